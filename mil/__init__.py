@@ -1,0 +1,28 @@
+"""mil: multi-instance learning in the scikit-learn style, with compiled kernels.
+
+Each example is a bag (a 2-D array of instances) with one label for the
+whole bag. See the README for the learners and ``mil.show_config()`` for
+which implementation (compiled or pure Python) each kernel uses.
+"""
+
+__version__ = "0.1.0"
+
+from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQUIRE_COMPILED)
+from mil._config import show_config
+from mil.bags import Bags
+
+
+def get_include():
+    """Directory to put on a Cython include path to ``cimport mil._core...`` kernels.
+
+    Returns
+    -------
+    path : str
+        The directory that contains the ``mil`` package.
+    """
+    import os
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+__all__ = ["Bags", "get_include", "show_config", "__version__"]

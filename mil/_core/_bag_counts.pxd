@@ -1,0 +1,34 @@
+# C-level API of the bag-counting kernel (SPEC 6 and 8): distinct-bag counts
+# in O(1) per instance, shared by the tree split search and the rule
+# condition search. Entry points are prefixed c_, nogil, and trust their inputs;
+# the Python wrappers of the same names without c_ live in _bag_counts.pyx.
+from mil._core._typedefs cimport float64_t, intp_t, uint8_t
+
+cdef void c_sweep_distinct_bags(
+    const intp_t* inst_bag,     # bag index of each instance, in sweep order (length n)
+    intp_t n,                   # number of instances swept
+    const uint8_t* bag_pos,     # 1 if the bag is positive, 0 if negative (length n_bags)
+    const float64_t* bag_weight,  # weight of each bag (1.0 for plain counts)
+    uint8_t* seen,              # scratch, length n_bags, all 0 on entry and on exit
+    float64_t* left_pos,        # out[k]: weight of distinct positive bags among instances 0..k
+    float64_t* left_neg,        # out[k]: same for negative bags
+    float64_t* right_pos,       # out[k]: weight of distinct positive bags among instances k+1..n-1
+    float64_t* right_neg,       # out[k]: same for negative bags
+) noexcept nogil
+
+cdef void c_distinct_bag_weights(
+    const intp_t* inst_bag,     # bag index of each instance (length n)
+    intp_t n,                   # number of instances
+    const uint8_t* bag_pos,     # 1 if the bag is positive (length n_bags)
+    const float64_t* bag_weight,  # weight of each bag
+    uint8_t* seen,              # scratch, length n_bags, all 0 on entry and on exit
+    float64_t* pos,             # out: weight of the distinct positive bags present
+    float64_t* neg,             # out: weight of the distinct negative bags present
+) noexcept nogil
+
+cdef void c_bag_max(
+    const float64_t* values,    # one value per instance, bags stored one after another
+    const intp_t* offsets,      # bag b owns values[offsets[b]:offsets[b + 1]] (length n_bags + 1)
+    intp_t n_bags,              # number of bags (each non-empty)
+    float64_t* out,             # out[b]: maximum over bag b's values
+) noexcept nogil

@@ -1,0 +1,200 @@
+"""The bag container: one instance matrix plus bag offsets (SPEC 3).
+
+A :class:`Bags` holds every instance of every bag in one C-contiguous
+float64 matrix, bag after bag, and an ``offsets`` array (CSR style): bag
+``b`` owns rows ``offsets[b]:offsets[b + 1]``. Kernels work on this layout
+directly, so large data never becomes a Python list of arrays.
+"""
+
+import numbers
+
+import numpy as np
+
+__all__ = ["Bags"]
+
+
+class Bags:
+    """A collection of bags stored as one instance matrix and bag offsets.
+
+    Build one with :meth:`from_instances` (instance matrix + bag id per
+    instance) or :meth:`from_list` (a list of 2-D arrays); estimators accept
+    either a :class:`Bags` or a list of 2-D arrays. Validation happens in the
+    constructors (see :func:`mil.utils.validation.check_bags`); a Bags is
+    treated as read-only afterwards.
+
+    Parameters
+    ----------
+    instances : ndarray of shape (n_instances, n_features)
+        Every instance, bag after bag. Converted to C-contiguous float64.
+    offsets : ndarray of shape (n_bags + 1,)
+        Bag ``b`` owns ``instances[offsets[b]:offsets[b + 1]]``. Starts at 0,
+        ends at n_instances, strictly increasing (no empty bag).
+    ids : array-like of shape (n_bags,), default=None
+        Optional identifier of each bag (kept through indexing).
+
+    Attributes
+    ----------
+    instances : ndarray of float64, shape (n_instances, n_features)
+    offsets : ndarray of intp, shape (n_bags + 1,)
+    ids : ndarray of shape (n_bags,) or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil import Bags
+    >>> X = np.array([[0., 1.], [1., 1.], [5., 5.]])
+    >>> bags = Bags.from_instances(X, bag_ids=[7, 7, 3])
+    >>> bags.n_bags, bags.n_features, bags.ids.tolist()
+    (2, 2, [3, 7])
+    >>> bags[1]
+    array([[0., 1.],
+           [1., 1.]])
+    """
+
+    __slots__ = ("instances", "offsets", "ids", "_instance_bag")
+
+    def __init__(self, instances, offsets, ids=None):
+        from mil.utils.validation import check_instances, check_offsets
+
+        self.instances = check_instances(instances)
+        self.offsets = check_offsets(offsets, self.instances.shape[0])
+        if ids is not None:
+            ids = np.asarray(ids)
+            if ids.shape != (self.n_bags,):
+                raise ValueError(f"ids has shape {ids.shape}; expected ({self.n_bags},), one per bag")
+        self.ids = ids
+        self._instance_bag = None
+
+    @classmethod
+    def _trusted(cls, instances, offsets, ids=None):
+        # Internal: wrap arrays that are already valid (no copies, no checks).
+        self = object.__new__(cls)
+        self.instances, self.offsets, self.ids, self._instance_bag = instances, offsets, ids, None
+        return self
+
+    @classmethod
+    def from_instances(cls, X, bag_ids):
+        """Group the rows of an instance matrix into bags by their bag id.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_instances, n_features)
+        bag_ids : array-like of shape (n_instances,)
+            The bag of each instance; any sortable ids. Bags are ordered by
+            sorted id (as :func:`numpy.unique`), instances keep their order
+            within a bag; the ids are kept in ``ids``.
+
+        Returns
+        -------
+        bags : Bags
+        """
+        from mil.utils.validation import bags_from_instances
+
+        return bags_from_instances(X, bag_ids)
+
+    @classmethod
+    def from_list(cls, bags):
+        """Build from a sequence of 2-D array-likes, one per bag (validated)."""
+        from mil.utils.validation import check_bags
+
+        return check_bags(bags)
+
+    # -- shape ---------------------------------------------------------------
+    @property
+    def n_bags(self):
+        """Number of bags."""
+        return self.offsets.shape[0] - 1
+
+    @property
+    def n_features(self):
+        """Number of features per instance."""
+        return self.instances.shape[1]
+
+    @property
+    def n_instances(self):
+        """Total number of instances."""
+        return self.instances.shape[0]
+
+    @property
+    def sizes(self):
+        """Number of instances of each bag, ndarray of intp (n_bags,)."""
+        return np.diff(self.offsets)
+
+    @property
+    def instance_bag(self):
+        """Bag index of each instance, ndarray of intp (n_instances,)."""
+        if self._instance_bag is None:
+            self._instance_bag = np.repeat(np.arange(self.n_bags, dtype=np.intp), self.sizes)
+        return self._instance_bag
+
+    def __len__(self):
+        return self.n_bags
+
+    def __repr__(self):
+        return (f"Bags(n_bags={self.n_bags}, n_instances={self.n_instances}, "
+                f"n_features={self.n_features})")
+
+    # -- access --------------------------------------------------------------
+    def __iter__(self):
+        for b in range(self.n_bags):
+            yield self.instances[self.offsets[b]:self.offsets[b + 1]]
+
+    def __getitem__(self, key):
+        """``bags[i]`` is bag i's 2-D instance array (a read-only view);
+        ``bags[indices]``, ``bags[mask]`` and ``bags[slice]`` are a new Bags."""
+        if isinstance(key, numbers.Integral):
+            n = self.n_bags
+            if not -n <= key < n:
+                raise IndexError(f"bag index {key} is out of range for {n} bags")
+            key = int(key) % n
+            view = self.instances[self.offsets[key]:self.offsets[key + 1]]
+            view = view.view()
+            view.flags.writeable = False
+            return view
+        return self.subset(key)
+
+    def subset(self, indices):
+        """Return the bags selected by `indices` (ints, boolean mask or slice) as a new Bags."""
+        if isinstance(indices, slice):
+            indices = np.arange(self.n_bags)[indices]
+        indices = np.asarray(indices)
+        if indices.dtype == bool:
+            if indices.shape != (self.n_bags,):
+                raise IndexError(f"boolean mask has shape {indices.shape}; expected ({self.n_bags},)")
+            indices = np.flatnonzero(indices)
+        elif indices.size == 0:
+            indices = indices.astype(np.intp)
+        elif not np.issubdtype(indices.dtype, np.integer):
+            raise IndexError(f"bags can be indexed by integers, slices or boolean masks, not {indices.dtype}")
+        indices = indices.ravel().astype(np.intp, copy=False)
+        if indices.size and (indices.min() < -self.n_bags or indices.max() >= self.n_bags):
+            raise IndexError(f"bag index out of range for {self.n_bags} bags")
+        indices = indices % max(self.n_bags, 1)
+        sizes = self.sizes[indices]
+        offsets = np.zeros(indices.size + 1, dtype=np.intp)
+        np.cumsum(sizes, out=offsets[1:])
+        rows = _ranges(self.offsets[indices], sizes, offsets[-1])
+        instances = np.ascontiguousarray(self.instances[rows])
+        ids = None if self.ids is None else self.ids[indices]
+        return Bags._trusted(instances, offsets, ids)
+
+    def to_list(self):
+        """Return the bags as a list of 2-D arrays (copies)."""
+        return [bag.copy() for bag in self]
+
+    # -- pickling (slots) ----------------------------------------------------
+    def __getstate__(self):
+        return {"instances": self.instances, "offsets": self.offsets, "ids": self.ids}
+
+    def __setstate__(self, state):
+        self.instances, self.offsets, self.ids = state["instances"], state["offsets"], state["ids"]
+        self._instance_bag = None
+
+
+def _ranges(starts, sizes, total):
+    """Concatenate ``arange(s, s + n)`` for every (s, n) pair, vectorised."""
+    if total == 0:
+        return np.empty(0, dtype=np.intp)
+    # Each output position's offset from its range's start, plus that start.
+    group_start = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.repeat(starts, sizes) + (np.arange(total, dtype=np.intp) - group_start)

@@ -1,0 +1,1 @@
+"""Utilities shared by every part of mil."""

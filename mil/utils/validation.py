@@ -1,0 +1,293 @@
+"""Input validation for bags and labels: the only validation code in mil.
+
+Every public entry point calls these once; kernels then trust their inputs
+(C-contiguous float64 instances, intp offsets). Errors name the bag and the
+problem (SPEC 3) and inputs are never modified: data are copied into the
+internal layout, or used read-only when already in it.
+"""
+
+import numbers
+
+import numpy as np
+
+from mil.bags import Bags
+
+__all__ = [
+    "check_bags",
+    "check_bag_labels",
+    "check_bags_y",
+    "bags_from_instances",
+    "check_instances",
+    "check_offsets",
+]
+
+_NUMERIC_KINDS = "biuf"
+
+
+def _numeric_array(values, what):
+    """Convert to a float64 array or raise TypeError naming `what`."""
+    if hasattr(values, "toarray") and hasattr(values, "nnz"):
+        raise TypeError(f"{what} is a sparse matrix; sparse input is not supported, "
+                        "convert it with .toarray()")
+    try:
+        arr = np.asarray(values)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(f"{what} is ragged: its rows have different lengths ({exc})") from None
+    if arr.dtype.kind in _NUMERIC_KINDS:
+        return arr
+    if arr.dtype.kind == "O":
+        try:
+            return arr.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"{what} holds non-numeric values (dtype {arr.dtype}); "
+                    "features must be int, float or bool")
+
+
+def _check_finite(arr, what, allow_nan):
+    if arr.size == 0 or np.isfinite(arr).all():
+        return
+    if allow_nan:
+        if np.isinf(arr).any():
+            raise ValueError(f"{what} contains infinity; only NaN (missing) is accepted here")
+        return
+    kind = "NaN" if np.isnan(arr).any() else "infinity"
+    raise ValueError(f"{what} contains {kind}; this estimator needs finite features "
+                     "(the decision trees accept NaN as missing)")
+
+
+def check_instances(instances, allow_nan=True):
+    """Return `instances` as a C-contiguous float64 2-D array (copy only if needed)."""
+    arr = _numeric_array(instances, "the instance matrix")
+    if arr.ndim != 2:
+        raise ValueError(f"the instance matrix must be 2-D (n_instances, n_features); got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise ValueError("the instance matrix has no features (0 columns)")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    _check_finite(arr, "the instance matrix", allow_nan)
+    return arr
+
+
+def check_offsets(offsets, n_instances):
+    """Validate CSR-style bag offsets: 0, strictly increasing, ending at n_instances."""
+    off = np.asarray(offsets)
+    if off.ndim != 1 or off.shape[0] < 2 or off.dtype.kind not in "iu":
+        raise ValueError("offsets must be a 1-D integer array of length n_bags + 1 >= 2")
+    off = np.ascontiguousarray(off, dtype=np.intp)
+    if off[0] != 0 or off[-1] != n_instances:
+        raise ValueError(f"offsets must start at 0 and end at n_instances={n_instances}; "
+                         f"got {off[0]} and {off[-1]}")
+    steps = np.diff(off)
+    if (steps <= 0).any():
+        b = int(np.flatnonzero(steps <= 0)[0])
+        raise ValueError(f"bag {b} is empty (offsets[{b}] = offsets[{b + 1}] = {off[b]}); "
+                         "every bag needs at least one instance")
+    return off
+
+
+def _describe(what):
+    return what if what else "X"
+
+
+def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X"):
+    """Validate bags and return them as a :class:`~mil.Bags`.
+
+    Parameters
+    ----------
+    X : sequence of 2-D array-likes, or Bags
+        One (n_i, n_features) array per bag, n_i >= 1, the same n_features.
+    n_features : int, default=None
+        Expected number of features (the fitted one, at predict time).
+    allow_nan : bool, default=False
+        Accept NaN as a missing value (infinity is never accepted).
+    estimator : estimator or str, default=None
+        Named in the feature-count error message.
+    name : str, default="X"
+        How the input is called in error messages.
+
+    Returns
+    -------
+    bags : Bags
+        The same object when `X` is already a Bags; otherwise a new one
+        whose instance matrix is a fresh copy (the input is never modified).
+
+    Raises
+    ------
+    TypeError
+        `X` is not a sequence of bags, or a bag holds non-numeric values.
+    ValueError
+        No bags, an empty bag, a bag that is not 2-D, ragged feature counts,
+        NaN or infinity where not accepted, or a feature count that differs
+        from `n_features`.
+    """
+    if isinstance(X, Bags):
+        bags = X
+        _check_finite(bags.instances, name, allow_nan)
+    else:
+        bags = _bags_from_sequence(X, allow_nan, name)
+    if n_features is not None and bags.n_features != n_features:
+        who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
+        raise ValueError(f"{name} has {bags.n_features} features per instance, but "
+                         f"{who or 'the estimator'} was fitted with {n_features} features")
+    return bags
+
+
+def _bags_from_sequence(X, allow_nan, name):
+    if isinstance(X, (str, bytes)) or not hasattr(X, "__len__") or not hasattr(X, "__getitem__"):
+        raise TypeError(f"{name} must be a sequence of 2-D arrays (one per bag) or a mil.Bags; "
+                        f"got {type(X).__name__}")
+    if isinstance(X, np.ndarray) and X.dtype != object:
+        if X.ndim == 2:
+            raise ValueError(f"{name} is a single 2-D array of shape {X.shape}, not a sequence of bags; "
+                             "pass a list of 2-D arrays, one per bag, or "
+                             "mil.Bags.from_instances(instances, bag_ids)")
+        if X.ndim != 3:
+            raise ValueError(f"{name} is a {X.ndim}-D array; bags must be a sequence of 2-D arrays")
+    if hasattr(X, "iloc"):  # a pandas object: its rows are not bags
+        raise TypeError(f"{name} is a pandas object; build bags from a long table with "
+                        "mil.datasets.from_frame(df, bag=..., label=...)")
+    if len(X) == 0:
+        raise ValueError(f"{name} holds no bags")
+
+    arrays, d0 = [], None
+    for i in range(len(X)):
+        what = f"bag {i} of {name}"
+        arr = _numeric_array(X[i], what)
+        if arr.ndim != 2:
+            hint = (" (a bag with a single instance is a 1 x n_features array: use bag.reshape(1, -1))"
+                    if arr.ndim == 1 else "")
+            raise ValueError(f"{what} is {arr.ndim}-D with shape {arr.shape}; each bag must be a "
+                             f"2-D array (n_instances, n_features){hint}")
+        if arr.shape[0] == 0:
+            raise ValueError(f"{what} is empty; every bag needs at least one instance")
+        if d0 is None:
+            d0 = arr.shape[1]
+            if d0 == 0:
+                raise ValueError(f"{what} has no features (0 columns)")
+        elif arr.shape[1] != d0:
+            raise ValueError(f"{what} has {arr.shape[1]} features but bag 0 has {d0}; "
+                             "all instances need the same number of features")
+        _check_finite(arr, what, allow_nan)
+        arrays.append(arr)
+
+    sizes = np.fromiter((a.shape[0] for a in arrays), dtype=np.intp, count=len(arrays))
+    offsets = np.zeros(len(arrays) + 1, dtype=np.intp)
+    np.cumsum(sizes, out=offsets[1:])
+    instances = np.empty((offsets[-1], d0), dtype=np.float64)
+    np.concatenate(arrays, axis=0, out=instances, casting="unsafe")
+    return Bags._trusted(instances, offsets)
+
+
+def bags_from_instances(X, bag_ids, *, allow_nan=True):
+    """Group instance rows into bags by id; see :meth:`mil.Bags.from_instances`."""
+    instances = check_instances(X, allow_nan=allow_nan)
+    ids = np.asarray(bag_ids)
+    if ids.ndim != 1 or ids.shape[0] != instances.shape[0]:
+        raise ValueError(f"bag_ids must be 1-D with one id per instance ({instances.shape[0]}); "
+                         f"got shape {ids.shape}")
+    if ids.dtype.kind == "f" and np.isnan(ids).any():
+        raise ValueError("bag_ids contains NaN; every instance needs a bag id")
+    try:
+        unique, inverse = np.unique(ids, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"bag_ids must be sortable ids of one type: {exc}") from None
+    inverse = inverse.ravel().astype(np.intp, copy=False)
+    if inverse.size > 1 and (np.diff(inverse) < 0).any():
+        order = np.argsort(inverse, kind="stable")
+        instances = np.ascontiguousarray(instances[order])
+    counts = np.bincount(inverse, minlength=unique.shape[0])
+    offsets = np.zeros(unique.shape[0] + 1, dtype=np.intp)
+    np.cumsum(counts, out=offsets[1:])
+    return Bags._trusted(instances, offsets, unique)
+
+
+def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=None):
+    """Validate bag labels and encode them.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_bags,)
+        One hashable label per bag.
+    n_bags : int
+        Number of bags the labels must match.
+    binary : bool, default=False
+        Require exactly two classes (trees, boosting, rules).
+    positive_class : label, default=None
+        For binary problems, the label of the positive class
+        (default: ``classes_[1]``).
+    estimator : str, default=None
+        Named in the error messages.
+
+    Returns
+    -------
+    classes : ndarray
+        Sorted distinct labels.
+    y_encoded : ndarray of intp, shape (n_bags,)
+        Index of each label in `classes`; for binary problems 1 means the
+        positive class (also when `positive_class` is ``classes[0]``).
+    """
+    who = f"{estimator} " if estimator else ""
+    y_arr = np.asarray(y)
+    if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        y_arr = y_arr.ravel()
+    if y_arr.ndim != 1:
+        raise ValueError(f"y must be 1-D with one label per bag; got shape {y_arr.shape}")
+    if y_arr.shape[0] != n_bags:
+        raise ValueError(f"y has {y_arr.shape[0]} labels but X has {n_bags} bags; "
+                         "give exactly one label per bag")
+    if y_arr.dtype.kind == "f" and np.isnan(y_arr).any():
+        raise ValueError("y contains NaN; every bag needs a label")
+    if y_arr.dtype.kind == "O" and any(v is None for v in y_arr):
+        raise ValueError("y contains None; every bag needs a label")
+    try:
+        classes, y_enc = np.unique(y_arr, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"y labels must be of one sortable type: {exc}") from None
+    y_enc = y_enc.ravel().astype(np.intp, copy=False)
+    if classes.shape[0] < 2:
+        raise ValueError(f"y has a single class ({classes[0]!r}); {who}needs bags of two classes")
+    if binary and classes.shape[0] > 2:
+        raise ValueError(f"{who}supports two classes only; y has {classes.shape[0]}: "
+                         f"{classes.tolist()[:10]}")
+    if positive_class is not None:
+        if not binary:
+            raise ValueError("positive_class applies to binary problems only")
+        hits = np.flatnonzero(classes == positive_class)
+        if hits.size == 0:
+            raise ValueError(f"positive_class={positive_class!r} is not one of the labels "
+                             f"{classes.tolist()}")
+        if hits[0] == 0:
+            y_enc = 1 - y_enc
+    return classes, y_enc
+
+
+def check_bags_y(X, y, *, binary=False, positive_class=None, allow_nan=False, estimator=None):
+    """Validate training bags and labels together.
+
+    Returns
+    -------
+    bags : Bags
+    classes : ndarray
+    y_encoded : ndarray of intp
+        See :func:`check_bag_labels`.
+    """
+    bags = check_bags(X, allow_nan=allow_nan, estimator=estimator)
+    classes, y_enc = check_bag_labels(y, bags.n_bags, binary=binary,
+                                      positive_class=positive_class, estimator=estimator)
+    return bags, classes, y_enc
+
+
+def positive_index(classes, positive_class=None):
+    """Index in `classes` of the positive class (``classes[1]`` unless given)."""
+    if positive_class is None:
+        return 1
+    return int(np.flatnonzero(classes == positive_class)[0])
+
+
+def check_int(value, name, minimum=None):
+    """Return `value` as int or raise naming the parameter (for kernel arguments)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; got {value}")
+    return int(value)

@@ -1,0 +1,63 @@
+"""Build the Cython kernels of ``mil._core``.
+
+Everything declarative lives in pyproject.toml; this file only lists the
+extensions, sets compiler directives and flags, and makes the compiled
+modules optional: when they cannot be built the package still installs and
+runs on its NumPy twins (``mil.show_config()`` then says why).
+"""
+
+import os
+from pathlib import Path
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+CORE = Path("mil") / "_core"
+DEBUG = os.environ.get("MIL_CYTHON_DEBUG", "").strip().lower() in {"1", "true", "yes", "on"}
+
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "cdivision": not DEBUG,
+    "embedsignature": True,
+}
+
+# -ffp-contract=off forbids fused multiply-add so compiled arithmetic rounds
+# exactly like NumPy's; MSVC's /fp:precise is the equivalent.
+FLAGS = {
+    "msvc": ["/O2", "/fp:precise"],
+    "unix": ["-O3", "-ffp-contract=off"],
+}
+
+
+class BuildExt(build_ext):
+    def build_extensions(self):
+        flags = FLAGS.get(self.compiler.compiler_type, FLAGS["unix"])
+        for ext in self.extensions:
+            ext.extra_compile_args = flags + list(ext.extra_compile_args)
+        super().build_extensions()
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # compiler missing or broken: fall back to the twins
+            if not ext.optional:
+                raise
+            print(f"mil: could not compile {ext.name} ({exc}); the pure-Python twin will be used")
+
+
+def extensions():
+    modules = sorted(p.stem for p in CORE.glob("*.pyx"))
+    exts = [Extension(f"mil._core.{name}", [str(CORE / f"{name}.pyx")]) for name in modules]
+    exts = cythonize(exts, compiler_directives=DIRECTIVES, include_path=["."])
+    # cythonize() resets Extension.optional: set it after the call (STYLE.md).
+    required = os.environ.get("MIL_REQUIRE_COMPILED", "").strip().lower() in {"1", "true", "yes", "on"}
+    for ext in exts:
+        ext.optional = not required
+    return exts
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt})

@@ -1,0 +1,45 @@
+"""Shared fixtures: run kernel-backed tests on both backends in one process."""
+
+import numpy as np
+import pytest
+
+import mil
+from mil._config import format_config
+from mil._core import compiled_available, use_backend
+
+
+def pytest_report_header(config):
+    # Shows which mil is under test: the installed package, not the source tree.
+    return [f"mil under test: {mil.__file__}", format_config()]
+
+
+@pytest.fixture(params=["compiled", "python"])
+def backend(request):
+    """Run the test once with the compiled kernels and once with the NumPy twins.
+
+    The compiled run is skipped when the compiled modules are not importable
+    (or MIL_PURE_PYTHON is set); MIL_REQUIRE_COMPILED=1 makes them mandatory
+    at import, so CI cannot skip it silently.
+    """
+    kind = request.param
+    if kind == "compiled":
+        if mil._config.pure_python_requested():
+            pytest.skip("MIL_PURE_PYTHON is set")
+        if not compiled_available():
+            pytest.skip("compiled kernels are not built")
+    with use_backend(kind):
+        yield kind
+
+
+def _random_bags(rng, n_bags=6, n_features=3, max_size=5):
+    return [rng.normal(size=(rng.integers(1, max_size + 1), n_features)) for _ in range(n_bags)]
+
+
+@pytest.fixture
+def random_bags():
+    """A factory of small random bag lists: random_bags(seed, n_bags, n_features, max_size)."""
+
+    def make(seed=0, n_bags=6, n_features=3, max_size=5):
+        return _random_bags(np.random.default_rng(seed), n_bags, n_features, max_size)
+
+    return make
