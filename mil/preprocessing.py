@@ -1,0 +1,101 @@
+"""Feature scaling fitted on instances and applied to every bag."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from mil.bags import Bags
+from mil.utils.validation import check_bags
+
+__all__ = ["BagScaler", "scale_bags"]
+
+
+class BagScaler(TransformerMixin, BaseEstimator):
+    """Scale instance features using statistics of the training instances.
+
+    Fitted on every instance of the training bags (not on bag means), and
+    applied to each bag. Constant features are left unscaled (scale 1).
+
+    Parameters
+    ----------
+    method : {"standard", "minmax"}, default="standard"
+        ``"standard"``: subtract the mean and divide by the standard
+        deviation; ``"minmax"``: map the training range to [0, 1].
+
+    Attributes
+    ----------
+    offset_ : ndarray of shape (n_features,)
+    scale_ : ndarray of shape (n_features,)
+        A transformed instance is ``(x - offset_) / scale_``.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.preprocessing import BagScaler
+    >>> bags = [np.array([[0.0, 10.0]]), np.array([[2.0, 30.0], [4.0, 20.0]])]
+    >>> BagScaler(method="minmax").fit_transform(bags)[1]
+    array([[0.5, 1. ],
+           [1. , 0.5]])
+    """
+
+    _parameter_constraints = {"method": [StrOptions({"standard", "minmax"})]}
+
+    def __init__(self, method="standard"):
+        self.method = method
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.three_d_array = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def fit(self, X, y=None):
+        """Learn per-feature offset and scale from the instances of `X`."""
+        self._validate_params()
+        bags = check_bags(X, allow_nan=True, estimator="BagScaler")
+        self.offset_, self.scale_ = _scaling(bags.instances, self.method)
+        self.n_features_in_ = bags.n_features
+        return self
+
+    def transform(self, X):
+        """Return the scaled bags as a new :class:`~mil.Bags` (the input is not modified)."""
+        check_is_fitted(self, "scale_")
+        bags = check_bags(X, n_features=self.n_features_in_, allow_nan=True, estimator="BagScaler")
+        return Bags._trusted((bags.instances - self.offset_) / self.scale_, bags.offsets, bags.ids)
+
+
+def _scaling(instances, method):
+    if method == "standard":
+        offset = np.nanmean(instances, axis=0)
+        scale = np.nanstd(instances, axis=0)
+    else:
+        offset = np.nanmin(instances, axis=0)
+        scale = np.nanmax(instances, axis=0) - offset
+    scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+    offset = np.where(np.isfinite(offset), offset, 0.0)
+    return offset, scale
+
+
+def scale_bags(train, others=(), method="standard"):
+    """Scale `train` and each of `others` with statistics fitted on `train`'s instances.
+
+    Parameters
+    ----------
+    train : Bags
+    others : sequence of Bags
+    method : {"standard", "minmax"} or None
+        None returns the inputs unchanged.
+
+    Returns
+    -------
+    scaled : list of Bags
+        ``[train, *others]``, scaled.
+    """
+    bags = [train, *others]
+    if method is None:
+        return bags
+    offset, scale = _scaling(train.instances, method)
+    return [Bags._trusted((b.instances - offset) / scale, b.offsets, b.ids) for b in bags]
