@@ -62,13 +62,13 @@ def _cmd_evaluate(args):
         raise CLIError(f"--folds must be at least 2, got {args.folds}")
     if args.repeats < 1:
         raise CLIError(f"--repeats must be at least 1, got {args.repeats}")
-    names = args.model or available_learners()
-    if not names:
-        raise CLIError("no learner is available in this installation")
-    unknown = [n for n in names if n not in LEARNERS]
+    unknown = [n for n in args.model or () if n not in LEARNERS]
     if unknown:
         raise CLIError(f"unknown learner {unknown[0]!r}; choose from {', '.join(LEARNERS)}")
     bags, y, fold_table, name = _load(args.dataset)
+    names = args.model or available_learners()
+    if not names:
+        raise CLIError("no learner is available in this installation")
     counts = np.unique(y, return_counts=True)[1]
     if counts.min() < args.folds:
         raise CLIError(f"--folds {args.folds} is more than the {counts.min()} bags of the smallest class")
