@@ -5,12 +5,12 @@
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 cdef void c_best_conditions(
-    const float64_t* X,         # instance matrix, row-major (n x d)
+    const float64_t* sorted_vals,  # row-major (d x n): sorted_vals[f, k] = X[order[f, k], f]
     intp_t n,                   # number of instances
     intp_t d,                   # number of features
     const intp_t* order,        # row-major (d x n): instances sorted by each feature (stable)
     const uint8_t* active,      # 1 for the instances covered by the rule being grown (length n)
-    const intp_t* inst_bag,     # bag index of each instance (length n)
+    const intp_t* sorted_bag,   # row-major (d x n): bag of instance order[f, k]
     const uint8_t* bag_pos,     # 1 if the bag is positive (length n_bags)
     const float64_t* bag_weight,  # ones (length n_bags): the sweep counts bags
     const float64_t* log2_table,  # log2_table[i] = log2(i), i = 0..n_bags

@@ -43,25 +43,26 @@ cdef inline float64_t _gain(const float64_t* log2_table, float64_t base,
 
 
 cdef void c_best_conditions(
-    const float64_t* X, intp_t n, intp_t d, const intp_t* order, const uint8_t* active,
-    const intp_t* inst_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
+    const float64_t* sorted_vals, intp_t n, intp_t d, const intp_t* order,
+    const uint8_t* active, const intp_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
     const float64_t* log2_table, float64_t base, intp_t min_bags,
     intp_t* scratch_bag, float64_t* scratch_val,
     float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn, uint8_t* seen,
     float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
 ) noexcept nogil:
-    cdef intp_t f, k, i, m
+    cdef intp_t f, k, m
     cdef const intp_t* row
     cdef float64_t a, b, t, g, best_le, best_ge
     for f in range(d):
-        # Gather the covered instances in this feature's sorted order.
+        # Gather the covered instances in this feature's sorted order; the
+        # values and bags are pre-sorted, so only the small flag array is
+        # read out of order.
         row = order + f * n
         m = 0
         for k in range(n):
-            i = row[k]
-            if active[i]:
-                scratch_bag[m] = inst_bag[i]
-                scratch_val[m] = X[i * d + f]
+            if active[row[k]]:
+                scratch_bag[m] = sorted_bag[f * n + k]
+                scratch_val[m] = sorted_vals[f * n + k]
                 m += 1
         best_le = 0.0
         best_ge = 0.0
@@ -157,22 +158,22 @@ cdef void c_ruleset_coverage(
 # Python wrappers: the caller hands in C-contiguous arrays of these dtypes;
 # the twin in _rule_split_py takes the same arguments.
 
-def best_conditions(const float64_t[:, ::1] X, const intp_t[:, ::1] order,
-                    const uint8_t[::1] active, const intp_t[::1] inst_bag,
+def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] order,
+                    const uint8_t[::1] active, const intp_t[:, ::1] sorted_bag,
                     const uint8_t[::1] bag_pos, intp_t p0, intp_t n0, intp_t min_bags):
     """Best next condition of a growing rule for every (feature, operator).
 
     Parameters
     ----------
-    X : ndarray of float64, shape (n, d)
-        Instance matrix.
+    sorted_vals : ndarray of float64, shape (d, n)
+        ``sorted_vals[f, k] = X[order[f, k], f]``: each feature's values, sorted.
     order : ndarray of intp, shape (d, n)
         ``order[f]`` lists the instances sorted by feature f (stable).
     active : ndarray of uint8, shape (n,)
         1 for the instances covered by the rule being grown (only instances
         of the bags being learned from).
-    inst_bag : ndarray of intp, shape (n,)
-        Bag of each instance.
+    sorted_bag : ndarray of intp, shape (d, n)
+        ``sorted_bag[f, k]``: the bag of instance ``order[f, k]``.
     bag_pos : ndarray of uint8, shape (n_bags,)
         1 for positive bags.
     p0, n0 : int
@@ -189,7 +190,7 @@ def best_conditions(const float64_t[:, ::1] X, const intp_t[:, ::1] order,
         among equal gains; a midpoint between consecutive distinct values)
         and the bags it keeps.
     """
-    cdef intp_t n = X.shape[0], d = X.shape[1], n_bags = bag_pos.shape[0]
+    cdef intp_t d = sorted_vals.shape[0], n = sorted_vals.shape[1], n_bags = bag_pos.shape[0]
     table = _log2_table(n_bags)
     cdef const float64_t[::1] lg = table
     cdef float64_t base = lg[p0] - lg[p0 + n0]
@@ -201,7 +202,7 @@ def best_conditions(const float64_t[:, ::1] X, const intp_t[:, ::1] order,
     cdef const float64_t[::1] w = np.ones(max(n_bags, 1), dtype=np.float64)
     if n and d:
         with nogil:
-            c_best_conditions(&X[0, 0], n, d, &order[0, 0], &active[0], &inst_bag[0],
+            c_best_conditions(&sorted_vals[0, 0], n, d, &order[0, 0], &active[0], &sorted_bag[0, 0],
                               &bag_pos[0], &w[0], &lg[0], base, min_bags,
                               &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &sv[3, 0], &sv[4, 0],
                               &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])

@@ -54,9 +54,9 @@ def prune_metric(p, n):
     return np.divide(p - n, total, out=np.zeros(np.broadcast(p, n).shape), where=total > 0)
 
 
-def best_conditions(X, order, active, inst_bag, bag_pos, p0, n0, min_bags):
+def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min_bags):
     """Best next condition of a growing rule for every (feature, operator) (see the compiled twin)."""
-    n, d = X.shape
+    d, n = sorted_vals.shape
     n_bags = bag_pos.shape[0]
     lg = _log2_table(n_bags)
     base = lg[p0] - lg[p0 + n0]
@@ -64,11 +64,11 @@ def best_conditions(X, order, active, inst_bag, bag_pos, p0, n0, min_bags):
     ones = np.ones(n_bags, dtype=np.float64)
     act = active.astype(bool)
     for f in range(d):
-        idx = order[f][act[order[f]]]
-        if idx.shape[0] < 2:
+        keep = act[order[f]]
+        vals = sorted_vals[f][keep]
+        if vals.shape[0] < 2:
             continue
-        vals = X[idx, f]
-        lp, ln, rp, rn = sweep_distinct_bags(inst_bag[idx], bag_pos, ones)
+        lp, ln, rp, rn = sweep_distinct_bags(sorted_bag[f][keep], bag_pos, ones)
         a, b = vals[:-1], vals[1:]
         cut = a < b
         mid = (a + b) * 0.5

@@ -256,10 +256,14 @@ class _Ripper:
         self.pos = np.asarray(pos, dtype=bool)
         self.bag_pos = self.pos.astype(np.uint8)
         self.n_bags = bags.n_bags
-        self.order = np.ascontiguousarray(np.argsort(self.X, axis=0, kind="stable").T)
+        # Each feature's instances in sorted order (stable), with their values and
+        # bags pre-sorted so the condition search reads them contiguously.
+        columns = np.ascontiguousarray(self.X.T)
+        self.order = np.argsort(columns, axis=1, kind="stable")
+        self.sorted_vals = np.take_along_axis(columns, self.order, axis=1)
+        self.sorted_bag = np.ascontiguousarray(self.inst_bag[self.order])
         # Possible conditions: two operators per distinct value of each feature.
-        sorted_vals = np.take_along_axis(self.X, self.order.T, axis=0)
-        distinct = 1 + (np.diff(sorted_vals, axis=0) > 0).sum(axis=0)
+        distinct = 1 + (np.diff(self.sorted_vals, axis=1) > 0).sum(axis=1)
         self.n_conditions = max(2.0 * float(distinct.sum()), 1.0)
         self.exp_fp_over_err = float(self.pos.mean())
         self._cache = {}
@@ -347,7 +351,7 @@ class _Ripper:
                     pool.append((value, conds, act, True))
                     continue
                 gain, thr, p, n = split_kernel.best_conditions(
-                    self.X, self.order, act.astype(np.uint8), self.inst_bag, self.bag_pos,
+                    self.sorted_vals, self.order, act.astype(np.uint8), self.sorted_bag, self.bag_pos,
                     int(p0), int(n0), self.est.min_bags)
                 if self.est.use_lrs:
                     gain = np.where(self._lrs_ok(p, n, P, N), gain, 0.0)

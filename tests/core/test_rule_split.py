@@ -11,16 +11,22 @@ from mil import Bags
 from mil._core import compiled_available, kernel, twins
 
 
+def _presort(X, inst_bag):
+    order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
+    svals = np.ascontiguousarray(np.take_along_axis(X, order.T, axis=0).T)
+    return order, svals, np.ascontiguousarray(inst_bag[order])
+
+
 def _search(bags_list, labels, active=None, min_bags=1):
     bags = Bags.from_list(bags_list)
     X = bags.instances
-    order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
+    order, svals, sbag = _presort(X, bags.instance_bag)
     act = np.ones(X.shape[0], dtype=np.uint8) if active is None else np.asarray(active, np.uint8)
     bag_pos = np.asarray(labels, dtype=np.uint8)
     covered = np.unique(bags.instance_bag[act.astype(bool)])
     p0 = int(bag_pos[covered].sum())
     n0 = int(covered.shape[0] - p0)
-    out = kernel("_rule_split").best_conditions(X, order, act, bags.instance_bag, bag_pos, p0, n0, min_bags)
+    out = kernel("_rule_split").best_conditions(svals, order, act, sbag, bag_pos, p0, n0, min_bags)
     return bags, (p0, n0), out
 
 
@@ -124,11 +130,12 @@ def test_best_conditions_brute_force_and_twins(problem):
     n0 = int(len(covered) - p0)
     if p0 == 0:
         return
-    order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
+    order, svals, sbag = _presort(X, inst_bag)
+    args = (svals, order, active, sbag, bag_pos, p0, n0, min_bags)
     compiled, python = twins("_rule_split")
-    results = [python.best_conditions(X, order, active, inst_bag, bag_pos, p0, n0, min_bags)]
+    results = [python.best_conditions(*args)]
     if compiled is not None:
-        results.append(compiled.best_conditions(X, order, active, inst_bag, bag_pos, p0, n0, min_bags))
+        results.append(compiled.best_conditions(*args))
         for a, b in zip(results[0], results[1]):
             np.testing.assert_array_equal(a, b)  # bit-identical
     gain, thr, p, n = results[0]
