@@ -95,7 +95,7 @@ class RipperMIClassifier(BaseBagClassifier):
     ...         bag[0] = [2.0, 2.0]       # positive bags hold one instance near (2, 2)
     >>> clf = RipperMIClassifier(random_state=0).fit(X, y)
     >>> print(clf.export_text())
-    IF f0 >= 1.49... THEN positive  [20+, 0-]
+    IF f0 >= 1.49097 THEN positive  [20+, 0-]
     ELSE negative  [0+, 20-]
     >>> clf.score(X, y)
     1.0
