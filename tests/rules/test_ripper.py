@@ -239,3 +239,44 @@ def test_single_instance_bags_match_wittgenstein_ripper():
     # threshold), so it needs somewhat more rules; both stay small rule sets.
     assert 1 <= np.mean(n_ours) <= np.mean(n_theirs) + 2
     assert np.mean(n_theirs) <= 4 * np.mean(n_ours)
+
+
+def _learner(X, y, **params):
+    return _Ripper(RipperMIClassifier(**params), Bags.from_list(X), np.asarray(y) == 1,
+                   check_random_state(0))
+
+
+def test_optimisation_revises_a_too_general_rule():
+    X, y = conjunction_bags()
+    learner = _learner(X, y)
+    general = [((0, 1, 5.5),)]            # half of the concept: covers many negatives too
+    cov = learner.coverage(general[0])
+    assert (cov & ~learner.pos).sum() > 5
+    optimised = learner.optimise(general)
+    # The variant kept is the one of smallest description length: never worse than the original.
+    assert learner.dl(optimised) < learner.dl(general)
+    cov = learner.coverage(optimised[0])
+    assert (cov == learner.pos).all()     # replacement or revision recovers the conjunction
+    assert {(f, op) for f, op, _ in optimised[0]} == {(0, 1), (1, 0)}
+
+
+def test_reduce_dl_deletes_rules_that_do_not_pay_for_themselves():
+    X, y = conjunction_bags()
+    learner = _learner(X, y)
+    concept = ((0, 1, 5.5), (1, 0, 2.5))
+    # A rule covering only negative bags: deleting it lowers the DL (and its error is 100 %).
+    neg_bag = int(np.flatnonzero(~learner.pos)[0])
+    x = X[neg_bag][0]
+    junk = ((0, 0, float(x[0])), (0, 1, float(x[0])), (1, 0, float(x[1])), (1, 1, float(x[1])))
+    assert learner.coverage(junk)[neg_bag]
+    assert learner.reduce_dl([concept, junk]) == [concept]
+    # A redundant copy covering nothing new is deleted too; the concept itself stays.
+    assert learner.reduce_dl([concept, concept[::-1]]) == [concept]
+    assert learner.reduce_dl([concept]) == [concept]
+
+
+def test_build_stops_when_no_positive_is_left():
+    X, y = conjunction_bags()
+    learner = _learner(X, y)
+    concept = ((0, 1, 5.5), (1, 0, 2.5))
+    assert learner.build([concept]) == [concept]
