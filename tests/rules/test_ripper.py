@@ -191,8 +191,8 @@ def test_lrs_threshold_prunes_insignificant_rules():
 
 
 @settings(deadline=None, max_examples=25)
-@given(st.integers(0, 10_000), st.integers(8, 30), st.integers(1, 3))
-def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width):
+@given(st.integers(0, 10_000), st.integers(8, 30), st.integers(1, 3), st.booleans())
+def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use_lrs):
     from mil._core import compiled_available
 
     if not compiled_available("_rule_split"):
@@ -207,7 +207,8 @@ def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width):
     models = {}
     for kind in ("compiled", "python"):
         with use_backend(kind):
-            models[kind] = RipperMIClassifier(beam_width=beam_width, random_state=seed).fit(X, y)
+            models[kind] = RipperMIClassifier(beam_width=beam_width, use_lrs=use_lrs, lrs_threshold=2.0,
+                                              random_state=seed).fit(X, y)
     assert models["compiled"].rules_ == models["python"].rules_
     assert models["compiled"].default_rule_ == models["python"].default_rule_
 
