@@ -33,7 +33,9 @@ from mil._core._bag_counts cimport (
 # Kernels still to be added on merge (for the lead engineer): when a kernel
 # below lands in mil/_core with its .pxd, add ONE `from mil._core.<stem>
 # cimport c_..., c_...` line in its place, naming exactly the c_ entry points
-# its .pxd declares, and add a call to each in tests/test_cimport.py.
+# its .pxd declares. Until then tests/test_cimport.py::
+# test_facade_reexports_every_entry_point fails and names the missing ones.
+# Ideally also call them from the probe .pyx in that test file.
 #
 # _hausdorff:  bag-to-bag Hausdorff distance blocks (SPEC 4)
 # _golden:     golden-section search of the integrated-distance weight (SPEC 4.2)
