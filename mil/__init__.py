@@ -14,12 +14,19 @@ from mil.rules import RipperMIClassifier
 
 
 def get_include():
-    """Directory to put on a Cython include path to ``cimport mil._core...`` kernels.
+    """Directory to put on a Cython include path to ``cimport mil.cython_kernels``.
 
     Returns
     -------
     path : str
-        The directory that contains the ``mil`` package.
+        The directory that contains the ``mil`` package (its ``.pxd`` files
+        ship with it). See "Using the kernels from C/Cython" in the README.
+
+    Examples
+    --------
+    >>> import os, mil
+    >>> os.path.isfile(os.path.join(mil.get_include(), "mil", "cython_kernels.pxd"))
+    True
     """
     import os
 
