@@ -29,6 +29,13 @@ from mil._core._bag_counts cimport (
     c_bag_max,
 )
 
+# _rule_split: condition search and bag coverage of RIPPER-MI (SPEC 8).
+from mil._core._rule_split cimport (
+    c_best_conditions,
+    c_prefix_coverage,
+    c_ruleset_coverage,
+)
+
 # ---------------------------------------------------------------------------
 # Kernels still to be added on merge (for the lead engineer): when a kernel
 # below lands in mil/_core with its .pxd, add ONE `from mil._core.<stem>
@@ -40,5 +47,4 @@ from mil._core._bag_counts cimport (
 # _hausdorff:  bag-to-bag Hausdorff distance blocks (SPEC 4)
 # _golden:     golden-section search of the integrated-distance weight (SPEC 4.2)
 # _tree_split: split search of ID3-MI / C4.5-MI (SPEC 6)
-# _rule_split: condition search of RIPPER-MI (SPEC 8)
 # ---------------------------------------------------------------------------
