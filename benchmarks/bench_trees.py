@@ -10,9 +10,11 @@ natural depth). Prints the ratios of the best-of-`repeat` times, measured
 interleaved (target <= 2).
 
 Usage: python benchmarks/bench_trees.py [--repeat 5] [--max-depth 20] [--backend compiled|python]
+       [--param growth=best split_shares=children]
 """
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -22,6 +24,9 @@ from sklearn.tree import DecisionTreeClassifier
 from mil import Bags
 from mil._core import use_backend
 from mil.tree import C45MIClassifier, ID3MIClassifier
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reproduce_trees import parse_params  # noqa: E402
 
 
 def load_musk2():
@@ -53,7 +58,9 @@ def main():
     parser.add_argument("--backend", default="compiled", choices=["compiled", "python"])
     parser.add_argument("--max-depth", type=int, default=20,
                         help="the common depth limit of the second comparison")
+    parser.add_argument("--param", nargs="*", help="extra parameters of both MI trees, key=value")
     args = parser.parse_args()
+    params = parse_params(args.param)
 
     X, bag_ids, y = load_musk2()
     bags = Bags.from_instances(X, bag_ids)
@@ -62,13 +69,13 @@ def main():
 
     for depth in (None, args.max_depth):
         sk = DecisionTreeClassifier(criterion="entropy", max_depth=depth, random_state=0)
-        c45 = C45MIClassifier(max_depth=depth)
-        id3 = ID3MIClassifier(max_depth=depth)
+        c45 = C45MIClassifier(max_depth=depth, **params)
+        id3 = ID3MIClassifier(max_depth=depth, **params)
         with use_backend(args.backend):
             t_sk, t_c45, t_id3 = best_times(
                 [lambda: sk.fit(bags.instances, y_inst), lambda: c45.fit(bags, y),
                  lambda: id3.fit(bags, y)], args.repeat)
-        print(f"\nmax_depth={depth}")
+        print(f"\nmax_depth={depth} {params or ''}")
         print(f"  sklearn DecisionTreeClassifier(entropy): {t_sk:.3f} s  "
               f"(depth {sk.get_depth()}, {sk.get_n_leaves()} leaves)")
         print(f"  C45MIClassifier [{args.backend}]: {t_c45:.3f} s  "

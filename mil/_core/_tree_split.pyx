@@ -88,8 +88,8 @@ cdef intp_t c_best_split_feature(
     while m > 0 and isnan(vals[m - 1]):
         m -= 1
     n_nan = n - m
-    if m < 2 or total <= 0.0:
-        return 0
+    if m < 2 or total <= 0.0 or not (vals[0] < vals[m - 1]):
+        return 0  # no cut: too few values, or all equal (skip the sweeps)
     n_dirs = 2 if n_nan > 0 else 1
 
     c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
