@@ -171,27 +171,55 @@ cdef intp_t c_partition(
     intp_t start, intp_t end, const uint8_t* go_left,
     intp_t* s_order, float64_t* s_vals, intp_t* s_bag,
 ) noexcept nogil:
-    cdef intp_t r, k, i, b, g, base, n_left = 0, n_right
+    cdef intp_t r, k, i, b, g, base, n_left = 0, n_right, total_left = 0
     cdef float64_t v
+    cdef bint lopsided
+    for k in range(start, end):
+        total_left += go_left[order[k]]
+    # A lopsided split (a chain step peeling a few instances off) makes the
+    # branch predictable and most writes avoidable; a balanced one is
+    # partitioned without a data-dependent branch.
+    lopsided = 8 * min(total_left, end - start - total_left) < end - start
     for r in range(n_rows):
         base = r * stride
         n_left = 0
         n_right = 0
-        for k in range(start, end):
-            # Written to both places, kept where the counter advances: no
-            # data-dependent branch. The left slot (<= k) was already read.
-            i = order[base + k]
-            v = vals[base + k]
-            b = inst_bag[base + k]
-            g = go_left[i]
-            s_order[n_right] = i
-            s_vals[n_right] = v
-            s_bag[n_right] = b
-            order[base + start + n_left] = i
-            vals[base + start + n_left] = v
-            inst_bag[base + start + n_left] = b
-            n_left += g
-            n_right += 1 - g
+        k = start
+        if lopsided:
+            # The leading run of left instances is already in place.
+            while k < end and go_left[order[base + k]]:
+                k += 1
+            n_left = k - start
+            while k < end:
+                i = order[base + k]
+                if go_left[i]:
+                    order[base + start + n_left] = i
+                    vals[base + start + n_left] = vals[base + k]
+                    inst_bag[base + start + n_left] = inst_bag[base + k]
+                    n_left += 1
+                else:
+                    s_order[n_right] = i
+                    s_vals[n_right] = vals[base + k]
+                    s_bag[n_right] = inst_bag[base + k]
+                    n_right += 1
+                k += 1
+        else:
+            while k < end:
+                # Written to both places, kept where the counter advances.
+                # The left slot (<= k) was already read.
+                i = order[base + k]
+                v = vals[base + k]
+                b = inst_bag[base + k]
+                g = go_left[i]
+                s_order[n_right] = i
+                s_vals[n_right] = v
+                s_bag[n_right] = b
+                order[base + start + n_left] = i
+                vals[base + start + n_left] = v
+                inst_bag[base + start + n_left] = b
+                n_left += g
+                n_right += 1 - g
+                k += 1
         for k in range(n_right):
             order[base + start + n_left + k] = s_order[k]
             vals[base + start + n_left + k] = s_vals[k]
