@@ -271,3 +271,22 @@ def test_model_pickled_on_one_backend_predicts_on_the_other():
     restored = pickle.loads(pickle.dumps(clf))
     with use_backend("python"):
         np.testing.assert_array_equal(restored.predict_proba(X), expected)
+
+
+def test_random_state_breaks_feature_ties_reproducibly(backend):
+    # Two identical features: every split ties between them.
+    rng = np.random.default_rng(0)
+    X = []
+    for i in range(20):
+        col = rng.uniform(0, 1, (3, 1))
+        if i % 2:
+            col[0, 0] = 5.0
+        X.append(np.hstack([col, col]))
+    y = np.arange(20) % 2
+    default = C45MIClassifier(growth="best").fit(X, y).tree_
+    assert set(default.feature[default.feature >= 0]) == {0}  # lowest index wins
+    seeds = {s: C45MIClassifier(growth="best", random_state=s).fit(X, y).tree_ for s in range(6)}
+    roots = {t.feature[0] for t in seeds.values()}
+    assert roots == {0, 1}  # some seed prefers feature 1
+    again = C45MIClassifier(growth="best", random_state=3).fit(X, y).tree_
+    assert again == seeds[3]
