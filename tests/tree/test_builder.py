@@ -52,3 +52,25 @@ def test_train_leaf_and_leaf_values_for_boosting(backend):
     # Leaf values are writable (a Newton step sets them) and used by predict_value.
     tree.value[tree.is_leaf] = np.arange(tree.n_leaves, dtype=float)
     np.testing.assert_array_equal(tree.predict_value(bags.instances), tree.value[train_leaf])
+
+
+@settings(max_examples=40, deadline=None)
+@given(weighted_bags(), st.sampled_from(["gain", "gain_ratio"]), st.sampled_from(["depth", "best"]),
+       st.booleans(), st.integers(0, 2 ** 16))
+def test_twins_build_identical_trees_with_real_weights(data, criterion, growth, removal, seed):
+    from mil._core import compiled_available, use_backend
+    if not compiled_available():
+        return
+    X, pos, _ = data
+    X[0][0, 1] = np.nan
+    bags = Bags.from_list([np.nan_to_num(b, nan=0.0) for b in X])  # validated layout ...
+    instances = np.vstack(X)                                     # ... with the NaN put back
+    w = np.random.default_rng(seed).uniform(0.05, 3.0, len(X))
+    trees = []
+    for kind in ("compiled", "python"):
+        with use_backend(kind):
+            trees.append(build_tree(instances, bags.instance_bag, pos, w, criterion=criterion,
+                                    growth=growth, remove_positive_bags=removal,
+                                    split_shares="children" if seed % 2 else "parent"))
+    assert trees[0][0] == trees[1][0]
+    np.testing.assert_array_equal(trees[0][1], trees[1][1])
