@@ -11,6 +11,7 @@ from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQU
 from mil._config import show_config
 from mil.bags import Bags
 from mil.rules import RipperMIClassifier
+from mil.tree import C45MIClassifier, ID3MIClassifier
 
 
 def get_include():
@@ -33,4 +34,5 @@ def get_include():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["Bags", "RipperMIClassifier", "get_include", "show_config", "__version__"]
+__all__ = ["Bags", "C45MIClassifier", "ID3MIClassifier", "RipperMIClassifier", "get_include",
+           "show_config", "__version__"]

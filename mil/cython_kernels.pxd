@@ -36,6 +36,13 @@ from mil._core._rule_split cimport (
     c_ruleset_coverage,
 )
 
+# _tree_split: split search, partition and routing of ID3-MI / C4.5-MI (SPEC 6).
+from mil._core._tree_split cimport (
+    c_best_split_feature,
+    c_partition,
+    c_apply,
+)
+
 # ---------------------------------------------------------------------------
 # Kernels still to be added on merge (for the lead engineer): when a kernel
 # below lands in mil/_core with its .pxd, add ONE `from mil._core.<stem>
@@ -46,5 +53,4 @@ from mil._core._rule_split cimport (
 #
 # _hausdorff:  bag-to-bag Hausdorff distance blocks (SPEC 4)
 # _golden:     golden-section search of the integrated-distance weight (SPEC 4.2)
-# _tree_split: split search of ID3-MI / C4.5-MI (SPEC 6)
 # ---------------------------------------------------------------------------

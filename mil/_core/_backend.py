@@ -22,6 +22,7 @@ from mil._config import compiled_required, pure_python_requested
 KERNELS = (
     "_bag_counts",
     "_rule_split",
+    "_tree_split",
 )
 
 #: name -> {"active": "compiled" | "python", "reason": str, "description": str}
