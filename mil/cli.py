@@ -245,3 +245,6 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("mil: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into e.g. `head`, which closed early
+        sys.stderr.close()
+        return 0
