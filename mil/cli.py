@@ -1,0 +1,166 @@
+"""The ``mil`` command line: evaluate learners on bags, show the configuration.
+
+``mil`` with no arguments evaluates the available learners on the shipped
+Musk1 with its published 10-fold assignment.
+"""
+
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+
+import numpy as np
+
+__all__ = ["main"]
+
+
+class CLIError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def _load(dataset):
+    from mil.datasets import DATASETS, load_arff, load_csv, load_dataset
+
+    if dataset.lower() in DATASETS:
+        d = load_dataset(dataset)
+        return d.bags, d.target, d.folds, dataset.lower()
+    if not os.path.exists(dataset):
+        raise CLIError(f"unknown data set {dataset!r}: not a shipped name "
+                       f"({', '.join(DATASETS)}) nor an existing file")
+    try:
+        d = load_arff(dataset) if dataset.lower().endswith(".arff") else load_csv(dataset)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise CLIError(f"cannot read {dataset}: {exc}") from None
+    if len(np.unique(d.target)) < 2:
+        raise CLIError(f"{dataset} holds a single class; evaluation needs two")
+    return d.bags, d.target, None, os.path.basename(dataset)
+
+
+def _table(rows, columns):
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths))
+    out = [line, "-" * len(line)]
+    out += ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows]
+    return "\n".join(out)
+
+
+def _cmd_info(args):
+    from mil._config import show_config
+
+    show_config()
+    return 0
+
+
+def _cmd_evaluate(args):
+    from mil._learners import LEARNERS, available_learners, make_learner
+    from mil._progress import Progress
+    from mil.evaluation import evaluate, fold_indices
+
+    if args.folds < 2:
+        raise CLIError(f"--folds must be at least 2, got {args.folds}")
+    if args.repeats < 1:
+        raise CLIError(f"--repeats must be at least 1, got {args.repeats}")
+    names = args.model or available_learners()
+    if not names:
+        raise CLIError("no learner is available in this installation")
+    unknown = [n for n in names if n not in LEARNERS]
+    if unknown:
+        raise CLIError(f"unknown learner {unknown[0]!r}; choose from {', '.join(LEARNERS)}")
+    bags, y, fold_table, name = _load(args.dataset)
+    counts = np.unique(y, return_counts=True)[1]
+    if counts.min() < args.folds:
+        raise CLIError(f"--folds {args.folds} is more than the {counts.min()} bags of the smallest class")
+    splits = fold_indices(y, args.folds, args.repeats, args.seed, fold_table)
+    quiet = args.quiet or args.json or args.csv
+    results = []
+    with Progress(len(names) * len(splits), enabled=None if not quiet else False) as bar:
+        for learner in names:
+            bar.set_label(learner)
+            est = make_learner(learner)
+            if args.jobs and "n_jobs" in est.get_params():
+                est.set_params(n_jobs=args.jobs)
+            res = evaluate(est, bags, y, splits, progress=bar)
+            results.append((learner, res))
+    records = [{
+        "learner": learner,
+        "dataset": name,
+        "accuracy_mean": float(res["accuracy"].mean()),
+        "accuracy_std": float(res["accuracy"].std()),
+        "auc_mean": float(np.nanmean(res["auc"])) if np.isfinite(res["auc"]).any() else None,
+        "fit_time_s": float(res["fit_time"].mean()),
+        "predict_time_s": float(res["predict_time"].mean()),
+        "folds": args.folds,
+        "repeats": args.repeats,
+    } for learner, res in results]
+    if args.json:
+        print(json.dumps(records, indent=2))
+    elif args.csv:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(records[0]))
+        writer.writeheader()
+        writer.writerows(records)
+        print(buf.getvalue(), end="")
+    else:
+        src = "published folds" if fold_table is not None and args.folds == 10 else f"seed {args.seed}"
+        print(f"{name}: {len(y)} bags, {args.repeats} x {args.folds}-fold bag-level CV ({src})\n")
+        rows = [[r["learner"], f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}",
+                 "-" if r["auc_mean"] is None else f"{r['auc_mean']:.3f}",
+                 f"{r['fit_time_s'] * 1000:.1f}", f"{r['predict_time_s'] * 1000:.1f}"] for r in records]
+        print(_table(rows, ["learner", "accuracy %", "AUC", "fit ms/fold", "predict ms/fold"]))
+    return 0
+
+
+def _cmd_default(args):
+    if not (args.json or args.csv):
+        _cmd_info(args)
+        print()
+    return _cmd_evaluate(args)
+
+
+def _evaluate_options(p):
+    p.add_argument("--dataset", default="musk1",
+                   help="shipped name (musk1, musk2, elephant, fox, tiger) or a path to an ARFF "
+                        "or long CSV file (default: musk1)")
+    p.add_argument("--model", nargs="+", metavar="NAME",
+                   help="learner name(s); default: every available learner")
+    p.add_argument("--folds", type=int, default=10, help="number of CV folds (default: 10)")
+    p.add_argument("--repeats", type=int, default=1, help="repetitions of the CV (default: 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of random folds (default: 0)")
+    p.add_argument("--jobs", type=int, default=None, help="parallel workers where supported")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print results as JSON")
+    out.add_argument("--csv", action="store_true", help="print results as CSV")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
+                                "With no command, show the configuration and evaluate every "
+                                "available learner on the shipped Musk1.")
+    _evaluate_options(parser)
+    sub = parser.add_subparsers(dest="command")
+    ev = sub.add_parser("evaluate", help="bag-level k-fold CV of learners on a data set",
+                        description="Bag-level k-fold cross-validation: accuracy (mean ± std over "
+                                    "folds), AUC, fit and predict time per learner.")
+    _evaluate_options(ev)
+    sub.add_parser("info", help="show the configuration (mil.show_config())",
+                   description="Print versions and which implementation each kernel uses.")
+    return parser
+
+
+def main(argv=None):
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {None: _cmd_default, "evaluate": _cmd_evaluate, "info": _cmd_info}
+    try:
+        return handlers[args.command](args)
+    except CLIError as exc:
+        print(f"mil: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mil: interrupted", file=sys.stderr)
+        return 130

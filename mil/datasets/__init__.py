@@ -1,0 +1,30 @@
+"""Benchmark data sets shipped with mil, and readers for multi-instance files.
+
+Loaders return a scikit-learn :class:`~sklearn.utils.Bunch`; readers accept
+Weka's multi-instance ARFF and long tables (one row per instance).
+"""
+
+from mil.datasets._arff import load_arff
+from mil.datasets._base import (
+    DATASETS,
+    load_dataset,
+    load_elephant,
+    load_fox,
+    load_musk1,
+    load_musk2,
+    load_tiger,
+)
+from mil.datasets._table import from_frame, load_csv
+
+__all__ = [
+    "DATASETS",
+    "from_frame",
+    "load_arff",
+    "load_csv",
+    "load_dataset",
+    "load_elephant",
+    "load_fox",
+    "load_musk1",
+    "load_musk2",
+    "load_tiger",
+]

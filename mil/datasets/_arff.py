@@ -1,0 +1,201 @@
+"""Reader for Weka's multi-instance ARFF layout (a relational attribute per bag).
+
+The layout (Weka's MILR/MISVM data, e.g. ``musk1.arff``)::
+
+    @relation musk1
+    @attribute bag_id {0,1,2}
+    @attribute bag relational
+      @attribute f1 numeric
+      @attribute f2 numeric
+    @end bag
+    @attribute class {0,1}
+    @data
+    0,"42,-198\\n41,-191",1
+
+Each data row is ``bag id, "instances", label``; inside the quoted value the
+instances are separated by the two characters ``\\n`` (or real line breaks)
+and their values by commas. ``?`` is a missing value (NaN). Nominal
+attributes inside a bag are encoded as the index of their value.
+"""
+
+import re
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from mil.bags import Bags
+
+__all__ = ["load_arff"]
+
+_NUMERIC = {"numeric", "real", "integer"}
+
+
+def _split_fields(text, path, line_no):
+    """Split on top-level commas, honouring single/double quotes and backslash escapes."""
+    fields, buf, quote, i = [], [], None, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and i + 1 < len(text):
+                nxt = text[i + 1]
+                buf.append({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+            else:
+                buf.append(ch)
+        elif ch in "\"'":
+            quote = ch
+        elif ch == ",":
+            fields.append("".join(buf).strip())
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    if quote:
+        raise ValueError(f"{path}: line {line_no}: unterminated quote")
+    fields.append("".join(buf).strip())
+    return fields
+
+
+def _parse_type(spec, path, line_no):
+    spec = spec.strip()
+    if spec.startswith("{"):
+        if not spec.endswith("}"):
+            raise ValueError(f"{path}: line {line_no}: malformed nominal values {spec!r}")
+        return [v.strip().strip("'\"") for v in spec[1:-1].split(",")]
+    kind = spec.split()[0].lower()
+    if kind in _NUMERIC or kind == "relational":
+        return kind
+    raise ValueError(f"{path}: line {line_no}: attribute type {spec!r} is not supported "
+                     "(numeric, nominal and relational are)")
+
+
+_ATTR = re.compile(r"@attribute\s+('[^']*'|\"[^\"]*\"|\S+)\s+(.*)$", re.IGNORECASE)
+
+
+def load_arff(path, *, return_X_y=False):
+    """Read a Weka multi-instance ARFF file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of a Bunch.
+
+    Returns
+    -------
+    data : Bunch
+        ``data`` (list of 2-D float64 arrays, one per bag, in file order),
+        ``target`` (labels: ints when every class value is an integer, else
+        strings), ``bag_ids``, ``bags`` (:class:`~mil.Bags`),
+        ``feature_names``, ``target_names`` (the declared class values),
+        ``relation``.
+
+    Raises
+    ------
+    ValueError
+        The file is not in the multi-instance layout (bag id, one relational
+        attribute, class), a bag is empty, a row has the wrong number of
+        values, or a value cannot be read.
+    """
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+
+    relation, top, inner, in_bag, data_start = None, [], [], False, None
+    for no, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line or line.startswith("%"):
+            continue
+        low = line.lower()
+        if low.startswith("@relation"):
+            relation = line.split(None, 1)[1].strip().strip("'\"") if " " in line else ""
+        elif low.startswith("@attribute"):
+            m = _ATTR.match(line)
+            if not m:
+                raise ValueError(f"{path}: line {no}: cannot read attribute declaration {line!r}")
+            name, kind = m.group(1).strip("'\""), _parse_type(m.group(2), path, no)
+            if in_bag:
+                if kind == "relational":
+                    raise ValueError(f"{path}: line {no}: nested relational attributes are not supported")
+                inner.append((name, kind))
+            else:
+                top.append((name, kind))
+                in_bag = kind == "relational"
+        elif low.startswith("@end"):
+            in_bag = False
+        elif low.startswith("@data"):
+            data_start = no
+            break
+        else:
+            raise ValueError(f"{path}: line {no}: unexpected header line {line!r}")
+    if data_start is None:
+        raise ValueError(f"{path}: no @data section")
+    if len(top) != 3 or top[1][1] != "relational":
+        raise ValueError(f"{path}: not a multi-instance ARFF file: expected the attributes "
+                         f"(bag id, relational bag, class), found {[n for n, _ in top]}")
+    if not inner:
+        raise ValueError(f"{path}: the relational attribute {top[1][0]!r} declares no features")
+    class_values = top[2][1]
+
+    bag_ids, labels, bags = [], [], []
+    for no in range(data_start + 1, len(lines) + 1):
+        line = lines[no - 1].strip()
+        if not line or line.startswith("%"):
+            continue
+        if line.startswith("{"):
+            raise ValueError(f"{path}: line {no}: sparse ARFF rows are not supported")
+        fields = _split_fields(line, path, no)
+        if len(fields) != 3:
+            raise ValueError(f"{path}: line {no}: expected 3 values (bag id, bag, class), got {len(fields)}")
+        bag_ids.append(fields[0])
+        labels.append(fields[2])
+        rows = [r for r in fields[1].split("\n") if r.strip()]
+        if not rows:
+            raise ValueError(f"{path}: line {no}: bag {fields[0]!r} has no instances")
+        bag = np.empty((len(rows), len(inner)))
+        for i, row in enumerate(rows):
+            values = _split_fields(row, path, no)
+            if len(values) != len(inner):
+                raise ValueError(f"{path}: line {no}: instance {i} of bag {fields[0]!r} has "
+                                 f"{len(values)} values; {len(inner)} features are declared")
+            for j, (value, (fname, kind)) in enumerate(zip(values, inner)):
+                bag[i, j] = _read_value(value, kind, fname, path, no)
+        bags.append(bag)
+    if not bags:
+        raise ValueError(f"{path}: the @data section holds no bags")
+
+    target = _labels(labels, class_values, path)
+    container = Bags(np.concatenate(bags), np.concatenate([[0], np.cumsum([len(b) for b in bags])]))
+    if return_X_y:
+        return bags, target
+    return Bunch(data=bags, target=target, bag_ids=np.array(bag_ids), bags=container,
+                 feature_names=[n for n, _ in inner],
+                 target_names=np.array(class_values) if isinstance(class_values, list) else None,
+                 relation=relation)
+
+
+def _read_value(value, kind, name, path, no):
+    if value == "?" or value == "":
+        return np.nan
+    if isinstance(kind, list):
+        try:
+            return float(kind.index(value.strip("'\"")))
+        except ValueError:
+            raise ValueError(f"{path}: line {no}: {value!r} is not a declared value of {name!r}") from None
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{path}: line {no}: {value!r} is not a number (attribute {name!r})") from None
+
+
+def _labels(labels, declared, path):
+    if isinstance(declared, list):
+        unknown = sorted(set(labels) - set(declared))
+        if unknown:
+            raise ValueError(f"{path}: class values {unknown} are not declared {declared}")
+    try:
+        return np.array([int(v) for v in labels])
+    except ValueError:
+        return np.array(labels)

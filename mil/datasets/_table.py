@@ -1,0 +1,133 @@
+"""Long tables (one row per instance: bag id, bag label, features) to bags."""
+
+import csv
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from mil.utils.validation import bags_from_instances
+
+__all__ = ["from_frame", "load_csv"]
+
+
+def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, return_X_y):
+    if len(bag_ids) == 0:
+        raise ValueError("the table has no rows")
+    bags = bags_from_instances(features, bag_ids)
+    # Labels per bag, in the same (sorted-id) order as the bags.
+    order = np.argsort(np.asarray(bag_ids), kind="stable")
+    labels = np.asarray(labels)[order]
+    starts = bags.offsets[:-1]
+    bag_labels = labels[starts]
+    row_bag = bags.instance_bag
+    differs = labels != bag_labels[row_bag]
+    if differs.any():
+        b = int(row_bag[np.flatnonzero(differs)[0]])
+        raise ValueError(f"bag {bags.ids[b].tolist()!r} has rows with different values in the label column "
+                         f"{label!r}; a bag has one label")
+    if return_X_y:
+        return bags.to_list(), bag_labels
+    return Bunch(data=bags.to_list(), target=bag_labels, bags=bags, bag_ids=bags.ids,
+                 feature_names=list(feature_names))
+
+
+def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False):
+    """Build bags from a long table with one row per instance.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame (or any object with ``columns`` and ``__getitem__``)
+    bag : str, default="bag"
+        Column holding each row's bag id.
+    label : str, default="label"
+        Column holding the bag label (the same on every row of a bag).
+    features : list of str, default=None
+        Feature columns; default: every column but `bag` and `label`.
+    return_X_y : bool, default=False
+
+    Returns
+    -------
+    data : Bunch
+        ``data`` (list of 2-D arrays, bags ordered by sorted id),
+        ``target`` (one label per bag), ``bags`` (:class:`~mil.Bags`),
+        ``bag_ids``, ``feature_names``. ``(data, target)`` if `return_X_y`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mil.datasets import from_frame
+    >>> df = pd.DataFrame({"bag": [1, 1, 2], "label": [1, 1, 0], "x": [0.5, 2.0, 1.0]})
+    >>> d = from_frame(df)
+    >>> [b.shape for b in d.data], d.target.tolist()
+    ([(2, 1), (1, 1)], [1, 0])
+    """
+    columns = list(df.columns)
+    for name, what in ((bag, "bag"), (label, "label")):
+        if name not in columns:
+            raise ValueError(f"the {what} column {name!r} is not in the table; columns: {columns}")
+    if features is None:
+        features = [c for c in columns if c not in (bag, label)]
+    missing = [c for c in features if c not in columns]
+    if missing:
+        raise ValueError(f"feature columns {missing} are not in the table")
+    if not features:
+        raise ValueError("the table has no feature columns")
+    values = np.column_stack([np.asarray(df[c]) for c in features])
+    return _bunch_from_columns(np.asarray(df[bag]), np.asarray(df[label]), values, features,
+                               bag, label, return_X_y)
+
+
+def load_csv(path, bag="bag", label="label", *, delimiter=",", return_X_y=False):
+    """Read a long CSV file (header row; one row per instance) into bags.
+
+    Parameters
+    ----------
+    path : str or path-like
+    bag, label : str
+        Names of the bag-id and label columns; every other column is a
+        numeric feature (empty cells and ``?`` are read as NaN).
+    delimiter : str, default=","
+    return_X_y : bool, default=False
+
+    Returns
+    -------
+    data : Bunch or tuple
+        As :func:`from_frame`.
+    """
+    with open(path, newline="") as fh:
+        reader = csv.reader(fh, delimiter=delimiter)
+        try:
+            header = [h.strip() for h in next(reader)]
+        except StopIteration:
+            raise ValueError(f"{path} is empty") from None
+        rows = [r for r in reader if r and any(cell.strip() for cell in r)]
+    for name, what in ((bag, "bag"), (label, "label")):
+        if name not in header:
+            raise ValueError(f"{path}: no {what} column {name!r} in the header {header}")
+    ib, il = header.index(bag), header.index(label)
+    feats = [i for i in range(len(header)) if i not in (ib, il)]
+    if not feats:
+        raise ValueError(f"{path}: no feature columns")
+    values = np.empty((len(rows), len(feats)))
+    for r, row in enumerate(rows):
+        if len(row) != len(header):
+            raise ValueError(f"{path}: line {r + 2} has {len(row)} fields; the header has {len(header)}")
+        for j, i in enumerate(feats):
+            cell = row[i].strip()
+            try:
+                values[r, j] = np.nan if cell in ("", "?") else float(cell)
+            except ValueError:
+                raise ValueError(f"{path}: line {r + 2}, column {header[i]!r}: "
+                                 f"{cell!r} is not a number") from None
+    bag_ids = _maybe_numeric([row[ib].strip() for row in rows])
+    labels = _maybe_numeric([row[il].strip() for row in rows])
+    return _bunch_from_columns(bag_ids, labels, values, [header[i] for i in feats], bag, label,
+                               return_X_y)
+
+
+def _maybe_numeric(cells):
+    """Integers when every cell is one, else the strings (ids and labels)."""
+    try:
+        return np.array([int(c) for c in cells])
+    except ValueError:
+        return np.array(cells)

@@ -1,0 +1,98 @@
+"""Bag-level cross-validated evaluation of learners (used by the command line)."""
+
+import time
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import StratifiedKFold
+
+from mil.utils.validation import check_bag_labels, check_bags
+
+__all__ = ["fold_indices", "evaluate"]
+
+
+def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None):
+    """List of ``(train, test)`` bag-index pairs for repeated k-fold CV.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_bags,)
+    folds : int, default=10
+    repeats : int, default=1
+    seed : int, default=0
+        Seed of the stratified shuffles (repetition r uses seed + r).
+    fold_table : ndarray of shape (n_repeats, n_bags), default=None
+        Published fold assignments (``folds`` of a shipped data set): used
+        instead of random folds when it has `folds` folds and enough rows.
+
+    Returns
+    -------
+    splits : list of (ndarray, ndarray)
+    """
+    y = np.asarray(y)
+    if fold_table is not None and fold_table.shape[0] >= repeats and \
+            len(np.unique(fold_table)) == folds:
+        out = []
+        for r in range(repeats):
+            for k in range(folds):
+                test = np.flatnonzero(fold_table[r] == k)
+                out.append((np.flatnonzero(fold_table[r] != k), test))
+        return out
+    out = []
+    for r in range(repeats):
+        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed + r)
+        out.extend(cv.split(np.zeros(len(y)), y))
+    return out
+
+
+def _scores(est, bags, y_test):
+    """Positive-class scores for AUC (None when the estimator gives none)."""
+    if hasattr(est, "predict_proba"):
+        proba = est.predict_proba(bags)
+        return proba[:, list(est.classes_).index(y_test.max())] if proba.shape[1] == 2 else None
+    if hasattr(est, "decision_function"):
+        return est.decision_function(bags)
+    return None
+
+
+def evaluate(estimator, X, y, splits, progress=None):
+    """Fit and score `estimator` on every split; bag-level accuracy and AUC.
+
+    Parameters
+    ----------
+    estimator : mil classifier (cloned for every fold)
+    X : bags
+    y : labels
+    splits : list of (train, test) index arrays (see :func:`fold_indices`)
+    progress : callable, default=None
+        Called with no argument after each fold.
+
+    Returns
+    -------
+    result : dict
+        ``accuracy`` and ``auc`` (arrays, one per fold; AUC is NaN for a fold
+        with one class or an estimator without scores), ``fit_time`` and
+        ``predict_time`` (seconds per fold).
+    """
+    bags = check_bags(X, allow_nan=True)
+    y = np.asarray(y)
+    check_bag_labels(y, bags.n_bags)
+    acc, auc, fit_t, pred_t = [], [], [], []
+    for train, test in splits:
+        est = clone(estimator)
+        t0 = time.perf_counter()
+        est.fit(bags[train], y[train])
+        t1 = time.perf_counter()
+        pred = est.predict(bags[test])
+        scores = _scores(est, bags[test], y)
+        t2 = time.perf_counter()
+        acc.append(float(np.mean(pred == y[test])))
+        two = len(np.unique(y[test])) == 2 and scores is not None and len(np.unique(y)) == 2
+        auc.append(float(roc_auc_score(y[test] == y.max(), scores)) if two else np.nan)
+        fit_t.append(t1 - t0)
+        pred_t.append(t2 - t1)
+        if progress is not None:
+            progress()
+    return {"accuracy": np.array(acc), "auc": np.array(auc),
+            "fit_time": np.array(fit_t), "predict_time": np.array(pred_t)}
