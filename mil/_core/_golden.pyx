@@ -72,7 +72,11 @@ cdef float64_t c_nca_objective(
         for k in range(n):
             if k != i:
                 v = alpha * dmin[i * n + k] + beta * dmax[i * n + k]
-                w = exp(-(v - m) / sigma)
+                v = (v - m) / sigma
+                # exp(-v) is exactly 0.0 in float64 beyond v = 746: skip the call.
+                if v > 746.0:
+                    continue
+                w = exp(-v)
                 z = z + w
                 if y[k] == y[i]:
                     same = same + w
@@ -158,7 +162,7 @@ def nca_objective(const float64_t[:, ::1] dmin, const float64_t[:, ::1] dmax,
 
 
 def nca_alpha(const float64_t[:, ::1] dmin, const float64_t[:, ::1] dmax,
-              const intp_t[::1] y, float64_t sigma, float64_t tol=1e-4):
+              const intp_t[::1] y, float64_t sigma, float64_t tol=1e-3):
     """Alpha in [0, 1] maximising the NCA objective, by golden-section search."""
     cdef float64_t out
     cdef intp_t n = dmin.shape[0]

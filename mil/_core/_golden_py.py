@@ -41,12 +41,12 @@ def nca_objective(dmin, dmax, y, alpha, sigma):
     d = alpha * dmin + (1.0 - alpha) * dmax
     np.fill_diagonal(d, np.inf)
     d -= d.min(axis=1, keepdims=True)
-    w = np.exp(-d / sigma)
+    w = np.exp(-(d / sigma))
     same = y[:, None] == y[None, :]
     return float(np.sum((w * same).sum(axis=1) / w.sum(axis=1)))
 
 
-def nca_alpha(dmin, dmax, y, sigma, tol=1e-4):
+def nca_alpha(dmin, dmax, y, sigma, tol=1e-3):
     """Alpha in [0, 1] maximising the NCA objective, by golden-section search."""
     if dmin.shape[0] == 0:
         return 0.5

@@ -44,7 +44,7 @@ def nca_objective(dmin, dmax, y, alpha, sigma):
     return float(kernel("_golden").nca_objective(dmin, dmax, y, float(alpha), float(sigma)))
 
 
-def select_alpha(dmin, dmax, y, sigma, tol=1e-4):
+def select_alpha(dmin, dmax, y, sigma, tol=1e-3):
     """Alpha in [0, 1] maximising :func:`nca_objective` by golden-section search.
 
     Examples
