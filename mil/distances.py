@@ -34,21 +34,22 @@ KINDS = ("minimal", "maximal", "average", "adapted", "integrated")
 BLOCK_SIZE = 1024
 
 
-def _row_chunks(offsets, symmetric, n_chunks):
-    """Split the row bags into `n_chunks` runs of about equal work."""
-    n = offsets.shape[0] - 1
-    sizes = np.diff(offsets).astype(np.float64)
-    if symmetric:
-        # Row i meets the instances of bags i..n-1 (upper triangle).
-        remaining = offsets[-1] - offsets[:-1]
-        cost = sizes * remaining
-    else:
-        cost = sizes
+def _row_chunks(offsets, symmetric, n_chunks, block_size):
+    """Split the row bags into `n_chunks` runs of about equal work.
+
+    Cuts fall on the kernel's own row-block boundaries, so every block (and
+    so every matrix product) is the same as in a single call: the results do
+    not depend on the number of threads, to the last bit.
+    """
+    blocks = np.asarray(kernel("_hausdorff").bag_blocks(offsets, 0, offsets.shape[0] - 1, block_size))
+    sizes = np.diff(offsets[blocks]).astype(np.float64)
+    # A row block meets the instances from its first bag to the end (upper triangle).
+    cost = sizes * (offsets[-1] - offsets[blocks[:-1]]) if symmetric else sizes
     cum = np.cumsum(cost)
     targets = cum[-1] * np.arange(1, n_chunks) / n_chunks
-    cuts = np.searchsorted(cum, targets, side="left") + 1
-    bounds = np.unique(np.r_[0, np.clip(cuts, 0, n), n])
-    return list(zip(bounds[:-1], bounds[1:]))
+    cuts = blocks[np.searchsorted(cum, targets, side="left") + 1]
+    bounds = np.unique(np.r_[0, cuts, offsets.shape[0] - 1])
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
 def _prepare(X, Y):
@@ -59,8 +60,9 @@ def _prepare(X, Y):
     return X, Y
 
 
-def _all_from_bags(X, Y, n_jobs=None, block_size=BLOCK_SIZE):
+def _all_from_bags(X, Y, n_jobs=None, block_size=None):
     """The three matrices for validated Bags (internal entry point of the estimators)."""
+    block_size = BLOCK_SIZE if block_size is None else block_size
     # Distances do not change under translation; centring on X's mean makes
     # the |a|^2 + |b|^2 - 2ab expansion lose fewer digits to cancellation.
     center = X.instances.mean(axis=0)
@@ -85,7 +87,7 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=BLOCK_SIZE):
         # train-vs-train, their mirror images, which no other thread writes).
         Parallel(n_jobs=n_threads, backend="threading")(
             delayed(k.hausdorff_matrices)(Xc, X.offsets, Yc, y_off, symmetric, *outs, r0, r1, block_size)
-            for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads))
+            for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
     return dict(zip(("minimal", "maximal", "average"), outs))
 
 
