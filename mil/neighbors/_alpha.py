@@ -44,8 +44,23 @@ def nca_objective(dmin, dmax, y, alpha, sigma):
     return float(kernel("_golden").nca_objective(dmin, dmax, y, float(alpha), float(sigma)))
 
 
-def select_alpha(dmin, dmax, y, sigma, tol=1e-3):
-    """Alpha in [0, 1] maximising :func:`nca_objective` by golden-section search.
+def select_alpha(dmin, dmax, y, sigma, tol=1e-3, method="golden"):
+    """Alpha in [0, 1] maximising :func:`nca_objective`.
+
+    Parameters
+    ----------
+    dmin, dmax : ndarray of shape (n, n)
+    y : array-like of shape (n,)
+        Class index of each bag.
+    sigma : float > 0
+    tol : float, default=1e-3
+        Length of the final golden-section bracket.
+    method : {"golden", "grid-golden"}, default="golden"
+        "golden": golden-section search on [0, 1] (SPEC 4.2), which assumes
+        f unimodal. "grid-golden": f on the grid 0, 0.1, ..., 1 first, then
+        golden-section search in the two grid cells around the best grid
+        point; the better of the two results is returned (f is often flat
+        or multimodal when sigma is small compared with the distances).
 
     Examples
     --------
@@ -59,5 +74,17 @@ def select_alpha(dmin, dmax, y, sigma, tol=1e-3):
     """
     if not sigma > 0:
         raise ValueError(f"sigma must be > 0; got {sigma!r}")
+    if method not in ("golden", "grid-golden"):
+        raise ValueError(f"method must be 'golden' or 'grid-golden'; got {method!r}")
     dmin, dmax, y = _check(dmin, dmax, y)
-    return float(kernel("_golden").nca_alpha(dmin, dmax, y, float(sigma), float(tol)))
+    g = kernel("_golden")
+    if method == "golden":
+        return float(g.nca_alpha(dmin, dmax, y, float(sigma), float(tol)))
+    grid = np.linspace(0.0, 1.0, 11)
+    values = [g.nca_objective(dmin, dmax, y, a, float(sigma)) for a in grid]
+    best = int(np.argmax(values))
+    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, 10)]
+    alpha = g.golden_section_max(lambda a: g.nca_objective(dmin, dmax, y, a, float(sigma)), lo, hi, tol, 200)
+    if g.nca_objective(dmin, dmax, y, alpha, float(sigma)) >= values[best]:
+        return float(alpha)
+    return float(grid[best])

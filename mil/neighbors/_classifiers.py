@@ -26,6 +26,8 @@ class _BagNeighbors(BaseBagClassifier):
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, 1, closed="both"), None],
         "scale": [StrOptions({"standard", "minmax"}), None],
+        "sigma_scale": [StrOptions({"absolute", "median"})],
+        "alpha_search": [StrOptions({"golden", "grid-golden"})],
         "n_jobs": [Integral, None],
     }
 
@@ -75,14 +77,22 @@ class _BagNeighbors(BaseBagClassifier):
             raise ValueError(f"metric='adapted' needs two classes (it picks the distance form from "
                              f"positive/negative labels); y has {len(self.classes_)}")
         if self.metric == "integrated":
+            key = (self.sigma, self.sigma_scale, self.alpha_search)
             if self.alpha is not None:
                 self.alpha_ = float(self.alpha)
-            elif alpha_cache is not None and self.sigma in alpha_cache:
-                self.alpha_ = alpha_cache[self.sigma]
+            elif alpha_cache is not None and key in alpha_cache:
+                self.alpha_ = alpha_cache[key]
             else:
-                self.alpha_ = select_alpha(mats["minimal"], mats["maximal"], self.y_train_, self.sigma)
+                sigma = self.sigma
+                if self.sigma_scale == "median":
+                    # Bandwidth relative to the typical training distance (at alpha = 1/2).
+                    off = ~np.eye(self.y_train_.shape[0], dtype=bool)
+                    typical = np.median(0.5 * (mats["minimal"][off] + mats["maximal"][off])) if off.any() else 0.0
+                    sigma = sigma * (typical if typical > 0 else 1.0)
+                self.alpha_ = select_alpha(mats["minimal"], mats["maximal"], self.y_train_, sigma,
+                                           method=self.alpha_search)
                 if alpha_cache is not None:
-                    alpha_cache[self.sigma] = self.alpha_
+                    alpha_cache[key] = self.alpha_
         self._fit_matrix(self._compose(mats, self.y_train_), self.y_train_)
         return self
 
@@ -195,6 +205,12 @@ class BagKNNClassifier(_BagNeighbors):
     scale : {"standard", "minmax"} or None, default="standard"
         Feature scaling fitted on the training instances and applied to
         every bag before distances (see the README for the measurements).
+    sigma_scale : {"absolute", "median"}, default="absolute"
+        "median": the NCA bandwidth is ``sigma`` times the median distance
+        between training bags (at alpha = 1/2), so one sigma grid suits
+        data of any scale.
+    alpha_search : {"golden", "grid-golden"}, default="golden"
+        How alpha maximises the NCA objective (:func:`select_alpha`).
     n_jobs : int, default=None
         Threads for the distance matrices.
 
@@ -222,12 +238,14 @@ class BagKNNClassifier(_BagNeighbors):
     }
 
     def __init__(self, n_neighbors=3, *, metric="minimal", sigma=1.0, alpha=None,
-                 scale="standard", n_jobs=None):
+                 scale="standard", sigma_scale="absolute", alpha_search="golden", n_jobs=None):
         self.n_neighbors = n_neighbors
         self.metric = metric
         self.sigma = sigma
         self.alpha = alpha
         self.scale = scale
+        self.sigma_scale = sigma_scale
+        self.alpha_search = alpha_search
         self.n_jobs = n_jobs
 
     def _fit_matrix(self, D, y_enc):
@@ -266,6 +284,9 @@ class CitationKNNClassifier(_BagNeighbors):
     alpha : float in [0, 1] or None, default=None
         None selects alpha on the training bags (``alpha_``).
     scale : {"standard", "minmax"} or None, default="standard"
+    sigma_scale : {"absolute", "median"}, default="absolute"
+    alpha_search : {"golden", "grid-golden"}, default="golden"
+        See :class:`BagKNNClassifier`.
     n_jobs : int, default=None
 
     Attributes
@@ -295,13 +316,15 @@ class CitationKNNClassifier(_BagNeighbors):
     }
 
     def __init__(self, references=2, citers=4, *, metric="minimal", sigma=1.0, alpha=None,
-                 scale="standard", n_jobs=None):
+                 scale="standard", sigma_scale="absolute", alpha_search="golden", n_jobs=None):
         self.references = references
         self.citers = citers
         self.metric = metric
         self.sigma = sigma
         self.alpha = alpha
         self.scale = scale
+        self.sigma_scale = sigma_scale
+        self.alpha_search = alpha_search
         self.n_jobs = n_jobs
 
     def _fit_matrix(self, D, y_enc):
