@@ -36,9 +36,8 @@ def variants(make):
     out["grid-golden"] = (make(metric="integrated", alpha_search="grid-golden"), None)
     out["median"] = (make(metric="integrated", sigma_scale="median"), RELATIVE)
     out["median-grid"] = (make(metric="integrated", sigma_scale="median", alpha_search="grid-golden"), RELATIVE)
-    cv = make(metric="integrated", alpha=0.5)
-    grid = [{**g, "alpha": list(np.round(np.linspace(0, 1, 11), 2))} for g in paper_grid(cv)]
-    out["cv-alpha"] = (cv, grid)
+    cv = make(metric="integrated")
+    out["cv-alpha"] = (cv, paper_grid(cv, alpha="cv"))
     return out
 
 

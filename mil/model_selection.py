@@ -37,22 +37,37 @@ REFERENCES = (1, 3, 5, 7)
 SIGMAS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100)
 
 
-def paper_grid(estimator, sigmas=SIGMAS):
+def paper_grid(estimator, sigmas=SIGMAS, alpha="nca"):
     """The paper's parameter grid for a neighbour classifier.
 
     Citation-KNN: references in {1, 3, 5, 7} with citers = references + 2
     (one sub-grid per references value); Bag-KNN: n_neighbors in
-    {1, 3, 5, 7}. With ``metric="integrated"`` (and no fixed alpha) each
-    is crossed with the sigma grid; other metrics ignore sigma, so it is
-    left out rather than searched in vain.
+    {1, 3, 5, 7}. With ``metric="integrated"`` each is crossed with the
+    sigma grid (alpha then comes from the NCA objective); other metrics
+    ignore sigma, so it is left out rather than searched in vain.
+
+    Parameters
+    ----------
+    estimator : BagKNNClassifier or CitationKNNClassifier
+    sigmas : sequence of float, default=SIGMAS
+    alpha : {"nca", "cv"}, default="nca"
+        For the integrated distance: "nca" searches sigma and lets the NCA
+        objective choose alpha (the paper); "cv" searches alpha itself in
+        {0, 0.1, ..., 1} jointly with references by the inner CV (no sigma;
+        see the README for how the two compare).
 
     Returns
     -------
     grid : list of dict
     """
-    search_sigma = getattr(estimator, "metric", None) == "integrated" and \
-        getattr(estimator, "alpha", None) is None
-    extra = {"sigma": list(sigmas)} if search_sigma else {}
+    if alpha not in ("nca", "cv"):
+        raise ValueError(f"alpha must be 'nca' or 'cv'; got {alpha!r}")
+    integrated = getattr(estimator, "metric", None) == "integrated"
+    extra = {}
+    if integrated and alpha == "cv":
+        extra = {"alpha": [round(a, 1) for a in np.linspace(0.0, 1.0, 11)]}
+    elif integrated and getattr(estimator, "alpha", None) is None:
+        extra = {"sigma": list(sigmas)}
     if hasattr(estimator, "citers"):
         return [{"references": [r], "citers": [r + 2], **extra} for r in REFERENCES]
     return [{"n_neighbors": list(REFERENCES), **extra}]

@@ -108,3 +108,11 @@ def test_paper_grid():
     assert "sigma" not in g[0]
     assert len(paper_grid(CitationKNNClassifier(metric="integrated"))[0]["sigma"]) == 10
     assert paper_grid(BagKNNClassifier()) == [{"n_neighbors": [1, 3, 5, 7]}]
+
+
+def test_paper_grid_cv_alpha():
+    g = paper_grid(CitationKNNClassifier(metric="integrated"), alpha="cv")
+    assert g[0]["alpha"][0] == 0.0 and g[0]["alpha"][-1] == 1.0 and len(g[0]["alpha"]) == 11
+    assert "sigma" not in g[0]
+    with pytest.raises(ValueError, match="alpha"):
+        paper_grid(CitationKNNClassifier(), alpha="magic")
