@@ -144,3 +144,31 @@ def test_scale_changes_what_dominates():
     raw = BagKNNClassifier(n_neighbors=3, metric="average", scale=None).fit(X[:30], y[:30])
     std = BagKNNClassifier(n_neighbors=3, metric="average", scale="standard").fit(X[:30], y[:30])
     assert std.score(X[30:], y[30:]) > raw.score(X[30:], y[30:])
+
+
+def test_alpha_search_options(backend):
+    from mil.neighbors import nca_objective, select_alpha
+
+    rng = np.random.default_rng(8)
+    y = np.repeat([0, 1], 8)
+    a = rng.uniform(1, 3, (16, 16))
+    dmin = (a + a.T) / 2 + 5 * (y[:, None] != y[None, :])
+    dmax = dmin.T + rng.uniform(0, 40, (16, 16))
+    dmax = (dmax + dmax.T) / 2
+    np.fill_diagonal(dmin, 0)
+    np.fill_diagonal(dmax, 0)
+    for sigma in (0.1, 1.0, 10.0):
+        golden = select_alpha(dmin, dmax, y, sigma)
+        gridded = select_alpha(dmin, dmax, y, sigma, method="grid-golden")
+        # The grid start can only help: never worse than the best grid point.
+        best_grid = max(nca_objective(dmin, dmax, y, t, sigma) for t in np.linspace(0, 1, 11))
+        assert nca_objective(dmin, dmax, y, gridded, sigma) >= best_grid - 1e-12
+        assert 0.0 <= golden <= 1.0
+    with pytest.raises(ValueError, match="method"):
+        select_alpha(dmin, dmax, y, 1.0, method="newton")
+    X, yb = make_toy_bags(n_bags=24, random_state=9)
+    # sigma relative to the median distance: invariant to rescaling the features.
+    small = CitationKNNClassifier(metric="integrated", sigma_scale="median", scale=None).fit(X, yb)
+    big = CitationKNNClassifier(metric="integrated", sigma_scale="median", scale=None).fit(
+        [1000 * x for x in X], yb)
+    assert small.alpha_ == pytest.approx(big.alpha_, abs=1e-6)
