@@ -198,10 +198,10 @@ def hausdorff(X, Y=None, *, kind="minimal", alpha=0.5, y=None, y_other=None, n_j
     >>> from mil.distances import hausdorff
     >>> A = np.array([[-1.0], [-2.0], [-3.0]])
     >>> B = np.array([[1.0], [2.0], [50.0]])
-    >>> hausdorff([A, B], kind="integrated", alpha=0.5)[0, 1]
-    np.float64(26.5)
-    >>> hausdorff([A, B], kind="adapted", y=[1, 1])[0, 1]
-    np.float64(2.0)
+    >>> float(hausdorff([A, B], kind="integrated", alpha=0.5)[0, 1])
+    26.5
+    >>> float(hausdorff([A, B], kind="adapted", y=[1, 1])[0, 1])
+    2.0
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
