@@ -13,7 +13,8 @@ instances, so memory stays at one block of the Gram matrix, never the full
 instance-by-instance matrix. A block of squared distances is
 ``|a|^2 + |b|^2 - 2 a.b`` with the products from BLAS dgemm (scipy's
 ``cython_blas``), negatives clamped to 0 after the minimum (clamping
-commutes with it). Train-vs-train visits only column bags from the row
+commutes with it); a minimum small enough to be dominated by the
+expansion's rounding is recomputed exactly (``EXACT_BELOW``). Train-vs-train visits only column bags from the row
 block onwards and mirrors, which halves the products. The NumPy twin
 (``_hausdorff_py``) uses the same blocks and expansion.
 """
@@ -25,6 +26,14 @@ from scipy.linalg.cython_blas cimport dgemm
 from mil._core._typedefs cimport float64_t, intp_t
 
 __all__ = ["hausdorff_matrices", "bag_blocks"]
+
+# A squared distance below EXACT_BELOW * (|a|^2 + |b|^2) may be mostly
+# cancellation error of the expansion (about eps * d * (|a|^2 + |b|^2)):
+# such a row or column minimum is recomputed exactly from differences, so
+# near-duplicate instances give exact (zero) distances and both twins agree
+# to ~1e-10 relative. Rare on real data; the twin uses the same rule.
+cdef float64_t _EXACT_BELOW = 1e-4
+EXACT_BELOW = _EXACT_BELOW
 
 
 cdef inline intp_t _next_bound(const intp_t* offsets, intp_t b, intp_t stop,
@@ -47,17 +56,40 @@ def bag_blocks(const intp_t[::1] offsets, intp_t start, intp_t stop, intp_t bloc
     return bounds
 
 
+cdef inline float64_t _exact_min(const float64_t* a, const float64_t* B, intp_t nb,
+                                 intp_t d) noexcept nogil:
+    # Smallest squared distance from a to the nb rows of B, by differences.
+    cdef intp_t b, k
+    cdef float64_t s, t, best = INFINITY
+    for b in range(nb):
+        s = 0.0
+        for k in range(d):
+            t = a[k] - B[b * d + k]
+            s = s + t * t
+        if s < best:
+            best = s
+    return best
+
+
 cdef void _pair_block(
     const float64_t* G, intp_t ldg, const float64_t* sq_r, const float64_t* sq_c,
+    const float64_t* A, const float64_t* B, intp_t d,
     intp_t nr, intp_t nc, float64_t* cmin,
     float64_t* dmin, float64_t* dmax, float64_t* dave,
 ) noexcept nogil:
-    # G: the nr x nc block of a.b products of one bag pair, row stride ldg.
+    # G: the nr x nc block of a.b products of one bag pair (row stride ldg);
+    # A, B: the pair's instances (for exact recomputation, see EXACT_BELOW).
     cdef intp_t a, b
     cdef float64_t v, rmin, sra, best = INFINITY, hmax_r = 0.0, hmax_c = 0.0, total = 0.0
+    cdef float64_t max_sq_r = 0.0, max_sq_c = 0.0
     cdef const float64_t* g
     for b in range(nc):
         cmin[b] = INFINITY
+        if sq_c[b] > max_sq_c:
+            max_sq_c = sq_c[b]
+    for a in range(nr):
+        if sq_r[a] > max_sq_r:
+            max_sq_r = sq_r[a]
     for a in range(nr):
         g = G + a * ldg
         sra = sq_r[a]
@@ -68,6 +100,8 @@ cdef void _pair_block(
                 rmin = v
             if v < cmin[b]:
                 cmin[b] = v
+        if rmin < _EXACT_BELOW * (sra + max_sq_c):
+            rmin = _exact_min(A + a * d, B, nc, d)
         rmin = sqrt(rmin) if rmin > 0.0 else 0.0
         if rmin < best:
             best = rmin
@@ -75,7 +109,10 @@ cdef void _pair_block(
             hmax_r = rmin
         total = total + rmin
     for b in range(nc):
-        v = sqrt(cmin[b]) if cmin[b] > 0.0 else 0.0
+        v = cmin[b]
+        if v < _EXACT_BELOW * (sq_c[b] + max_sq_r):
+            v = _exact_min(B + b * d, A, nr, d)
+        v = sqrt(v) if v > 0.0 else 0.0
         if v > hmax_c:
             hmax_c = v
         total = total + v
@@ -164,6 +201,7 @@ cdef int c_hausdorff_matrices(
                         _pair_block(
                             G + (x_offsets[i] - i0) * ldc + (y_offsets[j] - j0), ldc,
                             sq_x + x_offsets[i], sq_y + y_offsets[j],
+                            X + x_offsets[i] * d, Y + y_offsets[j] * d, d,
                             x_offsets[i + 1] - x_offsets[i], y_offsets[j + 1] - y_offsets[j],
                             cmin, out_min + i * n_cols + j, out_max + i * n_cols + j,
                             out_ave + i * n_cols + j)

@@ -3,7 +3,8 @@
 Same algorithm as the compiled kernel (SPEC 4): bags are grouped into row
 blocks and column chunks of about ``block_size`` instances; each block of
 squared instance distances comes from one matrix product through
-``|a|^2 + |b|^2 - 2 a.b`` (negatives clamped to 0), and ``reduceat`` along
+``|a|^2 + |b|^2 - 2 a.b`` (negatives clamped to 0; minima small enough to be
+rounding noise recomputed exactly, as in the compiled kernel), and ``reduceat`` along
 the bag offsets turns it into row minima and column minima per bag pair,
 from which the minimal, maximal and average distances of every pair in the
 block follow. Train-vs-train only visits column bags from the row block
@@ -13,6 +14,10 @@ onwards (upper triangle) and mirrors the result. Memory stays at one block.
 import numpy as np
 
 __all__ = ["hausdorff_matrices", "bag_blocks"]
+
+#: Minima below EXACT_BELOW * (|a|^2 + max |b|^2) are recomputed from differences
+#: (see the compiled twin).
+EXACT_BELOW = 1e-4
 
 
 def bag_blocks(offsets, start, stop, block_size):
@@ -33,14 +38,51 @@ def bag_blocks(offsets, start, stop, block_size):
     return bounds
 
 
-def _block(Xr, sq_r, off_r, Yc, sq_c, off_c):
-    """Minimal, maximal and average distances of every bag pair of one block."""
+def _exact_minima(P, sq_p, off_q, Q, sq_q, mins, wanted):
+    """Recompute exactly the per-(instance of P, bag of Q) minima that may be rounding noise.
+
+    `mins` (n_p, n_bags_q) holds squared minima from the expansion; entries
+    below ``EXACT_BELOW * (|p|^2 + max |q|^2 of the bag)`` are replaced by
+    the exact minimum over the bag's instances, in place. Only entries
+    where `wanted` (same shape, or None for all) is True are considered.
+    """
+    max_sq = np.maximum.reduceat(sq_q, off_q[:-1])
+    flag = mins < EXACT_BELOW * (sq_p[:, None] + max_sq[None, :])
+    if wanted is not None:
+        flag &= wanted
+    rows, bags = np.nonzero(flag)
+    if rows.size == 0:
+        return
+    sizes = np.diff(off_q)[bags]
+    p_idx = np.repeat(rows, sizes)
+    starts = np.repeat(off_q[bags] - np.cumsum(sizes) + sizes, sizes)
+    q_idx = np.arange(sizes.sum()) + starts
+    diff = P[p_idx] - Q[q_idx]
+    d2 = np.einsum("ij,ij->i", diff, diff)
+    mins[rows, bags] = np.minimum.reduceat(d2, np.r_[0, np.cumsum(sizes)[:-1]])
+
+
+def _block(Xr, sq_r, off_r, Yc, sq_c, off_c, pairs=None):
+    """Minimal, maximal and average distances of every bag pair of one block.
+
+    `pairs` (row bags x column bags, bool) marks the pairs that are used
+    (None: all); the others (a bag against itself, the lower triangle) are
+    computed by the expansion but never recomputed exactly.
+    """
     d2 = np.add.outer(sq_r, sq_c)
     d2 -= 2.0 * (Xr @ Yc.T)
-    np.maximum(d2, 0.0, out=d2)
     # Per row instance, nearest instance of each column bag (and vice versa).
-    row_min = np.sqrt(np.minimum.reduceat(d2, off_c[:-1], axis=1))  # (rows, col bags)
-    col_min = np.sqrt(np.minimum.reduceat(d2, off_r[:-1], axis=0))  # (row bags, cols)
+    row_min = np.minimum.reduceat(d2, off_c[:-1], axis=1)  # (rows, col bags)
+    col_min = np.minimum.reduceat(d2, off_r[:-1], axis=0)  # (row bags, cols)
+    if pairs is None:
+        want_r = want_c = None
+    else:
+        want_r = np.repeat(pairs, np.diff(off_r), axis=0)        # (rows, col bags)
+        want_c = np.repeat(pairs, np.diff(off_c), axis=1).T      # (cols, row bags)
+    _exact_minima(Xr, sq_r, off_c, Yc, sq_c, row_min, want_r)
+    _exact_minima(Yc, sq_c, off_r, Xr, sq_r, col_min.T, want_c)
+    row_min = np.sqrt(np.maximum(row_min, 0.0))
+    col_min = np.sqrt(np.maximum(col_min, 0.0))
     dmin = np.minimum.reduceat(row_min, off_r[:-1], axis=0)
     h_rc = np.maximum.reduceat(row_min, off_r[:-1], axis=0)
     h_cr = np.maximum.reduceat(col_min, off_c[:-1], axis=1)
@@ -71,7 +113,8 @@ def hausdorff_matrices(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, 
         for c0, c1 in zip(cols[:-1], cols[1:]):
             j0, j1 = y_offsets[c0], y_offsets[c1]
             off_c = y_offsets[c0:c1 + 1] - j0
-            blocks = _block(X[i0:i1], sq_x[i0:i1], off_r, Y[j0:j1], sq_y[j0:j1], off_c)
+            pairs = (np.arange(c0, c1)[None, :] > np.arange(r0, r1)[:, None]) if symmetric else None
+            blocks = _block(X[i0:i1], sq_x[i0:i1], off_r, Y[j0:j1], sq_y[j0:j1], off_c, pairs)
             for out, val in zip((out_min, out_max, out_ave), blocks):
                 if not symmetric:
                     out[r0:r1, c0:c1] = val
