@@ -11,19 +11,29 @@ from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQU
 from mil._config import show_config
 from mil.bags import Bags
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
+from mil.rules import RipperMIClassifier
+from mil.tree import C45MIClassifier, ID3MIClassifier
 
 
 def get_include():
-    """Directory to put on a Cython include path to ``cimport mil._core...`` kernels.
+    """Directory to put on a Cython include path to ``cimport mil.cython_kernels``.
 
     Returns
     -------
     path : str
-        The directory that contains the ``mil`` package.
+        The directory that contains the ``mil`` package (its ``.pxd`` files
+        ship with it). See "Using the kernels from C/Cython" in the README.
+
+    Examples
+    --------
+    >>> import os, mil
+    >>> os.path.isfile(os.path.join(mil.get_include(), "mil", "cython_kernels.pxd"))
+    True
     """
     import os
 
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["BagKNNClassifier", "Bags", "CitationKNNClassifier", "get_include", "show_config", "__version__"]
+__all__ = ["BagKNNClassifier", "Bags", "C45MIClassifier", "CitationKNNClassifier", "ID3MIClassifier",
+           "RipperMIClassifier", "get_include", "show_config", "__version__"]

@@ -40,9 +40,9 @@ def _load(dataset):
 
 def _table(rows, columns):
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
-    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths))
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip()
     out = [line, "-" * len(line)]
-    out += ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows]
+    out += ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
     return "\n".join(out)
 
 
@@ -62,13 +62,13 @@ def _cmd_evaluate(args):
         raise CLIError(f"--folds must be at least 2, got {args.folds}")
     if args.repeats < 1:
         raise CLIError(f"--repeats must be at least 1, got {args.repeats}")
-    names = args.model or available_learners()
-    if not names:
-        raise CLIError("no learner is available in this installation")
-    unknown = [n for n in names if n not in LEARNERS]
+    unknown = [n for n in args.model or () if n not in LEARNERS]
     if unknown:
         raise CLIError(f"unknown learner {unknown[0]!r}; choose from {', '.join(LEARNERS)}")
     bags, y, fold_table, name = _load(args.dataset)
+    names = args.model or available_learners()
+    if not names:
+        raise CLIError("no learner is available in this installation")
     counts = np.unique(y, return_counts=True)[1]
     if counts.min() < args.folds:
         raise CLIError(f"--folds {args.folds} is more than the {counts.min()} bags of the smallest class")
@@ -112,6 +112,73 @@ def _cmd_evaluate(args):
     return 0
 
 
+def _write_plots(args, make_panels, filename, what):
+    """Write a PNG if matplotlib is there; otherwise say how to get plots."""
+    from mil.plotting import plotting_available, save_line_plot
+
+    if args.no_plots:
+        return
+    if not plotting_available():
+        print(f"\n(no {what} plot: matplotlib is not installed; "
+              "pip install 'scikit-mil[plot]' to get plots)")
+        return
+    os.makedirs(args.plot_dir, exist_ok=True)
+    path = save_line_plot(os.path.join(args.plot_dir, filename), **make_panels())
+    print(f"\nplot written: {path}")
+
+
+def _print_reproduction(args, result, title, extra_rows=()):
+    from mil.reproduce import accuracy_table
+
+    rows = accuracy_table(result)
+    if args.json:
+        print(json.dumps({
+            "title": title, "quick": result.quick,
+            "accuracy": {l: {d: [float(v) for v in result.accuracy[l][d]] for d in result.datasets}
+                         for l in result.learners},
+            "seconds": {l: {d: float(result.seconds[l][d]) for d in result.datasets}
+                        for l in result.learners},
+        }, indent=2))
+        return
+    print(f"{title}: bag-level accuracy %, mean ± std over the folds"
+          + (" (quick: 2 folds of Musk1)" if result.quick else " (published folds, repetition 0)") + "\n")
+    print(_table(rows, ["learner", *result.datasets]))
+    total = sum(sum(v.values()) for v in result.seconds.values())
+    print(f"\ntotal time: {total:.1f} s")
+
+
+def _cmd_reproduce_trees(args):
+    from mil._progress import Progress
+    from mil.reproduce import TREE_LEARNERS, reproduce_trees
+
+    datasets = _datasets_option(args)
+    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
+    folds = 2 if args.quick else 10
+    with Progress(n_sets * len(TREE_LEARNERS) * folds, enabled=False if args.quiet or args.json else None) as bar:
+        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar)
+    _print_reproduction(args, result, "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI")
+    if result.staged and not args.json:
+        def panels():
+            return {"panels": [{
+                "title": f"GDBT-MI on {name}", "xlabel": "boosting rounds", "ylabel": "bag error",
+                "series": {k: (np.arange(1, len(v) + 1), v) for k, v in curves.items()},
+            } for name, curves in result.staged.items()], "suptitle": "train and test error against rounds "
+                                                                       "(mean over CV folds)"}
+        _write_plots(args, panels, "gdbt_mi_error.png", "boosting error")
+    return 0
+
+
+def _datasets_option(args):
+    from mil.datasets import DATASETS
+
+    if not args.datasets:
+        return None
+    bad = [d for d in args.datasets if d.lower() not in DATASETS]
+    if bad:
+        raise CLIError(f"unknown data set {bad[0]!r}; shipped: {', '.join(DATASETS)}")
+    return tuple(d.lower() for d in args.datasets)
+
+
 def _cmd_default(args):
     if not (args.json or args.csv):
         _cmd_info(args)
@@ -148,6 +215,19 @@ def build_parser():
     _evaluate_options(ev)
     sub.add_parser("info", help="show the configuration (mil.show_config())",
                    description="Print versions and which implementation each kernel uses.")
+    rep = sub.add_parser("reproduce", help="reproduce the papers' tables",
+                         description="Reproduce the literature's tables on the five shipped data sets "
+                                     "(10-fold CV on the published folds).")
+    rep_sub = rep.add_subparsers(dest="target", required=True)
+    for target, text in (("trees", "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI; plot of GDBT-MI error "
+                                   "against rounds on Musk1 and Musk2"),):
+        r = rep_sub.add_parser(target, help=text, description=text)
+        r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
+        r.add_argument("--datasets", nargs="+", metavar="NAME", help="subset of the shipped data sets")
+        r.add_argument("--plot-dir", default=".", help="where PNG plots go (default: current directory)")
+        r.add_argument("--no-plots", action="store_true", help="tables only")
+        r.add_argument("--json", action="store_true", help="print results as JSON")
+        r.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -155,7 +235,8 @@ def main(argv=None):
     """Run the command line; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {None: _cmd_default, "evaluate": _cmd_evaluate, "info": _cmd_info}
+    handlers = {None: _cmd_default, "evaluate": _cmd_evaluate, "info": _cmd_info,
+                "reproduce": lambda a: {"trees": _cmd_reproduce_trees}[a.target](a)}
     try:
         return handlers[args.command](args)
     except CLIError as exc:

@@ -56,7 +56,7 @@ def _scores(est, bags, y_test):
     return None
 
 
-def evaluate(estimator, X, y, splits, progress=None):
+def evaluate(estimator, X, y, splits, progress=None, callback=None):
     """Fit and score `estimator` on every split; bag-level accuracy and AUC.
 
     Parameters
@@ -67,6 +67,9 @@ def evaluate(estimator, X, y, splits, progress=None):
     splits : list of (train, test) index arrays (see :func:`fold_indices`)
     progress : callable, default=None
         Called with no argument after each fold.
+    callback : callable, default=None
+        Called as ``callback(fitted_estimator, train, test)`` after each fold
+        (e.g. to collect staged errors without refitting).
 
     Returns
     -------
@@ -92,6 +95,8 @@ def evaluate(estimator, X, y, splits, progress=None):
         auc.append(float(roc_auc_score(y[test] == y.max(), scores)) if two else np.nan)
         fit_t.append(t1 - t0)
         pred_t.append(t2 - t1)
+        if callback is not None:
+            callback(est, train, test)
         if progress is not None:
             progress()
     return {"accuracy": np.array(acc), "auc": np.array(auc),

@@ -23,6 +23,8 @@ KERNELS = (
     "_bag_counts",
     "_hausdorff",
     "_golden",
+    "_rule_split",
+    "_tree_split",
 )
 
 #: name -> {"active": "compiled" | "python", "reason": str, "description": str}

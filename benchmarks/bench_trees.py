@@ -1,0 +1,90 @@
+"""C4.5-MI fit time on Musk2 against scikit-learn's entropy tree (SPEC 10).
+
+Both fit on the same 6598 x 166 instance matrix in this process: C4.5-MI on the
+102 bags, DecisionTreeClassifier(criterion="entropy") on the instances with
+their bag's label; C4.5-MI and ID3-MI with their defaults. Two comparisons:
+no depth limit for either (scikit-learn stops at depth ~21; Gain_multi grows a
+much deeper chain that peels negative bags off one or two at a time), and the
+same depth limit for both (--max-depth, 20 by default, about scikit-learn's
+natural depth). Prints the ratios of the best-of-`repeat` times, measured
+interleaved (target <= 2).
+
+Usage: python benchmarks/bench_trees.py [--repeat 5] [--max-depth 20] [--backend compiled|python]
+       [--param growth=best split_shares=children]
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from mil import Bags
+from mil._core import use_backend
+from mil.tree import C45MIClassifier, ID3MIClassifier
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reproduce_trees import parse_params  # noqa: E402
+
+
+def load_musk2():
+    try:
+        from mil.datasets import load_musk2
+    except ImportError:
+        here = Path(__file__).resolve().parents[1] / "mil" / "datasets" / "data" / "musk2.npz"
+        d = np.load(here)
+        return d["X"], d["bag_ids"], d["y"]
+    data = load_musk2()
+    bags = Bags.from_list(data.data)
+    return bags.instances, bags.instance_bag, np.asarray(data.target)
+
+
+def best_times(fns, repeat):
+    """Best-of-`repeat` time of each function, run interleaved so load changes hit all alike."""
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return [min(t) for t in times]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--backend", default="compiled", choices=["compiled", "python"])
+    parser.add_argument("--max-depth", type=int, default=20,
+                        help="the common depth limit of the second comparison")
+    parser.add_argument("--param", nargs="*", help="extra parameters of both MI trees, key=value")
+    args = parser.parse_args()
+    params = parse_params(args.param)
+
+    X, bag_ids, y = load_musk2()
+    bags = Bags.from_instances(X, bag_ids)
+    y_inst = np.asarray(y)[bags.instance_bag]
+    print(f"Musk2: {bags.n_bags} bags, {bags.n_instances} instances, {bags.n_features} features")
+
+    for depth in (None, args.max_depth):
+        sk = DecisionTreeClassifier(criterion="entropy", max_depth=depth, random_state=0)
+        c45 = C45MIClassifier(max_depth=depth, **params)
+        id3 = ID3MIClassifier(max_depth=depth, **params)
+        with use_backend(args.backend):
+            t_sk, t_c45, t_id3 = best_times(
+                [lambda: sk.fit(bags.instances, y_inst), lambda: c45.fit(bags, y),
+                 lambda: id3.fit(bags, y)], args.repeat)
+        print(f"\nmax_depth={depth} {params or ''}")
+        print(f"  sklearn DecisionTreeClassifier(entropy): {t_sk:.3f} s  "
+              f"(depth {sk.get_depth()}, {sk.get_n_leaves()} leaves)")
+        print(f"  C45MIClassifier [{args.backend}]: {t_c45:.3f} s  "
+              f"(depth {c45.get_depth()}, {c45.get_n_leaves()} leaves)")
+        print(f"  ID3MIClassifier [{args.backend}]: {t_id3:.3f} s  "
+              f"(depth {id3.get_depth()}, {id3.get_n_leaves()} leaves)")
+        print(f"  ratio C4.5-MI / sklearn = {t_c45 / t_sk:.2f}  (target <= 2)")
+        print(f"  ratio ID3-MI / sklearn  = {t_id3 / t_sk:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""Rule condition search for RIPPER-MI (compiled).
+
+SPEC section 8: RIPPER (Cohen 1995, "Fast Effective Rule Induction") with
+bag-level coverage (Chevaleyre & Zucker 2001, "Solving multiple-instance and
+multiple-part learning problems with decision trees and rule sets"): a rule
+covers a bag iff it covers at least one of the bag's instances, and every
+count p, n is a number of bags.
+
+For each feature the instances still covered by the growing rule are swept in
+sorted order; ``c_sweep_distinct_bags`` (the bag-counting helper shared with
+the tree split search) gives, in O(1) per instance, the distinct positive and
+negative bags on each side of every cut. The left side of a cut is what the
+condition ``x_f <= t`` keeps, the right side what ``x_f >= t`` keeps. Each
+candidate is scored by FOIL's information gain
+
+    gain = p1 * (log2(p1 / (p1 + n1)) - log2(p0 / (p0 + n0)))
+
+with the logarithms read from a table computed by NumPy, so that the NumPy
+twin (``_rule_split_py``) gets bit-identical gains. Ties go to the lowest
+threshold here; across features and operators the caller takes the first
+maximum in (feature, operator) order, so both paths pick the same condition.
+"""
+
+from mil._core._typedefs cimport float64_t, intp_t, uint8_t
+from mil._core._bag_counts cimport c_sweep_distinct_bags
+
+import numpy as np
+
+# Pure NumPy helpers are shared with the twin, so both read the same log table.
+from mil._core._rule_split_py import _log2_table, foil_gain, prune_metric
+
+__all__ = ["best_conditions", "prefix_coverage", "ruleset_coverage", "foil_gain", "prune_metric"]
+
+
+cdef inline float64_t _gain(const float64_t* log2_table, float64_t base,
+                            float64_t p1, float64_t n1) noexcept nogil:
+    # Counts are whole numbers of bags (unit weights), exact in float64.
+    cdef intp_t ip = <intp_t> p1
+    cdef intp_t it = <intp_t> (p1 + n1)
+    cdef float64_t t = log2_table[ip] - log2_table[it]
+    t = t - base
+    return p1 * t
+
+
+cdef void c_best_conditions(
+    const float64_t* sorted_vals, intp_t n, intp_t d, const intp_t* order,
+    const uint8_t* active, const intp_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
+    const float64_t* log2_table, float64_t base, intp_t min_bags,
+    intp_t* scratch_bag, float64_t* scratch_val,
+    float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn, uint8_t* seen,
+    float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
+) noexcept nogil:
+    cdef intp_t f, k, m
+    cdef const intp_t* row
+    cdef float64_t a, b, t, g, best_le, best_ge
+    for f in range(d):
+        # Gather the covered instances in this feature's sorted order; the
+        # values and bags are pre-sorted, so only the small flag array is
+        # read out of order.
+        row = order + f * n
+        m = 0
+        for k in range(n):
+            if active[row[k]]:
+                scratch_bag[m] = sorted_bag[f * n + k]
+                scratch_val[m] = sorted_vals[f * n + k]
+                m += 1
+        best_le = 0.0
+        best_ge = 0.0
+        out_gain[2 * f] = 0.0
+        out_gain[2 * f + 1] = 0.0
+        out_threshold[2 * f] = 0.0
+        out_threshold[2 * f + 1] = 0.0
+        out_p[2 * f] = 0.0
+        out_p[2 * f + 1] = 0.0
+        out_n[2 * f] = 0.0
+        out_n[2 * f + 1] = 0.0
+        if m < 2:
+            continue
+        c_sweep_distinct_bags(scratch_bag, m, bag_pos, bag_weight, seen, lp, ln, rp, rn)
+        for k in range(m - 1):
+            a = scratch_val[k]
+            b = scratch_val[k + 1]
+            if not (a < b):
+                continue  # no cut between equal values
+            # x <= t keeps instances 0..k (left side of the cut).
+            if lp[k] >= min_bags and lp[k] > 0.0:
+                g = _gain(log2_table, base, lp[k], ln[k])
+                if g > best_le:
+                    t = (a + b) * 0.5
+                    if not (t < b):
+                        t = a
+                    best_le = g
+                    out_gain[2 * f] = g
+                    out_threshold[2 * f] = t
+                    out_p[2 * f] = lp[k]
+                    out_n[2 * f] = ln[k]
+            # x >= t keeps instances k+1..m-1 (right side of the cut).
+            if rp[k] >= min_bags and rp[k] > 0.0:
+                g = _gain(log2_table, base, rp[k], rn[k])
+                if g > best_ge:
+                    t = (a + b) * 0.5
+                    if not (t > a):
+                        t = b
+                    best_ge = g
+                    out_gain[2 * f + 1] = g
+                    out_threshold[2 * f + 1] = t
+                    out_p[2 * f + 1] = rp[k]
+                    out_n[2 * f + 1] = rn[k]
+
+
+cdef inline bint _holds(float64_t x, uint8_t op, float64_t t) noexcept nogil:
+    if op == 0:
+        return x <= t
+    return x >= t
+
+
+cdef void c_prefix_coverage(
+    const float64_t* X, intp_t d, const intp_t* offsets, intp_t n_bags,
+    const intp_t* features, const uint8_t* ops, const float64_t* thresholds, intp_t m,
+    uint8_t* out,
+) noexcept nogil:
+    cdef intp_t b, i, j, depth
+    for j in range(m * n_bags):
+        out[j] = 0
+    for b in range(n_bags):
+        for i in range(offsets[b], offsets[b + 1]):
+            # The longest prefix this instance satisfies: it is covered by
+            # prefixes 0..depth-1, so the bag is too.
+            depth = 0
+            while depth < m and _holds(X[i * d + features[depth]], ops[depth], thresholds[depth]):
+                depth += 1
+            for j in range(depth):
+                out[j * n_bags + b] = 1
+
+
+cdef void c_ruleset_coverage(
+    const float64_t* X, intp_t d, const intp_t* offsets, intp_t n_bags,
+    const intp_t* rule_ptr, intp_t n_rules,
+    const intp_t* features, const uint8_t* ops, const float64_t* thresholds,
+    uint8_t* out,
+) noexcept nogil:
+    cdef intp_t r, b, i, j
+    cdef bint ok
+    for r in range(n_rules):
+        for b in range(n_bags):
+            out[r * n_bags + b] = 0
+            for i in range(offsets[b], offsets[b + 1]):
+                ok = True
+                for j in range(rule_ptr[r], rule_ptr[r + 1]):
+                    if not _holds(X[i * d + features[j]], ops[j], thresholds[j]):
+                        ok = False
+                        break
+                if ok:
+                    out[r * n_bags + b] = 1
+                    break
+
+
+# Python wrappers: the caller hands in C-contiguous arrays of these dtypes;
+# the twin in _rule_split_py takes the same arguments.
+
+def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] order,
+                    const uint8_t[::1] active, const intp_t[:, ::1] sorted_bag,
+                    const uint8_t[::1] bag_pos, intp_t p0, intp_t n0, intp_t min_bags):
+    """Best next condition of a growing rule for every (feature, operator).
+
+    Parameters
+    ----------
+    sorted_vals : ndarray of float64, shape (d, n)
+        ``sorted_vals[f, k] = X[order[f, k], f]``: each feature's values, sorted.
+    order : ndarray of intp, shape (d, n)
+        ``order[f]`` lists the instances sorted by feature f (stable).
+    active : ndarray of uint8, shape (n,)
+        1 for the instances covered by the rule being grown (only instances
+        of the bags being learned from).
+    sorted_bag : ndarray of intp, shape (d, n)
+        ``sorted_bag[f, k]``: the bag of instance ``order[f, k]``.
+    bag_pos : ndarray of uint8, shape (n_bags,)
+        1 for positive bags.
+    p0, n0 : int
+        Positive and negative bags covered by the rule before the condition
+        (p0 > 0).
+    min_bags : int
+        Minimum number of positive bags a condition must keep.
+
+    Returns
+    -------
+    gain, threshold, p, n : ndarray of float64, shape (d, 2)
+        Column 0 is ``x_f <= t``, column 1 is ``x_f >= t``: the best FOIL gain
+        (0 when no condition has a positive gain), its threshold (the lowest
+        among equal gains; a midpoint between consecutive distinct values)
+        and the bags it keeps.
+    """
+    cdef intp_t d = sorted_vals.shape[0], n = sorted_vals.shape[1], n_bags = bag_pos.shape[0]
+    table = _log2_table(n_bags)
+    cdef const float64_t[::1] lg = table
+    cdef float64_t base = lg[p0] - lg[p0 + n0]
+    out = np.zeros((4, d, 2), dtype=np.float64)
+    cdef float64_t[:, :, ::1] o = out
+    cdef intp_t[::1] sb = np.empty(max(n, 1), dtype=np.intp)
+    cdef float64_t[:, ::1] sv = np.empty((5, max(n, 1)), dtype=np.float64)
+    cdef uint8_t[::1] seen = np.zeros(max(n_bags, 1), dtype=np.uint8)
+    cdef const float64_t[::1] w = np.ones(max(n_bags, 1), dtype=np.float64)
+    if n and d:
+        with nogil:
+            c_best_conditions(&sorted_vals[0, 0], n, d, &order[0, 0], &active[0], &sorted_bag[0, 0],
+                              &bag_pos[0], &w[0], &lg[0], base, min_bags,
+                              &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &sv[3, 0], &sv[4, 0],
+                              &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
+    return out[0], out[1], out[2], out[3]
+
+
+def prefix_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
+                    const intp_t[::1] features, const uint8_t[::1] ops,
+                    const float64_t[::1] thresholds):
+    """Bags covered by every prefix of a rule.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+    offsets : ndarray of intp, shape (n_bags + 1,)
+    features, ops, thresholds : ndarrays of shape (m,)
+        The rule's conditions in order (op 0 is ``<=``, 1 is ``>=``).
+
+    Returns
+    -------
+    covered : ndarray of uint8, shape (m, n_bags)
+        Row j: 1 for the bags that conditions ``0..j`` cover (some instance
+        satisfies all of them).
+    """
+    cdef intp_t n_bags = offsets.shape[0] - 1, m = features.shape[0]
+    out = np.zeros((m, n_bags), dtype=np.uint8)
+    cdef uint8_t[:, ::1] o = out
+    if m and n_bags > 0:
+        with nogil:
+            c_prefix_coverage(&X[0, 0], X.shape[1], &offsets[0], n_bags,
+                              &features[0], &ops[0], &thresholds[0], m, &o[0, 0])
+    return out
+
+
+def ruleset_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
+                     const intp_t[::1] rule_ptr, const intp_t[::1] features,
+                     const uint8_t[::1] ops, const float64_t[::1] thresholds):
+    """Bags covered by each rule of a rule set.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+    offsets : ndarray of intp, shape (n_bags + 1,)
+    rule_ptr : ndarray of intp, shape (n_rules + 1,)
+        Rule r owns conditions ``rule_ptr[r]:rule_ptr[r + 1]`` of the arrays below.
+    features, ops, thresholds : ndarrays of shape (n_conditions,)
+
+    Returns
+    -------
+    covered : ndarray of uint8, shape (n_rules, n_bags)
+        1 when the rule covers the bag (an empty rule covers every bag).
+    """
+    cdef intp_t n_bags = offsets.shape[0] - 1, n_rules = rule_ptr.shape[0] - 1
+    out = np.zeros((n_rules, n_bags), dtype=np.uint8)
+    cdef uint8_t[:, ::1] o = out
+    cdef intp_t dummy_f = 0
+    cdef uint8_t dummy_op = 0
+    cdef float64_t dummy_t = 0.0
+    cdef const intp_t* fp = &dummy_f
+    cdef const uint8_t* op = &dummy_op
+    cdef const float64_t* tp = &dummy_t
+    if features.shape[0]:
+        fp, op, tp = &features[0], &ops[0], &thresholds[0]
+    if n_rules > 0 and n_bags > 0:
+        with nogil:
+            c_ruleset_coverage(&X[0, 0], X.shape[1], &offsets[0], n_bags, &rule_ptr[0],
+                               n_rules, fp, op, tp, &o[0, 0])
+    return out

@@ -1,0 +1,347 @@
+"""Multi-instance decision-tree split search (compiled).
+
+SPEC section 6: ID3-MI (Chevaleyre and Zucker, "A framework for learning
+rules from multiple instance data", ECML 2001) and C4.5-MI. For a node D,
+pi(D) and nu(D) are the (weighted) numbers of distinct positive and negative
+bags with an instance in D, Info_multi(D) the entropy of pi / (pi + nu) and
+
+    Gain_multi = Info_multi(D) - sum_i (pi_i + nu_i) / (pi + nu) * Info_multi(D_i).
+
+Written with x log2 x, (pi + nu) * Info_multi = E(pi, nu) where
+E(p, n) = X(p + n) - X(p) - X(n) and X(x) = x log2 x, so a cut's gain is
+E(P, N) / T - (E(lp, ln) + E(rp, rn)) / T with T = P + N: a bag with
+instances on both sides counts in both children, as the formula says, and
+the children's shares can sum above one. Optionally (``shares_of_children``)
+the children are weighed by their share of lp + ln + rp + rn instead, so the
+shares sum to one: ... / (lp + ln + rp + rn) in the second term.
+
+Every feature is presorted once at the root; the builder keeps each node's
+instances as one segment of every feature's sorted row (stable partition,
+``c_partition``), so a node's search is one sweep per feature: distinct bags
+on each side come from ``c_sweep_distinct_bags`` (O(1) per instance) and
+cuts lie midway between consecutive distinct values. For each feature the
+kernel returns the cut of largest gain (gains within ``tol`` of the best are
+ties, won by the lowest threshold, "NaN right" before "NaN left") with its
+split information; the builder compares features (ID3-MI by gain, C4.5-MI
+by gain ratio with the average-gain guard) in shared Python code.
+
+Missing values: NaN sort last. When a node has NaN on a feature, every cut
+is evaluated twice, with the NaN instances sent right (a sweep in sorted
+order) and sent left (a sweep with the NaN block moved to the front); the
+better one is kept. Without NaN in the node, NaN met at prediction time goes
+to the child holding more bag weight (the left one on ties).
+
+The NumPy twin ``_tree_split_py`` computes the same numbers in the same order
+(x log2 x through the same libm ``log2``), so both build identical trees.
+"""
+
+from libc.math cimport INFINITY, NAN, isnan, log2
+
+from mil._core._bag_counts cimport c_sweep_distinct_bags
+from mil._core._typedefs cimport float64_t, intp_t, uint8_t
+
+import numpy as np
+
+__all__ = ["best_splits", "partition", "apply"]
+
+
+cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
+    if x <= 0.0:
+        return 0.0
+    return x * log2(x)
+
+
+cdef inline float64_t _entropy_mass(float64_t p, float64_t n) noexcept nogil:
+    # (p + n) * Info_multi(p, n), in bits.
+    return _xlogx(p + n) - _xlogx(p) - _xlogx(n)
+
+
+cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
+    # Halves first so huge values cannot overflow; rounding may land on b,
+    # which would send b left, so fall back to a (a <= t < b always holds).
+    cdef float64_t t = a / 2.0 + b / 2.0
+    if not (t >= a and t < b):
+        t = a
+    return t
+
+
+cdef intp_t c_best_split_feature(
+    const float64_t* vals, const intp_t* inst_bag, intp_t n,
+    const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t total_pos, float64_t total_neg, float64_t min_weight, float64_t tol,
+    bint shares_of_children, uint8_t* seen, intp_t* bag_scratch, float64_t* work, float64_t* out,
+) noexcept nogil:
+    cdef intp_t m = n, n_nan, k, d, n_dirs, best_k = -1, best_d = 0
+    cdef float64_t total = total_pos + total_neg
+    cdef float64_t parent, g, gmax = -INFINITY, cl, cr, lp, ln, rp, rn, s, t
+    cdef bint ok
+    cdef float64_t *a_lp = work
+    cdef float64_t *a_ln = work + n
+    cdef float64_t *a_rp = work + 2 * n
+    cdef float64_t *a_rn = work + 3 * n
+    cdef float64_t *b_lp = work + 4 * n
+    cdef float64_t *b_ln = work + 5 * n
+    cdef float64_t *b_rp = work + 6 * n
+    cdef float64_t *b_rn = work + 7 * n
+    cdef float64_t *gains = work + 8 * n   # 2 per cut: NaN right, NaN left
+
+    while m > 0 and isnan(vals[m - 1]):
+        m -= 1
+    n_nan = n - m
+    if m < 2 or total <= 0.0 or not (vals[0] < vals[m - 1]):
+        return 0  # no cut: too few values, or all equal (skip the sweeps)
+    n_dirs = 2 if n_nan > 0 else 1
+
+    c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
+    if n_nan > 0:
+        # NaN block first: the cut after non-missing position k is then the
+        # cut after position n_nan + k of this second sweep.
+        for k in range(n_nan):
+            bag_scratch[k] = inst_bag[m + k]
+        for k in range(m):
+            bag_scratch[n_nan + k] = inst_bag[k]
+        c_sweep_distinct_bags(bag_scratch, n, bag_pos, bag_weight, seen, b_lp, b_ln, b_rp, b_rn)
+
+    parent = _entropy_mass(total_pos, total_neg) / total
+    # A side's counts change only where a bag enters or leaves it, so the
+    # entropy terms are cached per direction (same values, far fewer log2).
+    cdef float64_t c_lp[2]
+    cdef float64_t c_ln[2]
+    cdef float64_t c_rp[2]
+    cdef float64_t c_rn[2]
+    cdef float64_t c_el[2]
+    cdef float64_t c_er[2]
+    for d in range(2):
+        c_lp[d] = NAN; c_ln[d] = NAN; c_rp[d] = NAN; c_rn[d] = NAN
+        c_el[d] = 0.0; c_er[d] = 0.0
+    # Branch-light loops (one per NaN direction): whether a cut is admissible
+    # depends on the data, so it selects the stored value instead of jumping.
+    for d in range(n_dirs):
+        for k in range(m - 1):
+            if d == 0:
+                lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
+            else:
+                lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
+            cl = lp + ln
+            cr = rp + rn
+            ok = (vals[k] < vals[k + 1]) & (cl >= min_weight) & (cr >= min_weight) & (cl > 0.0) & (cr > 0.0)
+            if ok:
+                if lp != c_lp[d] or ln != c_ln[d]:
+                    c_lp[d] = lp; c_ln[d] = ln
+                    c_el[d] = _entropy_mass(lp, ln)
+                if rp != c_rp[d] or rn != c_rn[d]:
+                    c_rp[d] = rp; c_rn[d] = rn
+                    c_er[d] = _entropy_mass(rp, rn)
+                g = parent - (c_el[d] + c_er[d]) / (cl + cr if shares_of_children else total)
+            else:
+                g = -INFINITY
+            gains[2 * k + d] = g
+            gmax = g if g > gmax else gmax
+    if gmax == -INFINITY:
+        return 0
+    # First cut (lowest threshold, NaN right before NaN left) within tol of the best.
+    for k in range(2 * (m - 1)):
+        if (k & 1) < n_dirs and gains[k] >= gmax - tol:
+            best_k = k >> 1
+            best_d = k & 1
+            break
+    k = best_k
+    if best_d == 0:
+        lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
+    else:
+        lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
+    cl = lp + ln
+    cr = rp + rn
+    s = cl / (cl + cr)
+    t = cr / (cl + cr)
+    out[SPLIT_GAIN] = gains[2 * k + best_d]
+    out[SPLIT_INFO] = -(_xlogx(s) + _xlogx(t))
+    out[SPLIT_THRESHOLD] = _midpoint(vals[k], vals[k + 1])
+    if n_nan > 0:
+        out[SPLIT_MISSING_LEFT] = <float64_t>best_d
+    else:
+        out[SPLIT_MISSING_LEFT] = 1.0 if cl >= cr else 0.0
+    out[SPLIT_W_LEFT] = cl
+    out[SPLIT_W_RIGHT] = cr
+    return 1
+
+
+cdef intp_t c_partition(
+    intp_t* order, float64_t* vals, intp_t* inst_bag, intp_t n_rows, intp_t stride,
+    intp_t start, intp_t end, const uint8_t* go_left,
+    intp_t* s_order, float64_t* s_vals, intp_t* s_bag,
+) noexcept nogil:
+    cdef intp_t r, k, i, b, g, base, n_left = 0, n_right, total_left = 0
+    cdef float64_t v
+    cdef bint lopsided
+    for k in range(start, end):
+        total_left += go_left[order[k]]
+    # A lopsided split (a chain step peeling a few instances off) makes the
+    # branch predictable and most writes avoidable; a balanced one is
+    # partitioned without a data-dependent branch.
+    lopsided = 8 * min(total_left, end - start - total_left) < end - start
+    for r in range(n_rows):
+        base = r * stride
+        n_left = 0
+        n_right = 0
+        k = start
+        if lopsided:
+            # The leading run of left instances is already in place.
+            while k < end and go_left[order[base + k]]:
+                k += 1
+            n_left = k - start
+            while k < end:
+                i = order[base + k]
+                if go_left[i]:
+                    order[base + start + n_left] = i
+                    vals[base + start + n_left] = vals[base + k]
+                    inst_bag[base + start + n_left] = inst_bag[base + k]
+                    n_left += 1
+                else:
+                    s_order[n_right] = i
+                    s_vals[n_right] = vals[base + k]
+                    s_bag[n_right] = inst_bag[base + k]
+                    n_right += 1
+                k += 1
+        else:
+            while k < end:
+                # Written to both places, kept where the counter advances.
+                # The left slot (<= k) was already read.
+                i = order[base + k]
+                v = vals[base + k]
+                b = inst_bag[base + k]
+                g = go_left[i]
+                s_order[n_right] = i
+                s_vals[n_right] = v
+                s_bag[n_right] = b
+                order[base + start + n_left] = i
+                vals[base + start + n_left] = v
+                inst_bag[base + start + n_left] = b
+                n_left += g
+                n_right += 1 - g
+                k += 1
+        for k in range(n_right):
+            order[base + start + n_left + k] = s_order[k]
+            vals[base + start + n_left + k] = s_vals[k]
+            inst_bag[base + start + n_left + k] = s_bag[k]
+    return n_left
+
+
+cdef void c_apply(
+    const float64_t* X, intp_t n, intp_t n_features,
+    const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
+    const intp_t* left, const intp_t* right, intp_t* out,
+) noexcept nogil:
+    cdef intp_t i, node
+    cdef float64_t v
+    cdef bint go
+    for i in range(n):
+        node = 0
+        while left[node] >= 0:
+            v = X[i * n_features + feature[node]]
+            if isnan(v):
+                go = missing_left[node]
+            else:
+                go = v <= threshold[node]
+            node = left[node] if go else right[node]
+        out[i] = node
+
+
+# Python wrappers over C-contiguous arrays; the builder (mil.tree._builder)
+# owns the presorted layout and hands the same arrays to the twin.
+
+def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
+                intp_t start, intp_t end,
+                const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
+                float64_t total_pos, float64_t total_neg,
+                float64_t min_weight, float64_t tol, bint shares_of_children=False):
+    """Best cut of every feature for the node owning columns ``start:end``.
+
+    Parameters
+    ----------
+    vals : ndarray of float64, shape (n_features, n_instances)
+        Row f: feature f's values, each node's segment ascending with NaN last.
+    inst_bag : ndarray of intp, shape (n_features, n_instances)
+        The bag of each entry of `vals`.
+    start, end : int
+        The node's segment.
+    bag_pos : ndarray of uint8, shape (n_bags,)
+    bag_weight : ndarray of float64, shape (n_bags,)
+    total_pos, total_neg : float
+        Weight of the distinct positive / negative bags in the node.
+    min_weight : float
+        Minimum bag weight in each child.
+    tol : float
+        Gains within `tol` of a feature's best are ties (lowest cut wins).
+    shares_of_children : bool, default=False
+        Weigh the children's entropies by their share of the children's
+        total bag weight (which sums to one) instead of the parent's
+        (SPEC 6; a bag on both sides then counts twice).
+
+    Returns
+    -------
+    found : ndarray of uint8, shape (n_features,)
+        1 where the feature has an admissible cut.
+    stats : ndarray of float64, shape (n_features, 6)
+        Per feature: gain, split information, threshold, NaN-goes-left flag,
+        left and right bag weight of the chosen cut (undefined where not found).
+    """
+    cdef intp_t n_features = vals.shape[0], n = end - start, f
+    found = np.zeros(n_features, dtype=np.uint8)
+    stats = np.zeros((n_features, SPLIT_N_FIELDS), dtype=np.float64)
+    cdef uint8_t[::1] fo = found
+    cdef float64_t[:, ::1] st = stats
+    cdef uint8_t[::1] seen = np.zeros(max(bag_pos.shape[0], 1), dtype=np.uint8)
+    cdef intp_t[::1] scratch = np.empty(max(n, 1), dtype=np.intp)
+    cdef float64_t[::1] work = np.empty(max(10 * n, 1), dtype=np.float64)
+    if n < 2:
+        return found, stats
+    with nogil:
+        for f in range(n_features):
+            fo[f] = <uint8_t>c_best_split_feature(
+                &vals[f, start], &inst_bag[f, start], n, &bag_pos[0], &bag_weight[0],
+                total_pos, total_neg, min_weight, tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0])
+    return found, stats
+
+
+def partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_bag,
+              intp_t start, intp_t end, const uint8_t[::1] go_left):
+    """Stably move the instances with ``go_left[id] == 1`` to the front of every row's segment.
+
+    Modifies `order`, `vals` and `inst_bag` in place (columns ``start:end``).
+
+    Returns
+    -------
+    n_left : int
+        How many instances moved to the front (the same in every row).
+    """
+    cdef intp_t n = end - start, n_left = 0
+    cdef intp_t[::1] s_order = np.empty(max(n, 1), dtype=np.intp)
+    cdef float64_t[::1] s_vals = np.empty(max(n, 1), dtype=np.float64)
+    cdef intp_t[::1] s_bag = np.empty(max(n, 1), dtype=np.intp)
+    if n <= 0:
+        return 0
+    with nogil:
+        n_left = c_partition(&order[0, 0], &vals[0, 0], &inst_bag[0, 0], order.shape[0],
+                             order.shape[1], start, end, &go_left[0],
+                             &s_order[0], &s_vals[0], &s_bag[0])
+    return n_left
+
+
+def apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
+          const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right):
+    """Leaf reached by every instance (row of `X`) in a tree stored as flat arrays.
+
+    Returns
+    -------
+    leaves : ndarray of intp, shape (n_instances,)
+    """
+    cdef intp_t n = X.shape[0]
+    out = np.empty(n, dtype=np.intp)
+    cdef intp_t[::1] o = out
+    if n == 0:
+        return out
+    with nogil:
+        c_apply(&X[0, 0], n, X.shape[1], &feature[0], &threshold[0], &missing_left[0],
+                &left[0], &right[0], &o[0])
+    return out

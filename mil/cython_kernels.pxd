@@ -1,0 +1,57 @@
+# Public C-level API of mil: cimport the kernels from here, not from mil._core.
+#
+#     from mil.cython_kernels cimport c_bag_max, float64_t, intp_t
+#
+# This file only re-exports declarations of mil/_core/*.pxd, so the private
+# modules can be reorganised without breaking code that cimports them. The
+# functions are defined in the compiled modules mil._core.<stem>; a module
+# that cimports them imports those at its own import time (through
+# __pyx_capi__), so the compiled kernels must be installed at run time, while
+# only these .pxd files are needed at build time (put mil.get_include() on the
+# include path).
+#
+# Every c_ entry point is `noexcept nogil`, works on raw pointers plus
+# lengths, and trusts its inputs: C-contiguous float64 values, intp indices,
+# non-overlapping output buffers of the documented lengths, scratch buffers in
+# the documented state. Nothing is checked; validate in Python first (see
+# mil.utils.validation) or call the def wrappers of the same names without c_.
+# The parameters are documented in the .pxd of each kernel.
+
+# Fixed C types of every kernel: float64_t values, intp_t (Py_ssize_t, like
+# numpy.intp) indices and counts, uint8_t flags.
+from mil._core._typedefs cimport float64_t, intp_t, uint8_t
+
+# _bag_counts: distinct positive/negative bag weights over instances
+# (SPEC 6 and 8), shared by the tree split search and the rule search.
+from mil._core._bag_counts cimport (
+    c_sweep_distinct_bags,
+    c_distinct_bag_weights,
+    c_bag_max,
+)
+
+# _rule_split: condition search and bag coverage of RIPPER-MI (SPEC 8).
+from mil._core._rule_split cimport (
+    c_best_conditions,
+    c_prefix_coverage,
+    c_ruleset_coverage,
+)
+
+# _tree_split: split search, partition and routing of ID3-MI / C4.5-MI (SPEC 6).
+from mil._core._tree_split cimport (
+    c_best_split_feature,
+    c_partition,
+    c_apply,
+)
+
+# _hausdorff: minimal, maximal and average Hausdorff matrices in one pass
+# over blocks of bags (SPEC 4).
+from mil._core._hausdorff cimport c_hausdorff_matrices
+
+# _golden: golden-section maximisation over a C function pointer, and the NCA
+# objective choosing the integrated distance's alpha (SPEC 4.2).
+from mil._core._golden cimport (
+    scalar_func,
+    c_golden_section_max,
+    c_nca_objective,
+    c_nca_alpha,
+)

@@ -1,0 +1,309 @@
+"""Shared split driver of the multi-instance trees (SPEC 6), also used by GDBT-MI.
+
+:func:`build_tree` grows one tree over a bag collection with 0/1 bag labels and
+optional bag weights. Each feature is argsorted once at the root; every node
+owns one segment ``[start, end)`` of each feature's sorted row and a split
+partitions those segments stably (``_tree_split.partition``), so the per-node
+search (``_tree_split.best_splits``) never sorts. The choice between features
+(ID3-MI: largest gain; C4.5-MI: largest gain ratio among features whose gain
+is at least the average) is made here, in Python shared by both backends.
+
+Positive-bag removal: when a leaf is made whose instances all belong to
+positive bags, those bags are explained and their instances leave every node
+not yet expanded (done lazily, by filtering a node's segments when it is
+expanded; the result is the same as removing them at once).
+
+For boosting: pass ``bag_pos`` = sign of the bag residual and ``bag_weight`` =
+its size; the tree's ``weighted_pos`` / ``weighted_neg`` hold the weighted
+leaf statistics, :meth:`Tree.apply` routes instances to leaves, and
+``tree.value`` can be overwritten by a Newton step.
+"""
+
+import heapq
+
+import numpy as np
+from scipy.stats import norm
+
+from mil._core import kernel
+from mil.tree._tree import Tree
+
+__all__ = ["build_tree", "prune_pessimistic", "choose_feature"]
+
+# Criteria within this many bits of the best are ties (lowest feature rank wins);
+# it absorbs last-bit differences between libm builds, never real differences.
+TIE_TOL = 1e-12
+# C4.5 refuses splits with (near) zero split information.
+MIN_SPLIT_INFO = 1e-10
+
+
+def choose_feature(found, stats, criterion, rank, tol=TIE_TOL):
+    """Pick the split feature of a node from the per-feature best cuts.
+
+    Parameters
+    ----------
+    found : ndarray of uint8, shape (n_features,)
+    stats : ndarray of float64, shape (n_features, 6)
+        From ``best_splits``: gain, split information, threshold, NaN-left,
+        left weight, right weight.
+    criterion : {"gain", "gain_ratio"}
+        ID3-MI or C4.5-MI.
+    rank : ndarray of intp, shape (n_features,)
+        Tie-break order (lowest rank wins); ``arange`` for lowest index.
+
+    Returns
+    -------
+    feature : int
+        -1 when no feature qualifies.
+    """
+    ok = np.flatnonzero(found)
+    if ok.size == 0:
+        return -1
+    gain = stats[ok, 0]
+    if criterion == "gain":
+        cand, score = ok, gain
+    else:
+        # C4.5's guard against splits with tiny split information: only
+        # features with at least the average gain (summed in feature order).
+        avg = float(np.cumsum(gain)[-1]) / ok.size
+        keep = (gain >= avg - tol) & (stats[ok, 1] > MIN_SPLIT_INFO)
+        cand = ok[keep]
+        if cand.size == 0:
+            return -1
+        score = stats[cand, 0] / stats[cand, 1]
+    best = score.max()
+    ties = cand[score >= best - tol * max(1.0, abs(best))]
+    return int(ties[np.argmin(rank[ties])])
+
+
+class _Presorted:
+    """The presorted layout: per feature, instance ids / values / bags in node segments."""
+
+    def __init__(self, instances, instance_bag):
+        Xt = np.ascontiguousarray(instances.T)
+        # NaN sorts last, which the split kernel relies on. The order among
+        # equal values does not matter: cuts fall only between distinct values,
+        # so the counts at a cut depend on sets, not on orders.
+        self.order = np.ascontiguousarray(np.argsort(Xt, axis=1).astype(np.intp, copy=False))
+        self.vals = np.ascontiguousarray(np.take_along_axis(Xt, self.order, axis=1))
+        self.bag = np.ascontiguousarray(instance_bag[self.order])
+
+
+def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
+               max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
+               split_shares="parent", rank=None):
+    """Grow a multi-instance tree.
+
+    Parameters
+    ----------
+    instances : ndarray of float64, shape (n_instances, n_features)
+        C-contiguous; NaN marks a missing value.
+    instance_bag : ndarray of intp, shape (n_instances,)
+        Bag index of each instance.
+    bag_pos : ndarray of uint8, shape (n_bags,)
+        1 for positive bags.
+    bag_weight : ndarray of float64, shape (n_bags,), default=None
+        Bag weights (ones by default). They weigh pi and nu in the criteria
+        and in `min_bags_leaf`; purity and the leaf statistics
+        ``n_pos_bags`` / ``n_neg_bags`` are plain counts.
+    criterion : {"gain_ratio", "gain"}
+        C4.5-MI or ID3-MI.
+    max_depth : int or None
+    min_bags_leaf : float
+        Minimum (weighted) number of distinct bags in each child of a split.
+    growth : {"depth", "best"}
+        Depth-first, or best-first (the open node with the highest share of
+        positive bag weight first, ties to the older node, as MITI).
+    remove_positive_bags : bool
+        Positive-bag removal (see the module docstring).
+    split_shares : {"parent", "children"}
+        Weigh each child's Info_multi by its bag weight over the parent's
+        (SPEC 6, ID3-MI's formula; a bag on both sides counts twice, so the
+        shares may sum above one) or over the children's total (shares sum
+        to one).
+    rank : ndarray of intp, shape (n_features,), default=None
+        Tie-break order of the features (lowest index first by default).
+
+    Returns
+    -------
+    tree : Tree
+    train_leaf : ndarray of intp, shape (n_instances,)
+        Leaf in which each training instance ended during growth, -1 for
+        instances removed with an explained bag.
+    """
+    ts = kernel("_tree_split")
+    n, d = instances.shape
+    n_bags = bag_pos.shape[0]
+    bag_pos = np.ascontiguousarray(bag_pos, dtype=np.uint8)
+    if bag_weight is None:
+        bag_weight = np.ones(n_bags)
+    bag_weight = np.ascontiguousarray(bag_weight, dtype=np.float64)
+    if rank is None:
+        rank = np.arange(d, dtype=np.intp)
+    max_depth = np.iinfo(np.intp).max if max_depth is None else int(max_depth)
+    is_pos = bag_pos.astype(bool)
+
+    pre = _Presorted(instances, instance_bag)
+    go_left = np.zeros(n, dtype=np.uint8)
+    removed = np.zeros(n_bags, dtype=bool)
+    epoch = 0
+    train_leaf = np.full(n, -1, dtype=np.intp)
+    nodes = []  # per node: dict of the Tree fields
+
+    def stats(start, end):
+        present = np.zeros(n_bags, dtype=bool)
+        present[pre.bag[0, start:end]] = True
+        pos, neg = present & is_pos, present & ~is_pos
+        w_pos = float(np.cumsum(bag_weight[pos])[-1]) if pos.any() else 0.0
+        w_neg = float(np.cumsum(bag_weight[neg])[-1]) if neg.any() else 0.0
+        return present, int(pos.sum()), int(neg.sum()), w_pos, w_neg
+
+    def share(w_pos, w_neg):
+        return w_pos / (w_pos + w_neg) if w_pos + w_neg > 0 else 0.0
+
+    def new_node(start, end, depth):
+        nodes.append(dict(start=start, end=end, depth=depth, epoch=epoch, feature=-1,
+                          threshold=np.nan, missing_left=0, children_left=-1,
+                          children_right=-1, gain=0.0))
+        node_id = len(nodes) - 1
+        s = stats(start, end)
+        nodes[node_id]["stats"] = s
+        return node_id, share(s[3], s[4])
+
+    open_nodes = []  # a stack (depth-first) or a heap of (-share, id) (best-first)
+
+    def push(node_id, priority):
+        if growth == "best":
+            heapq.heappush(open_nodes, (-priority, node_id))
+        else:
+            open_nodes.append(node_id)
+
+    def pop():
+        if growth == "best":
+            neg_priority, node_id = heapq.heappop(open_nodes)
+            return node_id, -neg_priority
+        return open_nodes.pop(), None
+
+    root, root_share = new_node(0, n, 0)
+    push(root, root_share)
+    while open_nodes:
+        node_id, priority = pop()
+        node = nodes[node_id]
+        start, end = node["start"], node["end"]
+        if node["epoch"] != epoch:
+            # Bags explained since this node was made leave it now.
+            if end > start:
+                ids = pre.order[0, start:end]
+                go_left[ids] = ~removed[instance_bag[ids]]
+                end = start + ts.partition(pre.order, pre.vals, pre.bag, start, end, go_left)
+                node["end"] = end
+            node["epoch"] = epoch
+            node["stats"] = stats(start, end)
+            new_share = share(node["stats"][3], node["stats"][4])
+            if growth == "best" and new_share < priority:
+                push(node_id, new_share)  # shares only fall: a lazy update is exact
+                continue
+        present, pi, nu, w_pos, w_neg = node["stats"]
+        feature = -1
+        if pi > 0 and nu > 0 and node["depth"] < max_depth:
+            found, split = ts.best_splits(pre.vals, pre.bag, start, end, bag_pos, bag_weight,
+                                          w_pos, w_neg, float(min_bags_leaf), TIE_TOL,
+                                          split_shares == "children")
+            feature = choose_feature(found, split, criterion, rank)
+        if feature < 0:
+            train_leaf[pre.order[0, start:end]] = node_id
+            if remove_positive_bags and pi > 0 and nu == 0:
+                removed |= present
+                epoch += 1
+            continue
+        threshold, missing_left = split[feature, 2], bool(split[feature, 3])
+        ids = pre.order[feature, start:end]
+        v = pre.vals[feature, start:end]
+        go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
+        mid = start + ts.partition(pre.order, pre.vals, pre.bag, start, end, go_left)
+        node.update(feature=feature, threshold=threshold, missing_left=int(missing_left),
+                    gain=split[feature, 0])
+        left, left_share = new_node(start, mid, node["depth"] + 1)
+        right, right_share = new_node(mid, end, node["depth"] + 1)
+        node["children_left"], node["children_right"] = left, right
+        if growth == "best":
+            push(left, left_share)
+            push(right, right_share)
+        else:
+            push(right, right_share)  # left is expanded first
+            push(left, left_share)
+
+    arrays = {key: np.array([nd[key] for nd in nodes]) for key in
+              ("feature", "threshold", "missing_left", "children_left", "children_right",
+               "depth", "gain")}
+    arrays["n_pos_bags"] = np.array([nd["stats"][1] for nd in nodes])
+    arrays["n_neg_bags"] = np.array([nd["stats"][2] for nd in nodes])
+    arrays["weighted_pos"] = np.array([nd["stats"][3] for nd in nodes])
+    arrays["weighted_neg"] = np.array([nd["stats"][4] for nd in nodes])
+    arrays["n_instances"] = np.array([nd["end"] - nd["start"] for nd in nodes])
+    arrays["value"] = (arrays["n_pos_bags"] + 1.0) / (arrays["n_pos_bags"] + arrays["n_neg_bags"] + 2.0)
+    return Tree(**arrays), train_leaf
+
+
+def pessimistic_errors(n, e, confidence):
+    """C4.5's upper confidence bound on the errors of a leaf with `n` cases, `e` errors.
+
+    The binomial upper limit at level `confidence` (normal approximation with
+    a continuity correction; exact limits for e = 0 and interpolation for
+    0 < e < 1, as C4.5 does).
+    """
+    if n <= 0:
+        return 0.0
+    z = norm.isf(confidence)
+
+    def extra(errors):
+        if errors < 1e-6:
+            return n * (1.0 - confidence ** (1.0 / n))
+        if errors + 0.5 >= n:
+            return 0.67 * (n - errors)
+        f = errors + 0.5
+        upper = (f + z * z / 2.0 + z * np.sqrt(f * (1.0 - f / n) + z * z / 4.0)) / (n + z * z)
+        return n * upper - errors
+
+    if e < 1e-6:
+        add = extra(0.0)
+    elif e < 0.9999:
+        base = extra(0.0)
+        add = base + e * (extra(1.0) - base)
+    else:
+        add = extra(e)
+    return e + add
+
+
+def prune_pessimistic(tree, confidence=0.25):
+    """C4.5 error-based pruning on bag counts.
+
+    A node with N = pi + nu bags labelled by majority makes E = min(pi, nu)
+    errors; its subtree is replaced by a leaf when the leaf's pessimistic
+    error estimate is at most the sum of its leaves' estimates plus 0.1
+    (C4.5's rule; subtree raising is not done).
+
+    Returns
+    -------
+    tree : Tree
+        A pruned copy (or `tree` itself when nothing is pruned).
+    """
+    n_nodes = tree.node_count
+    pi, nu = tree.n_pos_bags, tree.n_neg_bags
+    err = np.zeros(n_nodes)
+    make_leaf = np.zeros(n_nodes, dtype=bool)
+    # Children are numbered after their parents: a reverse scan is post-order.
+    for node in range(n_nodes - 1, -1, -1):
+        as_leaf = pessimistic_errors(pi[node] + nu[node], min(pi[node], nu[node]), confidence)
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left < 0:
+            err[node] = as_leaf
+            continue
+        below = err[left] + err[right]
+        if as_leaf <= below + 0.1:
+            make_leaf[node] = True
+            err[node] = as_leaf
+        else:
+            err[node] = below
+    if not make_leaf.any():
+        return tree
+    return tree.subtree(make_leaf)

@@ -1,0 +1,135 @@
+"""A fitted multi-instance tree stored as flat NumPy arrays (cheap to pickle).
+
+Node 0 is the root. Internal nodes have ``feature >= 0`` and two children;
+leaves have ``feature == children_left == children_right == -1``. Routing an
+instance is a compiled loop (``mil._core._tree_split.apply``), identical on
+both backends, and a model pickled on one backend predicts on the other.
+"""
+
+import numpy as np
+
+from mil._core import kernel
+
+__all__ = ["Tree"]
+
+_FIELDS = (
+    ("feature", np.intp),          # split feature, -1 for a leaf
+    ("threshold", np.float64),     # x <= threshold goes left
+    ("missing_left", np.uint8),    # 1 if NaN goes left
+    ("children_left", np.intp),
+    ("children_right", np.intp),
+    ("depth", np.intp),
+    ("n_pos_bags", np.intp),       # pi: distinct positive bags that reached the node in training
+    ("n_neg_bags", np.intp),       # nu: distinct negative bags
+    ("weighted_pos", np.float64),  # the same counts weighted by the bag weights
+    ("weighted_neg", np.float64),
+    ("n_instances", np.intp),      # training instances in the node when it was expanded
+    ("gain", np.float64),          # Gain_multi of the split (0 for leaves)
+    ("value", np.float64),         # leaf output: Laplace estimate (pi + 1) / (pi + nu + 2)
+)
+
+
+class Tree:
+    """Flat-array multi-instance tree.
+
+    Attributes
+    ----------
+    feature, threshold, missing_left, children_left, children_right : ndarray
+        Structure; see the module docstring.
+    depth : ndarray of intp
+        Depth of each node (the root has depth 0).
+    n_pos_bags, n_neg_bags : ndarray of intp
+        pi and nu of each node: distinct positive / negative bags with an
+        instance in the node when it was expanded (after positive-bag removal).
+    weighted_pos, weighted_neg : ndarray of float64
+        The same with bag weights (equal to the counts for unit weights).
+    n_instances : ndarray of intp
+        Training instances in each node when it was expanded.
+    gain : ndarray of float64
+        Gain_multi of each internal node's split (0 for leaves).
+    value : ndarray of float64
+        Output of each leaf; the Laplace estimate by default. Writable: a
+        boosting learner sets its Newton-step leaf values here.
+    """
+
+    def __init__(self, **arrays):
+        for name, dtype in _FIELDS:
+            setattr(self, name, np.ascontiguousarray(arrays[name], dtype=dtype))
+
+    @property
+    def node_count(self):
+        return self.feature.shape[0]
+
+    @property
+    def is_leaf(self):
+        return self.children_left < 0
+
+    @property
+    def n_leaves(self):
+        return int(self.is_leaf.sum())
+
+    @property
+    def max_depth(self):
+        return int(self.depth.max())
+
+    @property
+    def positive_leaf(self):
+        """True where a leaf holds more positive than negative bags (pi > nu)."""
+        return self.is_leaf & (self.n_pos_bags > self.n_neg_bags)
+
+    def laplace(self):
+        """(pi + 1) / (pi + nu + 2) of every node."""
+        return (self.n_pos_bags + 1.0) / (self.n_pos_bags + self.n_neg_bags + 2.0)
+
+    def apply(self, instances):
+        """Leaf index of every row of a C-contiguous float64 instance matrix."""
+        return kernel("_tree_split").apply(
+            instances, self.feature, self.threshold, self.missing_left,
+            self.children_left, self.children_right)
+
+    def predict_value(self, instances):
+        """``value`` of the leaf each instance reaches."""
+        return self.value[self.apply(instances)]
+
+    def subtree(self, keep_leaf):
+        """A copy in which the nodes flagged in `keep_leaf` become leaves (pruning).
+
+        Unreachable nodes are dropped and the rest renumbered in preorder.
+        """
+        keep_leaf = np.asarray(keep_leaf, dtype=bool)
+        order, stack = [], [0]
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            if not keep_leaf[node] and self.children_left[node] >= 0:
+                stack.append(self.children_right[node])
+                stack.append(self.children_left[node])
+        order = np.array(order, dtype=np.intp)
+        new_id = np.full(self.node_count, -1, dtype=np.intp)
+        new_id[order] = np.arange(order.size)
+        arrays = {name: getattr(self, name)[order].copy() for name, _ in _FIELDS}
+        leaf = keep_leaf[order] | (self.children_left[order] < 0)
+        arrays["children_left"] = np.where(leaf, -1, new_id[np.maximum(arrays["children_left"], 0)])
+        arrays["children_right"] = np.where(leaf, -1, new_id[np.maximum(arrays["children_right"], 0)])
+        arrays["feature"] = np.where(leaf, -1, arrays["feature"])
+        arrays["threshold"] = np.where(leaf, np.nan, arrays["threshold"])
+        arrays["gain"] = np.where(leaf, 0.0, arrays["gain"])
+        return Tree(**arrays)
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name, _ in _FIELDS}
+
+    def __setstate__(self, state):
+        for name, _ in _FIELDS:
+            setattr(self, name, state[name])
+
+    def __eq__(self, other):
+        if not isinstance(other, Tree):
+            return NotImplemented
+        return all(np.array_equal(getattr(self, n), getattr(other, n), equal_nan=True)
+                   for n, _ in _FIELDS)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"

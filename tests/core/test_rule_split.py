@@ -1,0 +1,181 @@
+"""Rule condition search: hand-computed bag counts, brute force, and twin agreement."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mil import Bags
+from mil._core import compiled_available, kernel, twins
+
+
+def _presort(X, inst_bag):
+    order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
+    svals = np.ascontiguousarray(np.take_along_axis(X, order.T, axis=0).T)
+    return order, svals, np.ascontiguousarray(inst_bag[order])
+
+
+def _search(bags_list, labels, active=None, min_bags=1):
+    bags = Bags.from_list(bags_list)
+    X = bags.instances
+    order, svals, sbag = _presort(X, bags.instance_bag)
+    act = np.ones(X.shape[0], dtype=np.uint8) if active is None else np.asarray(active, np.uint8)
+    bag_pos = np.asarray(labels, dtype=np.uint8)
+    covered = np.unique(bags.instance_bag[act.astype(bool)])
+    p0 = int(bag_pos[covered].sum())
+    n0 = int(covered.shape[0] - p0)
+    out = kernel("_rule_split").best_conditions(svals, order, act, sbag, bag_pos, p0, n0, min_bags)
+    return bags, (p0, n0), out
+
+
+def test_foil_gain_hand_computed(backend):
+    k = kernel("_rule_split")
+    # 4+/4- -> 2+/0-: 2 * (log2(1) - log2(1/2)) = 2.
+    assert k.foil_gain(4, 4, 2, 0) == 2.0
+    # Precision unchanged (3/4 -> 3/4): no gain.
+    assert k.foil_gain(6, 2, 3, 1) == 0.0
+    # 2+/1- -> 2+/0-: 2 * log2(3/2).
+    assert math.isclose(float(k.foil_gain(2, 1, 2, 0)), 2 * math.log2(1.5), rel_tol=1e-15)
+    # Worse precision: negative gain, 1 * (log2(1/2) - log2(2/3)).
+    assert math.isclose(float(k.foil_gain(2, 1, 1, 1)), math.log2(0.5) - math.log2(2 / 3), rel_tol=1e-15)
+
+
+def test_prune_metric_hand_computed(backend):
+    k = kernel("_rule_split")
+    np.testing.assert_array_equal(k.prune_metric([3, 2, 0, 0, 5], [1, 2, 4, 0, 0]),
+                                  [0.5, 0.0, -1.0, 0.0, 1.0])
+
+
+def test_best_condition_hand_computed(backend):
+    # One feature. Bag 0 (+): 1, 5; bag 1 (+): 2; bag 2 (-): 4, 6. The rule so far covers 2+/1-.
+    # Sorted: 1(b0) 2(b1) 4(b2) 5(b0) 6(b2).
+    # x <= 1.5 keeps {b0}: gain 1 * log2(3/2); x <= 3 keeps {b0, b1}: 2 * log2(3/2) (best);
+    # x <= 4.5, x <= 5.5 keep all three bags: 0.
+    # x >= t: {b0, b1, b2} (1.5), {b0, b2} (3, 4.5) or {b2} (5.5): never a positive gain.
+    bags, (p0, n0), (gain, thr, p, n) = _search(
+        [np.array([[1.0], [5.0]]), np.array([[2.0]]), np.array([[4.0], [6.0]])], [1, 1, 0])
+    assert (p0, n0) == (2, 1)
+    assert math.isclose(gain[0, 0], 2 * math.log2(1.5), rel_tol=1e-15)
+    assert (thr[0, 0], p[0, 0], n[0, 0]) == (3.0, 2.0, 0.0)
+    assert (gain[0, 1], p[0, 1], n[0, 1]) == (0.0, 0.0, 0.0)
+
+
+def test_best_condition_ties_take_lowest_threshold(backend):
+    # Bag 0 (+) holds 1 and 2, bag 1 (-) holds 3: x <= 1.5 and x <= 2.5 both keep {b0}.
+    _, _, (gain, thr, p, n) = _search([np.array([[1.0], [2.0]]), np.array([[3.0]])], [1, 0])
+    assert gain[0, 0] == 1.0 and thr[0, 0] == 1.5
+    # x >= t can only keep the negative bag or both bags: no gain.
+    assert gain[0, 1] == 0.0
+
+
+def test_best_condition_min_bags_and_active(backend):
+    bags_list = [np.array([[1.0], [5.0]]), np.array([[2.0]]), np.array([[4.0], [6.0]])]
+    # With min_bags=3 no condition can keep 3 positive bags (there are only 2).
+    _, _, (gain, _, _, _) = _search(bags_list, [1, 1, 0], min_bags=3)
+    assert (gain == 0).all()
+    # Deactivating bag 0's first instance (value 1): only 5 remains for b0.
+    # Sorted active: 2(b1) 4(b2) 5(b0) 6(b2); x <= 3 keeps {b1}: 1 * log2(3/2).
+    _, _, (gain, thr, p, n) = _search(bags_list, [1, 1, 0], active=[0, 1, 1, 1, 1])
+    assert thr[0, 0] == 3.0 and (p[0, 0], n[0, 0]) == (1.0, 0.0)
+
+
+def brute_best(X, inst_bag, bag_pos, active, p0, n0, min_bags):
+    """Every midpoint threshold of every feature, coverage counted bag by bag."""
+    d = X.shape[1]
+    act = active.astype(bool)
+    gain = np.zeros((d, 2))
+    thr = np.zeros((d, 2))
+    for f in range(d):
+        vals = np.unique(X[act, f])
+        for a, b in zip(vals[:-1], vals[1:]):
+            mid = (a + b) * 0.5
+            for op, t in ((0, mid if mid < b else a), (1, mid if mid > a else b)):
+                keep = act & ((X[:, f] <= t) if op == 0 else (X[:, f] >= t))
+                bags_kept = np.unique(inst_bag[keep])
+                p1 = int(bag_pos[bags_kept].sum())
+                n1 = len(bags_kept) - p1
+                if p1 < max(min_bags, 1):
+                    continue
+                g = p1 * (math.log2(p1 / (p1 + n1)) - math.log2(p0 / (p0 + n0)))
+                if g > gain[f, op] + 1e-12:
+                    gain[f, op], thr[f, op] = g, t
+    return gain, thr
+
+
+@st.composite
+def small_problem(draw):
+    n_bags = draw(st.integers(2, 7))
+    d = draw(st.integers(1, 3))
+    sizes = draw(st.lists(st.integers(1, 4), min_size=n_bags, max_size=n_bags))
+    n = sum(sizes)
+    # Few distinct values so that ties and repeated values are common.
+    vals = draw(st.lists(st.integers(-3, 3), min_size=n * d, max_size=n * d))
+    labels = draw(st.lists(st.integers(0, 1), min_size=n_bags, max_size=n_bags))
+    active = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    X = np.array(vals, dtype=np.float64).reshape(n, d) / 2.0
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    return X, offsets, np.array(labels, dtype=np.uint8), np.array(active, dtype=np.uint8), \
+        draw(st.integers(1, 2))
+
+
+@settings(deadline=None, max_examples=60)
+@given(small_problem())
+def test_best_conditions_brute_force_and_twins(problem):
+    X, offsets, bag_pos, active, min_bags = problem
+    inst_bag = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)).astype(np.intp)
+    covered = np.unique(inst_bag[active.astype(bool)])
+    p0 = int(bag_pos[covered].sum())
+    n0 = int(len(covered) - p0)
+    if p0 == 0:
+        return
+    order, svals, sbag = _presort(X, inst_bag)
+    args = (svals, order, active, sbag, bag_pos, p0, n0, min_bags)
+    compiled, python = twins("_rule_split")
+    results = [python.best_conditions(*args)]
+    if compiled is not None:
+        results.append(compiled.best_conditions(*args))
+        for a, b in zip(results[0], results[1]):
+            np.testing.assert_array_equal(a, b)  # bit-identical
+    gain, thr, p, n = results[0]
+    bg, bt = brute_best(X, inst_bag, bag_pos, active, p0, n0, min_bags)
+    np.testing.assert_allclose(gain, bg, rtol=1e-12, atol=1e-12)
+    has = bg > 0
+    np.testing.assert_array_equal(thr[has], bt[has])
+
+
+@settings(deadline=None, max_examples=40)
+@given(small_problem(), st.data())
+def test_coverage_kernels_brute_force(problem, data):
+    X, offsets, _, _, _ = problem
+    n, d = X.shape
+    n_bags = len(offsets) - 1
+    m = data.draw(st.integers(1, 4))
+    features = np.array(data.draw(st.lists(st.integers(0, d - 1), min_size=m, max_size=m)), np.intp)
+    ops = np.array(data.draw(st.lists(st.integers(0, 1), min_size=m, max_size=m)), np.uint8)
+    thresholds = np.array(data.draw(st.lists(st.integers(-4, 4), min_size=m, max_size=m)), float) / 2
+    holds = np.array([(X[:, f] >= t) if o else (X[:, f] <= t) for f, o, t in zip(features, ops, thresholds)])
+    expected = np.array([[holds[:j + 1, offsets[b]:offsets[b + 1]].all(axis=0).any()
+                          for b in range(n_bags)] for j in range(m)], dtype=np.uint8)
+    # Two rules: the first two conditions, and all of them; plus the empty rule (covers all).
+    cut = min(2, m)
+    rule_ptr = np.array([0, cut, cut, cut + m], dtype=np.intp)
+    f2 = np.concatenate([features[:cut], features])
+    o2 = np.concatenate([ops[:cut], ops])
+    t2 = np.concatenate([thresholds[:cut], thresholds])
+    for module in twins("_rule_split"):
+        if module is None:
+            continue
+        np.testing.assert_array_equal(module.prefix_coverage(X, offsets, features, ops, thresholds), expected)
+        cov = module.ruleset_coverage(X, offsets, rule_ptr, f2, o2, t2)
+        np.testing.assert_array_equal(cov, np.vstack([expected[cut - 1], np.ones(n_bags, np.uint8),
+                                                      expected[m - 1]]))
+
+
+def test_both_twins_export_the_same_names():
+    compiled, python = twins("_rule_split")
+    if compiled is None:
+        pytest.skip("compiled kernels are not built")
+    assert sorted(compiled.__all__) == sorted(python.__all__)
+    assert compiled_available("_rule_split")

@@ -1,0 +1,242 @@
+"""Tree split kernel: hand-computed gains, brute force, and bit-identical twins."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mil._core import kernel, twins
+from mil._core._bag_counts_py import sweep_distinct_bags
+from mil._core._tree_split_py import sweep_rows
+from mil.tree._builder import _Presorted, choose_feature
+
+
+def info(p, n):
+    """Info_multi as written in SPEC 6."""
+    if p == 0 or n == 0:
+        return 0.0
+    q = p / (p + n)
+    return -q * math.log2(q) - (1 - q) * math.log2(1 - q)
+
+
+def node_layout(values, bag_of_instance):
+    """Presorted (n_features, n) arrays of a node holding every instance."""
+    X = np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(len(bag_of_instance), -1))
+    pre = _Presorted(X, np.asarray(bag_of_instance, dtype=np.intp))
+    return pre
+
+
+def run(values, bag_of_instance, bag_pos, min_weight=1.0, weights=None, shares=False):
+    pre = node_layout(values, bag_of_instance)
+    bag_pos = np.asarray(bag_pos, dtype=np.uint8)
+    w = np.ones(bag_pos.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    present = np.zeros(bag_pos.size, bool)
+    present[np.asarray(bag_of_instance)] = True
+    tp = float(np.cumsum(w[present & (bag_pos == 1)])[-1]) if (present & (bag_pos == 1)).any() else 0.0
+    tn = float(np.cumsum(w[present & (bag_pos == 0)])[-1]) if (present & (bag_pos == 0)).any() else 0.0
+    return kernel("_tree_split").best_splits(pre.vals, pre.bag, 0, pre.vals.shape[1], bag_pos, w,
+                                             tp, tn, min_weight, 1e-12, shares)
+
+
+def test_gain_with_a_bag_on_both_sides(backend):
+    # Bags: A (pos) = {1, 2}, B (pos) = {2}, C (neg) = {1}, D (neg) = {2}.
+    # The only cut, 1.5, has A on both sides: left {A, C} = (1, 1), right {A, B, D} = (2, 1).
+    values = [1.0, 2.0, 2.0, 1.0, 2.0]
+    bag = [0, 0, 1, 2, 3]
+    found, stats = run(values, bag, [1, 1, 0, 0])
+    assert found[0] == 1
+    expected = info(2, 2) - 2 / 4 * info(1, 1) - 3 / 4 * info(2, 1)
+    assert expected == pytest.approx(1 - 0.5 - 0.75 * 0.9182958340544896)
+    assert stats[0, 0] == pytest.approx(expected, abs=1e-12)
+    assert stats[0, 1] == pytest.approx(-(0.4 * math.log2(0.4) + 0.6 * math.log2(0.6)), abs=1e-12)
+    assert stats[0, 2] == 1.5
+    assert (stats[0, 4], stats[0, 5]) == (2.0, 3.0)
+    # Shares of the children's total (5 bags) instead of the parent's 4.
+    _, stats = run(values, bag, [1, 1, 0, 0], shares=True)
+    assert stats[0, 0] == pytest.approx(1 - 2 / 5 * 1 - 3 / 5 * info(2, 1), abs=1e-12)
+
+
+def test_best_cut_and_tie_break_on_threshold(backend):
+    # A (pos) = {1, 5}, B (pos) = {6}, C (neg) = {2, 3}, D (neg) = {4}.
+    values = [1.0, 5.0, 6.0, 2.0, 3.0, 4.0]
+    bag = [0, 0, 1, 2, 2, 3]
+    # Cuts 4.5 and 5.5 both give 1 - 3/4 * Info(1, 2): the lower threshold wins.
+    found, stats = run(values, bag, [1, 1, 0, 0])
+    assert stats[0, 0] == pytest.approx(1 - 0.75 * info(1, 2), abs=1e-12)
+    assert stats[0, 2] == 4.5
+    assert stats[0, 1] == pytest.approx(-(0.6 * math.log2(0.6) + 0.4 * math.log2(0.4)), abs=1e-12)
+    # min_weight=2 leaves 5.5 (right child: one bag) inadmissible, 4.5 stays.
+    _, stats2 = run(values, bag, [1, 1, 0, 0], min_weight=2.0)
+    assert stats2[0, 2] == 4.5
+    # min_weight=3: only cuts with three bags per side (none here: the largest right side is 3 at 2.5
+    # where the left side holds 2 bags).
+    found3, _ = run(values, bag, [1, 1, 0, 0], min_weight=3.0)
+    assert found3[0] == 0
+
+
+def test_choose_feature_gain_and_guarded_ratio():
+    found = np.ones(3, dtype=np.uint8)
+    stats = np.zeros((3, 6))
+    stats[:, 0] = [0.5, 0.1, 0.3]   # gains: average 0.3
+    stats[:, 1] = [1.0, 0.1, 0.5]   # split info: ratios 0.5, 1.0, 0.6
+    rank = np.arange(3)
+    assert choose_feature(found, stats, "gain", rank) == 0
+    # Feature 1 has the best ratio but a gain below average: C4.5's guard skips it.
+    assert choose_feature(found, stats, "gain_ratio", rank) == 2
+    stats[2, 0] = 0.5
+    stats[2, 1] = 1.0
+    assert choose_feature(found, stats, "gain", rank) == 0          # tie: lowest index
+    assert choose_feature(found, stats, "gain", np.array([2, 1, 0])) == 2  # tie: lowest rank
+    assert choose_feature(np.zeros(3, np.uint8), stats, "gain", rank) == -1
+
+
+def brute_best(values, bag, bag_pos, w, min_weight, shares, tol=1e-12):
+    """Per-feature best cut from sets (no NaN): gains from SPEC 6's formula."""
+    values = np.asarray(values)
+    P = sum(w[b] for b in set(bag) if bag_pos[b])
+    N = sum(w[b] for b in set(bag) if not bag_pos[b])
+
+    def winfo(p, n):
+        return info(p, n) if p + n > 0 else 0.0
+
+    out = []
+    for f in range(values.shape[1]):
+        col = values[:, f]
+        u = np.unique(col)
+        cands = []
+        for a, b in zip(u[:-1], u[1:]):
+            t = a / 2 + b / 2
+            left = {bag[i] for i in range(len(col)) if col[i] <= t}
+            right = {bag[i] for i in range(len(col)) if col[i] > t}
+            lp = sum(w[x] for x in left if bag_pos[x]); ln = sum(w[x] for x in left if not bag_pos[x])
+            rp = sum(w[x] for x in right if bag_pos[x]); rn = sum(w[x] for x in right if not bag_pos[x])
+            cl, cr = lp + ln, rp + rn
+            if cl < min_weight or cr < min_weight or cl <= 0 or cr <= 0:
+                continue
+            denom = cl + cr if shares else P + N
+            g = winfo(P, N) - cl / denom * winfo(lp, ln) - cr / denom * winfo(rp, rn)
+            cands.append((g, t))
+        if not cands:
+            out.append(None)
+            continue
+        gmax = max(g for g, _ in cands)
+        out.append(next((g, t) for g, t in cands if g >= gmax - tol))
+    return out
+
+
+@st.composite
+def nodes(draw, allow_nan=False):
+    n_bags = draw(st.integers(2, 6))
+    n = draw(st.integers(2, 16))
+    d = draw(st.integers(1, 3))
+    bag = draw(st.lists(st.integers(0, n_bags - 1), min_size=n, max_size=n))
+    # Few distinct values: many ties between cuts and features.
+    elems = st.sampled_from([0.0, 1.0, 2.0, 2.5, 3.0, -1.0] + ([np.nan] if allow_nan else []))
+    values = np.array(draw(st.lists(elems, min_size=n * d, max_size=n * d))).reshape(n, d)
+    bag_pos = np.array(draw(st.lists(st.integers(0, 1), min_size=n_bags, max_size=n_bags)), np.uint8)
+    weights = np.array(draw(st.lists(st.sampled_from([1.0, 0.5, 2.0, 0.25, 3.0]),
+                                     min_size=n_bags, max_size=n_bags)))
+    min_weight = draw(st.sampled_from([0.0, 1.0, 2.0]))
+    shares = draw(st.booleans())
+    return values, np.array(bag), bag_pos, weights, min_weight, shares
+
+
+@settings(max_examples=150, deadline=None)
+@given(nodes())
+def test_kernel_matches_brute_force(case):
+    values, bag, bag_pos, w, min_weight, shares = case
+    expected = brute_best(values, bag, bag_pos, w, min_weight, shares)
+    compiled, python = twins("_tree_split")
+    for mod in [m for m in (compiled, python) if m is not None]:
+        pre = node_layout(values, bag)
+        present = np.zeros(bag_pos.size, bool)
+        present[bag] = True
+        tp = float(np.cumsum(w[present & (bag_pos == 1)])[-1]) if (present & (bag_pos == 1)).any() else 0.0
+        tn = float(np.cumsum(w[present & (bag_pos == 0)])[-1]) if (present & (bag_pos == 0)).any() else 0.0
+        found, stats = mod.best_splits(pre.vals, pre.bag, 0, len(bag), bag_pos, w, tp, tn,
+                                       min_weight, 1e-12, shares)
+        for f, exp in enumerate(expected):
+            if exp is None or tp + tn == 0:
+                assert found[f] == 0 or tp + tn == 0
+                continue
+            assert found[f] == 1
+            assert stats[f, 0] == pytest.approx(exp[0], abs=1e-9)
+            assert stats[f, 2] == exp[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(nodes(allow_nan=True), st.data())
+def test_twins_bit_identical(case, data):
+    values, bag, bag_pos, w, min_weight, shares = case
+    compiled, python = twins("_tree_split")
+    if compiled is None:
+        pytest.skip("compiled kernel not built")
+    n = len(bag)
+    start = data.draw(st.integers(0, n - 1))
+    end = data.draw(st.integers(start, n))
+    outs = []
+    for mod in (compiled, python):
+        pre = node_layout(values, bag)
+        outs.append(mod.best_splits(pre.vals, pre.bag, start, end, bag_pos, w, 2.0, 1.5,
+                                    min_weight, 1e-12, shares))
+        # Partition a valid node layout: the root, then its left child again.
+        go = (np.arange(n) % 3 == 0).astype(np.uint8)
+        n_left = mod.partition(pre.order, pre.vals, pre.bag, 0, n, go)
+        go2 = (np.arange(n) % 2 == 0).astype(np.uint8)
+        n_left2 = mod.partition(pre.order, pre.vals, pre.bag, 0, n_left, go2)
+        outs.append(((n_left, n_left2), pre.order.copy(), pre.vals.copy(), pre.bag.copy()))
+    (fc, sc), pc, (fp, sp), pp = outs
+    np.testing.assert_array_equal(fc, fp)
+    np.testing.assert_array_equal(sc[fc == 1], sp[fp == 1])  # bit-identical where found
+    assert pc[0] == pp[0]
+    for a, b in zip(pc[1:], pp[1:]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_partition_is_stable(backend):
+    pre = node_layout(np.arange(12.0)[::-1].reshape(6, 2), [0, 0, 1, 1, 2, 2])
+    before = pre.order.copy()
+    go = np.array([1, 0, 1, 0, 0, 1], dtype=np.uint8)
+    n_left = kernel("_tree_split").partition(pre.order, pre.vals, pre.bag, 1, 6, go)
+    assert n_left == sum(go[before[0, 1:6]])
+    for r in range(2):
+        seg = before[r, 1:6]
+        expected = np.concatenate([seg[go[seg] == 1], seg[go[seg] == 0]])
+        np.testing.assert_array_equal(pre.order[r, 1:6], expected)
+        np.testing.assert_array_equal(pre.order[r, :1], before[r, :1])
+        np.testing.assert_array_equal(pre.bag[r], np.array([0, 0, 1, 1, 2, 2])[pre.order[r]])
+
+
+def test_apply_routes_nan(backend):
+    # Root: x0 <= 0.5, NaN right; node 2: x1 <= 1.0, NaN left.
+    feature = np.array([0, -1, 1, -1, -1], dtype=np.intp)
+    threshold = np.array([0.5, np.nan, 1.0, np.nan, np.nan])
+    missing_left = np.array([0, 0, 1, 0, 0], dtype=np.uint8)
+    left = np.array([1, -1, 3, -1, -1], dtype=np.intp)
+    right = np.array([2, -1, 4, -1, -1], dtype=np.intp)
+    X = np.array([[0.0, 5.0], [1.0, 0.0], [1.0, 2.0], [np.nan, np.nan], [np.nan, 3.0]])
+    leaves = kernel("_tree_split").apply(X, feature, threshold, missing_left, left, right)
+    np.testing.assert_array_equal(leaves, [1, 3, 4, 3, 4])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 20), st.integers(1, 5), st.data())
+def test_row_sweep_equals_shared_sweep(d, n, n_bags, data):
+    inst_bag = np.array(data.draw(st.lists(st.integers(0, n_bags - 1), min_size=n * d, max_size=n * d)),
+                        dtype=np.intp).reshape(d, n)
+    bag_pos = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n_bags, max_size=n_bags)), np.uint8)
+    w = np.array(data.draw(st.lists(st.floats(0.0, 5.0), min_size=n_bags, max_size=n_bags)))
+    rows = sweep_rows(inst_bag, bag_pos, w)
+    for r in range(d):
+        one = sweep_distinct_bags(np.ascontiguousarray(inst_bag[r]), bag_pos, w)
+        for a, b in zip(rows, one):
+            np.testing.assert_array_equal(a[r], b)
+
+
+def test_kernel_exports():
+    compiled, python = twins("_tree_split")
+    assert set(python.__all__) == {"best_splits", "partition", "apply"}
+    if compiled is not None:
+        assert set(compiled.__all__) == set(python.__all__)

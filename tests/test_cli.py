@@ -1,0 +1,75 @@
+"""Command line: subcommands, output formats and one-line errors (quick runs only)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mil._learners import available_learners
+from mil.cli import main
+
+
+def test_info_prints_configuration(capsys):
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "kernels:" in out and "numpy" in out
+
+
+def test_help_for_every_subcommand():
+    for argv in (["--help"], ["evaluate", "--help"], ["info", "--help"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "--dataset", "musk9"], "unknown data set 'musk9'"),
+    (["evaluate", "--model", "svm"], "unknown learner 'svm'"),
+    (["evaluate", "--folds", "1"], "--folds must be at least 2"),
+    (["evaluate", "--repeats", "0"], "--repeats must be at least 1"),
+])
+def test_bad_input_is_one_line_and_nonzero(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_unreadable_and_single_class_files(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("bag,label,x\n1,0,abc\n")
+    assert main(["evaluate", "--dataset", str(bad)]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    one = tmp_path / "one.csv"
+    one.write_text("bag,label,x\n1,0,1.0\n2,0,2.0\n")
+    assert main(["evaluate", "--dataset", str(one)]) == 2
+    assert "single class" in capsys.readouterr().err
+
+
+needs_learner = pytest.mark.skipif(not available_learners(), reason="no learner in this installation")
+
+
+@needs_learner
+def test_evaluate_json_on_a_csv_file(tmp_path, capsys):
+    from mil.datasets import load_musk1
+
+    d = load_musk1()
+    rows = ["bag,label," + ",".join(d.feature_names[:5])]
+    for b, (bag, label) in enumerate(zip(d.data[::2], d.target[::2])):  # both classes
+        rows += [f"{b},{label}," + ",".join(str(v) for v in inst[:5]) for inst in bag]
+    path = tmp_path / "small.csv"
+    path.write_text("\n".join(rows) + "\n")
+    name = available_learners()[0]
+    assert main(["evaluate", "--dataset", str(path), "--model", name, "--folds", "3", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert records[0]["learner"] == name and 0.0 <= records[0]["accuracy_mean"] <= 1.0
+    assert records[0]["folds"] == 3
+
+
+@needs_learner
+def test_python_dash_m_runs_the_default_job_as_a_table():
+    name = available_learners()[0]
+    out = subprocess.run([sys.executable, "-m", "mil", "--model", name, "--folds", "3", "--quiet"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "kernels:" in out.stdout and "musk1: 92 bags" in out.stdout and name in out.stdout
