@@ -56,7 +56,10 @@ def _prepare(X, Y):
     X = check_bags(X, name="X")
     if Y is None:
         return X, None
-    Y = check_bags(Y, n_features=X.n_features, name="Y", estimator="X")
+    Y = check_bags(Y, name="Y")
+    if Y.n_features != X.n_features:
+        raise ValueError(f"Y has {Y.n_features} features per instance but X has {X.n_features}; "
+                         "bags compared by a distance need the same features")
     return X, Y
 
 
