@@ -43,14 +43,15 @@ from mil._core._tree_split cimport (
     c_apply,
 )
 
-# ---------------------------------------------------------------------------
-# Kernels still to be added on merge (for the lead engineer): when a kernel
-# below lands in mil/_core with its .pxd, add ONE `from mil._core.<stem>
-# cimport c_..., c_...` line in its place, naming exactly the c_ entry points
-# its .pxd declares. Until then tests/test_cimport.py::
-# test_facade_reexports_every_entry_point fails and names the missing ones.
-# Ideally also call them from the probe .pyx in that test file.
-#
-# _hausdorff:  bag-to-bag Hausdorff distance blocks (SPEC 4)
-# _golden:     golden-section search of the integrated-distance weight (SPEC 4.2)
-# ---------------------------------------------------------------------------
+# _hausdorff: minimal, maximal and average Hausdorff matrices in one pass
+# over blocks of bags (SPEC 4).
+from mil._core._hausdorff cimport c_hausdorff_matrices
+
+# _golden: golden-section maximisation over a C function pointer, and the NCA
+# objective choosing the integrated distance's alpha (SPEC 4.2).
+from mil._core._golden cimport (
+    scalar_func,
+    c_golden_section_max,
+    c_nca_objective,
+    c_nca_alpha,
+)

@@ -71,6 +71,33 @@ PROBE_PYX = textwrap.dedent('''
     def bag_max(const float64_t[::1] values, const intp_t[::1] offsets, float64_t[::1] out):
         with nogil:
             c_bag_max(&values[0], &offsets[0], offsets.shape[0] - 1, &out[0])
+
+
+    def hausdorff(const float64_t[:, ::1] X, const intp_t[::1] offsets, float64_t[:, :, ::1] out):
+        cdef intp_t n = offsets.shape[0] - 1
+        with nogil:
+            ck.c_hausdorff_matrices(&X[0, 0], &offsets[0], &X[0, 0], &offsets[0], n, X.shape[1],
+                                    True, 0, n, n, 1024, &out[0, 0, 0], &out[1, 0, 0], &out[2, 0, 0])
+
+
+    cdef float64_t _parabola(float64_t x, void* data) noexcept nogil:
+        return -(x - (<float64_t*> data)[0]) ** 2
+
+
+    def golden(float64_t peak):
+        cdef float64_t x
+        with nogil:
+            x = ck.c_golden_section_max(_parabola, &peak, 0.0, 1.0, 1e-9, 200)
+        return x
+
+
+    def nca(const float64_t[:, ::1] dmin, const float64_t[:, ::1] dmax, const intp_t[::1] y,
+            float64_t sigma):
+        cdef float64_t f, a
+        with nogil:
+            f = ck.c_nca_objective(&dmin[0, 0], &dmax[0, 0], &y[0], y.shape[0], 0.5, sigma)
+            a = ck.c_nca_alpha(&dmin[0, 0], &dmax[0, 0], &y[0], y.shape[0], sigma, 1e-3)
+        return f, a
 ''')
 
 # A plain C extension: if this does not build, there is no working compiler.
@@ -239,3 +266,19 @@ def test_cimported_kernels_match_the_python_api(probe, seed):
     probe.bag_max(values, offsets, out)
     np.testing.assert_array_equal(out, kernel("_bag_counts").bag_max(values, offsets))
     np.testing.assert_array_equal(out, twin.bag_max(values, offsets))
+
+
+def test_cimported_distance_kernels(probe):
+    A = np.array([[-1.0], [-2.0], [-3.0]])
+    B = np.array([[1.0], [2.0], [50.0]])
+    out = np.full((3, 2, 2), np.nan)
+    probe.hausdorff(np.vstack([A, B]), np.array([0, 3, 6], dtype=np.intp), out)
+    assert out[0, 0, 1] == 2.0 and out[1, 0, 1] == 51.0 and out[2, 0, 1] == out[2, 1, 0]
+    assert abs(probe.golden(0.3) - 0.3) < 1e-8
+    rng = np.random.default_rng(0)
+    dmin, dmax = rng.uniform(0, 5, (2, 6, 6))
+    dmin, dmax = dmin + dmin.T, dmax + dmax.T
+    y = np.array([0, 0, 0, 1, 1, 1], dtype=np.intp)
+    g = twins("_golden")[0]  # the compiled module: the probe calls the same C functions
+    assert probe.nca(dmin, dmax, y, 1.0) == (g.nca_objective(dmin, dmax, y, 0.5, 1.0),
+                                             g.nca_alpha(dmin, dmax, y, 1.0, 1e-3))

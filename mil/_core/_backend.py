@@ -21,6 +21,8 @@ from mil._config import compiled_required, pure_python_requested
 # The kernel stems; a new kernel adds its stem here.
 KERNELS = (
     "_bag_counts",
+    "_hausdorff",
+    "_golden",
     "_rule_split",
     "_tree_split",
 )
