@@ -67,9 +67,10 @@ def test_evaluate_json_on_a_csv_file(tmp_path, capsys):
 
 
 @needs_learner
-def test_python_dash_m_runs_the_default_job_as_a_table():
+def test_python_dash_m_runs_the_default_job_as_a_table(tmp_path):
     name = available_learners()[0]
+    # Outside the repository: `python -m` puts the working directory on sys.path.
     out = subprocess.run([sys.executable, "-m", "mil", "--model", name, "--folds", "3", "--quiet"],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "kernels:" in out.stdout and "musk1: 92 bags" in out.stdout and name in out.stdout
