@@ -12,7 +12,7 @@ def plotting_available():
     return True
 
 
-def save_line_plot(path, panels, *, suptitle=None, logx=False):
+def save_line_plot(path, panels, *, suptitle=None):
     """Write one figure of side-by-side line panels to a PNG file.
 
     Parameters
@@ -20,10 +20,8 @@ def save_line_plot(path, panels, *, suptitle=None, logx=False):
     path : str or path-like
     panels : list of dict
         Each with ``title``, ``xlabel``, ``ylabel`` and ``series``: a dict
-        ``label -> (x, y)``.
+        ``label -> (x, y)``; optional ``logx`` (bool) for a logarithmic x axis.
     suptitle : str, default=None
-    logx : bool, default=False
-        Logarithmic x axis (e.g. for sigma).
 
     Returns
     -------
@@ -41,7 +39,7 @@ def save_line_plot(path, panels, *, suptitle=None, logx=False):
         ax.set_title(panel["title"])
         ax.set_xlabel(panel["xlabel"])
         ax.set_ylabel(panel["ylabel"])
-        if logx:
+        if panel.get("logx"):
             ax.set_xscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from mil._learners import available_learners
@@ -74,3 +75,28 @@ def test_python_dash_m_runs_the_default_job_as_a_table(tmp_path):
                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "kernels:" in out.stdout and "musk1: 92 bags" in out.stdout and name in out.stdout
+
+
+def test_reproduce_distances_quick_json(capsys):
+    assert main(["reproduce", "distances", "--quick", "--no-plots", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    acc = out["accuracy"]
+    assert len(acc) == 10 and set(acc["citation-knn minimal"]) == {"musk1"}
+    assert all(len(v["musk1"]) == 10 and 0.5 < np.mean(v["musk1"]) <= 1.0 for v in acc.values())
+
+
+def test_reproduce_distances_quick_writes_the_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["reproduce", "distances", "--quick", "--quiet", "--plot-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "citation-knn integrated" in out and "plot written" in out
+    png = tmp_path / "integrated_references.png"
+    assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["reproduce", "distances", "--datasets", "musk3"], "unknown data set 'musk3'"),
+])
+def test_reproduce_bad_options(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
