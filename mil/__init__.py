@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQUIRE_COMPILED)
 from mil._config import show_config
 from mil.bags import Bags
+from mil.ensemble import GDBTMIClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
 
 
@@ -26,4 +27,4 @@ def get_include():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["Bags", "C45MIClassifier", "ID3MIClassifier", "get_include", "show_config", "__version__"]
+__all__ = ["Bags", "C45MIClassifier", "GDBTMIClassifier", "ID3MIClassifier", "get_include", "show_config", "__version__"]
