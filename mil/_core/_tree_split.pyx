@@ -74,6 +74,7 @@ cdef intp_t c_best_split_feature(
     cdef intp_t m = n, n_nan, k, d, n_dirs, best_k = -1, best_d = 0
     cdef float64_t total = total_pos + total_neg
     cdef float64_t parent, g, gmax = -INFINITY, cl, cr, lp, ln, rp, rn, s, t
+    cdef bint ok
     cdef float64_t *a_lp = work
     cdef float64_t *a_ln = work + n
     cdef float64_t *a_rp = work + 2 * n
@@ -87,8 +88,8 @@ cdef intp_t c_best_split_feature(
     while m > 0 and isnan(vals[m - 1]):
         m -= 1
     n_nan = n - m
-    if m < 2 or total <= 0.0:
-        return 0
+    if m < 2 or total <= 0.0 or not (vals[0] < vals[m - 1]):
+        return 0  # no cut: too few values, or all equal (skip the sweeps)
     n_dirs = 2 if n_nan > 0 else 1
 
     c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
@@ -113,37 +114,37 @@ cdef intp_t c_best_split_feature(
     for d in range(2):
         c_lp[d] = NAN; c_ln[d] = NAN; c_rp[d] = NAN; c_rn[d] = NAN
         c_el[d] = 0.0; c_er[d] = 0.0
-    for k in range(m - 1):
-        for d in range(n_dirs):
-            gains[2 * k + d] = -INFINITY
-            if not (vals[k] < vals[k + 1]):
-                continue
+    # Branch-light loops (one per NaN direction): whether a cut is admissible
+    # depends on the data, so it selects the stored value instead of jumping.
+    for d in range(n_dirs):
+        for k in range(m - 1):
             if d == 0:
                 lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
             else:
                 lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
             cl = lp + ln
             cr = rp + rn
-            if cl < min_weight or cr < min_weight or cl <= 0.0 or cr <= 0.0:
-                continue
-            if lp != c_lp[d] or ln != c_ln[d]:
-                c_lp[d] = lp; c_ln[d] = ln
-                c_el[d] = _entropy_mass(lp, ln)
-            if rp != c_rp[d] or rn != c_rn[d]:
-                c_rp[d] = rp; c_rn[d] = rn
-                c_er[d] = _entropy_mass(rp, rn)
-            g = parent - (c_el[d] + c_er[d]) / (cl + cr if shares_of_children else total)
+            ok = (vals[k] < vals[k + 1]) & (cl >= min_weight) & (cr >= min_weight) & (cl > 0.0) & (cr > 0.0)
+            if ok:
+                if lp != c_lp[d] or ln != c_ln[d]:
+                    c_lp[d] = lp; c_ln[d] = ln
+                    c_el[d] = _entropy_mass(lp, ln)
+                if rp != c_rp[d] or rn != c_rn[d]:
+                    c_rp[d] = rp; c_rn[d] = rn
+                    c_er[d] = _entropy_mass(rp, rn)
+                g = parent - (c_el[d] + c_er[d]) / (cl + cr if shares_of_children else total)
+            else:
+                g = -INFINITY
             gains[2 * k + d] = g
-            if g > gmax:
-                gmax = g
+            gmax = g if g > gmax else gmax
     if gmax == -INFINITY:
         return 0
     # First cut (lowest threshold, NaN right before NaN left) within tol of the best.
-    for k in range(m - 1):
-        for d in range(n_dirs):
-            if best_k < 0 and gains[2 * k + d] >= gmax - tol:
-                best_k = k
-                best_d = d
+    for k in range(2 * (m - 1)):
+        if (k & 1) < n_dirs and gains[k] >= gmax - tol:
+            best_k = k >> 1
+            best_d = k & 1
+            break
     k = best_k
     if best_d == 0:
         lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
@@ -170,23 +171,55 @@ cdef intp_t c_partition(
     intp_t start, intp_t end, const uint8_t* go_left,
     intp_t* s_order, float64_t* s_vals, intp_t* s_bag,
 ) noexcept nogil:
-    cdef intp_t r, k, i, base, n_left = 0, n_right
+    cdef intp_t r, k, i, b, g, base, n_left = 0, n_right, total_left = 0
+    cdef float64_t v
+    cdef bint lopsided
+    for k in range(start, end):
+        total_left += go_left[order[k]]
+    # A lopsided split (a chain step peeling a few instances off) makes the
+    # branch predictable and most writes avoidable; a balanced one is
+    # partitioned without a data-dependent branch.
+    lopsided = 8 * min(total_left, end - start - total_left) < end - start
     for r in range(n_rows):
         base = r * stride
         n_left = 0
         n_right = 0
-        for k in range(start, end):
-            i = order[base + k]
-            if go_left[i]:
-                order[base + start + n_left] = i
-                vals[base + start + n_left] = vals[base + k]
-                inst_bag[base + start + n_left] = inst_bag[base + k]
-                n_left += 1
-            else:
+        k = start
+        if lopsided:
+            # The leading run of left instances is already in place.
+            while k < end and go_left[order[base + k]]:
+                k += 1
+            n_left = k - start
+            while k < end:
+                i = order[base + k]
+                if go_left[i]:
+                    order[base + start + n_left] = i
+                    vals[base + start + n_left] = vals[base + k]
+                    inst_bag[base + start + n_left] = inst_bag[base + k]
+                    n_left += 1
+                else:
+                    s_order[n_right] = i
+                    s_vals[n_right] = vals[base + k]
+                    s_bag[n_right] = inst_bag[base + k]
+                    n_right += 1
+                k += 1
+        else:
+            while k < end:
+                # Written to both places, kept where the counter advances.
+                # The left slot (<= k) was already read.
+                i = order[base + k]
+                v = vals[base + k]
+                b = inst_bag[base + k]
+                g = go_left[i]
                 s_order[n_right] = i
-                s_vals[n_right] = vals[base + k]
-                s_bag[n_right] = inst_bag[base + k]
-                n_right += 1
+                s_vals[n_right] = v
+                s_bag[n_right] = b
+                order[base + start + n_left] = i
+                vals[base + start + n_left] = v
+                inst_bag[base + start + n_left] = b
+                n_left += g
+                n_right += 1 - g
+                k += 1
         for k in range(n_right):
             order[base + start + n_left + k] = s_order[k]
             vals[base + start + n_left + k] = s_vals[k]

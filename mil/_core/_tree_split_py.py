@@ -87,7 +87,7 @@ def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tota
     m = n - n_nan
 
     distinct = V[:, :-1] < V[:, 1:]  # False next to NaN: cuts only between non-missing values
-    counts = np.empty((4, d, n - 1, 2))
+    counts = np.zeros((4, d, n - 1, 2))
     valid = np.zeros((d, n - 1, 2), dtype=bool)
     a = sweep_rows(B, bag_pos, bag_weight)
     for c in range(4):

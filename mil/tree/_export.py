@@ -27,13 +27,14 @@ def export_text(tree, feature_names=None, decimals=2):
     --------
     >>> import numpy as np
     >>> from mil.tree import ID3MIClassifier, export_text
-    >>> X = [np.array([[0.0], [5.0]]), np.array([[1.0]]), np.array([[0.5], [2.0]])]
-    >>> clf = ID3MIClassifier().fit(X, [1, 0, 0])
+    >>> X = [np.array([[0.0], [5.0]]), np.array([[1.0]]),
+    ...      np.array([[0.5], [2.0]]), np.array([[6.0], [1.5]])]
+    >>> clf = ID3MIClassifier(growth="best", split_shares="children").fit(X, [1, 0, 0, 1])
     >>> print(export_text(clf, feature_names=["size"]))
     |--- size <= 3.50
     |   |--- neg (pi=0, nu=2, p=0.25)
     |--- size >  3.50
-    |   |--- pos (pi=1, nu=0, p=0.67)
+    |   |--- pos (pi=2, nu=0, p=0.75)
     """
     t = tree if isinstance(tree, Tree) else getattr(tree, "tree_", None)
     if t is None:
