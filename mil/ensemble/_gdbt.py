@@ -127,6 +127,12 @@ class GDBTMIClassifier(BaseBagClassifier):
         Improvement counted by early stopping.
     l2_regularization : float, default=1e-3
         Added to the curvature of every leaf's Newton step.
+    split_shares : {"children", "parent"}, default="children"
+        How each tree's Gain_multi weighs a child's entropy (see
+        :class:`mil.tree.C45MIClassifier`).
+    growth : {"best", "depth"}, default="best"
+        Growth order of each tree (best-first as MITI, or depth-first); it
+        matters through positive-bag removal.
     positive_bag_removal : bool, default=True
         Positive-bag removal while growing each tree (SPEC 6).
     positive_class : label or None, default=None
@@ -187,6 +193,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0.0, None, closed="left")],
         "l2_regularization": [Interval(Real, 0.0, None, closed="left")],
+        "split_shares": [StrOptions({"parent", "children"})],
+        "growth": [StrOptions({"depth", "best"})],
         "positive_bag_removal": ["boolean"],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
@@ -195,7 +203,8 @@ class GDBTMIClassifier(BaseBagClassifier):
     def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=3, min_bags_leaf=2,
                  pooling="lse", sharpness=3.0, subsample=1.0, validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1e-3,
-                 positive_bag_removal=True, positive_class=None, random_state=None):
+                 split_shares="children", growth="best", positive_bag_removal=True,
+                 positive_class=None, random_state=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -207,6 +216,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
         self.l2_regularization = l2_regularization
+        self.split_shares = split_shares
+        self.growth = growth
         self.positive_bag_removal = positive_bag_removal
         self.positive_class = positive_class
         self.random_state = random_state
@@ -318,6 +329,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         tree, _ = build_tree(
             bags.instances, bags.instance_bag, bag_pos, weight, criterion="gain_ratio",
             max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf,
+            growth=self.growth, split_shares=self.split_shares,
             remove_positive_bags=self.positive_bag_removal, presorted=presorted)
         leaves = tree.apply(bags.instances)
         tree.value = newton_leaf_values(leaves, tree.node_count, bags.instance_bag, a, b, k,
