@@ -100,8 +100,11 @@ class GDBTMIClassifier(BaseBagClassifier):
         Boosting rounds (fewer with early stopping).
     learning_rate : float, default=0.1
         Shrinkage of every tree's contribution.
-    max_depth : int or None, default=3
-        Depth of each tree (the root has depth 0).
+    max_depth : int or None, default=None
+        Depth limit of each tree (the root has depth 0). None grows every
+        tree until `min_bags_leaf` or purity stops it: multi-instance trees
+        peel off a few negative bags per level, so shallow trees underfit
+        (depth 3: 70% on Elephant against 86% unlimited, see the README).
     min_bags_leaf : float, default=2
         Minimum bag weight in each child of a split, bag weights being
         |r_b| scaled to mean 1 over the round's bags (so 2 is "two average
@@ -200,7 +203,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=3, min_bags_leaf=2,
+    def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=None, min_bags_leaf=2,
                  pooling="lse", sharpness=3.0, subsample=1.0, validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1e-3,
                  split_shares="children", growth="best", positive_bag_removal=True,
