@@ -54,7 +54,8 @@ def plot_staged_error(estimator, X_train, y_train, X_test=None, y_test=None, ax=
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("plot_staged_error needs matplotlib: pip install 'scikit-mil[plot]'") from exc
-    if ax is None:
+    new_figure = ax is None
+    if new_figure:
         _, ax = plt.subplots(figsize=(5, 3.5))
     rounds = np.arange(1, estimator.n_estimators_ + 1)
     ax.plot(rounds, staged_errors(estimator, X_train, y_train), label="train error")
@@ -66,4 +67,6 @@ def plot_staged_error(estimator, X_train, y_train, X_test=None, y_test=None, ax=
     if title:
         ax.set_title(title)
     ax.legend()
+    if new_figure:
+        ax.figure.tight_layout()
     return ax
