@@ -256,7 +256,7 @@ class C45MIClassifier(_BaseMITree):
     bag counts (SPEC 6); positive-bag removal; optional C4.5 pessimistic
     pruning on bag counts. Pruning is off by default: on the five benchmark
     sets it collapsed the long trees that Gain_multi grows (many leaves of one
-    or two bags) and lost 10 to 26 points of accuracy (see the README).
+    or two bags) and lost 3 to 26 points of accuracy (see the README).
     """ + _PARAMS_DOC.format(min_bags=2, pruning=False) + """
     Examples
     --------
