@@ -74,7 +74,7 @@ def plot(path, params):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=DATASETS)
+    parser.add_argument("--datasets", nargs="*", default=DATASETS, help="none: only the plot")
     parser.add_argument("--pooling", nargs="+", default=["lse"])
     parser.add_argument("--param", nargs="*", help="extra GDBT-MI parameters, key=value")
     parser.add_argument("--no-c45", action="store_true", help="skip the C4.5-MI column")
