@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQUIRE_COMPILED)
 from mil._config import show_config
 from mil.bags import Bags
+from mil.ensemble import GDBTMIClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
@@ -35,5 +36,5 @@ def get_include():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["BagKNNClassifier", "Bags", "C45MIClassifier", "CitationKNNClassifier", "ID3MIClassifier",
-           "RipperMIClassifier", "get_include", "show_config", "__version__"]
+__all__ = ["BagKNNClassifier", "Bags", "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier",
+           "ID3MIClassifier", "RipperMIClassifier", "get_include", "show_config", "__version__"]

@@ -87,10 +87,35 @@ class _Presorted:
         self.vals = np.ascontiguousarray(np.take_along_axis(Xt, self.order, axis=1))
         self.bag = np.ascontiguousarray(instance_bag[self.order])
 
+    @classmethod
+    def _from_arrays(cls, order, vals, bag):
+        pre = cls.__new__(cls)
+        pre.order, pre.vals, pre.bag = order, vals, bag
+        return pre
+
+    def copy(self):
+        """An independent copy (the builder partitions its layout in place)."""
+        return self._from_arrays(self.order.copy(), self.vals.copy(), self.bag.copy())
+
+    def subset(self, keep, bag_map):
+        """The layout of the instances flagged in `keep`, without sorting again.
+
+        Filtering keeps every row sorted. Instance ids are renumbered to
+        positions among the kept instances and bags through `bag_map`
+        (old bag index -> new one), as for ``instances[keep]``.
+        """
+        d, m = self.order.shape[0], int(np.count_nonzero(keep))
+        new_id = np.cumsum(keep, dtype=np.intp) - 1
+        sel = keep[self.order]
+        return self._from_arrays(
+            np.ascontiguousarray(new_id[self.order[sel]].reshape(d, m)),
+            np.ascontiguousarray(self.vals[sel].reshape(d, m)),
+            np.ascontiguousarray(np.asarray(bag_map, dtype=np.intp)[self.bag[sel]].reshape(d, m)))
+
 
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
-               split_shares="parent", rank=None):
+               split_shares="parent", rank=None, presorted=None):
     """Grow a multi-instance tree.
 
     Parameters
@@ -122,6 +147,10 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         to one).
     rank : ndarray of intp, shape (n_features,), default=None
         Tie-break order of the features (lowest index first by default).
+    presorted : _Presorted, default=None
+        The presorted layout of exactly these instances, to skip the sort
+        when many trees grow on the same data (boosting); it is copied, not
+        modified. None sorts here.
 
     Returns
     -------
@@ -142,7 +171,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     max_depth = np.iinfo(np.intp).max if max_depth is None else int(max_depth)
     is_pos = bag_pos.astype(bool)
 
-    pre = _Presorted(instances, instance_bag)
+    pre = _Presorted(instances, instance_bag) if presorted is None else presorted.copy()
     go_left = np.zeros(n, dtype=np.uint8)
     removed = np.zeros(n_bags, dtype=bool)
     epoch = 0

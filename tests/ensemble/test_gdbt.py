@@ -1,0 +1,261 @@
+"""GDBT-MI (SPEC 7): contract, loss descent, a hand-computed Newton round, early stopping,
+staged outputs, pooling derivatives and backend agreement."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mil
+from mil import Bags
+from mil._core import use_backend
+from mil.ensemble import GDBTMIClassifier
+from mil.ensemble._gdbt import newton_leaf_values
+from mil.ensemble._plot import staged_errors
+from mil.ensemble._pooling import POOLINGS, pool
+from mil.tree._builder import _Presorted
+from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
+
+
+def test_bag_classifier_contract():
+    check_bag_classifier(GDBTMIClassifier(n_estimators=8, random_state=0),
+                         param_grid={"learning_rate": [0.1, 0.5]})
+
+
+def test_exported_from_mil():
+    assert mil.GDBTMIClassifier is GDBTMIClassifier
+    assert "GDBTMIClassifier" in mil.__all__
+
+
+def test_more_than_two_classes_is_an_error():
+    X, y = make_toy_bags(n_bags=12, n_classes=3)
+    with pytest.raises(ValueError, match="class"):
+        GDBTMIClassifier(n_estimators=2).fit(X, y)
+
+
+@pytest.mark.parametrize("pooling", POOLINGS)
+def test_training_loss_decreases_monotonically(pooling):
+    X, y = make_toy_bags(n_bags=40, random_state=1)
+    clf = GDBTMIClassifier(n_estimators=40, learning_rate=0.05, pooling=pooling).fit(X, y)
+    loss = clf.train_score_
+    assert loss.shape == (40,)
+    assert np.all(np.diff(loss) <= 1e-12), np.diff(loss).max()
+    assert loss[-1] < 0.8 * loss[0]
+    assert clf.score(X, y) > 0.9
+
+
+# A tiny set whose first tree is forced: with min_bags_leaf=2 the only split of
+# positive gain is x <= 2.0 (left: instances 0, 0.2, 0.5, 1 of bags P1, N2, N1;
+# right: 3 and 4 of P1, P2).
+TINY_X = [np.array([[3.0], [0.0]]), np.array([[4.0]]), np.array([[0.5]]), np.array([[1.0], [0.2]])]
+TINY_Y = np.array([1, 1, 0, 0])
+
+
+def test_one_round_is_a_hand_computed_newton_step_max_pooling():
+    clf = GDBTMIClassifier(n_estimators=1, learning_rate=0.1, max_depth=1, pooling="max",
+                           l2_regularization=0.0).fit(TINY_X, TINY_Y)
+    assert abs(clf.init_score_) < 1e-8  # logit(2/4)
+    tree = clf.estimators_[0]
+    assert tree.feature[0] == 0 and tree.threshold[0] == 2.0
+    # All scores are 0, so p_b = 1/2, g_b = p_b - y_b = -+1/2, h_b = 1/4, and the
+    # maximum's gradient goes to each bag's first instance: 3 (P1, right), 4 (P2,
+    # right), 0.5 (N1, left), 1 (N2, left).
+    # Right: G = -1/2 - 1/2, H = 1/4 + 1/4 -> +2.  Left: G = 1/2 + 1/2 (P1's 0 has
+    # a = 0), H = 1/2 -> -2.
+    right, left = tree.apply(np.array([[3.0], [0.0]]))
+    np.testing.assert_allclose(tree.value[[right, left]], [2.0, -2.0], atol=1e-8)
+    # F = F0 + 0.1 * value: 0.2 right, -0.2 left; bag score = max.
+    np.testing.assert_allclose(clf.decision_function(TINY_X), [0.2, 0.2, -0.2, -0.2], atol=1e-8)
+
+
+def test_one_round_is_a_hand_computed_newton_step_lse_pooling():
+    clf = GDBTMIClassifier(n_estimators=1, learning_rate=0.1, max_depth=1, pooling="lse",
+                           sharpness=1.0, l2_regularization=0.0).fit(TINY_X, TINY_Y)
+    assert abs(clf.init_score_) < 1e-8
+    tree = clf.estimators_[0]
+    assert tree.feature[0] == 0 and tree.threshold[0] == 2.0
+    # a_i = 1/n_b at equal scores. Per (bag, leaf): A = sum a, curvature
+    # C = r (A - A^2); H adds h_b A^2 + |g_b| C.
+    # Right: P1 (A=1/2, C=1/4), P2 (A=1, C=0):
+    #   G = -1/2 * 1/2 - 1/2 * 1 = -3/4;  H = 1/4 * 1/4 + 1/2 * 1/4 + 1/4 = 7/16.
+    # Left: P1 (A=1/2, C=1/4), N1 (A=1, C=0), N2 (A=1, C=0):
+    #   G = -1/4 + 1/2 + 1/2 = 3/4;        H = 1/16 + 1/8 + 1/4 + 1/4 = 11/16.
+    v_right, v_left = (3 / 4) / (7 / 16), -(3 / 4) / (11 / 16)
+    right, left = tree.apply(np.array([[3.0], [0.0]]))
+    np.testing.assert_allclose(tree.value[[right, left]], [v_right, v_left], atol=1e-8)
+    fr, fl = 0.1 * v_right, 0.1 * v_left
+    expected = [np.log((np.exp(fr) + np.exp(fl)) / 2), fr, fl, fl]
+    np.testing.assert_allclose(clf.decision_function(TINY_X), expected, atol=1e-8)
+
+
+def test_newton_leaf_values_match_one_instance_logistic_boosting():
+    # One instance per bag: the step is -sum(p - y) / sum(p (1 - p)) per leaf.
+    rng = np.random.default_rng(0)
+    n = 30
+    f = rng.normal(size=n)
+    y = (rng.random(n) < 0.5).astype(float)
+    leaves = rng.integers(0, 4, size=n)
+    offsets = np.arange(n + 1)
+    for method in POOLINGS:
+        S, a, b, k = pool(f, offsets, method, 2.0, derivatives=True)
+        np.testing.assert_allclose(S, f, rtol=1e-12, atol=1e-12)
+        p = 1 / (1 + np.exp(-S))
+        got = newton_leaf_values(leaves, 4, np.arange(n), a, b, k, p - y, p * (1 - p), 0.0)
+        want = [-(p - y)[leaves == j].sum() / (p * (1 - p))[leaves == j].sum() for j in range(4)]
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+@settings(deadline=None, max_examples=25)
+@given(seed=st.integers(0, 10_000), method=st.sampled_from(["lse", "noisy-or"]),
+       sharpness=st.floats(0.5, 4.0))
+def test_pooling_derivatives_match_finite_differences(seed, method, sharpness):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 5, size=4)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    f = rng.normal(scale=2.0, size=offsets[-1])
+    subset = rng.random(f.shape[0]) < 0.5  # the instances of one "leaf"
+    S, a, b, k = pool(f, offsets, method, sharpness, derivatives=True)
+    bag = np.repeat(np.arange(4), sizes)
+    A = np.bincount(bag, weights=a * subset, minlength=4)
+    C = np.bincount(bag, weights=b * subset, minlength=4) - k * A * A
+    eps = 1e-4
+    plus = pool(f + eps * subset, offsets, method, sharpness)
+    minus = pool(f - eps * subset, offsets, method, sharpness)
+    np.testing.assert_allclose((plus - minus) / (2 * eps), A, atol=1e-6)
+    np.testing.assert_allclose((plus - 2 * S + minus) / eps**2, C, atol=1e-4)
+
+
+def test_max_pooling_gradient_goes_to_the_first_maximiser():
+    f = np.array([1.0, 3.0, 3.0, -1.0, 0.5])
+    S, a, _, _ = pool(f, np.array([0, 3, 5]), "max", derivatives=True)
+    np.testing.assert_array_equal(S, [3.0, 0.5])
+    np.testing.assert_array_equal(a, [0, 1, 0, 0, 1])
+
+
+def test_noisy_or_is_stable_for_extreme_scores():
+    f = np.array([-800.0, -900.0, 40.0, 800.0])
+    S = pool(f, np.array([0, 2, 4]), "noisy-or")
+    assert np.isfinite(S).all() and S[0] < -700 and S[1] > 700
+
+
+def test_early_stopping_stops():
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(rng.integers(1, 4), 3)) for _ in range(60)]
+    y = rng.integers(0, 2, size=60)  # noise: the validation loss cannot keep improving
+    n_no = 4
+    clf = GDBTMIClassifier(n_estimators=200, learning_rate=0.5, n_iter_no_change=n_no,
+                           validation_fraction=0.25, random_state=0).fit(X, y)
+    assert clf.n_estimators_ < 200
+    assert len(clf.estimators_) == clf.n_estimators_ == clf.train_score_.shape[0]
+    val = clf.validation_score_
+    assert val.shape == (clf.n_estimators_,)
+    # The last round did not improve by tol on any of the n_no losses before it.
+    assert np.all(val[-1] + clf.tol >= val[-1 - n_no:-1])
+    # Without early stopping all rounds are fitted.
+    assert GDBTMIClassifier(n_estimators=30).fit(X, y).n_estimators_ == 30
+
+
+def test_staged_outputs_end_at_the_final_outputs():
+    X, y = make_toy_bags(n_bags=30, random_state=2)
+    clf = GDBTMIClassifier(n_estimators=15, subsample=0.8, random_state=0).fit(X, y)
+    staged = list(clf.staged_decision_function(X))
+    assert len(staged) == clf.n_estimators_ == 15
+    np.testing.assert_array_equal(staged[-1], clf.decision_function(X))
+    np.testing.assert_array_equal(list(clf.staged_predict_proba(X))[-1], clf.predict_proba(X))
+    np.testing.assert_array_equal(list(clf.staged_predict(X))[-1], clf.predict(X))
+    errors = staged_errors(clf, X, y)
+    assert errors.shape == (15,) and errors[-1] == np.mean(clf.predict(X) != y)
+
+
+def test_positive_class_flips_the_scores():
+    X, y = make_toy_bags(n_bags=30)
+    a = GDBTMIClassifier(n_estimators=5).fit(X, y)
+    b = GDBTMIClassifier(n_estimators=5, positive_class=0).fit(X, 1 - y)
+    np.testing.assert_allclose(a.decision_function(X), -b.decision_function(X), atol=1e-12)
+    np.testing.assert_array_equal(a.predict(X), 1 - b.predict(X))
+
+
+def test_feature_importances_find_the_informative_feature():
+    X, y = make_toy_bags(n_bags=40)
+    clf = GDBTMIClassifier(n_estimators=10).fit(X, y)
+    imp = clf.feature_importances_
+    assert imp.shape == (4,)
+    np.testing.assert_allclose(imp.sum(), 1.0)
+    assert np.argmax(imp) == 0
+
+
+def test_presorted_subset_equals_a_fresh_sort():
+    rng = np.random.default_rng(0)
+    X = [rng.integers(0, 4, size=(rng.integers(1, 5), 3)).astype(float) for _ in range(10)]
+    bags = Bags.from_list(X)
+    full = _Presorted(bags.instances, bags.instance_bag)
+    keep_bags = np.array([0, 2, 3, 7, 9])
+    keep = np.isin(bags.instance_bag, keep_bags)
+    bag_map = np.full(10, -1)
+    bag_map[keep_bags] = np.arange(5)
+    sub = bags.subset(keep_bags)
+    got, want = full.subset(keep, bag_map), _Presorted(sub.instances, sub.instance_bag)
+    # Same sorted values; ids and bags consistent with the subset (ties may be
+    # ordered differently: the builder only cuts between distinct values).
+    np.testing.assert_array_equal(got.vals, want.vals)
+    for f in range(3):
+        np.testing.assert_array_equal(sub.instances[got.order[f], f], got.vals[f])
+        np.testing.assert_array_equal(sub.instance_bag[got.order[f]], got.bag[f])
+        np.testing.assert_array_equal(np.sort(got.order[f]), np.arange(sub.n_instances))
+    copied = full.copy()
+    assert copied.order is not full.order
+    np.testing.assert_array_equal(copied.vals, full.vals)
+
+
+def _fit_both(X, y, **params):
+    models = {}
+    for kind in ("compiled", "python"):
+        if kind == "compiled" and not mil._core.compiled_available():
+            pytest.skip("compiled kernels are not built")
+        with use_backend(kind):
+            models[kind] = GDBTMIClassifier(**params).fit(X, y)
+            models[kind]._scores = models[kind].decision_function(X)
+    return models["compiled"], models["python"]
+
+
+@pytest.mark.parametrize("pooling", POOLINGS)
+def test_compiled_and_python_paths_build_identical_models(pooling):
+    if mil._config.pure_python_requested():
+        pytest.skip("MIL_PURE_PYTHON is set")
+    rng = np.random.default_rng(3)
+    X, y = make_toy_bags(n_bags=40, max_size=6, random_state=3)
+    X = [np.round(b, 1) for b in X]  # ties between thresholds and features
+    X[5][0, 1] = np.nan  # a missing value
+    c, p = _fit_both(X, y, n_estimators=12, subsample=0.8, pooling=pooling, max_depth=None,
+                     random_state=int(rng.integers(100)))
+    assert c.n_estimators_ == p.n_estimators_
+    for tc, tp in zip(c.estimators_, p.estimators_):
+        assert tc == tp
+    np.testing.assert_array_equal(c.train_score_, p.train_score_)
+    np.testing.assert_array_equal(c._scores, p._scores)
+
+
+def test_pickle_across_backends(backend):
+    import pickle
+
+    X, y = make_toy_bags(n_bags=30)
+    clf = GDBTMIClassifier(n_estimators=5).fit(X, y)
+    blob = pickle.dumps(clf)
+    other = "python" if backend == "compiled" else "compiled"
+    if other == "compiled" and (mil._config.pure_python_requested() or not mil._core.compiled_available()):
+        return
+    with use_backend(other):
+        np.testing.assert_array_equal(pickle.loads(blob).decision_function(X), clf.decision_function(X))
+
+
+def test_plot_staged_error_draws_both_curves(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from mil.ensemble import plot_staged_error
+
+    X, y = make_toy_bags(n_bags=30)
+    clf = GDBTMIClassifier(n_estimators=6).fit(X[:20], y[:20])
+    ax = plot_staged_error(clf, X[:20], y[:20], X[20:], y[20:], title="toy")
+    assert len(ax.lines) == 2 and len(ax.lines[0].get_xdata()) == 6
+    ax.figure.savefig(tmp_path / "staged.png")
+    assert (tmp_path / "staged.png").stat().st_size > 0
