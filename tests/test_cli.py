@@ -100,3 +100,13 @@ def test_reproduce_distances_quick_writes_the_plot(tmp_path, capsys):
 def test_reproduce_bad_options(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_reproduce_trees_quick(tmp_path, capsys):
+    assert main(["reproduce", "trees", "--quick", "--quiet", "--plot-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi"):
+        assert learner in out
+    assert "two folds of Musk1" in out
+    if __import__("mil.plotting", fromlist=["x"]).plotting_available():
+        assert (tmp_path / "gdbt_mi_error.png").stat().st_size > 10_000
