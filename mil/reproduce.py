@@ -66,7 +66,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None):
         bags, y = data.bags, data.target
         splits = _splits(data, quick)
         for learner in learners:
-            params = {"n_estimators": 20} if quick and learner == "gdbt-mi" else {}
+            params = {"n_estimators": 20 if quick else 200} if learner == "gdbt-mi" else {}
             est = make_learner(learner, **params)
             if progress is not None:
                 progress.set_label(f"{learner} on {name}")
