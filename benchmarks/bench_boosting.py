@@ -25,16 +25,7 @@ from mil._core import use_backend
 from mil.ensemble import GDBTMIClassifier
 
 
-def load_musk2():
-    try:
-        from mil.datasets import load_musk2
-    except ImportError:
-        here = Path(__file__).resolve().parents[1] / "mil" / "datasets" / "data" / "musk2.npz"
-        d = np.load(here)
-        return d["X"], d["bag_ids"], d["y"]
-    data = load_musk2()
-    bags = Bags.from_list(data.data)
-    return bags.instances, bags.instance_bag, np.asarray(data.target)
+from _data import load_musk2  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def best_times(fns, repeat):

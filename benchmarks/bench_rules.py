@@ -20,14 +20,7 @@ from mil import Bags, RipperMIClassifier
 from mil._core import compiled_available, use_backend
 
 
-def load_musk2():
-    for root in (Path(__file__).resolve().parents[1] / "mil" / "datasets" / "data",
-                 Path("/work/shared/datasets")):
-        path = root / "musk2.npz"
-        if path.exists():
-            d = np.load(path, allow_pickle=False)
-            return d["X"], d["bag_ids"], d["y"].astype(int)
-    raise FileNotFoundError("musk2.npz not found")
+from _data import load_musk2  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def best_time(fn, repeat):

@@ -17,15 +17,7 @@ from mil import Bags, RipperMIClassifier
 NAMES = ("musk1", "musk2", "elephant", "fox", "tiger")
 
 
-def load(name):
-    """The shipped arrays (mil/datasets/data), else /work/shared/datasets."""
-    for root in (Path(__file__).resolve().parents[1] / "mil" / "datasets" / "data",
-                 Path("/work/shared/datasets")):
-        path = root / f"{name}.npz"
-        if path.exists():
-            d = np.load(path, allow_pickle=False)
-            return Bags.from_instances(d["X"], d["bag_ids"]), d["y"].astype(int), d["folds"][0]
-    raise FileNotFoundError(f"{name}.npz not found")
+from _data import load  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def cross_validate(bags, y, folds, **params):

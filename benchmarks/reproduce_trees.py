@@ -17,10 +17,7 @@ from mil.tree import C45MIClassifier, ID3MIClassifier
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 
 
-def load(name):
-    path = Path(__file__).resolve().parents[1] / "mil" / "datasets" / "data" / f"{name}.npz"
-    d = np.load(path)
-    return Bags.from_instances(d["X"], d["bag_ids"]), d["y"].astype(int), d["folds"][0]
+from _data import load  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def cv_accuracy(make, bags, y, folds):
