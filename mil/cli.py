@@ -46,6 +46,11 @@ def _table(rows, columns):
     return "\n".join(out)
 
 
+def _check_jobs(args):
+    if args.jobs is not None and args.jobs == 0:
+        raise CLIError("--jobs must be a positive number of workers, or negative (-1: one per core); got 0")
+
+
 def _cmd_info(args):
     from mil._config import show_config
 
@@ -58,6 +63,7 @@ def _cmd_evaluate(args):
     from mil._progress import Progress
     from mil.evaluation import evaluate, fold_indices
 
+    _check_jobs(args)
     if args.folds < 2:
         raise CLIError(f"--folds must be at least 2, got {args.folds}")
     if args.repeats < 1:
@@ -78,10 +84,7 @@ def _cmd_evaluate(args):
     with Progress(len(names) * len(splits), enabled=None if not quiet else False) as bar:
         for learner in names:
             bar.set_label(learner)
-            est = make_learner(learner)
-            if args.jobs and "n_jobs" in est.get_params():
-                est.set_params(n_jobs=args.jobs)
-            res = evaluate(est, bags, y, splits, progress=bar)
+            res = evaluate(make_learner(learner), bags, y, splits, progress=bar, n_jobs=args.jobs)
             results.append((learner, res))
     records = [{
         "learner": learner,
@@ -151,11 +154,12 @@ def _cmd_reproduce_trees(args):
     from mil._progress import Progress
     from mil.reproduce import TREE_LEARNERS, reproduce_trees
 
+    _check_jobs(args)
     datasets = _datasets_option(args)
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
     folds = 2 if args.quick else 10
     with Progress(n_sets * len(TREE_LEARNERS) * folds, enabled=False if args.quiet or args.json else None) as bar:
-        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar)
+        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar, n_jobs=args.jobs)
     _print_reproduction(args, result, "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI")
     if result.staged and not args.json:
         def panels():
@@ -228,7 +232,8 @@ def _evaluate_options(p):
     p.add_argument("--folds", type=int, default=10, help="number of CV folds (default: 10)")
     p.add_argument("--repeats", type=int, default=1, help="repetitions of the CV (default: 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of random folds (default: 0)")
-    p.add_argument("--jobs", type=int, default=None, help="parallel workers where supported")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes over the CV folds (default: 1; -1: one per core)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print results as JSON")
     out.add_argument("--csv", action="store_true", help="print results as CSV")
@@ -264,6 +269,9 @@ def build_parser():
         r.add_argument("--no-plots", action="store_true", help="tables only")
         r.add_argument("--json", action="store_true", help="print results as JSON")
         r.add_argument("--quiet", action="store_true", help="no progress bar")
+        if target == "trees":
+            r.add_argument("--jobs", type=int, default=None,
+                           help="worker processes over the CV folds (default: 1; -1: one per core)")
         if target == "distances":
             r.add_argument("--scale", choices=["none", "standard", "minmax"], default="none",
                            help="feature scaling (default: none, the paper's protocol)")

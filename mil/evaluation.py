@@ -3,6 +3,7 @@
 import time
 
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
@@ -56,7 +57,26 @@ def _scores(est, bags, y_test):
     return None
 
 
-def evaluate(estimator, X, y, splits, progress=None, callback=None):
+def _fold(estimator, bags, y, train, test, callback):
+    """Fit a clone on one split; accuracy, AUC, times and the callback's value."""
+    est = clone(estimator)
+    t0 = time.perf_counter()
+    est.fit(bags[train], y[train])
+    t1 = time.perf_counter()
+    pred = est.predict(bags[test])
+    scores = _scores(est, bags[test], y)
+    t2 = time.perf_counter()
+    two = len(np.unique(y[test])) == 2 and scores is not None and len(np.unique(y)) == 2
+    auc = float(roc_auc_score(y[test] == y.max(), scores)) if two else np.nan
+    extra = callback(est, train, test) if callback is not None else None
+    return float(np.mean(pred == y[test])), auc, t1 - t0, t2 - t1, extra
+
+
+def _indexed_fold(i, *args):
+    return i, _fold(*args)
+
+
+def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None):
     """Fit and score `estimator` on every split; bag-level accuracy and AUC.
 
     Parameters
@@ -69,35 +89,44 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None):
         Called with no argument after each fold.
     callback : callable, default=None
         Called as ``callback(fitted_estimator, train, test)`` after each fold
-        (e.g. to collect staged errors without refitting).
+        (e.g. to collect staged errors without refitting); its return values
+        are returned in fold order. With `n_jobs` it runs in the worker, so
+        it must be picklable and must return what it computes.
+    n_jobs : int, default=None
+        Folds run in this many worker processes (joblib); None or 1 runs
+        them here. Results do not depend on it; the times of parallel folds
+        share the machine.
 
     Returns
     -------
     result : dict
         ``accuracy`` and ``auc`` (arrays, one per fold; AUC is NaN for a fold
         with one class or an estimator without scores), ``fit_time`` and
-        ``predict_time`` (seconds per fold).
+        ``predict_time`` (seconds per fold), ``callback`` (list, one value per
+        fold; None without a callback).
     """
     bags = check_bags(X, allow_nan=True)
     y = np.asarray(y)
     check_bag_labels(y, bags.n_bags)
-    acc, auc, fit_t, pred_t = [], [], [], []
-    for train, test in splits:
-        est = clone(estimator)
-        t0 = time.perf_counter()
-        est.fit(bags[train], y[train])
-        t1 = time.perf_counter()
-        pred = est.predict(bags[test])
-        scores = _scores(est, bags[test], y)
-        t2 = time.perf_counter()
-        acc.append(float(np.mean(pred == y[test])))
-        two = len(np.unique(y[test])) == 2 and scores is not None and len(np.unique(y)) == 2
-        auc.append(float(roc_auc_score(y[test] == y.max(), scores)) if two else np.nan)
-        fit_t.append(t1 - t0)
-        pred_t.append(t2 - t1)
-        if callback is not None:
-            callback(est, train, test)
-        if progress is not None:
-            progress()
+    if effective_n_jobs(n_jobs) == 1:
+        folds = []
+        for train, test in splits:
+            folds.append(_fold(estimator, bags, y, train, test, callback))
+            if progress is not None:
+                progress()
+    else:
+        # Unordered results let the progress bar move as folds finish; the
+        # index puts them back in fold order.
+        run = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(_indexed_fold)(i, estimator, bags, y, train, test, callback)
+            for i, (train, test) in enumerate(splits))
+        done = {}
+        for i, result in run:
+            done[i] = result
+            if progress is not None:
+                progress()
+        folds = [done[i] for i in range(len(splits))]
+    acc, auc, fit_t, pred_t, extra = zip(*folds)
     return {"accuracy": np.array(acc), "auc": np.array(auc),
-            "fit_time": np.array(fit_t), "predict_time": np.array(pred_t)}
+            "fit_time": np.array(fit_t), "predict_time": np.array(pred_t),
+            "callback": list(extra) if callback is not None else None}

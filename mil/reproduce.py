@@ -28,16 +28,22 @@ def _splits(data, quick):
     return splits[:2] if quick else splits
 
 
-def _staged_errors(est, bags, y, train, test, store):
-    """Append this fold's train and test error after every boosting round."""
-    for key, idx in (("train", train), ("test", test)):
-        truth = y[idx]
-        errors = [float(np.mean(est.classes_[np.argmax(p, axis=1)] != truth))
-                  for p in est.staged_predict_proba(bags[idx])]
-        store[key].append(errors)
+class _StagedErrors:
+    """Fold callback: a fitted booster's train and test error after every round."""
+
+    def __init__(self, bags, y):
+        self.bags, self.y = bags, y
+
+    def __call__(self, est, train, test):
+        out = {}
+        for key, idx in (("train", train), ("test", test)):
+            truth = self.y[idx]
+            out[key] = [float(np.mean(est.classes_[np.argmax(p, axis=1)] != truth))
+                        for p in est.staged_predict_proba(self.bags[idx])]
+        return out
 
 
-def reproduce_trees(datasets=None, learners=None, quick=False, progress=None):
+def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_jobs=None):
     """10-fold CV of ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI on the shipped sets.
 
     Parameters
@@ -49,6 +55,9 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None):
     quick : bool, default=False
         Two folds of Musk1 and 20 boosting rounds.
     progress : mil._progress.Progress, default=None
+    n_jobs : int, default=None
+        Worker processes over the folds of each learner (results do not
+        depend on it).
 
     Returns
     -------
@@ -70,17 +79,17 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None):
             est = make_learner(learner, **params)
             if progress is not None:
                 progress.set_label(f"{learner} on {name}")
-            callback = None
-            if learner == "gdbt-mi" and name in STAGED_DATASETS:
-                store = staged.setdefault(name, {"train": [], "test": []})
-                callback = lambda e, tr, te, s=store: _staged_errors(e, bags, y, tr, te, s)  # noqa: E731
+            plot = learner == "gdbt-mi" and name in STAGED_DATASETS
             t0 = time.perf_counter()
-            res = evaluate(est, bags, y, splits, progress=progress, callback=callback)
+            res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
+                           callback=_StagedErrors(bags, y) if plot else None)
             secs.setdefault(learner, {})[name] = time.perf_counter() - t0
+            if plot:
+                staged[name] = {key: np.mean([fold[key] for fold in res["callback"]], axis=0)
+                                for key in ("train", "test")}
             acc.setdefault(learner, {})[name] = res["accuracy"]
             auc.setdefault(learner, {})[name] = res["auc"]
-    curves = {name: {k: np.mean(np.array(v), axis=0) for k, v in s.items()} for name, s in staged.items()}
-    return Bunch(accuracy=acc, auc=auc, seconds=secs, staged=curves, datasets=datasets,
+    return Bunch(accuracy=acc, auc=auc, seconds=secs, staged=staged, datasets=datasets,
                  learners=learners, quick=quick, quick_note="two folds of Musk1, 20 boosting rounds")
 
 

@@ -29,6 +29,8 @@ def test_help_for_every_subcommand():
     (["evaluate", "--model", "svm"], "unknown learner 'svm'"),
     (["evaluate", "--folds", "1"], "--folds must be at least 2"),
     (["evaluate", "--repeats", "0"], "--repeats must be at least 1"),
+    (["evaluate", "--jobs", "0"], "--jobs must be a positive number"),
+    (["reproduce", "trees", "--quick", "--jobs", "0"], "--jobs must be a positive number"),
 ])
 def test_bad_input_is_one_line_and_nonzero(argv, message, capsys):
     assert main(argv) == 2
@@ -103,7 +105,9 @@ def test_reproduce_bad_options(argv, message, capsys):
 
 
 def test_reproduce_trees_quick(tmp_path, capsys):
-    assert main(["reproduce", "trees", "--quick", "--quiet", "--plot-dir", str(tmp_path)]) == 0
+    # Two worker processes: the staged-error callback must come back from them.
+    assert main(["reproduce", "trees", "--quick", "--quiet", "--jobs", "2",
+                 "--plot-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi"):
         assert learner in out

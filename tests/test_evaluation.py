@@ -1,6 +1,7 @@
 import numpy as np
+import pytest
 
-from mil.evaluation import fold_indices
+from mil.evaluation import evaluate, fold_indices
 
 
 def test_published_fold_table_is_used():
@@ -22,3 +23,24 @@ def test_random_stratified_folds_cover_every_bag_once_per_repeat():
         assert sorted(tests.tolist()) == list(range(21))
     # 5 folds with a 10-fold table: the table does not apply, random folds are drawn.
     assert len(fold_indices(y, folds=3, fold_table=np.zeros((5, 21), dtype=int))) == 3
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_evaluate_gives_the_same_folds_whatever_n_jobs(n_jobs, random_bags):
+    from mil.tree import C45MIClassifier
+
+    X = random_bags(3, n_bags=30, n_features=3)
+    y = np.arange(30) % 2
+    for bag, label in zip(X, y):
+        bag[0, 0] += 4.0 * label  # a learnable concept
+    splits = fold_indices(y, folds=3, seed=1)
+
+    def train_size(est, train, test):  # runs in the worker with n_jobs (pickled by value)
+        return len(train), est.n_features_in_
+
+    serial = evaluate(C45MIClassifier(), X, y, splits)
+    res = evaluate(C45MIClassifier(), X, y, splits, n_jobs=n_jobs, callback=train_size)
+    np.testing.assert_array_equal(res["accuracy"], serial["accuracy"])
+    np.testing.assert_array_equal(res["auc"], serial["auc"])
+    assert res["callback"] == [(len(tr), 3) for tr, _ in splits]
+    assert serial["callback"] is None and res["fit_time"].shape == (3,)
