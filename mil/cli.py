@@ -178,10 +178,11 @@ def _cmd_reproduce_distances(args):
 
     datasets = _datasets_option(args)
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
+    _check_jobs(args)
     scale = None if args.scale == "none" else args.scale
     with Progress(n_sets * 11, enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_distances(datasets=datasets, quick=args.quick, scale=scale, alpha=args.alpha,
-                                     curves=not args.no_plots, progress=bar)
+                                     curves=not args.no_plots, progress=bar, n_jobs=args.jobs)
     _print_reproduction(args, result, f"Citation-KNN and Bag-KNN x five Hausdorff distances "
                                       f"(scale={args.scale}, alpha={args.alpha})")
     if not args.json:
@@ -269,9 +270,8 @@ def build_parser():
         r.add_argument("--no-plots", action="store_true", help="tables only")
         r.add_argument("--json", action="store_true", help="print results as JSON")
         r.add_argument("--quiet", action="store_true", help="no progress bar")
-        if target == "trees":
-            r.add_argument("--jobs", type=int, default=None,
-                           help="worker processes over the CV folds (default: 1; -1: one per core)")
+        r.add_argument("--jobs", type=int, default=None,
+                       help="workers over the CV folds (default: 1; -1: one per core)")
         if target == "distances":
             r.add_argument("--scale", choices=["none", "standard", "minmax"], default="none",
                            help="feature scaling (default: none, the paper's protocol)")

@@ -200,7 +200,9 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
     inner_cv : int or CV splitter, default=5
         Stratified, shuffled with `random_state` when an int.
     n_jobs : int, default=None
-        Processes over outer folds (joblib).
+        Workers over the outer folds (joblib): threads for the neighbour
+        classifiers' fast path (they share `cache`), processes otherwise,
+        or whatever backend ``joblib.parallel_config`` selects (e.g. Dask).
     random_state : int, default=0
     cache : dict, default=None
         Pass one dict to several calls on the same `X` (and the same folds
@@ -257,11 +259,16 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
                         distance_time += time.perf_counter() - t
         jobs = (delayed(_distance_fold)(estimator, grid, bags, y, tr, te, inner, cache)
                 for tr, te in splits)
+        # Threads share the cache (the alpha searches and distance kernels
+        # release the GIL); a backend chosen with joblib.parallel_config
+        # (processes, Dask) still wins over this hint.
+        prefer = "threads"
     else:
         distance_time = 0.0
         X_list = bags.to_list()
         jobs = (delayed(_refit_fold)(estimator, grid, X_list, y, tr, te, inner) for tr, te in splits)
-    folds = Parallel(n_jobs=n_jobs)(jobs)
+        prefer = None
+    folds = Parallel(n_jobs=n_jobs, prefer=prefer)(jobs)
     distance_time += sum(f["distance_time"] for f in folds)
     test_scores = np.array([f["test_score"] for f in folds])
     return Bunch(

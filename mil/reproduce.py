@@ -107,7 +107,7 @@ def _mode(values):
 
 
 def reproduce_distances(datasets=None, quick=False, scale=None, alpha="nca", curves=True,
-                        progress=None):
+                        progress=None, n_jobs=None):
     """The integrated-Hausdorff paper's table: Citation-KNN and Bag-KNN x five distances.
 
     Nested CV (SPEC 5): outer 10-fold CV on the published folds, inner
@@ -132,6 +132,8 @@ def reproduce_distances(datasets=None, quick=False, scale=None, alpha="nca", cur
         sigma the inner CV chose most often) and against sigma (at the most
         often chosen references).
     progress : mil._progress.Progress, default=None
+    n_jobs : int, default=None
+        Threads over the outer folds (``nested_cv``); results do not depend on it.
 
     Returns
     -------
@@ -156,7 +158,7 @@ def reproduce_distances(datasets=None, quick=False, scale=None, alpha="nca", cur
             est = cls(metric=kind, scale=scale)
             t0 = time.perf_counter()
             res = nested_cv(est, paper_grid(est, alpha=alpha), data.bags, data.target, data.folds[0],
-                            inner_cv=5, random_state=0, cache=cache)
+                            inner_cv=5, random_state=0, cache=cache, n_jobs=n_jobs)
             secs.setdefault(label, {})[name] = time.perf_counter() - t0
             acc.setdefault(label, {})[name] = res.test_scores
             best.setdefault(label, {})[name] = res.best_params
@@ -173,7 +175,7 @@ def reproduce_distances(datasets=None, quick=False, scale=None, alpha="nca", cur
                 est = CitationKNNClassifier(metric="integrated", scale=scale)
                 grid = [{"references": [refs], "citers": [refs + 2], "sigma": [sigma]}]
                 return nested_cv(est, grid, data.bags, data.target, data.folds[0], inner_cv=5,
-                                 random_state=0, cache=cache).mean_score
+                                 random_state=0, cache=cache, n_jobs=n_jobs).mean_score
 
             curve_data[name] = {
                 "references": (list(REFERENCES), [fixed(r, sigma0) for r in REFERENCES], sigma0),
