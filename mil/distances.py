@@ -20,7 +20,7 @@ the full instance-by-instance distance matrix is never held in memory.
 
 import numpy as np
 
-from mil._core import kernel
+from mil._core import kernel, twins, use_backend
 from mil.bags import Bags
 from mil.utils.validation import check_bags
 
@@ -32,6 +32,9 @@ KINDS = ("minimal", "maximal", "average", "adapted", "integrated")
 #: Instances per row block and column chunk of the kernel (measured on Musk2:
 #: 512 to 1024 are equally fast compiled; the NumPy twin slows down below 512).
 BLOCK_SIZE = 1024
+#: Largest output of one strip of rows (the three matrices) when
+#: :func:`hausdorff_all` fills a caller's `out` or runs on processes / Dask.
+STRIP_BYTES = 64 * 2**20
 
 
 def _row_chunks(offsets, symmetric, n_chunks, block_size):
@@ -63,7 +66,83 @@ def _prepare(X, Y):
     return X, Y
 
 
-def _all_from_bags(X, Y, n_jobs=None, block_size=None):
+def _strip(rows, row_off, cols, col_off, symmetric, block_size, backend):
+    """The three matrices of one strip of row bags (a task: it may run in another process).
+
+    Rectangular: the rows against every column bag. Symmetric (`cols` are
+    the bags after the rows): the rows against themselves (symmetric kernel
+    call) and against the later bags; the earlier ones are the mirror of
+    other strips. `backend` is the caller's kernel choice, which a worker
+    thread or process would not otherwise inherit.
+    """
+    with use_backend(backend):
+        k = kernel("_hausdorff")
+    n_rows = row_off.shape[0] - 1
+    square = None
+    if symmetric:
+        square = [np.zeros((n_rows, n_rows)) for _ in range(3)]
+        k.hausdorff_matrices(rows, row_off, rows, row_off, True, *square, 0, n_rows, block_size)
+    rect = [np.zeros((n_rows, col_off.shape[0] - 1)) for _ in range(3)]
+    if rect[0].size:
+        k.hausdorff_matrices(rows, row_off, cols, col_off, False, *rect, 0, n_rows, block_size)
+    return square, rect
+
+
+def _strip_bounds(offsets, symmetric, n_cols, n_workers, block_size):
+    """Row strips: balanced work for `n_workers`, each strip's output at most STRIP_BYTES."""
+    max_rows = max(1, STRIP_BYTES // (3 * 8 * max(n_cols, 1)))
+    bounds = []
+    for r0, r1 in _row_chunks(offsets, symmetric, 4 * n_workers, block_size):
+        bounds += [(a, min(a + max_rows, r1)) for a in range(r0, r1, max_rows)]
+    return bounds
+
+
+def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
+    """Fill `out` strip by strip through joblib (threads, processes or a Dask cluster)."""
+    from joblib import Parallel, delayed, effective_n_jobs
+
+    n_x = x_off.shape[0] - 1
+    n_cols = n_x if symmetric else y_off.shape[0] - 1
+    backend = "compiled" if kernel("_hausdorff") is twins("_hausdorff")[0] else "python"
+
+    def task(r0, r1):
+        rows, row_off = Xc[x_off[r0]:x_off[r1]], x_off[r0:r1 + 1] - x_off[r0]
+        if symmetric:  # the column bags are the bags after the strip
+            cols, col_off = Xc[x_off[r1]:], x_off[r1:] - x_off[r1]
+        else:
+            cols, col_off = Yc, y_off
+        return delayed(_strip)(rows, row_off, cols, col_off, symmetric, block_size, backend)
+
+    bounds = _strip_bounds(x_off, symmetric, n_cols, effective_n_jobs(n_jobs), block_size)
+    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+        task(r0, r1) for r0, r1 in bounds)
+    kinds = ("minimal", "maximal", "average")
+    for (r0, r1), (square, rect) in zip(bounds, results):
+        for i, kind in enumerate(kinds):
+            if kind not in out:
+                continue
+            if symmetric:
+                out[kind][r0:r1, r0:r1] = square[i]
+                out[kind][r0:r1, r1:] = rect[i]
+                out[kind][r1:, r0:r1] = rect[i].T
+            else:
+                out[kind][r0:r1] = rect[i]
+    return out
+
+
+def _check_out(out, shape):
+    if not isinstance(out, dict) or not out or not set(out) <= {"minimal", "maximal", "average"}:
+        raise ValueError("out must be a dict with some of the keys 'minimal', 'maximal', 'average'; "
+                         f"got {out if not isinstance(out, dict) else sorted(out)!r}")
+    for kind, arr in out.items():
+        if not (isinstance(arr, np.ndarray) and arr.shape == shape and arr.dtype == np.float64
+                and arr.flags.writeable):
+            raise ValueError(f"out[{kind!r}] must be a writable float64 array of shape {shape} "
+                             f"(an ndarray or np.memmap); got "
+                             f"{getattr(arr, 'shape', None)} {getattr(arr, 'dtype', type(arr))}")
+
+
+def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     """The three matrices for validated Bags (internal entry point of the estimators)."""
     block_size = BLOCK_SIZE if block_size is None else block_size
     # Distances do not change under translation; centring on X's mean makes
@@ -76,10 +155,24 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None):
     else:
         Yc, y_off = np.ascontiguousarray(Y.instances - center), Y.offsets
     n_rows, n_cols = X.n_bags, (X.n_bags if symmetric else Y.n_bags)
+    from joblib import effective_n_jobs
+    from joblib._parallel_backends import SequentialBackend, ThreadingBackend
+    from joblib.parallel import get_active_backend
+
+    # Threads in this process fill whole arrays in place (results independent
+    # of the thread count to the last bit). Strips instead when the output is
+    # the caller's (e.g. a memmap: memory stays at a few strips) or when
+    # joblib.parallel_config selected processes or a Dask cluster.
+    backend = get_active_backend(prefer="threads")[0]
+    if out is not None or not isinstance(backend, (ThreadingBackend, SequentialBackend)):
+        if out is None:
+            out = {kind: np.zeros((n_rows, n_cols)) for kind in ("minimal", "maximal", "average")}
+        _check_out(out, (n_rows, n_cols))
+        if n_rows and n_cols:
+            _by_strips(Xc, X.offsets, Yc, y_off, symmetric, n_jobs, block_size, out)
+        return out
     outs = [np.zeros((n_rows, n_cols)) for _ in range(3)]
     k = kernel("_hausdorff")
-    from joblib import effective_n_jobs
-
     n_threads = min(effective_n_jobs(n_jobs), n_rows)
     if n_threads <= 1:
         k.hausdorff_matrices(Xc, X.offsets, Yc, y_off, symmetric, *outs, 0, n_rows, block_size)
@@ -94,7 +187,7 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None):
     return dict(zip(("minimal", "maximal", "average"), outs))
 
 
-def hausdorff_all(X, Y=None, *, n_jobs=None):
+def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
     """Minimal, maximal and average Hausdorff matrices from one kernel pass.
 
     Parameters
@@ -105,14 +198,24 @@ def hausdorff_all(X, Y=None, *, n_jobs=None):
         The column bags; None means ``X`` against itself (symmetric, half
         the work, exact zeros on the diagonal).
     n_jobs : int, default=None
-        Threads over blocks of rows (joblib's threading backend; the kernel
-        releases the GIL). None means 1.
+        Workers over blocks of rows: threads by default (the kernel releases
+        the GIL), or the backend selected with ``joblib.parallel_config``
+        (e.g. ``backend="dask"`` with a ``distributed.Client``: strips of
+        rows are computed on the cluster and assembled here). None means 1,
+        or every worker of the selected backend.
+    out : dict, default=None
+        Preallocated outputs to fill, e.g. ``np.lib.format.open_memmap``
+        files for more bags than fit in memory: any of the keys "minimal",
+        "maximal", "average", each a writable float64 array of shape
+        (n_bags_X, n_bags_Y); only those kinds are written. The work then
+        goes in strips of rows whose outputs take at most ``STRIP_BYTES``
+        each, so memory stays at a few strips whatever the number of bags.
 
     Returns
     -------
     distances : dict
         ``{"minimal": D, "maximal": D, "average": D}``, each an ndarray of
-        shape (n_bags_X, n_bags_Y).
+        shape (n_bags_X, n_bags_Y); `out` itself when given.
 
     Examples
     --------
@@ -125,7 +228,7 @@ def hausdorff_all(X, Y=None, *, n_jobs=None):
     (2.0, 51.0)
     """
     X, Y = _prepare(X, Y)
-    return _all_from_bags(X, Y, n_jobs=n_jobs)
+    return _all_from_bags(X, Y, n_jobs=n_jobs, out=out)
 
 
 def _positive_flags(y, n, name):

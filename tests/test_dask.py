@@ -62,3 +62,16 @@ def test_nested_cv_and_grid_search_match_single_process(client, data):
     assert dsearch.best_params_ == search.best_params_
     np.testing.assert_array_equal(dsearch.cv_results_["mean_test_score"],
                                   search.cv_results_["mean_test_score"])
+
+
+def test_distance_strips_are_computed_on_the_cluster(client):
+    from mil.distances import hausdorff_all
+
+    rng = np.random.default_rng(5)
+    X = [rng.normal(size=(rng.integers(1, 9), 6)) for _ in range(30)]
+    local = hausdorff_all(X)
+    with distributed.get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
+        remote = hausdorff_all(X)
+    assert len(stream.data) > 0  # tasks ran on the workers
+    for kind in local:
+        np.testing.assert_allclose(remote[kind], local[kind], rtol=1e-12, atol=1e-12)

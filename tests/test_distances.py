@@ -75,3 +75,34 @@ def test_errors():
         hausdorff_all(X, [np.zeros((2, 3))])
     with pytest.raises(ValueError):
         hausdorff_all([np.zeros((0, 1))])
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_strips_into_memmaps_match_the_in_memory_matrices(backend, n_jobs, tmp_path, monkeypatch):
+    import mil.distances as md
+
+    rng = np.random.default_rng(2)
+    X = [rng.normal(size=(rng.integers(1, 12), 4)) for _ in range(23)]
+    Y = X[:7]
+    whole, rect = hausdorff_all(X), hausdorff_all(X, Y)
+    # Strips of two rows: many strips, each with its own diagonal square.
+    monkeypatch.setattr(md, "STRIP_BYTES", 2 * 3 * 8 * len(X))
+    for other, ref in ((None, whole), (Y, rect)):
+        shape = ref["minimal"].shape
+        out = {k: np.lib.format.open_memmap(tmp_path / f"{k}{other is None}.npy", mode="w+",
+                                            dtype=np.float64, shape=shape) for k in ("minimal", "average")}
+        got = hausdorff_all(X, other, n_jobs=n_jobs, out=out)
+        assert got is out and set(got) == {"minimal", "average"}
+        for k in got:
+            np.testing.assert_allclose(got[k], ref[k], rtol=1e-12, atol=1e-12)
+        if other is None:
+            np.testing.assert_array_equal(got["minimal"], got["minimal"].T)
+            np.testing.assert_array_equal(np.diag(got["average"]), 0.0)
+
+
+def test_bad_out_is_refused():
+    X = seed_bags()
+    with pytest.raises(ValueError, match="out must be a dict"):
+        hausdorff_all(X, out={"integrated": np.zeros((2, 2))})
+    with pytest.raises(ValueError, match=r"out\['minimal'\] must be a writable float64 array of shape \(2, 2\)"):
+        hausdorff_all(X, out={"minimal": np.zeros((2, 3))})
