@@ -25,6 +25,7 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 # (SPEC 6 and 8), shared by the tree split search and the rule search.
 from mil._core._bag_counts cimport (
     c_sweep_distinct_bags,
+    c_sweep_left_distinct_bags,
     c_distinct_bag_weights,
     c_bag_max,
 )

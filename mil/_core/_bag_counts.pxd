@@ -16,6 +16,16 @@ cdef void c_sweep_distinct_bags(
     float64_t* right_neg,       # out[k]: same for negative bags
 ) noexcept nogil
 
+cdef void c_sweep_left_distinct_bags(
+    const intp_t* inst_bag,     # bag index of each instance, in sweep order (length n)
+    intp_t n,                   # number of instances swept
+    const uint8_t* bag_pos,     # 1 if the bag is positive, 0 if negative (length n_bags)
+    const float64_t* bag_weight,  # weight of each bag (1.0 for plain counts)
+    uint8_t* seen,              # scratch, length n_bags, all 0 on entry; on exit 1 for the bags swept
+    float64_t* left_pos,        # out[k]: weight of distinct positive bags among instances 0..k
+    float64_t* left_neg,        # out[k]: same for negative bags
+) noexcept nogil
+
 cdef void c_distinct_bag_weights(
     const intp_t* inst_bag,     # bag index of each instance (length n)
     intp_t n,                   # number of instances

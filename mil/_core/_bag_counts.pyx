@@ -19,15 +19,15 @@ import numpy as np
 __all__ = ["sweep_distinct_bags", "distinct_bag_weights", "bag_max"]
 
 
-cdef void c_sweep_distinct_bags(
+cdef void c_sweep_left_distinct_bags(
     const intp_t* inst_bag, intp_t n, const uint8_t* bag_pos,
     const float64_t* bag_weight, uint8_t* seen,
     float64_t* left_pos, float64_t* left_neg,
-    float64_t* right_pos, float64_t* right_neg,
 ) noexcept nogil:
     cdef intp_t k, b
     cdef float64_t acc_pos = 0.0, acc_neg = 0.0
-    # Left side: a bag is counted from its first instance in sweep order.
+    # A bag is counted from its first instance in sweep order; the flags stay
+    # set (the caller's backward pass clears them).
     for k in range(n):
         b = inst_bag[k]
         if not seen[b]:
@@ -38,9 +38,18 @@ cdef void c_sweep_distinct_bags(
                 acc_neg = acc_neg + bag_weight[b]
         left_pos[k] = acc_pos
         left_neg[k] = acc_neg
+
+
+cdef void c_sweep_distinct_bags(
+    const intp_t* inst_bag, intp_t n, const uint8_t* bag_pos,
+    const float64_t* bag_weight, uint8_t* seen,
+    float64_t* left_pos, float64_t* left_neg,
+    float64_t* right_pos, float64_t* right_neg,
+) noexcept nogil:
+    cdef intp_t k, b
+    cdef float64_t acc_pos = 0.0, acc_neg = 0.0
+    c_sweep_left_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, left_pos, left_neg)
     # Right side, swept backwards; this pass also clears the scratch flags.
-    acc_pos = 0.0
-    acc_neg = 0.0
     for k in range(n - 1, -1, -1):
         right_pos[k] = acc_pos
         right_neg[k] = acc_neg
