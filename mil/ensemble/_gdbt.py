@@ -142,6 +142,10 @@ class GDBTMIClassifier(BaseBagClassifier):
         The positive class; ``classes_[1]`` when None.
     random_state : int, RandomState or None, default=None
         Seeds the subsampling and the validation split.
+    n_jobs : int or None, default=None
+        Threads sharing out the features of each tree's split search (the
+        compiled kernel runs without the GIL); None is 1, -1 one per core.
+        The model does not depend on it.
 
     Attributes
     ----------
@@ -201,13 +205,14 @@ class GDBTMIClassifier(BaseBagClassifier):
         "positive_bag_removal": ["boolean"],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=None, min_bags_leaf=2,
                  pooling="lse", sharpness=3.0, subsample=1.0, validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1e-3,
                  split_shares="children", growth="best", positive_bag_removal=True,
-                 positive_class=None, random_state=None):
+                 positive_class=None, random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -224,6 +229,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         self.positive_bag_removal = positive_bag_removal
         self.positive_class = positive_class
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # -- fitting ---------------------------------------------------------------
     def _pool(self, f, offsets, derivatives=False):
@@ -333,7 +339,7 @@ class GDBTMIClassifier(BaseBagClassifier):
             bags.instances, bags.instance_bag, bag_pos, weight, criterion="gain_ratio",
             max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf,
             growth=self.growth, split_shares=self.split_shares,
-            remove_positive_bags=self.positive_bag_removal, presorted=presorted)
+            remove_positive_bags=self.positive_bag_removal, presorted=presorted, n_jobs=self.n_jobs)
         leaves = tree.apply(bags.instances)
         tree.value = newton_leaf_values(leaves, tree.node_count, bags.instance_bag, a, b, k,
                                         p - y, p * (1.0 - p), self.l2_regularization)

@@ -36,6 +36,7 @@ from mil._core import kernel
 from mil.base import BaseBagClassifier
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import Rule, format_rules, pack_rules
+from mil.utils._threads import RowThreads
 
 __all__ = ["RipperMIClassifier"]
 
@@ -71,6 +72,10 @@ class RipperMIClassifier(BaseBagClassifier):
         The class the rules describe (``classes_[1]`` when None).
     random_state : int, RandomState instance or None, default=None
         Seeds the grow/prune splits.
+    n_jobs : int or None, default=None
+        Threads sharing out the features of the condition search (the
+        compiled kernel runs without the GIL); None is 1, -1 one per core.
+        The rules do not depend on it.
 
     Attributes
     ----------
@@ -110,10 +115,11 @@ class RipperMIClassifier(BaseBagClassifier):
         "lrs_threshold": [Interval(Real, 0, None, closed="left")],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(self, k=2, prune_ratio=1 / 3, min_bags=2, beam_width=1, use_lrs=False,
-                 lrs_threshold=3.84, positive_class=None, random_state=None):
+                 lrs_threshold=3.84, positive_class=None, random_state=None, n_jobs=None):
         self.k = k
         self.prune_ratio = prune_ratio
         self.min_bags = min_bags
@@ -122,6 +128,7 @@ class RipperMIClassifier(BaseBagClassifier):
         self.lrs_threshold = lrs_threshold
         self.positive_class = positive_class
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def fit(self, X, y):
         """Learn the rule set.
@@ -137,8 +144,9 @@ class RipperMIClassifier(BaseBagClassifier):
         self
         """
         bags, y_enc = self._validate_fit(X, y)
-        learner = _Ripper(self, bags, y_enc == 1, check_random_state(self.random_state))
-        conds = learner.run()
+        with RowThreads(self.n_jobs, bags.n_features) as threads:
+            learner = _Ripper(self, bags, y_enc == 1, check_random_state(self.random_state), threads)
+            conds = learner.run()
         cov = learner.coverages(conds)
         pos = learner.pos
         self.rules_ = [Rule(c, p=int((cv & pos).sum()), n=int((cv & ~pos).sum()))
@@ -247,8 +255,10 @@ class _Ripper:
     coverage of a rule is cached by its conditions.
     """
 
-    def __init__(self, est, bags, pos, rng):
+    def __init__(self, est, bags, pos, rng, threads=None):
         self.est = est
+        # Serial unless the caller owns a pool (and closes it).
+        self.threads = RowThreads(None, bags.n_features) if threads is None else threads
         self.rng = rng
         self.X = bags.instances
         self.offsets = bags.offsets
@@ -350,9 +360,7 @@ class _Ripper:
                 if p0 == 0 or n0 == 0:
                     pool.append((value, conds, act, True))
                     continue
-                gain, thr, p, n = split_kernel.best_conditions(
-                    self.sorted_vals, self.order, act.astype(np.uint8), self.sorted_bag, self.bag_pos,
-                    int(p0), int(n0), self.est.min_bags)
+                gain, thr, p, n = self._best_conditions(split_kernel, act.astype(np.uint8), p0, n0)
                 if self.est.use_lrs:
                     gain = np.where(self._lrs_ok(p, n, P, N), gain, 0.0)
                 flat = gain.ravel()
@@ -371,6 +379,17 @@ class _Ripper:
             pool.sort(key=lambda entry: -entry[0])
             beam = pool[:width]
         return beam[0][1]
+
+    def _best_conditions(self, split_kernel, active, p0, n0):
+        """``best_conditions`` of every feature, rows shared out among the threads."""
+        parts = self.threads.run(
+            lambda lo, hi: split_kernel.best_conditions(
+                self.sorted_vals[lo:hi], self.order[lo:hi], active, self.sorted_bag[lo:hi],
+                self.bag_pos, int(p0), int(n0), self.est.min_bags),
+            cells=self.order.size)
+        if len(parts) == 1:
+            return parts[0]
+        return tuple(np.concatenate([part[i] for part in parts]) for i in range(4))
 
     def prune(self, conds, prune_mask, whole_error=False):
         """Delete the final sequence of conditions that is best on the pruning bags.

@@ -26,6 +26,7 @@ from scipy.stats import norm
 
 from mil._core import kernel
 from mil.tree._tree import Tree
+from mil.utils._threads import RowThreads
 
 __all__ = ["build_tree", "prune_pessimistic", "choose_feature"]
 
@@ -78,14 +79,29 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL):
 class _Presorted:
     """The presorted layout: per feature, instance ids / values / bags in node segments."""
 
-    def __init__(self, instances, instance_bag):
+    def __init__(self, instances, instance_bag, threads=None):
         Xt = np.ascontiguousarray(instances.T)
-        # NaN sorts last, which the split kernel relies on. The order among
-        # equal values does not matter: cuts fall only between distinct values,
-        # so the counts at a cut depend on sets, not on orders.
-        self.order = np.ascontiguousarray(np.argsort(Xt, axis=1).astype(np.intp, copy=False))
-        self.vals = np.ascontiguousarray(np.take_along_axis(Xt, self.order, axis=1))
-        self.bag = np.ascontiguousarray(instance_bag[self.order])
+        d, n = Xt.shape
+        self.order = np.empty((d, n), dtype=np.intp)
+        self.vals = np.empty((d, n))
+        self.bag = np.empty((d, n), dtype=np.intp)
+
+        def sort_rows(lo, hi):
+            # NaN sorts last, which the split kernel relies on. The order among
+            # equal values does not matter: cuts fall only between distinct
+            # values, so the counts at a cut depend on sets, not on orders.
+            self.order[lo:hi] = np.argsort(Xt[lo:hi], axis=1)
+            self.vals[lo:hi] = np.take_along_axis(Xt[lo:hi], self.order[lo:hi], axis=1)
+            self.bag[lo:hi] = instance_bag[self.order[lo:hi]]
+
+        if threads is None:
+            sort_rows(0, d)
+        else:
+            threads.run(sort_rows, cells=d * n)
+
+    @property
+    def n_rows(self):
+        return self.order.shape[0]
 
     @classmethod
     def _from_arrays(cls, order, vals, bag):
@@ -115,7 +131,7 @@ class _Presorted:
 
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
-               split_shares="parent", rank=None, presorted=None):
+               split_shares="parent", rank=None, presorted=None, n_jobs=None):
     """Grow a multi-instance tree.
 
     Parameters
@@ -151,6 +167,10 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         The presorted layout of exactly these instances, to skip the sort
         when many trees grow on the same data (boosting); it is copied, not
         modified. None sorts here.
+    n_jobs : int, default=None
+        Threads sharing out the features of each node's split search and
+        partition (joblib's convention: None is 1, -1 one per core). The
+        tree does not depend on it.
 
     Returns
     -------
@@ -160,7 +180,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         instances removed with an explained bag.
     """
     ts = kernel("_tree_split")
-    n, d = instances.shape
+    d = instances.shape[1]
     n_bags = bag_pos.shape[0]
     bag_pos = np.ascontiguousarray(bag_pos, dtype=np.uint8)
     if bag_weight is None:
@@ -169,9 +189,37 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     if rank is None:
         rank = np.arange(d, dtype=np.intp)
     max_depth = np.iinfo(np.intp).max if max_depth is None else int(max_depth)
-    is_pos = bag_pos.astype(bool)
 
-    pre = _Presorted(instances, instance_bag) if presorted is None else presorted.copy()
+    threads = RowThreads(n_jobs, d)
+    try:
+        pre = _Presorted(instances, instance_bag, threads) if presorted is None else presorted.copy()
+        return _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion,
+                     max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank)
+    finally:
+        threads.close()
+
+
+def _partition(ts, threads, pre, start, end, go_left):
+    """Partition every feature's segment (rows shared out among the threads)."""
+    parts = threads.run(lambda lo, hi: ts.partition(pre.order[lo:hi], pre.vals[lo:hi], pre.bag[lo:hi],
+                                                    start, end, go_left), cells=(end - start) * pre.n_rows)
+    return parts[0]
+
+
+def _best_splits(ts, threads, pre, start, end, *args):
+    """``best_splits`` of every feature of a node (rows shared out among the threads)."""
+    parts = threads.run(lambda lo, hi: ts.best_splits(pre.vals[lo:hi], pre.bag[lo:hi], start, end, *args),
+                        cells=(end - start) * pre.n_rows)
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
+          min_bags_leaf, growth, remove_positive_bags, split_shares, rank):
+    n = instances.shape[0]
+    n_bags = bag_pos.shape[0]
+    is_pos = bag_pos.astype(bool)
     go_left = np.zeros(n, dtype=np.uint8)
     removed = np.zeros(n_bags, dtype=bool)
     epoch = 0
@@ -223,7 +271,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
             if end > start:
                 ids = pre.order[0, start:end]
                 go_left[ids] = ~removed[instance_bag[ids]]
-                end = start + ts.partition(pre.order, pre.vals, pre.bag, start, end, go_left)
+                end = start + _partition(ts, threads, pre, start, end, go_left)
                 node["end"] = end
             node["epoch"] = epoch
             node["stats"] = stats(start, end)
@@ -234,9 +282,9 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         present, pi, nu, w_pos, w_neg = node["stats"]
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth:
-            found, split = ts.best_splits(pre.vals, pre.bag, start, end, bag_pos, bag_weight,
-                                          w_pos, w_neg, float(min_bags_leaf), TIE_TOL,
-                                          split_shares == "children")
+            found, split = _best_splits(ts, threads, pre, start, end, bag_pos, bag_weight,
+                                        w_pos, w_neg, float(min_bags_leaf), TIE_TOL,
+                                        split_shares == "children")
             feature = choose_feature(found, split, criterion, rank)
         if feature < 0:
             train_leaf[pre.order[0, start:end]] = node_id
@@ -248,7 +296,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         ids = pre.order[feature, start:end]
         v = pre.vals[feature, start:end]
         go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
-        mid = start + ts.partition(pre.order, pre.vals, pre.bag, start, end, go_left)
+        mid = start + _partition(ts, threads, pre, start, end, go_left)
         node.update(feature=feature, threshold=threshold, missing_left=int(missing_left),
                     gain=split[feature, 0])
         left, left_share = new_node(start, mid, node["depth"] + 1)

@@ -29,6 +29,7 @@ class _BaseMITree(BaseBagClassifier):
         "split_shares": [StrOptions({"parent", "children"})],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
 
     def fit(self, X, y):
@@ -57,7 +58,7 @@ class _BaseMITree(BaseBagClassifier):
             criterion=self._criterion, max_depth=self.max_depth,
             min_bags_leaf=self.min_bags_leaf, growth=self.growth,
             remove_positive_bags=self.positive_bag_removal, split_shares=self.split_shares,
-            rank=rank)
+            rank=rank, n_jobs=self.n_jobs)
         if self.pruning:
             tree = prune_pessimistic(tree, self.confidence)
         self.tree_ = tree
@@ -194,6 +195,10 @@ _PARAMS_DOC = """
     random_state : int, RandomState or None, default=None
         None breaks ties between equally good features by lowest index; a
         seed breaks them in a random feature order drawn from it.
+    n_jobs : int or None, default=None
+        Threads sharing out the features of each node's split search (the
+        compiled kernel runs without the GIL); None is 1, -1 one per core.
+        The tree does not depend on it.
 
     Attributes
     ----------
@@ -236,7 +241,7 @@ class ID3MIClassifier(_BaseMITree):
 
     def __init__(self, *, max_depth=None, min_bags_leaf=1, growth="depth", pruning=False,
                  confidence=0.25, positive_bag_removal=True, split_shares="parent",
-                 positive_class=None, random_state=None):
+                 positive_class=None, random_state=None, n_jobs=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -246,6 +251,7 @@ class ID3MIClassifier(_BaseMITree):
         self.split_shares = split_shares
         self.positive_class = positive_class
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
 
 class C45MIClassifier(_BaseMITree):
@@ -274,7 +280,7 @@ class C45MIClassifier(_BaseMITree):
 
     def __init__(self, *, max_depth=None, min_bags_leaf=2, growth="depth", pruning=False,
                  confidence=0.25, positive_bag_removal=True, split_shares="parent",
-                 positive_class=None, random_state=None):
+                 positive_class=None, random_state=None, n_jobs=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -284,3 +290,4 @@ class C45MIClassifier(_BaseMITree):
         self.split_shares = split_shares
         self.positive_class = positive_class
         self.random_state = random_state
+        self.n_jobs = n_jobs

@@ -1,0 +1,83 @@
+"""Threads over features (`n_jobs` of the trees, GDBT-MI and RIPPER-MI) change no result."""
+
+import numpy as np
+import pytest
+
+import mil.utils._threads as threads_module
+from mil.ensemble import GDBTMIClassifier
+from mil.rules import RipperMIClassifier
+from mil.tree import C45MIClassifier, ID3MIClassifier
+from mil.utils._threads import RowThreads
+from mil.utils.estimator_checks import make_toy_bags
+
+
+@pytest.fixture
+def every_node_threaded(monkeypatch):
+    """Hand every search to the pool, however small, so the tiny test data use the threads."""
+    monkeypatch.setattr(threads_module, "MIN_CELLS_PER_THREAD", 0)
+
+
+def test_row_blocks_cover_every_row_once():
+    with RowThreads(3, 10) as threads:
+        assert threads.n_threads == 3
+        parts = threads.run(lambda lo, hi: list(range(lo, hi)), cells=10 ** 9)
+    assert [len(p) for p in parts] == [3, 4, 3]
+    assert sum(parts, []) == list(range(10))
+
+
+def test_small_jobs_and_one_thread_run_in_the_caller():
+    calls = []
+    with RowThreads(4, 10) as threads:
+        parts = threads.run(lambda lo, hi: calls.append((lo, hi)) or hi - lo, cells=10)
+    assert parts == [10] and calls == [(0, 10)]
+    with RowThreads(None, 10) as threads:
+        assert threads.n_threads == 1
+        assert threads.run(lambda lo, hi: (lo, hi), cells=10 ** 9) == [(0, 10)]
+    # Never more threads than rows.
+    assert RowThreads(8, 2).n_threads == 2
+
+
+def _data(with_nan=False):
+    X, y = make_toy_bags(n_bags=40, n_features=7, max_size=6, random_state=3)
+    X = [np.round(b, 1) for b in X]
+    if with_nan:
+        X[1][0, 2] = np.nan
+        X[4][1, 0] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("cls", [ID3MIClassifier, C45MIClassifier])
+@pytest.mark.parametrize("with_nan", [False, True])
+@pytest.mark.parametrize("growth", ["depth", "best"])
+def test_trees_do_not_depend_on_n_jobs(cls, with_nan, growth, backend, every_node_threaded):
+    X, y = _data(with_nan)
+    one = cls(growth=growth).fit(X, y)
+    three = cls(growth=growth, n_jobs=3).fit(X, y)
+    assert one.tree_ == three.tree_
+    np.testing.assert_array_equal(one.predict_proba(X), three.predict_proba(X))
+
+
+def test_boosting_does_not_depend_on_n_jobs(backend, every_node_threaded):
+    X, y = _data(with_nan=True)
+    one = GDBTMIClassifier(n_estimators=5, random_state=0).fit(X, y)
+    two = GDBTMIClassifier(n_estimators=5, random_state=0, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
+    np.testing.assert_array_equal(one.train_score_, two.train_score_)
+
+
+def test_rules_do_not_depend_on_n_jobs(backend, every_node_threaded):
+    X, y = _data()
+    one = RipperMIClassifier(random_state=0).fit(X, y)
+    three = RipperMIClassifier(random_state=0, n_jobs=3, beam_width=2).fit(X, y)
+    three_greedy = RipperMIClassifier(random_state=0, n_jobs=3).fit(X, y)
+    assert one.export_text() == three_greedy.export_text()
+    assert three.rules_  # the beam path ran through the threads too
+    np.testing.assert_array_equal(one.predict_proba(X), three_greedy.predict_proba(X))
+
+
+@pytest.mark.parametrize("cls", [ID3MIClassifier, C45MIClassifier, GDBTMIClassifier,
+                                 RipperMIClassifier])
+def test_n_jobs_zero_is_rejected(cls):
+    X, y = _data()
+    with pytest.raises(ValueError, match="n_jobs"):
+        cls(n_jobs=0).fit(X, y)
