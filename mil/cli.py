@@ -123,14 +123,16 @@ def _write_plots(args, make_panels, filename, what):
         return
     if not plotting_available():
         print(f"\n(no {what} plot: matplotlib is not installed; "
-              "pip install 'scikit-mil[plot]' to get plots)")
+              "pip install 'scikit-mil[plot]' to get plots)",
+              file=sys.stderr if getattr(args, "json", False) else sys.stdout)
         return
     os.makedirs(args.plot_dir, exist_ok=True)
     path = save_line_plot(os.path.join(args.plot_dir, filename), **make_panels())
-    print(f"\nplot written: {path}")
+    # With --json, stdout holds only the JSON document.
+    print(f"\nplot written: {path}", file=sys.stderr if getattr(args, "json", False) else sys.stdout)
 
 
-def _print_reproduction(args, result, title, extra_rows=()):
+def _print_reproduction(args, result, title, extra=None):
     from mil.reproduce import accuracy_table
 
     rows = accuracy_table(result)
@@ -141,6 +143,7 @@ def _print_reproduction(args, result, title, extra_rows=()):
                          for l in result.learners},
             "seconds": {l: {d: float(result.seconds[l][d]) for d in result.datasets}
                         for l in result.learners},
+            **(extra or {}),
         }, indent=2))
         return
     print(f"{title}: bag-level accuracy %, mean ± std over the folds"
@@ -160,8 +163,10 @@ def _cmd_reproduce_trees(args):
     folds = 2 if args.quick else 10
     with Progress(n_sets * len(TREE_LEARNERS) * folds, enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar, n_jobs=args.jobs)
-    _print_reproduction(args, result, "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI")
-    if result.staged and not args.json:
+    staged = {"staged_error": {name: {k: [float(v) for v in c] for k, c in curves.items()}
+                               for name, curves in result.staged.items()}}
+    _print_reproduction(args, result, "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI", staged)
+    if result.staged:
         def panels():
             return {"panels": [{
                 "title": f"GDBT-MI on {name}", "xlabel": "boosting rounds", "ylabel": "bag error",
@@ -187,7 +192,7 @@ def _cmd_reproduce_distances(args):
                                       f"(scale={args.scale}, alpha={args.alpha})")
     if not args.json:
         print(f"(wall time {result.total_seconds:.1f} s, distance matrices shared by the ten learners)")
-    if result.curves and not args.json:
+    if result.curves:
         def panels():
             out = []
             for key, xlabel in (("references", "references (citers = references + 2)"),

@@ -114,3 +114,16 @@ def test_reproduce_trees_quick(tmp_path, capsys):
     assert "two folds of Musk1" in out
     if __import__("mil.plotting", fromlist=["x"]).plotting_available():
         assert (tmp_path / "gdbt_mi_error.png").stat().st_size > 10_000
+
+
+def test_reproduce_trees_quick_json_keeps_stdout_parseable(tmp_path, capsys):
+    assert main(["reproduce", "trees", "--quick", "--json", "--plot-dir", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert set(out["accuracy"]) == {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi"}
+    curves = out["staged_error"]["musk1"]
+    assert len(curves["train"]) == len(curves["test"]) == 20  # quick: 20 boosting rounds
+    assert all(0.0 <= e <= 1.0 for e in curves["train"] + curves["test"])
+    if __import__("mil.plotting", fromlist=["x"]).plotting_available():
+        assert "plot written" in captured.err
+        assert (tmp_path / "gdbt_mi_error.png").stat().st_size > 10_000
