@@ -21,7 +21,7 @@ block onwards and mirrors, which halves the products. The NumPy twin
 
 from libc.math cimport sqrt, INFINITY
 from libc.stdlib cimport malloc, free
-from scipy.linalg.cython_blas cimport dgemm
+from scipy.linalg.cython_blas cimport dgemm, dsyrk
 
 from mil._core._typedefs cimport float64_t, intp_t
 
@@ -139,7 +139,7 @@ cdef int c_hausdorff_matrices(
     cdef float64_t* G = NULL
     cdef float64_t* cmin = NULL
     cdef int m, n, kk, ldc
-    cdef char tr = b'T', nt = b'N'
+    cdef char tr = b'T', nt = b'N', lo = b'L'
     # Largest block that can occur, for one allocation.
     r0 = row_start
     while r0 < row_stop:
@@ -192,8 +192,15 @@ cdef int c_hausdorff_matrices(
                 n = <int>(i1 - i0)
                 kk = <int>d
                 ldc = m
-                dgemm(&tr, &nt, &m, &n, &kk, &one, <float64_t*>(Y + j0 * d), &kk,
-                      <float64_t*>(X + i0 * d), &kk, &zero, G, &ldc)
+                if symmetric and c0 == r0:
+                    # A diagonal block: only pairs of bags i < j are read, whose
+                    # products lie above the row-major diagonal, i.e. in the
+                    # column-major lower triangle, which dsyrk alone computes
+                    # (half the products of dgemm).
+                    dsyrk(&lo, &tr, &m, &kk, &one, <float64_t*>(X + i0 * d), &kk, &zero, G, &ldc)
+                else:
+                    dgemm(&tr, &nt, &m, &n, &kk, &one, <float64_t*>(Y + j0 * d), &kk,
+                          <float64_t*>(X + i0 * d), &kk, &zero, G, &ldc)
                 for i in range(r0, r1):
                     for j in range(c0, c1):
                         if symmetric and j <= i:
