@@ -192,11 +192,17 @@ cdef int c_hausdorff_matrices(
                 n = <int>(i1 - i0)
                 kk = <int>d
                 ldc = m
-                if symmetric and c0 == r0:
+                if symmetric and c0 == r0 and c1 == c0 + 1:
+                    # A diagonal block of one (large) bag holds no pair of bags.
+                    c0 = c1
+                    continue
+                if symmetric and c0 == r0 and c1 == r1:
                     # A diagonal block: only pairs of bags i < j are read, whose
                     # products lie above the row-major diagonal, i.e. in the
                     # column-major lower triangle, which dsyrk alone computes
-                    # (half the products of dgemm).
+                    # (half the products of dgemm). Not when the rows stop
+                    # short of the column chunk (a slice of rows for a thread):
+                    # then the block is not square and dgemm does it.
                     dsyrk(&lo, &tr, &m, &kk, &one, <float64_t*>(X + i0 * d), &kk, &zero, G, &ldc)
                 else:
                     dgemm(&tr, &nt, &m, &n, &kk, &one, <float64_t*>(Y + j0 * d), &kk,

@@ -89,6 +89,25 @@ def test_row_ranges_compose(backend):
     np.testing.assert_allclose(np.array(outs), run(bags), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("sizes, ranges, block", [
+    # One-instance bags, chunks of four: a slice of rows stops inside its diagonal chunk.
+    ([1] * 9, [(0, 1), (1, 3), (3, 4), (4, 9)], 4),
+    # A bag larger than the block sits alone in its diagonal block (no pair to compute).
+    ([2, 7, 1, 1, 3], [(0, 5)], 4),
+    ([2, 7, 1, 1, 3], [(0, 1), (1, 2), (2, 5)], 4),
+])
+def test_diagonal_blocks_and_row_slices(backend, sizes, ranges, block):
+    rng = np.random.default_rng(7)
+    bags = [rng.normal(size=(k, 3)) for k in sizes]
+    n = len(bags)
+    X = np.vstack(bags)
+    off = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    outs = [np.zeros((n, n)) for _ in range(3)]
+    for r0, r1 in ranges:
+        kernel("_hausdorff").hausdorff_matrices(X, off, X, off, True, *outs, r0, r1, block)
+    np.testing.assert_allclose(np.array(outs), brute(bags, bags), rtol=1e-12, atol=1e-12)
+
+
 bag_lists = st.integers(0, 2**31 - 1).flatmap(lambda seed: st.tuples(
     st.just(seed), st.integers(1, 7), st.integers(1, 6), st.integers(1, 5), st.integers(1, 40)))
 
