@@ -80,7 +80,7 @@ cdef void _pair_block(
     # G: the nr x nc block of a.b products of one bag pair (row stride ldg);
     # A, B: the pair's instances (for exact recomputation, see EXACT_BELOW).
     cdef intp_t a, b
-    cdef float64_t v, rmin, sra, best = INFINITY, hmax_r = 0.0, hmax_c = 0.0, total = 0.0
+    cdef float64_t v, v1, v2, v3, r1, r2, r3, rmin, sra, best = INFINITY, hmax_r = 0.0, hmax_c = 0.0, total = 0.0
     cdef float64_t max_sq_r = 0.0, max_sq_c = 0.0
     cdef const float64_t* g
     for b in range(nc):
@@ -94,12 +94,34 @@ cdef void _pair_block(
         g = G + a * ldg
         sra = sq_r[a]
         rmin = INFINITY
-        for b in range(nc):
+        # Selects, not branches, and four running row minima so that no min
+        # waits for the previous one (the minimum is exact in any order).
+        r1 = INFINITY
+        r2 = INFINITY
+        r3 = INFINITY
+        b = 0
+        while b + 4 <= nc:
             v = (sra + sq_c[b]) - 2.0 * g[b]
-            if v < rmin:
-                rmin = v
-            if v < cmin[b]:
-                cmin[b] = v
+            v1 = (sra + sq_c[b + 1]) - 2.0 * g[b + 1]
+            v2 = (sra + sq_c[b + 2]) - 2.0 * g[b + 2]
+            v3 = (sra + sq_c[b + 3]) - 2.0 * g[b + 3]
+            rmin = v if v < rmin else rmin
+            r1 = v1 if v1 < r1 else r1
+            r2 = v2 if v2 < r2 else r2
+            r3 = v3 if v3 < r3 else r3
+            cmin[b] = v if v < cmin[b] else cmin[b]
+            cmin[b + 1] = v1 if v1 < cmin[b + 1] else cmin[b + 1]
+            cmin[b + 2] = v2 if v2 < cmin[b + 2] else cmin[b + 2]
+            cmin[b + 3] = v3 if v3 < cmin[b + 3] else cmin[b + 3]
+            b += 4
+        while b < nc:
+            v = (sra + sq_c[b]) - 2.0 * g[b]
+            rmin = v if v < rmin else rmin
+            cmin[b] = v if v < cmin[b] else cmin[b]
+            b += 1
+        r1 = r1 if r1 < r3 else r3
+        rmin = rmin if rmin < r2 else r2
+        rmin = rmin if rmin < r1 else r1
         if rmin < _EXACT_BELOW * (sra + max_sq_c):
             rmin = _exact_min(A + a * d, B, nc, d)
         rmin = sqrt(rmin) if rmin > 0.0 else 0.0
