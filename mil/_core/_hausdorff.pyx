@@ -34,6 +34,9 @@ __all__ = ["hausdorff_matrices", "bag_blocks"]
 # to ~1e-10 relative. Rare on real data; the twin uses the same rule.
 cdef float64_t _EXACT_BELOW = 1e-4
 EXACT_BELOW = _EXACT_BELOW
+# Runs of bags with at most this many instances get one dsyrk (products within
+# bags included) rather than more, smaller BLAS calls.
+cdef intp_t _SYRK_BELOW = 128
 
 
 cdef inline intp_t _next_bound(const intp_t* offsets, intp_t b, intp_t stop,
@@ -143,6 +146,37 @@ cdef void _pair_block(
     dave[0] = total / <float64_t>(nr + nc)
 
 
+cdef void _cross_bag_products(const float64_t* X, const intp_t* offsets, intp_t b0, intp_t b1,
+                              intp_t base, int d, float64_t* G, int ldc) noexcept nogil:
+    # The products a.b of every two instances a < b of different bags among
+    # bags b0..b1-1, written into a diagonal block G (column-major, origin at
+    # instance `base`). Halving the bags recursively, each half against the
+    # other by dgemm, skips the products within a bag that a dsyrk of the
+    # whole block would compute; small runs of bags use one dsyrk anyway.
+    cdef intp_t mid, bm, n_inst = offsets[b1] - offsets[b0]
+    cdef int m, n
+    cdef float64_t one = 1.0, zero = 0.0
+    cdef char tr = b'T', nt = b'N', lo = b'L'
+    if b1 - b0 < 2:
+        return
+    if n_inst <= _SYRK_BELOW:
+        n = <int>n_inst
+        dsyrk(&lo, &tr, &n, &d, &one, <float64_t*>(X + offsets[b0] * d), &d, &zero,
+              G + (offsets[b0] - base) * ldc + (offsets[b0] - base), &ldc)
+        return
+    mid = offsets[b0] + n_inst // 2
+    bm = b0 + 1
+    while bm < b1 - 1 and offsets[bm + 1] <= mid:
+        bm += 1
+    m = <int>(offsets[b1] - offsets[bm])
+    n = <int>(offsets[bm] - offsets[b0])
+    dgemm(&tr, &nt, &m, &n, &d, &one, <float64_t*>(X + offsets[bm] * d), &d,
+          <float64_t*>(X + offsets[b0] * d), &d, &zero,
+          G + (offsets[b0] - base) * ldc + (offsets[bm] - base), &ldc)
+    _cross_bag_products(X, offsets, b0, bm, base, d, G, ldc)
+    _cross_bag_products(X, offsets, bm, b1, base, d, G, ldc)
+
+
 cdef int c_hausdorff_matrices(
     const float64_t* X, const intp_t* x_offsets,
     const float64_t* Y, const intp_t* y_offsets, intp_t n_y, intp_t d,
@@ -161,7 +195,7 @@ cdef int c_hausdorff_matrices(
     cdef float64_t* G = NULL
     cdef float64_t* cmin = NULL
     cdef int m, n, kk, ldc
-    cdef char tr = b'T', nt = b'N', lo = b'L'
+    cdef char tr = b'T', nt = b'N'
     # Largest block that can occur, for one allocation.
     r0 = row_start
     while r0 < row_stop:
@@ -221,11 +255,11 @@ cdef int c_hausdorff_matrices(
                 if symmetric and c0 == r0 and c1 == r1:
                     # A diagonal block: only pairs of bags i < j are read, whose
                     # products lie above the row-major diagonal, i.e. in the
-                    # column-major lower triangle, which dsyrk alone computes
-                    # (half the products of dgemm). Not when the rows stop
-                    # short of the column chunk (a slice of rows for a thread):
-                    # then the block is not square and dgemm does it.
-                    dsyrk(&lo, &tr, &m, &kk, &one, <float64_t*>(X + i0 * d), &kk, &zero, G, &ldc)
+                    # column-major lower triangle; compute just those (about
+                    # half the products of dgemm). Not when the rows stop short
+                    # of the column chunk (a slice of rows for a thread): then
+                    # the block is not square and dgemm does it.
+                    _cross_bag_products(X, x_offsets, r0, r1, i0, kk, G, ldc)
                 else:
                     dgemm(&tr, &nt, &m, &n, &kk, &one, <float64_t*>(Y + j0 * d), &kk,
                           <float64_t*>(X + i0 * d), &kk, &zero, G, &ldc)

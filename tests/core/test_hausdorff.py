@@ -95,6 +95,11 @@ def test_row_ranges_compose(backend):
     # A bag larger than the block sits alone in its diagonal block (no pair to compute).
     ([2, 7, 1, 1, 3], [(0, 5)], 4),
     ([2, 7, 1, 1, 3], [(0, 1), (1, 2), (2, 5)], 4),
+    # Diagonal blocks of several hundred instances: the products between bags are
+    # split recursively (uneven bags, one of them larger than half the block).
+    ([3, 1, 40, 7, 2, 90, 5, 5, 1, 60, 8, 30, 4, 2, 9, 50, 6], [(0, 17)], 1024),
+    ([3, 1, 40, 7, 2, 90, 5, 5, 1, 60, 8, 30, 4, 2, 9, 50, 6], [(0, 5), (5, 17)], 200),
+    ([9] * 40, [(0, 40)], 1024),
 ])
 def test_diagonal_blocks_and_row_slices(backend, sizes, ranges, block):
     rng = np.random.default_rng(7)
