@@ -121,15 +121,15 @@ def _write_plots(args, make_panels, filename, what):
 
     if args.no_plots:
         return
+    # With --json, stdout holds only the JSON document.
+    out = sys.stderr if getattr(args, "json", False) else sys.stdout
     if not plotting_available():
         print(f"\n(no {what} plot: matplotlib is not installed; "
-              "pip install 'scikit-mil[plot]' to get plots)",
-              file=sys.stderr if getattr(args, "json", False) else sys.stdout)
+              "pip install 'scikit-mil[plot]' to get plots)", file=out)
         return
     os.makedirs(args.plot_dir, exist_ok=True)
     path = save_line_plot(os.path.join(args.plot_dir, filename), **make_panels())
-    # With --json, stdout holds only the JSON document.
-    print(f"\nplot written: {path}", file=sys.stderr if getattr(args, "json", False) else sys.stdout)
+    print(f"\nplot written: {path}", file=out)
 
 
 def _print_reproduction(args, result, title, extra=None):

@@ -42,3 +42,18 @@ cdef void c_bag_max(
     intp_t n_bags,              # number of bags (each non-empty)
     float64_t* out,             # out[b]: maximum over bag b's values
 ) noexcept nogil
+
+
+cdef inline void leave_right(
+    intp_t b, const uint8_t* bag_pos, const float64_t* bag_weight, uint8_t* seen,
+    float64_t* acc_pos, float64_t* acc_neg,
+) noexcept nogil:
+    # One step of a backward sweep after a forward one: the first time bag b is
+    # met from the right its flag is cleared and its weight joins the right
+    # side. Inline, so the fused loop of a caller keeps its sums in registers.
+    if seen[b]:
+        seen[b] = 0
+        if bag_pos[b]:
+            acc_pos[0] = acc_pos[0] + bag_weight[b]
+        else:
+            acc_neg[0] = acc_neg[0] + bag_weight[b]

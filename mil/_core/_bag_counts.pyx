@@ -46,20 +46,14 @@ cdef void c_sweep_distinct_bags(
     float64_t* left_pos, float64_t* left_neg,
     float64_t* right_pos, float64_t* right_neg,
 ) noexcept nogil:
-    cdef intp_t k, b
+    cdef intp_t k
     cdef float64_t acc_pos = 0.0, acc_neg = 0.0
     c_sweep_left_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, left_pos, left_neg)
     # Right side, swept backwards; this pass also clears the scratch flags.
     for k in range(n - 1, -1, -1):
         right_pos[k] = acc_pos
         right_neg[k] = acc_neg
-        b = inst_bag[k]
-        if seen[b]:
-            seen[b] = 0
-            if bag_pos[b]:
-                acc_pos = acc_pos + bag_weight[b]
-            else:
-                acc_neg = acc_neg + bag_weight[b]
+        leave_right(inst_bag[k], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
 
 
 cdef void c_distinct_bag_weights(

@@ -37,7 +37,7 @@ The NumPy twin ``_tree_split_py`` computes the same numbers in the same order
 
 from libc.math cimport INFINITY, NAN, isnan, log2
 
-from mil._core._bag_counts cimport c_sweep_distinct_bags, c_sweep_left_distinct_bags
+from mil._core._bag_counts cimport c_sweep_distinct_bags, c_sweep_left_distinct_bags, leave_right
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
@@ -145,13 +145,7 @@ cdef intp_t c_best_split_feature(
                 else:
                     g = -INFINITY
                 gains[2 * k] = g
-            b = inst_bag[k]
-            if seen[b]:
-                seen[b] = 0
-                if bag_pos[b]:
-                    rp = rp + bag_weight[b]
-                else:
-                    rn = rn + bag_weight[b]
+            leave_right(inst_bag[k], bag_pos, bag_weight, seen, &rp, &rn)
     else:
         c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
         # NaN block first: the cut after non-missing position k is then the

@@ -382,14 +382,11 @@ class _Ripper:
 
     def _best_conditions(self, split_kernel, active, p0, n0):
         """``best_conditions`` of every feature, rows shared out among the threads."""
-        parts = self.threads.run(
+        return self.threads.concat(
             lambda lo, hi: split_kernel.best_conditions(
                 self.sorted_vals[lo:hi], self.order[lo:hi], active, self.sorted_bag[lo:hi],
                 self.bag_pos, int(p0), int(n0), self.est.min_bags),
             cells=self.order.size)
-        if len(parts) == 1:
-            return parts[0]
-        return tuple(np.concatenate([part[i] for part in parts]) for i in range(4))
 
     def prune(self, conds, prune_mask, whole_error=False):
         """Delete the final sequence of conditions that is best on the pruning bags.

@@ -208,11 +208,8 @@ def _partition(ts, threads, pre, start, end, go_left):
 
 def _best_splits(ts, threads, pre, start, end, *args):
     """``best_splits`` of every feature of a node (rows shared out among the threads)."""
-    parts = threads.run(lambda lo, hi: ts.best_splits(pre.vals[lo:hi], pre.bag[lo:hi], start, end, *args),
-                        cells=(end - start) * pre.n_rows)
-    if len(parts) == 1:
-        return parts[0]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return threads.concat(lambda lo, hi: ts.best_splits(pre.vals[lo:hi], pre.bag[lo:hi], start, end, *args),
+                          cells=(end - start) * pre.n_rows)
 
 
 def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,

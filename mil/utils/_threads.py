@@ -71,6 +71,20 @@ class RowThreads:
             return [func(0, self.n_rows)]
         return list(self._pool.map(lambda b: func(*b), self.bounds))
 
+    def concat(self, func, cells):
+        """:meth:`run` for a `func` returning a tuple of arrays over its rows, joined back.
+
+        Returns
+        -------
+        arrays : tuple of ndarray
+            Each output of `func` concatenated along axis 0 over the blocks,
+            as if `func(0, n_rows)` had been called.
+        """
+        parts = self.run(func, cells)
+        if len(parts) == 1:
+            return parts[0]
+        return tuple(np.concatenate(out) for out in zip(*parts))
+
     def close(self):
         if self._pool is not None:
             self._pool.shutdown()
