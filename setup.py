@@ -13,7 +13,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-CORE = Path("mil") / "_core"
+CORE = Path("src") / "mil" / "_core"
 DEBUG = os.environ.get("MIL_CYTHON_DEBUG", "").strip().lower() in {"1", "true", "yes", "on"}
 
 DIRECTIVES = {
@@ -52,7 +52,7 @@ class BuildExt(build_ext):
 def extensions():
     modules = sorted(p.stem for p in CORE.glob("*.pyx"))
     exts = [Extension(f"mil._core.{name}", [str(CORE / f"{name}.pyx")]) for name in modules]
-    exts = cythonize(exts, compiler_directives=DIRECTIVES, include_path=["."])
+    exts = cythonize(exts, compiler_directives=DIRECTIVES, include_path=["src"])
     # cythonize() resets Extension.optional: set it after the call (STYLE.md).
     required = os.environ.get("MIL_REQUIRE_COMPILED", "").strip().lower() in {"1", "true", "yes", "on"}
     for ext in exts:

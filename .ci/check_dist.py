@@ -4,7 +4,7 @@
 
 Checks every ``*.tar.gz`` (sdist) and ``*.whl`` in DIST_DIR:
 
-- sdist: has the build files, every ``mil/_core/*.pyx`` with its ``.pxd`` and
+- sdist: has the build files, every ``src/mil/_core/*.pyx`` with its ``.pxd`` and
   NumPy twin, the cimport facade, the tests; no generated ``.c``/``.so``.
 - wheel: never ``py3-none-any`` (pip would prefer it and users would silently
   get the slow path); every kernel compiled, with its ``.pyx`` and ``.pxd``;
@@ -35,7 +35,7 @@ GENERATED = (".c", ".cpp", ".html", ".so", ".pyd", ".o")
 
 
 def _stems(names, prefix):
-    """Kernel stems: the .pyx files directly under mil/_core/."""
+    """Kernel stems: the .pyx files directly under {prefix}mil/_core/."""
     pattern = re.compile(re.escape(prefix) + r"mil/_core/([^/]+)\.pyx$")
     return sorted(m.group(1) for n in names if (m := pattern.match(n)))
 
@@ -45,13 +45,13 @@ def check_sdist(path):
     top = names[0].split("/", 1)[0] + "/"
     have = {n[len(top):] for n in names if n.startswith(top)}
     problems = []
-    stems = _stems(names, top)
+    stems = _stems(names, top + "src/")
     if not stems:
-        problems.append("no mil/_core/*.pyx")
-    needed = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "mil/__init__.py",
-              "mil/cython_kernels.pxd", "mil/_core/_typedefs.pxd", "tests/conftest.py"]
+        problems.append("no src/mil/_core/*.pyx")
+    needed = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "src/mil/__init__.py",
+              "src/mil/cython_kernels.pxd", "src/mil/_core/_typedefs.pxd", "tests/conftest.py"]
     for stem in stems:
-        needed += [f"mil/_core/{stem}.pxd", f"mil/_core/{stem}_py.py"]
+        needed += [f"src/mil/_core/{stem}.pxd", f"src/mil/_core/{stem}_py.py"]
     problems += [f"missing {n}" for n in needed if n not in have]
     problems += [f"generated file {n}" for n in sorted(have) if n.endswith(GENERATED)]
     return problems
