@@ -1,6 +1,6 @@
 """Rule condition search for RIPPER-MI (compiled).
 
-SPEC section 8: RIPPER (Cohen 1995, "Fast Effective Rule Induction") with
+RIPPER (Cohen 1995, "Fast Effective Rule Induction") with
 bag-level coverage (Chevaleyre & Zucker 2001, "Solving multiple-instance and
 multiple-part learning problems with decision trees and rule sets"): a rule
 covers a bag iff it covers at least one of the bag's instances, and every
