@@ -110,7 +110,7 @@ def reproduce_distances(datasets=None, quick=False, scale=None, alpha="nca", cur
                         progress=None, n_jobs=None):
     """The integrated-Hausdorff paper's table: Citation-KNN and Bag-KNN x five distances.
 
-    Nested CV (SPEC 5): outer 10-fold CV on the published folds, inner
+    Nested CV: outer 10-fold CV on the published folds, inner
     stratified 5-fold choice of references / k in {1, 3, 5, 7} (citers =
     references + 2) and, for the integrated distance, sigma. Each distance
     matrix is computed once per data set and shared by the ten learners.
