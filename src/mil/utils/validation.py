@@ -2,7 +2,7 @@
 
 Every public entry point calls these once; kernels then trust their inputs
 (C-contiguous float64 instances, intp offsets). Errors name the bag and the
-problem (SPEC 3) and inputs are never modified: data are copied into the
+problem and inputs are never modified: data are copied into the
 internal layout, or used read-only when already in it.
 """
 
