@@ -1,4 +1,4 @@
-"""Bag-KNN and Citation-KNN over Hausdorff bag distances (SPEC 5)."""
+"""Bag-KNN and Citation-KNN over Hausdorff bag distances."""
 
 from numbers import Integral, Real
 
@@ -166,7 +166,7 @@ class _BagNeighbors(BaseBagClassifier):
         return votes / votes.sum(axis=1, keepdims=True)
 
     def predict(self, X):
-        """Predict the label of each bag (voting and ties as in SPEC 5).
+        """Predict the label of each bag (voting and ties as in the class description).
 
         Returns
         -------
@@ -188,7 +188,8 @@ class BagKNNClassifier(_BagNeighbors):
     """k-nearest-neighbour classifier on bags with a Hausdorff bag distance.
 
     The `n_neighbors` nearest training bags vote; a tie goes to the class
-    of the nearest bag among the tied classes (SPEC 5).
+    of the nearest bag among the tied classes (see
+    :doc:`/user_guide/labels_and_ties`).
 
     Parameters
     ----------
@@ -204,7 +205,8 @@ class BagKNNClassifier(_BagNeighbors):
         selects it on the training bags (``alpha_``).
     scale : {"standard", "minmax"} or None, default="standard"
         Feature scaling fitted on the training instances and applied to
-        every bag before distances (see the README for the measurements).
+        every bag before distances (see :doc:`/results/distances` for the
+        measurements).
     sigma_scale : {"absolute", "median"}, default="absolute"
         "median": the NCA bandwidth is ``sigma`` times the median distance
         between training bags (at alpha = 1/2), so one sigma grid suits
@@ -271,7 +273,7 @@ class CitationKNNClassifier(_BagNeighbors):
     citers vote (a bag that is both votes twice). Two classes: positive iff
     positive votes > negative votes (ties negative; the positive class is
     ``classes_[1]``). More classes: plurality, ties to the class of the
-    nearest reference among the tied classes (SPEC 5).
+    nearest reference among the tied classes (see :doc:`/user_guide/labels_and_ties`).
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 
 Every public entry point calls these once; kernels then trust their inputs
 (C-contiguous float64 instances, intp offsets). Errors name the bag and the
-problem (SPEC 3) and inputs are never modified: data are copied into the
+problem and inputs are never modified: data are copied into the
 internal layout, or used read-only when already in it.
 """
 
@@ -19,6 +19,7 @@ __all__ = [
     "bags_from_instances",
     "check_instances",
     "check_offsets",
+    "bag_name",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -164,7 +165,17 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         bags = X
         if bags.is_sparse and not accept_sparse:
             raise _sparse_error(name, estimator)
-        _check_finite(bags.instances.data if bags.is_sparse else bags.instances, name, allow_nan)
+        values = bags.instances.data if bags.is_sparse else bags.instances
+        bad = np.isinf(values) if allow_nan else ~np.isfinite(values)
+        if bad.any():  # name the first offending bag, by its id when it has one
+            if bags.is_sparse:
+                row = int(np.searchsorted(bags.instances.indptr, np.flatnonzero(bad)[0], side="right") - 1)
+                b = int(np.searchsorted(bags.offsets, row, side="right") - 1)
+                _check_finite(bags[b].data, f"{bag_name(bags, b)} of {name}", allow_nan)
+            else:
+                row = int(np.flatnonzero(bad.any(axis=1))[0])
+                b = int(np.searchsorted(bags.offsets, row, side="right") - 1)
+                _check_finite(bags[b], f"{bag_name(bags, b)} of {name}", allow_nan)
     else:
         bags = _bags_from_sequence(X, allow_nan, name, accept_sparse, estimator)
     if n_features is not None and bags.n_features != n_features:
@@ -172,6 +183,18 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         raise ValueError(f"{name} has {bags.n_features} features per instance, but "
                          f"{who or 'the estimator'} was fitted with {n_features} features")
     return bags
+
+
+def bag_name(bags, b):
+    """How error messages call bag `b` of `bags`: by its id when the bags carry ids.
+
+    ``"bag 'mol_17'"`` for bags read from a file (the id in the file),
+    ``"bag 13"`` (the position) otherwise.
+    """
+    ids = getattr(bags, "ids", None)
+    if ids is None:
+        return f"bag {b}"
+    return f"bag {ids[b].item() if hasattr(ids[b], 'item') else ids[b]!r}"
 
 
 def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None):
