@@ -269,7 +269,7 @@ class C45MIClassifier(_BaseMITree):
     bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag removal; optional C4.5 pessimistic
     pruning on bag counts. Pruning is off by default: on the five benchmark
     sets it collapsed the long trees that Gain_multi grows (many leaves of one
-    or two bags) and lost 3 to 26 points of accuracy (see the results in the documentation, :doc:`/results/trees`).
+    or two bags) and lost 3 to 26 points of accuracy (see the results in the documentation, :doc:`/results/trees_boosting_rules`).
     """ + _PARAMS_DOC.format(min_bags=2, pruning=False) + """
     Examples
     --------
