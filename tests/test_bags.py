@@ -1,4 +1,4 @@
-"""The Bags container and bag validation (SPEC 3): layout, indexing and every error case."""
+"""The Bags container and bag validation: layout, indexing and every error case."""
 
 import pickle
 
@@ -77,7 +77,7 @@ def test_3d_array_is_a_sequence_of_equal_bags():
     assert check_bags(X).n_bags == 4
 
 
-# -- every SPEC 3 error case names the bag and the problem --------------------
+# -- every error case names the bag and the problem ---------------------------
 
 @pytest.mark.parametrize("X, exc, message", [
     ([], ValueError, "holds no bags"),

@@ -1,4 +1,4 @@
-"""The bag container: one instance matrix plus bag offsets (SPEC 3).
+"""The bag container: one instance matrix plus bag offsets (user guide: :doc:`/user_guide/data`).
 
 A :class:`Bags` holds every instance of every bag in one C-contiguous
 float64 matrix, bag after bag, and an ``offsets`` array (CSR style): bag

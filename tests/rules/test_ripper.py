@@ -100,6 +100,17 @@ def test_learner_dl_matches_hand_count():
     assert learner.dl([]) == pytest.approx(math.log2(5) + subset_dl(4, 2, 0.25))
 
 
+def test_learns_a_rule_for_values_near_the_largest_double(backend):
+    # A threshold midpoint (a + b) * 0.5 overflowed to inf here and the rule set came out empty.
+    big = np.finfo(np.float64).max
+    X = [np.array([[v]]) for v in (0.1 * big, 0.3 * big, 0.5 * big, 0.7 * big, 0.8 * big, big)]
+    y = np.array([0, 0, 0, 1, 1, 1])
+    clf = RipperMIClassifier(min_bags=1, random_state=0).fit(X, y)
+    assert len(clf.rules_) == 1
+    assert all(np.isfinite(c.threshold) for c in clf.rules_[0].conditions)
+    assert clf.score(X, y) == 1.0
+
+
 def test_prune_deletes_final_conditions():
     # Bags (one instance each, two features). The grown rule x0 >= 1.5 AND x1 <= 0.5 is
     # pruned on bags where the second condition only loses positives.

@@ -1,4 +1,4 @@
-"""Bag-KNN and Citation-KNN over Hausdorff bag distances (SPEC 5).
+"""Bag-KNN and Citation-KNN over Hausdorff bag distances.
 
 Decisions that compare distances (neighbour ranking, Citation-KNN's citer
 test ``d(b, Q) <= threshold``) treat two distances within a relative
@@ -231,7 +231,8 @@ class BagKNNClassifier(_BagNeighbors):
     """k-nearest-neighbour classifier on bags with a Hausdorff bag distance.
 
     The `n_neighbors` nearest training bags vote; a tie goes to the class
-    of the nearest bag among the tied classes (Wang & Zucker 2000).
+    of the nearest bag among the tied classes (Wang & Zucker 2000; see
+    :doc:`/user_guide/labels_and_ties`).
     ``predict`` is the argmax of ``predict_proba``, the smoothed vote
     shares in which the tie's winner counts half a vote more.
 
@@ -249,7 +250,8 @@ class BagKNNClassifier(_BagNeighbors):
         selects it on the training bags (``alpha_``).
     scale : {"standard", "minmax"} or None, default="standard"
         Feature scaling fitted on the training instances and applied to
-        every bag before distances (see the README for the measurements).
+        every bag before distances (see :doc:`/results/distances` for the
+        measurements).
     sigma_scale : {"absolute", "median"}, default="absolute"
         "median": the NCA bandwidth is ``sigma`` times the median distance
         between training bags (at alpha = 1/2), so one sigma grid suits
@@ -338,7 +340,8 @@ class CitationKNNClassifier(_BagNeighbors):
     More classes: plurality, ties to the class of the nearest reference
     among the tied classes, else the lowest tied class. ``predict`` is the
     argmax of ``predict_proba``, the smoothed vote shares in which the
-    tie's winner counts half a vote more.
+    tie's winner counts half a vote more (see
+    :doc:`/user_guide/labels_and_ties`).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""RIPPER-MI: RIPPER rule induction with bag-level coverage (SPEC 8).
+"""RIPPER-MI: RIPPER rule induction with bag-level coverage.
 
 RIPPER (Cohen 1995, "Fast Effective Rule Induction") learns a set of rules
 for the positive class:
