@@ -451,11 +451,13 @@ class GDBTMIClassifier(BaseBagClassifier):
         Returns
         -------
         scores : ndarray of shape (n_instances,)
-            Bag after bag (the order of ``Bags.from_list(X).instances``).
+            Oriented like :meth:`decision_function` (positive favours
+            ``classes_[1]``); bag after bag (the order of
+            ``Bags.from_list(X).instances``).
         """
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
         F = np.full(bags.instances.shape[0], self.init_score_)
         for tree in self.estimators_:
             F = F + self.learning_rate * tree.predict_value(bags.instances)
-        return F
+        return self._oriented(F)  # log-odds of classes_[1], like decision_function

@@ -19,6 +19,7 @@ __all__ = [
     "bags_from_instances",
     "check_instances",
     "check_offsets",
+    "positive_index",
     "bag_name",
 ]
 
@@ -123,6 +124,8 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X")
     """
     if isinstance(X, Bags):
         bags = X
+        if bags.n_bags == 0:
+            raise ValueError(f"{name} is a Bags with no bags; at least one bag is needed")
         bad = np.isinf(bags.instances) if allow_nan else ~np.isfinite(bags.instances)
         if bad.any():  # name the first offending bag, by its id when it has one
             row = int(np.flatnonzero(bad.any(axis=1))[0])
@@ -218,20 +221,102 @@ def bags_from_instances(X, bag_ids, *, allow_nan=True):
     return Bags._trusted(instances, offsets, unique)
 
 
-def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=None):
+#: Label pairs whose positive class needs no naming: the larger label is positive.
+_IMPLICIT_POSITIVE = ({0, 1}, {-1, 1})
+
+
+def _implicit_positive(classes):
+    """True for the label pairs {0, 1}, {-1, 1} and {False, True} (numbers, not strings)."""
+    if classes.shape[0] != 2:
+        return False
+    values = classes.tolist()
+    if not all(isinstance(v, (bool, int, float)) for v in values):
+        return False  # strings such as "0"/"1" are names, not numbers
+    return set(values) in _IMPLICIT_POSITIVE
+
+
+def positive_index(classes, positive_class=None, *, estimator=None):
+    """Index in `classes` of the multi-instance positive class.
+
+    The rule (the same for every binary learner; see the user guide page
+    "Labels, the positive class and ties"): `positive_class` when given;
+    otherwise, for the labels {0, 1}, {-1, 1} and {False, True}, the larger
+    one. Any other pair of labels (e.g. "active"/"inactive") has no
+    natural positive class: the standard multi-instance assumption treats
+    the two classes differently (a bag is positive iff one of its instances
+    is), so choosing by sort order could silently learn the complement of
+    the intended concept. That case raises, naming the labels and the
+    parameter that settles it, as scikit-learn's metrics do for
+    ``pos_label``; a warning would be lost in cross-validation workers.
+
+    Parameters
+    ----------
+    classes : ndarray
+        The two sorted labels (``classes_``).
+    positive_class : label or None, default=None
+    estimator : str, default=None
+        Named in the error message.
+
+    Returns
+    -------
+    index : int
+
+    Raises
+    ------
+    ValueError
+        `positive_class` is not one of `classes`, or it is None and the
+        labels are not {0, 1}, {-1, 1} or {False, True}.
+    """
+    if positive_class is not None:
+        hits = np.flatnonzero(classes == positive_class)
+        if hits.size == 0:
+            raise ValueError(f"positive_class={positive_class!r} is not one of the labels "
+                             f"{classes.tolist()}")
+        return int(hits[0])
+    if _implicit_positive(classes):
+        return 1
+    who = estimator if estimator else "this estimator"
+    a, b = classes.tolist()
+    raise ValueError(
+        f"y has the labels {a!r} and {b!r}: {who} needs to know which one is the "
+        f"multi-instance positive class (a bag is positive iff one of its instances is). "
+        f"Pass positive_class={a!r} or positive_class={b!r}; only the labels 0/1, -1/1 "
+        f"and False/True need no choice (the larger one is positive).")
+
+
+def _check_target_type(y_arr):
+    """Raise scikit-learn's usual errors for continuous or multi-output labels."""
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+
+    kind = type_of_target(y_arr, input_name="y")
+    if kind in ("continuous", "continuous-multioutput", "unknown"):
+        check_classification_targets(y_arr)  # "Unknown label type: continuous ..."
+    if kind in ("multilabel-indicator", "multiclass-multioutput", "multilabel-sequences"):
+        raise ValueError(f"y is {kind}: bag classifiers take one label per bag "
+                         f"(a 1-D y), got shape {np.shape(y_arr)}")
+
+
+def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
+                     require_positive=None, estimator=None):
     """Validate bag labels and encode them.
 
     Parameters
     ----------
     y : array-like of shape (n_bags,)
-        One hashable label per bag.
+        One hashable label per bag; continuous or multi-output y raises
+        (scikit-learn's ``type_of_target`` decides).
     n_bags : int
         Number of bags the labels must match.
     binary : bool, default=False
         Require exactly two classes (trees, boosting, rules).
     positive_class : label, default=None
-        For binary problems, the label of the positive class
-        (default: ``classes_[1]``).
+        The multi-instance positive class (:func:`positive_index`).
+    require_positive : bool, default=None
+        With two classes, resolve the positive class by
+        :func:`positive_index` (raising for unnamed labels such as
+        "active"/"inactive"). None means `binary`; learners for which the
+        positive class changes nothing (Bag-KNN with a symmetric distance)
+        pass False.
     estimator : str, default=None
         Named in the error messages.
 
@@ -240,13 +325,15 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=
     classes : ndarray
         Sorted distinct labels.
     y_encoded : ndarray of intp, shape (n_bags,)
-        Index of each label in `classes`; for binary problems 1 means the
-        positive class (also when `positive_class` is ``classes[0]``).
+        Index of each label in `classes`; with ``binary=True``, 1 means the
+        positive class (also when the positive class is ``classes[0]``).
     """
     who = f"{estimator} " if estimator else ""
     y_arr = np.asarray(y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
         y_arr = y_arr.ravel()
+    if y_arr.ndim == 2:
+        _check_target_type(y_arr)
     if y_arr.ndim != 1:
         raise ValueError(f"y must be 1-D with one label per bag; got shape {y_arr.shape}")
     if y_arr.shape[0] != n_bags:
@@ -256,6 +343,8 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=
         raise ValueError("y contains NaN; every bag needs a label")
     if y_arr.dtype.kind == "O" and any(v is None for v in y_arr):
         raise ValueError("y contains None; every bag needs a label")
+    if y_arr.dtype.kind in "fc" or y_arr.dtype.kind == "O":
+        _check_target_type(y_arr)
     try:
         classes, y_enc = np.unique(y_arr, return_inverse=True)
     except TypeError as exc:
@@ -266,19 +355,19 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=
     if binary and classes.shape[0] > 2:
         raise ValueError(f"{who}supports two classes only; y has {classes.shape[0]}: "
                          f"{classes.tolist()[:10]}")
-    if positive_class is not None:
-        if not binary:
-            raise ValueError("positive_class applies to binary problems only")
-        hits = np.flatnonzero(classes == positive_class)
-        if hits.size == 0:
-            raise ValueError(f"positive_class={positive_class!r} is not one of the labels "
-                             f"{classes.tolist()}")
-        if hits[0] == 0:
+    if positive_class is not None and classes.shape[0] != 2:
+        raise ValueError(f"positive_class applies to two classes only; y has {classes.shape[0]}")
+    if require_positive is None:
+        require_positive = binary
+    if classes.shape[0] == 2 and (require_positive or positive_class is not None):
+        pos = positive_index(classes, positive_class, estimator=estimator)
+        if binary and pos == 0:
             y_enc = 1 - y_enc
     return classes, y_enc
 
 
-def check_bags_y(X, y, *, binary=False, positive_class=None, allow_nan=False, estimator=None):
+def check_bags_y(X, y, *, binary=False, positive_class=None, require_positive=None,
+                 allow_nan=False, estimator=None):
     """Validate training bags and labels together.
 
     Returns
@@ -289,16 +378,9 @@ def check_bags_y(X, y, *, binary=False, positive_class=None, allow_nan=False, es
         See :func:`check_bag_labels`.
     """
     bags = check_bags(X, allow_nan=allow_nan, estimator=estimator)
-    classes, y_enc = check_bag_labels(y, bags.n_bags, binary=binary,
-                                      positive_class=positive_class, estimator=estimator)
+    classes, y_enc = check_bag_labels(y, bags.n_bags, binary=binary, positive_class=positive_class,
+                                      require_positive=require_positive, estimator=estimator)
     return bags, classes, y_enc
-
-
-def positive_index(classes, positive_class=None):
-    """Index in `classes` of the positive class (``classes[1]`` unless given)."""
-    if positive_class is None:
-        return 1
-    return int(np.flatnonzero(classes == positive_class)[0])
 
 
 def check_int(value, name, minimum=None):
