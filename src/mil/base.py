@@ -35,6 +35,9 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         Raise a clear error for more than two classes (trees, boosting, rules).
     ``_allow_nan`` (bool)
         Accept NaN features as missing values (trees).
+    ``_accept_sparse`` (bool)
+        Accept scipy sparse bags (the neighbour classifiers); the others
+        raise a TypeError naming themselves.
 
     and may declare a ``positive_class`` hyper-parameter (every learner
     whose model depends on which class is positive).
@@ -42,6 +45,7 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
 
     _binary_only = True
     _allow_nan = False
+    _accept_sparse = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -79,7 +83,7 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         bags, classes, y_enc = check_bags_y(
             X, y, binary=self._binary_only, positive_class=getattr(self, "positive_class", None),
             require_positive=self._positive_class_matters(),
-            allow_nan=self._allow_nan, estimator=type(self).__name__)
+            allow_nan=self._allow_nan, estimator=type(self).__name__, accept_sparse=self._accept_sparse)
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         return bags, y_enc
@@ -88,7 +92,7 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """Check fitted state and validate bags against the fitted feature count."""
         check_is_fitted(self, "classes_")
         return check_bags(X, n_features=self.n_features_in_, allow_nan=self._allow_nan,
-                          estimator=type(self).__name__)
+                          estimator=type(self).__name__, accept_sparse=self._accept_sparse)
 
     # -- binary label bookkeeping --------------------------------------------
     @property

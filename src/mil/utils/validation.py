@@ -28,8 +28,8 @@ _NUMERIC_KINDS = "biuf"
 
 def _numeric_array(values, what):
     """Convert to a float64 array or raise TypeError naming `what`."""
-    if hasattr(values, "toarray") and hasattr(values, "nnz"):
-        raise TypeError(f"{what} is a sparse matrix; sparse input is not supported, "
+    if _is_sparse(values):
+        raise TypeError(f"{what} is a scipy sparse matrix, not accepted here; "
                         "convert it with .toarray()")
     try:
         arr = np.asarray(values)
@@ -58,8 +58,43 @@ def _check_finite(arr, what, allow_nan):
                      "(the decision trees accept NaN as missing)")
 
 
+def _is_sparse(values):
+    return hasattr(values, "nnz") and hasattr(values, "tocsr")
+
+
+def _sparse_error(name, estimator):
+    who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
+    return TypeError(
+        f"{name} holds sparse instances (scipy.sparse) and {who or 'this function'} does not accept "
+        "sparse bags; convert them with Bags.toarray() or .toarray() on each bag.")
+
+
+def _sparse_instances(matrix, what, allow_nan):
+    """A sparse matrix as a canonical CSR float64 copy (sorted indices, no duplicates)."""
+    import scipy.sparse as sp
+
+    if matrix.dtype.kind not in _NUMERIC_KINDS:
+        raise TypeError(f"{what} holds non-numeric values (dtype {matrix.dtype}); "
+                        "features must be int, float or bool")
+    if len(matrix.shape) != 2:
+        raise ValueError(f"{what} must be 2-D (n_instances, n_features); got shape {matrix.shape}")
+    csr = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+    csr.sum_duplicates()  # also sorts the indices
+    _check_finite(csr.data, what, allow_nan)
+    return csr
+
+
 def check_instances(instances, allow_nan=True):
-    """Return `instances` as a C-contiguous float64 2-D array (copy only if needed)."""
+    """Return `instances` as a C-contiguous float64 2-D array (copy only if needed).
+
+    A scipy sparse matrix becomes a CSR float64 copy (sorted indices, no
+    duplicate entries): the sparse layout of :class:`~mil.Bags`.
+    """
+    if _is_sparse(instances):
+        arr = _sparse_instances(instances, "the instance matrix", allow_nan)
+        if arr.shape[1] == 0:
+            raise ValueError("the instance matrix has no features (0 columns)")
+        return arr
     arr = _numeric_array(instances, "the instance matrix")
     if arr.ndim != 2:
         raise ValueError(f"the instance matrix must be 2-D (n_instances, n_features); got shape {arr.shape}")
@@ -91,7 +126,7 @@ def _describe(what):
     return what if what else "X"
 
 
-def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X"):
+def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X", accept_sparse=False):
     """Validate bags and return them as a :class:`~mil.Bags`.
 
     Parameters
@@ -106,6 +141,11 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X")
         Named in the feature-count error message.
     name : str, default="X"
         How the input is called in error messages.
+    accept_sparse : bool, default=False
+        Accept scipy sparse bags (a sparse :class:`~mil.Bags`, or a sequence
+        holding sparse 2-D matrices): the result then holds one CSR
+        instance matrix. When False, sparse bags are a TypeError naming
+        `estimator`.
 
     Returns
     -------
@@ -126,13 +166,21 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X")
         bags = X
         if bags.n_bags == 0:
             raise ValueError(f"{name} is a Bags with no bags; at least one bag is needed")
-        bad = np.isinf(bags.instances) if allow_nan else ~np.isfinite(bags.instances)
+        if bags.is_sparse and not accept_sparse:
+            raise _sparse_error(name, estimator)
+        values = bags.instances.data if bags.is_sparse else bags.instances
+        bad = np.isinf(values) if allow_nan else ~np.isfinite(values)
         if bad.any():  # name the first offending bag, by its id when it has one
-            row = int(np.flatnonzero(bad.any(axis=1))[0])
-            b = int(np.searchsorted(bags.offsets, row, side="right") - 1)
-            _check_finite(bags[b], f"{bag_name(bags, b)} of {name}", allow_nan)
+            if bags.is_sparse:
+                row = int(np.searchsorted(bags.instances.indptr, np.flatnonzero(bad)[0], side="right") - 1)
+                b = int(np.searchsorted(bags.offsets, row, side="right") - 1)
+                _check_finite(bags[b].data, f"{bag_name(bags, b)} of {name}", allow_nan)
+            else:
+                row = int(np.flatnonzero(bad.any(axis=1))[0])
+                b = int(np.searchsorted(bags.offsets, row, side="right") - 1)
+                _check_finite(bags[b], f"{bag_name(bags, b)} of {name}", allow_nan)
     else:
-        bags = _bags_from_sequence(X, allow_nan, name)
+        bags = _bags_from_sequence(X, allow_nan, name, accept_sparse, estimator)
     if n_features is not None and bags.n_features != n_features:
         who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
         raise ValueError(f"{name} has {bags.n_features} features per instance, but "
@@ -152,7 +200,10 @@ def bag_name(bags, b):
     return f"bag {ids[b].item() if hasattr(ids[b], 'item') else ids[b]!r}"
 
 
-def _bags_from_sequence(X, allow_nan, name):
+def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None):
+    if _is_sparse(X):
+        raise ValueError(f"{name} is a single sparse matrix of shape {X.shape}, not a sequence of bags; "
+                         "group its rows with mil.Bags.from_instances(instances, bag_ids)")
     if isinstance(X, (str, bytes)) or not hasattr(X, "__len__") or not hasattr(X, "__getitem__"):
         raise TypeError(f"{name} must be a sequence of 2-D arrays (one per bag) or a mil.Bags; "
                         f"got {type(X).__name__}")
@@ -169,10 +220,15 @@ def _bags_from_sequence(X, allow_nan, name):
     if len(X) == 0:
         raise ValueError(f"{name} holds no bags")
 
-    arrays, d0 = [], None
+    arrays, d0, sparse = [], None, False
     for i in range(len(X)):
         what = f"bag {i} of {name}"
-        arr = _numeric_array(X[i], what)
+        if _is_sparse(X[i]):
+            if not accept_sparse:
+                raise _sparse_error(name, estimator)
+            arr, sparse = _sparse_instances(X[i], what, allow_nan), True
+        else:
+            arr = _numeric_array(X[i], what)
         if arr.ndim != 2:
             hint = (" (a bag with a single instance is a 1 x n_features array: use bag.reshape(1, -1))"
                     if arr.ndim == 1 else "")
@@ -187,12 +243,20 @@ def _bags_from_sequence(X, allow_nan, name):
         elif arr.shape[1] != d0:
             raise ValueError(f"{what} has {arr.shape[1]} features but bag 0 has {d0}; "
                              "all instances need the same number of features")
-        _check_finite(arr, what, allow_nan)
+        if not _is_sparse(arr):
+            _check_finite(arr, what, allow_nan)
         arrays.append(arr)
 
     sizes = np.fromiter((a.shape[0] for a in arrays), dtype=np.intp, count=len(arrays))
     offsets = np.zeros(len(arrays) + 1, dtype=np.intp)
     np.cumsum(sizes, out=offsets[1:])
+    if sparse:
+        import scipy.sparse as sp
+
+        instances = sp.vstack([a if _is_sparse(a) else sp.csr_matrix(a, dtype=np.float64) for a in arrays],
+                              format="csr", dtype=np.float64)
+        instances.sum_duplicates()
+        return Bags._trusted(instances, offsets)
     instances = np.empty((offsets[-1], d0), dtype=np.float64)
     np.concatenate(arrays, axis=0, out=instances, casting="unsafe")
     return Bags._trusted(instances, offsets)
@@ -214,7 +278,7 @@ def bags_from_instances(X, bag_ids, *, allow_nan=True):
     inverse = inverse.ravel().astype(np.intp, copy=False)
     if inverse.size > 1 and (np.diff(inverse) < 0).any():
         order = np.argsort(inverse, kind="stable")
-        instances = np.ascontiguousarray(instances[order])
+        instances = instances[order] if _is_sparse(instances) else np.ascontiguousarray(instances[order])
     counts = np.bincount(inverse, minlength=unique.shape[0])
     offsets = np.zeros(unique.shape[0] + 1, dtype=np.intp)
     np.cumsum(counts, out=offsets[1:])
@@ -367,7 +431,7 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
 
 
 def check_bags_y(X, y, *, binary=False, positive_class=None, require_positive=None,
-                 allow_nan=False, estimator=None):
+                 allow_nan=False, estimator=None, accept_sparse=False):
     """Validate training bags and labels together.
 
     Returns
@@ -377,7 +441,7 @@ def check_bags_y(X, y, *, binary=False, positive_class=None, require_positive=No
     y_encoded : ndarray of intp
         See :func:`check_bag_labels`.
     """
-    bags = check_bags(X, allow_nan=allow_nan, estimator=estimator)
+    bags = check_bags(X, allow_nan=allow_nan, estimator=estimator, accept_sparse=accept_sparse)
     classes, y_enc = check_bag_labels(y, bags.n_bags, binary=binary, positive_class=positive_class,
                                       require_positive=require_positive, estimator=estimator)
     return bags, classes, y_enc
