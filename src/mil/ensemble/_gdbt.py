@@ -122,7 +122,7 @@ class GDBTMIClassifier(BaseBagClassifier):
     model minimises the bag-level logistic loss. Each round computes the
     bag pseudo-residuals r_b = y_b - sigmoid(S_b), grows a C4.5-MI tree
     (the split machinery of :mod:`mil.tree`) on the bags labelled by
-    the sign of r_b and weighted by |r_b|, then sets every leaf value by a
+    the sign of r_b and weighted by ``|r_b|``, then sets every leaf value by a
     Newton step on the bag loss, with the gradient flowing to instances
     through the pooling (see :func:`newton_leaf_values`).
 
@@ -143,17 +143,17 @@ class GDBTMIClassifier(BaseBagClassifier):
         tree until `min_bags_leaf` or purity stops it: multi-instance trees
         peel off a few negative bags per level, so shallow trees underfit
         (depth 3: 70% on Elephant against 86% unlimited, see
-        :doc:`/results/boosting_wrappers`).
+        :doc:`/results/trees_boosting_rules`).
     min_bags_leaf : float, default=2
         Minimum bag weight in each child of a split, bag weights being
-        |r_b| scaled to mean 1 over the round's bags (so 2 is "two average
+        ``|r_b|`` scaled to mean 1 over the round's bags (so 2 is "two average
         bags").
     pooling : {"lse", "max", "noisy-or"}, default="lse"
         How a bag score pools the instance scores: log-sum-exp (a soft
         maximum of sharpness `sharpness`), the maximum, or noisy-or on
         instance probabilities. In 10-fold CV on the five shipped data sets
         the three average within a point of each other, none winning on
-        every set (see :doc:`/results/boosting_wrappers`).
+        every set (see :doc:`/results/trees_boosting_rules`).
     sharpness : float, default=3.0
         r of the log-sum-exp pooling, S = (1/r) log(mean exp(r f)).
     subsample : float in (0, 1], default=1.0
@@ -203,10 +203,11 @@ class GDBTMIClassifier(BaseBagClassifier):
         per class with more than two classes).
     n_estimators_ : int
         Rounds actually fitted.
-    train_score_ : ndarray of shape (n_estimators_,)
-        Mean bag log-loss (cross-entropy with more classes) on the round's (in-bag) training bags after each
+    train_score_ : ndarray of shape (``n_estimators_``,)
+        Mean bag log-loss (cross-entropy with more classes) on the round's
+        (in-bag) training bags after each
         round.
-    validation_score_ : ndarray of shape (n_estimators_,)
+    validation_score_ : ndarray of shape (``n_estimators_``,)
         The same on the validation bags (only with early stopping).
     feature_importances_ : ndarray of shape (n_features,)
         Split gains weighted by the node's bag weight, normalised per tree,
@@ -556,7 +557,9 @@ class GDBTMIClassifier(BaseBagClassifier):
         return S if self._pos_index == 1 else -S
 
     def _proba(self, S):
-        return _softmax(S) if S.ndim == 2 else self._proba_from_positive(expit(S))
+        # Two classes: a bag scored exactly 0 is negative (predict), and its
+        # probabilities say so (the base class's tie rule).
+        return _softmax(S) if S.ndim == 2 else self._proba_from_positive(expit(S), S > 0)
 
     def _labels(self, S):
         return self.classes_[np.argmax(S, axis=1)] if S.ndim == 2 else self._labels_from_positive(S > 0)
@@ -631,14 +634,13 @@ class GDBTMIClassifier(BaseBagClassifier):
         Returns
         -------
         scores : ndarray of shape (n_instances,) or (n_instances, n_classes)
-            Bag after bag (the order of ``Bags.from_list(X).instances``); one
-            column per class with more than two classes.
+            Two classes: oriented like :meth:`decision_function` (positive
+            favours ``classes_[1]``). More classes: one column per class.
+            Bag after bag (the order of ``Bags.from_list(X).instances``).
         """
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
         F = None
         for F in self._staged_instance_scores(bags):
             pass
-        if F is None:
-            F = [np.full(bags.instances.shape[0], c) for c in np.atleast_1d(self.init_score_)]
-        return F[0] if len(F) == 1 else np.column_stack(F)
+        return self._oriented(F[0]) if len(F) == 1 else np.column_stack(F)
