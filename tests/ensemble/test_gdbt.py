@@ -36,7 +36,9 @@ def test_positive_class_needs_two_classes():
 @pytest.mark.parametrize("pooling", POOLINGS)
 def test_training_loss_decreases_monotonically(pooling):
     X, y = make_toy_bags(n_bags=40, random_state=1)
-    clf = GDBTMIClassifier(n_estimators=40, learning_rate=0.05, pooling=pooling).fit(X, y)
+    # Every bag and feature each round: the Newton steps must descend.
+    clf = GDBTMIClassifier(n_estimators=40, learning_rate=0.05, pooling=pooling, subsample=1.0,
+                           max_features=None).fit(X, y)
     loss = clf.train_score_
     assert loss.shape == (40,)
     assert np.all(np.diff(loss) <= 1e-12), np.diff(loss).max()
@@ -53,7 +55,7 @@ TINY_Y = np.array([1, 1, 0, 0])
 
 def test_one_round_is_a_hand_computed_newton_step_max_pooling():
     clf = GDBTMIClassifier(n_estimators=1, learning_rate=0.1, max_depth=1, pooling="max",
-                           l2_regularization=0.0).fit(TINY_X, TINY_Y)
+                           l2_regularization=0.0, subsample=1.0, max_features=None).fit(TINY_X, TINY_Y)
     assert abs(clf.init_score_) < 1e-8  # logit(2/4)
     tree = clf.estimators_[0]
     assert tree.feature[0] == 0 and tree.threshold[0] == 2.0
@@ -70,7 +72,8 @@ def test_one_round_is_a_hand_computed_newton_step_max_pooling():
 
 def test_one_round_is_a_hand_computed_newton_step_lse_pooling():
     clf = GDBTMIClassifier(n_estimators=1, learning_rate=0.1, max_depth=1, pooling="lse",
-                           sharpness=1.0, l2_regularization=0.0).fit(TINY_X, TINY_Y)
+                           sharpness=1.0, l2_regularization=0.0, subsample=1.0,
+                           max_features=None).fit(TINY_X, TINY_Y)
     assert abs(clf.init_score_) < 1e-8
     tree = clf.estimators_[0]
     assert tree.feature[0] == 0 and tree.threshold[0] == 2.0
@@ -169,8 +172,8 @@ def test_staged_outputs_end_at_the_final_outputs():
 
 def test_positive_class_flips_the_scores():
     X, y = make_toy_bags(n_bags=30)
-    a = GDBTMIClassifier(n_estimators=5).fit(X, y)
-    b = GDBTMIClassifier(n_estimators=5, positive_class=0).fit(X, 1 - y)
+    a = GDBTMIClassifier(n_estimators=5, random_state=0).fit(X, y)
+    b = GDBTMIClassifier(n_estimators=5, positive_class=0, random_state=0).fit(X, 1 - y)
     np.testing.assert_allclose(a.decision_function(X), -b.decision_function(X), atol=1e-12)
     np.testing.assert_array_equal(a.predict(X), 1 - b.predict(X))
 
@@ -266,7 +269,8 @@ def test_plot_staged_error_draws_both_curves(tmp_path):
 def test_three_classes_softmax_contract():
     X, y = make_toy_bags(n_bags=45, n_classes=3, random_state=0)
     labels = np.array(["a", "b", "c"])[y]
-    clf = GDBTMIClassifier(n_estimators=15, learning_rate=0.2, random_state=0).fit(X, labels)
+    clf = GDBTMIClassifier(n_estimators=15, learning_rate=0.2, subsample=1.0, max_features=None,
+                           random_state=0).fit(X, labels)
     assert list(clf.classes_) == ["a", "b", "c"]
     assert len(clf.estimators_) == clf.n_estimators_ == 15
     assert all(len(stage) == 3 for stage in clf.estimators_)
@@ -321,7 +325,7 @@ def test_three_classes_one_round_by_hand():
     X = [np.array([[float(v)]]) for v in range(6)]
     y = np.array([0, 0, 1, 1, 2, 2])
     clf = GDBTMIClassifier(n_estimators=1, max_depth=1, pooling="max", l2_regularization=0.0,
-                           learning_rate=1.0).fit(X, y)
+                           learning_rate=1.0, subsample=1.0, max_features=None).fit(X, y)
     np.testing.assert_allclose(clf.init_score_, np.log([1 / 3] * 3))
     t0, _, t2 = clf.estimators_[0]
     assert t0.threshold[0] == 1.5 and t2.threshold[0] == 3.5
@@ -383,3 +387,27 @@ def test_compiled_and_python_identical_with_feature_and_bag_subsampling(n_classe
         assert tc == tp
     np.testing.assert_array_equal(c.train_score_, p.train_score_)
     np.testing.assert_array_equal(c._scores, p._scores)
+
+
+# -- probabilities ----------------------------------------------------------------
+
+def _log_loss(y, p_pos):
+    p = np.clip(p_pos, 1e-15, 1 - 1e-15)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def test_default_probabilities_are_not_overconfident():
+    # Labels independent of the bags: nothing to learn, so held-out bags
+    # should get probabilities near the prior. With every bag and feature
+    # each round and no leaf regularisation (the former defaults) the model
+    # memorises the training bags and the held-out log loss is 1.7 to 2.8;
+    # the defaults (bag and feature subsampling, l2 = 1) keep it near log 2.
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(rng.integers(1, 6), 6)) for _ in range(120)]
+    y = rng.integers(0, 2, size=120)
+    clf = GDBTMIClassifier(random_state=0).fit(X[:60], y[:60])
+    assert _log_loss(y[60:], clf.predict_proba(X[60:])[:, 1]) < 1.0
+    # With a concept to learn, the held-out log loss beats the prior's.
+    Xs, ys = make_toy_bags(n_bags=120, n_features=6, random_state=0)
+    clf = GDBTMIClassifier(random_state=0).fit(Xs[:60], ys[:60])
+    assert _log_loss(ys[60:], clf.predict_proba(Xs[60:])[:, 1]) < 0.5 * np.log(2)
