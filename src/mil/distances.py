@@ -1,4 +1,4 @@
-"""Hausdorff bag distances (SPEC 4): minimal, maximal, average, adapted, integrated.
+"""Hausdorff bag distances: minimal, maximal, average, adapted, integrated.
 
 For bags A and B and the Euclidean instance distance ``||a - b||``:
 
@@ -97,6 +97,19 @@ def _strip_bounds(offsets, symmetric, n_cols, n_workers, block_size):
     return bounds
 
 
+def _inside_dask_task():
+    """True when called from a task running on a Dask worker."""
+    try:
+        from distributed import get_worker
+    except ImportError:
+        return False
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
 def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
     """Fill `out` strip by strip through joblib (threads, processes or a Dask cluster)."""
     from joblib import Parallel, delayed, effective_n_jobs
@@ -114,7 +127,8 @@ def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
         return delayed(_strip)(rows, row_off, cols, col_off, symmetric, block_size, backend)
 
     bounds = _strip_bounds(x_off, symmetric, n_cols, effective_n_jobs(n_jobs), block_size)
-    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+    local = {"backend": "threading"} if _inside_dask_task() else {"prefer": "threads"}
+    results = Parallel(n_jobs=n_jobs, return_as="generator", **local)(
         task(r0, r1) for r0, r1 in bounds)
     kinds = ("minimal", "maximal", "average")
     for (r0, r1), (square, rect) in zip(bounds, results):
@@ -164,6 +178,12 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     # the caller's (e.g. a memmap: memory stays at a few strips) or when
     # joblib.parallel_config selected processes or a Dask cluster.
     backend = get_active_backend(prefer="threads")[0]
+    if _inside_dask_task():
+        # Already one task of a parallel job on a Dask worker: a nested Parallel
+        # on the dask backend secedes this thread once per call, and a second
+        # call in the same task fails inside distributed (KeyError in
+        # ``secede``; dask/distributed#9034). Work in this process instead.
+        backend = ThreadingBackend()
     if out is not None or not isinstance(backend, (ThreadingBackend, SequentialBackend)):
         if out is None:
             out = {kind: np.zeros((n_rows, n_cols)) for kind in ("minimal", "maximal", "average")}

@@ -1,4 +1,4 @@
-"""Ensembles of multi-instance trees: GDBT-MI (SPEC 7).
+"""Ensembles of multi-instance trees: GDBT-MI.
 
 GDBT-MI boosts C4.5-MI trees grown with the split machinery of
 :mod:`mil.tree` (shared code) on a bag-level logistic loss.

@@ -1,4 +1,4 @@
-"""Shared split driver of the multi-instance trees (SPEC 6), also used by GDBT-MI.
+"""Shared split driver of the multi-instance trees, also used by GDBT-MI.
 
 :func:`build_tree` grows one tree over a bag collection with 0/1 bag labels and
 optional bag weights. Each feature is argsorted once at the root; every node
@@ -158,7 +158,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         Positive-bag removal (see the module docstring).
     split_shares : {"parent", "children"}
         Weigh each child's Info_multi by its bag weight over the parent's
-        (SPEC 6, ID3-MI's formula; a bag on both sides counts twice, so the
+        (ID3-MI's formula, Chevaleyre & Zucker 2001; a bag on both sides counts twice, so the
         shares may sum above one) or over the children's total (shares sum
         to one).
     rank : ndarray of intp, shape (n_features,), default=None

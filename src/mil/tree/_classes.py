@@ -1,4 +1,11 @@
-"""ID3-MI and C4.5-MI classifiers (SPEC 6)."""
+"""ID3-MI and C4.5-MI classifiers.
+
+ID3-MI: Chevaleyre & Zucker, "Solving multiple-instance and multiple-part
+learning problems with decision trees and rule sets. Application to the
+mutagenesis problem" (Canadian AI 2001). C4.5-MI: C4.5's gain ratio and
+pessimistic pruning (Quinlan, "C4.5: Programs for Machine Learning", 1993)
+on the same bag counts.
+"""
 
 from numbers import Integral, Real
 
@@ -95,10 +102,13 @@ class _BaseMITree(BaseBagClassifier):
         Returns
         -------
         proba : ndarray of float64, shape (n_instances,)
-            Bag after bag, as :meth:`apply`.
+            Probability of ``classes_[1]``, like ``predict_proba(X)[:, 1]``
+            (the Laplace estimate when ``classes_[1]`` is the positive
+            class, one minus it otherwise); bag after bag, as :meth:`apply`.
         """
         bags = self._validate_predict(X)
-        return self.tree_.laplace()[self.tree_.apply(bags.instances)]
+        # Oriented like predict_proba[:, 1]: the probability of classes_[1].
+        return self._proba_from_positive(self.tree_.laplace()[self.tree_.apply(bags.instances)])[:, 1]
 
     def predict_instances(self, X):
         """Instance labels: the positive class iff the instance reaches a positive leaf.
@@ -128,7 +138,7 @@ class _BaseMITree(BaseBagClassifier):
         proba : ndarray of shape (n_bags, 2)
             Columns follow ``classes_``.
         """
-        return self._proba_from_positive(self._bag_scores(X)[0])
+        return self._proba_from_positive(*self._bag_scores(X))
 
     def decision_function(self, X):
         """Log-odds of the bag probability, for ``classes_[1]``.
@@ -139,7 +149,7 @@ class _BaseMITree(BaseBagClassifier):
         -------
         scores : ndarray of shape (n_bags,)
         """
-        p = self._bag_scores(X)[0]
+        p = self._tie_broken(*self._bag_scores(X))  # a leaf with pi == nu is not positive
         score = np.log(p) - np.log1p(-p)
         return score if self._pos_index == 1 else -score
 
@@ -187,7 +197,7 @@ _PARAMS_DOC = """
         explained: their instances leave every node not yet expanded.
     split_shares : {{"parent", "children"}}, default="parent"
         How Gain_multi weighs a child's Info_multi: by its bag count over the
-        parent's (SPEC 6 and ID3-MI's paper; a bag with instances on both
+        parent's (ID3-MI's formula, Chevaleyre & Zucker 2001; a bag with instances on both
         sides counts in both, so the shares can sum above one), or over the
         children's total (the shares sum to one).
     positive_class : label or None, default=None
@@ -225,7 +235,7 @@ class ID3MIClassifier(_BaseMITree):
     __doc__ = """ID3-MI multi-instance decision tree (Chevaleyre and Zucker, 2001).
 
     Splits maximise Gain_multi, the information gain computed on distinct
-    positive and negative bags (SPEC 6), with positive-bag removal.
+    positive and negative bags (Chevaleyre & Zucker 2001), with positive-bag removal.
     """ + _PARAMS_DOC.format(min_bags=1, pruning=False) + """
     Examples
     --------
@@ -259,10 +269,10 @@ class C45MIClassifier(_BaseMITree):
 
     Splits maximise the gain ratio Gain_multi / SplitInfo_multi among the
     features whose gain is at least the average (C4.5's guard), on distinct
-    bag counts (SPEC 6); positive-bag removal; optional C4.5 pessimistic
+    bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag removal; optional C4.5 pessimistic
     pruning on bag counts. Pruning is off by default: on the five benchmark
     sets it collapsed the long trees that Gain_multi grows (many leaves of one
-    or two bags) and lost 3 to 26 points of accuracy (see the README).
+    or two bags) and lost 3 to 26 points of accuracy (see the results in the documentation, :doc:`/results/trees_boosting_rules`).
     """ + _PARAMS_DOC.format(min_bags=2, pruning=False) + """
     Examples
     --------
