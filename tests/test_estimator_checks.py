@@ -44,19 +44,8 @@ if NEW_SKLEARN:
 
 # Known failures of the multi-instance checks, with why (strict=False: they
 # pass once the learners are fixed).
-BAG_XFAIL = {
-    ("CitationKNNClassifier", "instance_permutation"):
-        "distances change in their last bits with the instance order, and exact ties "
-        "(d <= citer threshold) then break differently",
-    ("CitationKNNClassifier", "batch_invariance"):
-        "test-vs-train distances are centred on the query batch",
-}
-THREE_CLASS_XFAIL = {
-    **BAG_XFAIL,
-    ("BagKNNClassifier", "method_consistency"):
-        "with three classes, predict breaks vote ties by the nearest bag, predict_proba's argmax "
-        "by the lowest class",
-}
+BAG_XFAIL = {}
+THREE_CLASS_XFAIL = dict(BAG_XFAIL)
 
 
 def _id(est):
