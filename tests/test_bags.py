@@ -148,7 +148,7 @@ def test_label_errors(y, kwargs, exc, message):
 
 
 def test_label_encoding_and_positive_class():
-    classes, enc = check_bag_labels(["neg", "pos", "neg"], 3, binary=True)
+    classes, enc = check_bag_labels(["neg", "pos", "neg"], 3, binary=True, positive_class="pos")
     assert classes.tolist() == ["neg", "pos"] and enc.tolist() == [0, 1, 0]
     classes, enc = check_bag_labels(["neg", "pos", "neg"], 3, binary=True, positive_class="neg")
     assert enc.tolist() == [1, 0, 1]

@@ -118,7 +118,9 @@ def _distance_score(template, params, mats, y, train, test, alpha_cache, sliced=
     kinds = _needed(est.metric)
     if sliced is None:
         sliced = (_slice(mats, train, train, kinds), _slice(mats, test, train, kinds))
-    est.classes_, y_enc = check_bag_labels(y[train], len(train), estimator=type(est).__name__)
+    est.classes_, y_enc = check_bag_labels(y[train], len(train), positive_class=est.positive_class,
+                                           require_positive=est._positive_class_matters(),
+                                           estimator=type(est).__name__)
     est._fit_distances(sliced[0], y_enc, alpha_cache=alpha_cache)
     pred = est.classes_[est._predict_distances(sliced[1])]
     return float(np.mean(pred == y[test])), est

@@ -102,10 +102,13 @@ class _BaseMITree(BaseBagClassifier):
         Returns
         -------
         proba : ndarray of float64, shape (n_instances,)
-            Bag after bag, as :meth:`apply`.
+            Probability of ``classes_[1]``, like ``predict_proba(X)[:, 1]``
+            (the Laplace estimate when ``classes_[1]`` is the positive
+            class, one minus it otherwise); bag after bag, as :meth:`apply`.
         """
         bags = self._validate_predict(X)
-        return self.tree_.laplace()[self.tree_.apply(bags.instances)]
+        # Oriented like predict_proba[:, 1]: the probability of classes_[1].
+        return self._proba_from_positive(self.tree_.laplace()[self.tree_.apply(bags.instances)])[:, 1]
 
     def predict_instances(self, X):
         """Instance labels: the positive class iff the instance reaches a positive leaf.
@@ -135,7 +138,7 @@ class _BaseMITree(BaseBagClassifier):
         proba : ndarray of shape (n_bags, 2)
             Columns follow ``classes_``.
         """
-        return self._proba_from_positive(self._bag_scores(X)[0])
+        return self._proba_from_positive(*self._bag_scores(X))
 
     def decision_function(self, X):
         """Log-odds of the bag probability, for ``classes_[1]``.
@@ -146,7 +149,7 @@ class _BaseMITree(BaseBagClassifier):
         -------
         scores : ndarray of shape (n_bags,)
         """
-        p = self._bag_scores(X)[0]
+        p = self._tie_broken(*self._bag_scores(X))  # a leaf with pi == nu is not positive
         score = np.log(p) - np.log1p(-p)
         return score if self._pos_index == 1 else -score
 
@@ -269,7 +272,7 @@ class C45MIClassifier(_BaseMITree):
     bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag removal; optional C4.5 pessimistic
     pruning on bag counts. Pruning is off by default: on the five benchmark
     sets it collapsed the long trees that Gain_multi grows (many leaves of one
-    or two bags) and lost 3 to 26 points of accuracy (see the results in the documentation, :doc:`/results/trees`).
+    or two bags) and lost 3 to 26 points of accuracy (see the results in the documentation, :doc:`/results/trees_boosting_rules`).
     """ + _PARAMS_DOC.format(min_bags=2, pruning=False) + """
     Examples
     --------
