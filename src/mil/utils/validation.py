@@ -267,8 +267,8 @@ def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None)
 def bags_from_instances(X, bag_ids, *, allow_nan=True):
     """Group instance rows into bags by id; see :meth:`mil.Bags.from_instances`."""
     ids = np.asarray(bag_ids)
-    arr = _numeric_array(X, "the instance matrix")
-    if arr.ndim == 2 and ids.shape == arr.shape[:1] and arr.dtype.kind == "f":
+    arr = X if _is_sparse(X) else _numeric_array(X, "the instance matrix")
+    if isinstance(arr, np.ndarray) and arr.ndim == 2 and ids.shape == arr.shape[:1] and arr.dtype.kind == "f":
         bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
         if bad.any():  # name the bag by its id
             row = int(np.flatnonzero(bad.any(axis=1))[0])
