@@ -66,7 +66,8 @@ def _sparse_error(name, estimator):
     who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
     return TypeError(
         f"{name} holds sparse instances (scipy.sparse) and {who or 'this function'} does not accept "
-        "sparse bags; convert them with Bags.toarray() or .toarray() on each bag.")
+        "sparse bags (CitationKNNClassifier, BagKNNClassifier, BagScaler(method='maxabs') and "
+        "mil.distances do); convert them with Bags.toarray() or .toarray() on each bag.")
 
 
 def _sparse_instances(matrix, what, allow_nan):
