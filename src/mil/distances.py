@@ -231,7 +231,8 @@ def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
         the GIL), or the backend selected with ``joblib.parallel_config``
         (e.g. ``backend="dask"`` with a ``distributed.Client``: strips of
         rows are computed on the cluster and assembled here). None means 1,
-        or every worker of the selected backend.
+        or every worker of the selected backend. Sparse bags always use
+        threads in this process.
     out : dict, default=None
         Preallocated outputs to fill, e.g. ``np.lib.format.open_memmap``
         files for more bags than fit in memory: any of the keys "minimal",
