@@ -345,7 +345,9 @@ def test_no_plot_unless_plot_dir(tmp_path, monkeypatch, capsys):
     assert main(["reproduce", "distances", "--quick", "--quiet"]) == 0
     assert main(["--model", "bag-knn", "--folds", "3", "--quiet"]) == 0
     assert list(tmp_path.iterdir()) == []
-    assert "plot written" not in "".join(capsys.readouterr())
+    out = "".join(capsys.readouterr())
+    assert "plot written" not in out
+    assert "(for the references / sigma plot as a PNG file, add --plot-dir DIR)" in out
 
 
 # -- progress -----------------------------------------------------------------

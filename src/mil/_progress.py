@@ -62,6 +62,8 @@ class Progress:
         self.label = label
         if self.tty:
             self._draw()
+        elif self.enabled and self.done and self.clock() - self._last_line >= self.interval:
+            self._line()
 
     def __call__(self, steps=1):
         self.done += steps

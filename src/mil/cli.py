@@ -343,7 +343,11 @@ def _write_plots(args, make_panels, filename, what):
     """Write a PNG if matplotlib is there; otherwise say how to get plots."""
     from mil.plotting import plotting_available, save_line_plot
 
-    if args.no_plots or args.plot_dir is None:
+    if args.no_plots:
+        return
+    if args.plot_dir is None:
+        if not getattr(args, "json", False):
+            print(f"\n(for the {what} plot as a PNG file, add --plot-dir DIR)")
         return
     # With --json, stdout holds only the JSON document.
     out = sys.stderr if getattr(args, "json", False) else sys.stdout
@@ -411,7 +415,7 @@ def _cmd_reproduce_distances(args):
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
     _check_jobs(args)
     scale = None if args.scale == "none" else args.scale
-    curves = args.plot_dir is not None and not args.no_plots
+    curves = _want_curves(args)
     with Progress(n_sets * (10 + curves), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_distances(datasets=datasets, quick=args.quick, scale=scale, alpha=args.alpha,
                                      curves=curves, progress=bar, n_jobs=args.jobs)
@@ -419,10 +423,15 @@ def _cmd_reproduce_distances(args):
                                       f"(scale={args.scale}, alpha={args.alpha})")
     if not args.json:
         print(f"(wall time {result.total_seconds:.1f} s, distance matrices shared by the ten learners)")
-    if result.curves:
+    if result.curves or (args.plot_dir is None and args.alpha == "nca"):
         _write_plots(args, lambda: _curve_panels(result, "10-fold CV accuracy %"),
                      "integrated_references.png", "references / sigma")
     return 0
+
+
+def _want_curves(args):
+    """Compute the accuracy curves only for a plot that will be written (they cost time)."""
+    return args.plot_dir is not None and not args.no_plots and args.alpha == "nca"
 
 
 def _curve_panels(result, ylabel):
@@ -456,9 +465,10 @@ def _reproduce_milweb(args):
         raise CLIError(f"--scale {args.scale} would make MILWEB's sparse bags dense; use none or maxabs")
     scale = None if args.scale == "none" else args.scale
     n_users = len(users or ((1,) if args.quick else range(9)))
-    with Progress(n_users * 11, enabled=False if args.quiet or args.json else None) as bar:
+    curves = _want_curves(args)
+    with Progress(n_users * (10 + curves), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_milweb(users=users, quick=args.quick, scale=scale, alpha=args.alpha,
-                                  curves=not args.no_plots, progress=bar, n_jobs=args.jobs)
+                                  curves=curves, progress=bar, n_jobs=args.jobs)
     title = (f"MILWEB: Citation-KNN and Bag-KNN x five Hausdorff distances "
              f"(scale={args.scale}, alpha={args.alpha})")
     if args.json:
@@ -477,7 +487,7 @@ def _reproduce_milweb(args):
         print(_table(milweb_table(result), ["learner", *result.datasets, "mean"]))
         print(f"\n(wall time {result.total_seconds:.1f} s, distance matrices from the sparse path, "
               "shared by the ten learners)")
-    if result.curves:
+    if result.curves or (args.plot_dir is None and args.alpha == "nca"):
         _write_plots(args, lambda: _curve_panels(result, "test accuracy % (38 bags)"),
                      "milweb_integrated_references.png", "references / sigma")
     return 0
@@ -516,10 +526,10 @@ def _evaluate_options(p):
                         "order the bags first appear in the data file, or lines 'bag id,fold' (an "
                         "optional header line 'bag,fold'; lines starting with # are ignored). Fold "
                         "numbers are any integers; fold k tests the bags numbered k")
-    p.add_argument("--repeats", type=int, default=None,
+    p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="repetitions of the CV (default: 1); on a shipped set with 10 folds, up to 5 "
                         "use the published repetitions, more draw seeded random folds")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed of random folds (repetition r uses seed + r) and of the learners' "
                         "random_state (default: 0)")
     p.add_argument("--positive-class", metavar="LABEL",
@@ -533,7 +543,7 @@ def _evaluate_options(p):
     table.add_argument("--delimiter", metavar="CHAR",
                        help="field separator: one character, or tab, comma, semicolon, space "
                             "(default: comma; tab for .tsv and .tab files)")
-    p.add_argument("--jobs", type=int, default=None,
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes over the CV folds (default: 1; -1: one per core)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print results as JSON (one record per learner)")
@@ -549,17 +559,33 @@ def _version():
     return __version__
 
 
+_EPILOG = """examples:
+  mil                                        configuration, then every learner on Musk1
+  mil evaluate --dataset fox --model c45-mi bag-knn --repeats 5 --json
+  mil evaluate --dataset my_bags.arff        a Weka multi-instance ARFF file
+  mil evaluate --dataset my_bags.csv --bag-column molecule --label-column activity \\
+      --delimiter ';' --positive-class active --folds my_folds.csv
+  mil reproduce trees --quick --plot-dir plots
+
+Learners that cannot take the data (NaN features, more than two classes) are
+listed as skipped with the reason; the others run. Exit status: 0 when at
+least one learner ran, 2 for bad input or options (one line on stderr).
+"""
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
                                 "With no command, show the configuration and evaluate every "
-                                "available learner on the shipped Musk1.")
+                                "available learner on the shipped Musk1.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()} (scikit-mil)")
     _evaluate_options(parser)
     sub = parser.add_subparsers(dest="command")
     ev = sub.add_parser("evaluate", help="bag-level k-fold CV of learners on a data set",
                         description="Bag-level k-fold cross-validation: accuracy (mean ± std over "
-                                    "folds), AUC, fit and predict time per learner.")
+                                    "folds), AUC (two classes), fit and predict time per learner.",
+                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _evaluate_options(ev)
     sub.add_parser("info", help="show the configuration (mil.show_config())",
                    description="Print versions and which implementation each kernel uses.")
@@ -581,8 +607,10 @@ def build_parser():
         r.add_argument("--no-plots", action="store_true",
                        help="tables only, even with --plot-dir (the default without --plot-dir)")
         r.add_argument("--json", action="store_true", help="print results as JSON")
-        r.add_argument("--quiet", action="store_true", help="no progress bar")
-        r.add_argument("--jobs", type=int, default=None,
+        r.add_argument("--quiet", action="store_true",
+                       help="no progress (on stderr: a bar with the time left on a terminal, a line "
+                            "every 10 s otherwise)")
+        r.add_argument("--jobs", type=int, default=None, metavar="N",
                        help="workers over the CV folds (default: 1; -1: one per core)")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
