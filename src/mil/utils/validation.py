@@ -7,8 +7,10 @@ internal layout, or used read-only when already in it.
 """
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 
 from mil.bags import Bags
 
@@ -37,12 +39,15 @@ def _numeric_array(values, what):
         raise ValueError(f"{what} is ragged: its rows have different lengths ({exc})") from None
     if arr.dtype.kind in _NUMERIC_KINDS:
         return arr
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{what} holds complex values. Complex data not supported")
+    reason = ""
     if arr.dtype.kind == "O":
         try:
             return arr.astype(np.float64)
-        except (TypeError, ValueError):
-            pass
-    raise TypeError(f"{what} holds non-numeric values (dtype {arr.dtype}); "
+        except (TypeError, ValueError) as exc:
+            reason = f" ({exc})"
+    raise TypeError(f"{what} holds non-numeric values (dtype {arr.dtype}){reason}; "
                     "features must be int, float or bool")
 
 
@@ -66,7 +71,8 @@ def _sparse_error(name, estimator):
     who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
     return TypeError(
         f"{name} holds sparse instances (scipy.sparse) and {who or 'this function'} does not accept "
-        "sparse bags; convert them with Bags.toarray() or .toarray() on each bag.")
+        "sparse bags (CitationKNNClassifier, BagKNNClassifier, BagScaler(method='maxabs') and "
+        "mil.distances do); convert them with Bags.toarray() or .toarray() on each bag.")
 
 
 def _sparse_instances(matrix, what, allow_nan):
@@ -183,8 +189,9 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         bags = _bags_from_sequence(X, allow_nan, name, accept_sparse, estimator)
     if n_features is not None and bags.n_features != n_features:
         who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
-        raise ValueError(f"{name} has {bags.n_features} features per instance, but "
-                         f"{who or 'the estimator'} was fitted with {n_features} features")
+        # scikit-learn's wording (its common checks match it).
+        raise ValueError(f"{name} has {bags.n_features} features, but {who or 'the estimator'} "
+                         f"is expecting {n_features} features as input (per instance)")
     return bags
 
 
@@ -195,9 +202,11 @@ def bag_name(bags, b):
     ``"bag 13"`` (the position) otherwise.
     """
     ids = getattr(bags, "ids", None)
-    if ids is None:
-        return f"bag {b}"
-    return f"bag {ids[b].item() if hasattr(ids[b], 'item') else ids[b]!r}"
+    return f"bag {b}" if ids is None else _id_name(ids[b])
+
+
+def _id_name(bag_id):
+    return f"bag {bag_id.item() if hasattr(bag_id, 'item') else bag_id!r}"
 
 
 def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None):
@@ -239,7 +248,8 @@ def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None)
         if d0 is None:
             d0 = arr.shape[1]
             if d0 == 0:
-                raise ValueError(f"{what} has no features (0 columns)")
+                raise ValueError(f"{what} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 "
+                                 "is required.")
         elif arr.shape[1] != d0:
             raise ValueError(f"{what} has {arr.shape[1]} features but bag 0 has {d0}; "
                              "all instances need the same number of features")
@@ -264,8 +274,14 @@ def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None)
 
 def bags_from_instances(X, bag_ids, *, allow_nan=True):
     """Group instance rows into bags by id; see :meth:`mil.Bags.from_instances`."""
-    instances = check_instances(X, allow_nan=allow_nan)
     ids = np.asarray(bag_ids)
+    arr = X if _is_sparse(X) else _numeric_array(X, "the instance matrix")
+    if isinstance(arr, np.ndarray) and arr.ndim == 2 and ids.shape == arr.shape[:1] and arr.dtype.kind == "f":
+        bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+        if bad.any():  # name the bag by its id
+            row = int(np.flatnonzero(bad.any(axis=1))[0])
+            _check_finite(arr[row], _id_name(ids[row]), allow_nan)
+    instances = check_instances(arr, allow_nan=allow_nan)
     if ids.ndim != 1 or ids.shape[0] != instances.shape[0]:
         raise ValueError(f"bag_ids must be 1-D with one id per instance ({instances.shape[0]}); "
                          f"got shape {ids.shape}")
@@ -393,8 +409,12 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
         positive class (also when the positive class is ``classes[0]``).
     """
     who = f"{estimator} " if estimator else ""
+    if y is None:
+        raise ValueError(f"{who or 'this estimator '}requires y to be passed, but the target y is None")
     y_arr = np.asarray(y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is used "
+                      "as y.ravel()", DataConversionWarning, stacklevel=3)
         y_arr = y_arr.ravel()
     if y_arr.ndim == 2:
         _check_target_type(y_arr)
@@ -415,10 +435,10 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
         raise TypeError(f"y labels must be of one sortable type: {exc}") from None
     y_enc = y_enc.ravel().astype(np.intp, copy=False)
     if classes.shape[0] < 2:
-        raise ValueError(f"y has a single class ({classes[0]!r}); {who}needs bags of two classes")
+        raise ValueError(f"y has one class only ({classes[0]!r}); {who}needs bags of two classes")
     if binary and classes.shape[0] > 2:
-        raise ValueError(f"{who}supports two classes only; y has {classes.shape[0]}: "
-                         f"{classes.tolist()[:10]}")
+        raise ValueError(f"Only binary classification is supported: {who}supports two classes only; "
+                         f"y has {classes.shape[0]}: {classes.tolist()[:10]}")
     if positive_class is not None and classes.shape[0] != 2:
         raise ValueError(f"positive_class applies to two classes only; y has {classes.shape[0]}")
     if require_positive is None:
