@@ -603,7 +603,8 @@ def build_parser():
                    description="Print versions and which implementation each kernel uses.")
     rep = sub.add_parser("reproduce", help="reproduce the papers' tables",
                          description="Reproduce the literature's tables on the five shipped data sets "
-                                     "(10-fold CV on the published folds).")
+                                     "(10-fold CV on the published folds) and, for the distance "
+                                     "learners, on MILWEB's nine users (--data milweb).")
     rep_sub = rep.add_subparsers(dest="target", required=True)
     for target, text in (("distances", "Citation-KNN and Bag-KNN with the five Hausdorff distances, "
                                        "inner 5-fold choice of references and sigma; plots of accuracy "
