@@ -80,7 +80,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
             params = {"n_estimators": 20 if quick else 200} if learner == "gdbt-mi" else {}
             est = make_learner(learner, **params)
             if progress is not None:
-                progress.set_label(f"{learner} on {name}")
+                progress.set_label(f"{learner} on {name}", len(splits))
             plot = learner == "gdbt-mi" and name in STAGED_DATASETS
             t0 = time.perf_counter()
             res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
