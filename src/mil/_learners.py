@@ -21,6 +21,8 @@ LEARNERS = {
     "gdbt-mi": ("mil.ensemble", "GDBTMIClassifier", {"random_state": 0, "n_estimators": 50},
                 "GDBT-MI: gradient boosting of C4.5-MI trees (50 rounds)"),
     "ripper-mi": ("mil.rules", "RipperMIClassifier", {"random_state": 0}, "RIPPER-MI rule learner"),
+    "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {"random_state": 0},
+                  "MI random forest: 100 C4.5-MI trees on bootstrap bag samples, sqrt features per node"),
 }
 
 

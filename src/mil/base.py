@@ -20,7 +20,10 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
     Subclasses set two class attributes:
 
     ``_binary_only`` (bool)
-        Raise a clear error for more than two classes (trees, boosting, rules).
+        Raise a clear error for more than two classes (boosting). Learners
+        that handle more classes but also declare ``positive_class`` (trees,
+        forest: one concept per class) set it False; a given
+        ``positive_class`` still requires exactly two classes.
     ``_allow_nan`` (bool)
         Accept NaN features as missing values (trees).
 
@@ -51,7 +54,8 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         bags, classes, y_enc = check_bags_y(
-            X, y, binary=self._binary_only, positive_class=getattr(self, "positive_class", None),
+            X, y, binary=self._binary_only or getattr(self, "positive_class", None) is not None,
+            positive_class=getattr(self, "positive_class", None),
             allow_nan=self._allow_nan, estimator=type(self).__name__)
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
