@@ -53,7 +53,7 @@ def extensions():
     modules = sorted(p.stem for p in CORE.glob("*.pyx"))
     exts = [Extension(f"mil._core.{name}", [str(CORE / f"{name}.pyx")]) for name in modules]
     exts = cythonize(exts, compiler_directives=DIRECTIVES, include_path=["src"])
-    # cythonize() resets Extension.optional: set it after the call (STYLE.md).
+    # cythonize() resets Extension.optional: set it after the call.
     required = os.environ.get("MIL_REQUIRE_COMPILED", "").strip().lower() in {"1", "true", "yes", "on"}
     for ext in exts:
         ext.optional = not required

@@ -4,11 +4,12 @@
 
 Checks every ``*.tar.gz`` (sdist) and ``*.whl`` in DIST_DIR:
 
-- sdist: has the build files, every ``src/mil/_core/*.pyx`` with its ``.pxd`` and
+- sdist: has the build files and LICENSE, every ``src/mil/_core/*.pyx`` with its ``.pxd`` and
   NumPy twin, the cimport facade, the tests; no generated ``.c``/``.so``.
 - wheel: never ``py3-none-any`` (pip would prefer it and users would silently
   get the slow path); every kernel compiled, with its ``.pyx`` and ``.pxd``;
-  ``mil/cython_kernels.pxd`` and ``_typedefs.pxd`` shipped; no generated C.
+  ``mil/cython_kernels.pxd`` and ``_typedefs.pxd`` shipped; LICENSE in its
+  ``.dist-info`` (and named by ``License-File`` in METADATA); no generated C.
 - ``--complete``: exactly one sdist, and one wheel for every CPython 3.10-3.14
   on every platform of .github/workflows/wheels.yml.
 
@@ -48,7 +49,8 @@ def check_sdist(path):
     stems = _stems(names, top + "src/")
     if not stems:
         problems.append("no src/mil/_core/*.pyx")
-    needed = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "src/mil/__init__.py",
+    needed = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE",
+              "src/mil/__init__.py",
               "src/mil/cython_kernels.pxd", "src/mil/_core/_typedefs.pxd", "tests/conftest.py"]
     for stem in stems:
         needed += [f"src/mil/_core/{stem}.pxd", f"src/mil/_core/{stem}_py.py"]
@@ -76,6 +78,17 @@ def check_wheel(path):
     if not any(n.startswith("mil/datasets/") and n.endswith(".npz") for n in names):
         problems.append("no shipped datasets (mil/datasets/**/*.npz)")
     problems += [f"generated source {n}" for n in names if n.endswith((".c", ".cpp", ".html"))]
+    # Wheel metadata 2.4 puts license files under .dist-info/licenses/.
+    dist_info = sorted({n.split("/", 1)[0] for n in names if n.split("/", 1)[0].endswith(".dist-info")})
+    if len(dist_info) != 1:
+        problems.append(f"expected one .dist-info directory, found {dist_info}")
+    else:
+        if not any(n.startswith(dist_info[0] + "/") and n.endswith("/LICENSE") for n in names):
+            problems.append(f"no LICENSE in {dist_info[0]}")
+        with zipfile.ZipFile(path) as whl:
+            metadata = whl.read(dist_info[0] + "/METADATA").decode("utf-8", "replace")
+        if "License-File: LICENSE" not in metadata:
+            problems.append("METADATA names no License-File: LICENSE")
     return problems
 
 

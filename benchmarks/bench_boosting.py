@@ -1,4 +1,4 @@
-"""GDBT-MI fit time on Musk2 against scikit-learn's GradientBoostingClassifier (SPEC 10).
+"""GDBT-MI fit time on Musk2 against scikit-learn's GradientBoostingClassifier (target: within 2x).
 
 Both fit 200 rounds of trees of the same depth limit (by default none, GDBT-MI's
 default; ``--depth 3`` is GradientBoostingClassifier's default) on the same

@@ -1,4 +1,4 @@
-"""Bag distance benchmark (SPEC 10): hausdorff_all on Musk2 train-vs-train vs X @ X.T.
+"""Bag distance benchmark: hausdorff_all on Musk2 train-vs-train vs X @ X.T.
 
 Prints, for the compiled kernel and the NumPy twin, the time of the
 minimal + maximal + average matrices (one pass, 102 x 102 bags from 6598

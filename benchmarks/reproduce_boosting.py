@@ -1,4 +1,4 @@
-"""10-fold CV accuracy of GDBT-MI (against C4.5-MI) on the five benchmark sets (SPEC 7, issue 5).
+"""10-fold CV accuracy of GDBT-MI (against C4.5-MI) on the five benchmark sets (issue 5).
 
 Uses repetition 0 of the shipped fold assignments. Prints one row per data set:
 C4.5-MI with its defaults, then GDBT-MI with each pooling asked for. With

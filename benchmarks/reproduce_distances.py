@@ -1,6 +1,6 @@
 """Reproduce the distance learners' table: Citation-KNN and Bag-KNN x five Hausdorff distances.
 
-The integrated-Hausdorff paper's protocol (SPEC 5): 10-fold CV on the
+The integrated-Hausdorff paper's protocol: 10-fold CV on the
 shipped folds (repetition 0), parameters chosen by a stratified 5-fold CV
 on the training bags (references / k in {1, 3, 5, 7}, citers = references
 + 2, sigma in {0.1, ..., 100} for the integrated distance). The logic is

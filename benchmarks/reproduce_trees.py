@@ -1,4 +1,4 @@
-"""10-fold CV accuracy of ID3-MI and C4.5-MI on the five benchmark sets (SPEC 6, issue 4).
+"""10-fold CV accuracy of ID3-MI and C4.5-MI on the five benchmark sets (issue 4).
 
 Uses repetition 0 of the shipped fold assignments. Prints one row per data set.
 

@@ -1,4 +1,4 @@
-"""The Bags container and bag validation (SPEC 3): layout, indexing and every error case."""
+"""The Bags container and bag validation: layout, indexing and every error case."""
 
 import pickle
 
@@ -77,7 +77,7 @@ def test_3d_array_is_a_sequence_of_equal_bags():
     assert check_bags(X).n_bags == 4
 
 
-# -- every SPEC 3 error case names the bag and the problem --------------------
+# -- every error case names the bag and the problem ---------------------------
 
 @pytest.mark.parametrize("X, exc, message", [
     ([], ValueError, "holds no bags"),
@@ -148,7 +148,7 @@ def test_label_errors(y, kwargs, exc, message):
 
 
 def test_label_encoding_and_positive_class():
-    classes, enc = check_bag_labels(["neg", "pos", "neg"], 3, binary=True)
+    classes, enc = check_bag_labels(["neg", "pos", "neg"], 3, binary=True, positive_class="pos")
     assert classes.tolist() == ["neg", "pos"] and enc.tolist() == [0, 1, 0]
     classes, enc = check_bag_labels(["neg", "pos", "neg"], 3, binary=True, positive_class="neg")
     assert enc.tolist() == [1, 0, 1]

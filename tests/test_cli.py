@@ -120,10 +120,29 @@ def test_reproduce_trees_quick_json_keeps_stdout_parseable(tmp_path, capsys):
     assert main(["reproduce", "trees", "--quick", "--json", "--plot-dir", str(tmp_path)]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
-    assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "mi-forest"} <= set(out["accuracy"])
+    assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree",
+            "mi-forest"} <= set(out["accuracy"])
     curves = out["staged_error"]["musk1"]
     assert len(curves["train"]) == len(curves["test"]) == 20  # quick: 20 boosting rounds
     assert all(0.0 <= e <= 1.0 for e in curves["train"] + curves["test"])
     if __import__("mil.plotting", fromlist=["x"]).plotting_available():
         assert "plot written" in captured.err
         assert (tmp_path / "gdbt_mi_error.png").stat().st_size > 10_000
+
+
+def test_validation_names_the_bag_by_its_id():
+    from mil.bags import Bags
+    from mil.utils.validation import check_bags
+
+    X = np.ones((5, 2))
+    X[3, 0] = np.nan
+    with pytest.raises(ValueError, match="bag 'mol_17' of X contains NaN"):
+        check_bags(Bags.from_instances(X, ["mol_1", "mol_1", "mol_2", "mol_17", "mol_17"]))
+    with pytest.raises(ValueError, match="bag 2 of X contains NaN"):  # no ids: the position
+        check_bags(Bags(X, np.array([0, 2, 3, 5])))
+    X[3, 0] = 1.0
+    bags = Bags(X, np.array([0, 2, 3, 5]), ids=np.array(["mol_1", "mol_2", "mol_17"]))
+    bags.instances[0, 0] = np.nan  # accepted as missing here
+    bags.instances[4, 1] = np.inf
+    with pytest.raises(ValueError, match="bag 'mol_17' of X contains infinity"):
+        check_bags(bags, allow_nan=True)

@@ -35,28 +35,35 @@ def test_citers_outvote_references():
     # three positive bags at 4, 4.5, 5 cite Q (their 3rd-nearest training bag
     # is farther than Q) and so does the negative bag: p = 3, n = 1 + 1.
     X, y = points(0, 4, 4.5, 5), ["neg", "pos", "pos", "pos"]
-    clf = CitationKNNClassifier(references=1, citers=3, scale=None).fit(X, y)
+    clf = CitationKNNClassifier(references=1, citers=3, scale=None, positive_class="pos").fit(X, y)
     np.testing.assert_allclose(clf.citer_threshold_, [5, 4, 4.5, 5])
     assert clf.predict(points(1.9))[0] == "pos"
-    np.testing.assert_allclose(clf.predict_proba(points(1.9)), [[2 / 5, 3 / 5]])
+    # Laplace-smoothed shares: (2 + 1) / (5 + 2) and (3 + 1) / (5 + 2).
+    np.testing.assert_allclose(clf.predict_proba(points(1.9)), [[3 / 7, 4 / 7]])
+    np.testing.assert_allclose(clf.set_params(smoothing=0).predict_proba(points(1.9)), [[2 / 5, 3 / 5]])
     # Without citers the nearest reference decides.
-    assert CitationKNNClassifier(references=1, citers=0, scale=None).fit(X, y).predict(points(1.9))[0] == "neg"
+    assert CitationKNNClassifier(references=1, citers=0, scale=None, positive_class="pos").fit(
+        X, y).predict(points(1.9))[0] == "neg"
 
 
 def test_citer_threshold_is_inclusive():
     # C=1: the bag at 2 has its nearest other bag at distance 2; Q = 4 is at
     # exactly that distance, so it cites Q (d(b, Q) <= threshold).
-    clf = CitationKNNClassifier(references=1, citers=1, scale=None).fit(points(0, 2), [0, 1])
+    clf = CitationKNNClassifier(references=1, citers=1, scale=None, smoothing=0).fit(points(0, 2), [0, 1])
     np.testing.assert_allclose(clf.predict_proba(points(4)), [[0.0, 1.0]])
 
 
 def test_binary_tie_goes_negative():
     # Q = 5 between a negative bag at 0 and a positive one at 10: one vote each.
-    for labels, neg in ((["a", "b"], "a"), ([1, 0], 0)):
-        clf = CitationKNNClassifier(references=2, citers=0, scale=None).fit(points(0, 10), labels)
-        np.testing.assert_allclose(clf.predict_proba(points(5)), [[0.5, 0.5]])
-        expected = "a" if neg == "a" else 0
-        assert clf.predict(points(5))[0] == expected
+    # One vote each: the negative class wins and its share carries half a vote
+    # more, (1 + 0.5 + 1) / (2 + 0.5 + 2), whichever column it is in.
+    for labels, pos, neg in ((["a", "b"], "b", "a"), ([1, 0], 1, 0), (["a", "b"], "a", "b")):
+        clf = CitationKNNClassifier(references=2, citers=0, scale=None,
+                                    positive_class=pos).fit(points(0, 10), labels)
+        proba = clf.predict_proba(points(5))[0]
+        col = list(clf.classes_).index(neg)
+        np.testing.assert_allclose(proba[col], 2.5 / 4.5)
+        assert clf.predict(points(5))[0] == neg == clf.classes_[np.argmax(proba)]
 
 
 def test_multiclass_tie_goes_to_nearest_reference():
@@ -70,7 +77,7 @@ def test_multiclass_tie_goes_to_nearest_reference():
     knn = BagKNNClassifier(n_neighbors=2, scale=None).fit(points(0, 10, 20), ["a", "b", "c"])
     # k=2 at Q = 6: 10 (b) then 0 (a): one vote each, the nearest (b) wins.
     assert knn.predict(points(6))[0] == "b"
-    np.testing.assert_allclose(knn.predict_proba(points(6)), [[0.5, 0.5, 0.0]])
+    np.testing.assert_allclose(knn.predict_proba(points(6)), [[2 / 5.5, 2.5 / 5.5, 1 / 5.5]])
 
 
 def test_bag_knn_tie_binary_goes_to_nearest():
@@ -83,7 +90,7 @@ def test_references_beyond_training_size():
     clf = CitationKNNClassifier(references=10, citers=10, scale=None).fit(points(0, 1, 5), [0, 0, 1])
     assert clf.predict(points(4.9)).shape == (1,)
     knn = BagKNNClassifier(n_neighbors=10, scale=None).fit(points(0, 1, 5), [0, 0, 1])
-    np.testing.assert_allclose(knn.predict_proba(points(4.9)), [[2 / 3, 1 / 3]])
+    np.testing.assert_allclose(knn.predict_proba(points(4.9)), [[3 / 5, 2 / 5]])
 
 
 @pytest.mark.parametrize("metric", ["minimal", "maximal", "average", "adapted"])

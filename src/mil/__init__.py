@@ -1,8 +1,8 @@
 """mil: multi-instance learning in the scikit-learn style, with compiled kernels.
 
 Each example is a bag (a 2-D array of instances) with one label for the
-whole bag. See the README for the learners and ``mil.show_config()`` for
-which implementation (compiled or pure Python) each kernel uses.
+whole bag. See the documentation (user guide and API reference) for the
+learners and ``mil.show_config()`` for which implementation (compiled or pure Python) each kernel uses.
 """
 
 __version__ = "0.1.0"
@@ -23,7 +23,7 @@ def get_include():
     -------
     path : str
         The directory that contains the ``mil`` package (its ``.pxd`` files
-        ship with it). See "Using the kernels from C/Cython" in the README.
+        ship with it). See the user guide page :doc:`/user_guide/kernels`.
 
     Examples
     --------

@@ -21,6 +21,11 @@ LEARNERS = {
     "gdbt-mi": ("mil.ensemble", "GDBTMIClassifier", {"random_state": 0, "n_estimators": 50},
                 "GDBT-MI: gradient boosting of C4.5-MI trees (50 rounds)"),
     "ripper-mi": ("mil.rules", "RipperMIClassifier", {"random_state": 0}, "RIPPER-MI rule learner"),
+    # Weka's two baselines around a J48-like scikit-learn tree (the wrappers' default estimator).
+    "simplemi-tree": ("mil.wrappers", "SimpleMIClassifier", {},
+                      "SimpleMI: entropy tree on per-bag feature means (Weka SimpleMI -M 1)"),
+    "miwrapper-tree": ("mil.wrappers", "MIWrapperClassifier", {},
+                       "MIWrapper: entropy tree on instances, geometric mean (Weka MIWrapper -P 2 -A 3)"),
     "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {"random_state": 0},
                   "MI random forest: 100 C4.5-MI trees on bootstrap bag samples, sqrt features per node"),
 }

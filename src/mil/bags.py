@@ -1,9 +1,13 @@
-"""The bag container: one instance matrix plus bag offsets (SPEC 3).
+"""The bag container: one instance matrix plus bag offsets (user guide: :doc:`/user_guide/data`).
 
 A :class:`Bags` holds every instance of every bag in one C-contiguous
 float64 matrix, bag after bag, and an ``offsets`` array (CSR style): bag
 ``b`` owns rows ``offsets[b]:offsets[b + 1]``. Kernels work on this layout
 directly, so large data never becomes a Python list of arrays.
+
+The instance matrix may also be a scipy sparse CSR matrix (word counts,
+one-hot features): see :attr:`Bags.is_sparse` and the "Sparse bags" user
+guide for which learners accept it.
 """
 
 import numbers
@@ -24,8 +28,10 @@ class Bags:
 
     Parameters
     ----------
-    instances : ndarray of shape (n_instances, n_features)
-        Every instance, bag after bag. Converted to C-contiguous float64.
+    instances : ndarray or scipy sparse matrix of shape (n_instances, n_features)
+        Every instance, bag after bag. Converted to C-contiguous float64, or
+        for a sparse matrix to a CSR float64 copy (sorted indices, no
+        duplicate entries).
     offsets : ndarray of shape (n_bags + 1,)
         Bag ``b`` owns ``instances[offsets[b]:offsets[b + 1]]``. Starts at 0,
         ends at n_instances, strictly increasing (no empty bag).
@@ -34,7 +40,7 @@ class Bags:
 
     Attributes
     ----------
-    instances : ndarray of float64, shape (n_instances, n_features)
+    instances : ndarray of float64 or scipy.sparse.csr_matrix, shape (n_instances, n_features)
     offsets : ndarray of intp, shape (n_bags + 1,)
     ids : ndarray of shape (n_bags,) or None
 
@@ -78,7 +84,8 @@ class Bags:
 
         Parameters
         ----------
-        X : array-like of shape (n_instances, n_features)
+        X : array-like or scipy sparse matrix of shape (n_instances, n_features)
+            A sparse matrix gives sparse bags (CSR instances).
         bag_ids : array-like of shape (n_instances,)
             The bag of each instance; any sortable ids. Bags are ordered by
             sorted id (as :func:`numpy.unique`), instances keep their order
@@ -94,10 +101,14 @@ class Bags:
 
     @classmethod
     def from_list(cls, bags):
-        """Build from a sequence of 2-D array-likes, one per bag (validated)."""
+        """Build from a sequence of 2-D array-likes, one per bag (validated).
+
+        Scipy sparse bags give a Bags with a CSR instance matrix (dense bags
+        among them are converted).
+        """
         from mil.utils.validation import check_bags
 
-        return check_bags(bags)
+        return check_bags(bags, accept_sparse=True)
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -109,6 +120,17 @@ class Bags:
     def n_features(self):
         """Number of features per instance."""
         return self.instances.shape[1]
+
+    @property
+    def is_sparse(self):
+        """True when the instance matrix is a scipy sparse (CSR) matrix."""
+        return not isinstance(self.instances, np.ndarray)
+
+    def toarray(self):
+        """These bags with a dense instance matrix (a new Bags; itself when already dense)."""
+        if not self.is_sparse:
+            return self
+        return Bags._trusted(np.ascontiguousarray(self.instances.toarray()), self.offsets, self.ids)
 
     @property
     def n_instances(self):
@@ -132,7 +154,7 @@ class Bags:
 
     def __repr__(self):
         return (f"Bags(n_bags={self.n_bags}, n_instances={self.n_instances}, "
-                f"n_features={self.n_features})")
+                f"n_features={self.n_features}{', sparse' if self.is_sparse else ''})")
 
     # -- access --------------------------------------------------------------
     def __iter__(self):
@@ -141,12 +163,15 @@ class Bags:
 
     def __getitem__(self, key):
         """``bags[i]`` is bag i's 2-D instance array (a read-only view);
-        ``bags[indices]``, ``bags[mask]`` and ``bags[slice]`` are a new Bags."""
+        ``bags[indices]``, ``bags[mask]`` and ``bags[slice]`` are a new Bags.
+        For sparse bags, ``bags[i]`` is a CSR matrix (a copy)."""
         if isinstance(key, numbers.Integral):
             n = self.n_bags
             if not -n <= key < n:
                 raise IndexError(f"bag index {key} is out of range for {n} bags")
             key = int(key) % n
+            if self.is_sparse:
+                return self.instances[self.offsets[key]:self.offsets[key + 1]]
             view = self.instances[self.offsets[key]:self.offsets[key + 1]]
             view = view.view()
             view.flags.writeable = False
@@ -174,12 +199,12 @@ class Bags:
         offsets = np.zeros(indices.size + 1, dtype=np.intp)
         np.cumsum(sizes, out=offsets[1:])
         rows = _ranges(self.offsets[indices], sizes, offsets[-1])
-        instances = np.ascontiguousarray(self.instances[rows])
+        instances = self.instances[rows] if self.is_sparse else np.ascontiguousarray(self.instances[rows])
         ids = None if self.ids is None else self.ids[indices]
         return Bags._trusted(instances, offsets, ids)
 
     def to_list(self):
-        """Return the bags as a list of 2-D arrays (copies)."""
+        """Return the bags as a list of 2-D arrays (copies; CSR matrices for sparse bags)."""
         return [bag.copy() for bag in self]
 
     # -- pickling (slots) ----------------------------------------------------

@@ -1,15 +1,27 @@
 """Shared estimator machinery: fit/predict validation and label bookkeeping.
 
 Every classifier in mil subclasses :class:`BaseBagClassifier`, so bag and
-label validation, ``classes_``, ``n_features_in_`` and the mapping from an
-internal 0/1 positive flag back to the user's labels live in one place.
+label validation, ``classes_``, ``n_features_in_``, the positive-class rule,
+the mapping from an internal 0/1 positive flag back to the user's labels and
+the tie rule live in one place.
+
+The positive class (:func:`mil.utils.validation.positive_index`): the
+labels {0, 1}, {-1, 1} and {False, True} make the larger one positive; any
+other pair of labels needs ``positive_class``, else ``fit`` raises.
+
+The tie rule: ``predict`` is ``classes_[argmax(predict_proba)]`` for every
+learner. A learner that settles a tie its own way (positive iff the
+positive score beats the negative one, "ties negative"; the nearest
+neighbour's class) writes that choice into ``predict_proba``, so the
+argmax, the sign of ``decision_function`` and ``predict`` always agree
+(see docs/user_guide/labels_and_ties.rst).
 """
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from mil.utils.validation import check_bags, check_bags_y, positive_index
+from mil.utils.validation import _implicit_positive, check_bags, check_bags_y, positive_index
 
 __all__ = ["BaseBagClassifier"]
 
@@ -20,18 +32,20 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
     Subclasses set two class attributes:
 
     ``_binary_only`` (bool)
-        Raise a clear error for more than two classes (boosting). Learners
-        that handle more classes but also declare ``positive_class`` (trees,
-        forest: one concept per class) set it False; a given
-        ``positive_class`` still requires exactly two classes.
+        Raise a clear error for more than two classes (trees, boosting, rules).
     ``_allow_nan`` (bool)
         Accept NaN features as missing values (trees).
+    ``_accept_sparse`` (bool)
+        Accept scipy sparse bags (the neighbour classifiers); the others
+        raise a TypeError naming themselves.
 
-    and may declare a ``positive_class`` hyper-parameter (binary learners).
+    and may declare a ``positive_class`` hyper-parameter (every learner
+    whose model depends on which class is positive).
     """
 
     _binary_only = True
     _allow_nan = False
+    _accept_sparse = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -43,8 +57,21 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # -- validation -----------------------------------------------------------
+    def _positive_class_matters(self):
+        """Whether the fitted model depends on which of two classes is positive.
+
+        True for the multi-instance learners (the classes play different
+        roles); a learner that treats both classes alike returns False and
+        then accepts any two labels without ``positive_class``.
+        """
+        return True
+
     def _validate_fit(self, X, y):
         """Validate parameters, bags and labels; set ``classes_`` and ``n_features_in_``.
+
+        Two classes other than {0, 1}, {-1, 1} or {False, True} need
+        ``positive_class`` when :meth:`_positive_class_matters`
+        (:func:`~mil.utils.validation.positive_index` raises otherwise).
 
         Returns
         -------
@@ -54,9 +81,9 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         bags, classes, y_enc = check_bags_y(
-            X, y, binary=self._binary_only or getattr(self, "positive_class", None) is not None,
-            positive_class=getattr(self, "positive_class", None),
-            allow_nan=self._allow_nan, estimator=type(self).__name__)
+            X, y, binary=self._binary_only, positive_class=getattr(self, "positive_class", None),
+            require_positive=self._positive_class_matters(),
+            allow_nan=self._allow_nan, estimator=type(self).__name__, accept_sparse=self._accept_sparse)
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         return bags, y_enc
@@ -65,28 +92,65 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """Check fitted state and validate bags against the fitted feature count."""
         check_is_fitted(self, "classes_")
         return check_bags(X, n_features=self.n_features_in_, allow_nan=self._allow_nan,
-                          estimator=type(self).__name__)
+                          estimator=type(self).__name__, accept_sparse=self._accept_sparse)
 
     # -- binary label bookkeeping --------------------------------------------
     @property
     def _pos_index(self):
-        return positive_index(self.classes_, getattr(self, "positive_class", None))
+        """Index of the positive class in ``classes_`` (two classes)."""
+        pc = getattr(self, "positive_class", None)
+        if pc is None and not _implicit_positive(self.classes_):
+            return 1  # a learner for which the positive class changes nothing
+        return positive_index(self.classes_, pc)
 
     def _labels_from_positive(self, is_positive):
         """Map a boolean 'bag is positive' array to labels from ``classes_``."""
         pos = self._pos_index
         return np.where(np.asarray(is_positive, dtype=bool), self.classes_[pos], self.classes_[1 - pos])
 
-    def _proba_from_positive(self, p_positive):
-        """Two-column ``predict_proba`` output (columns follow ``classes_``)."""
+    @staticmethod
+    def _tie_broken(p_positive, positive):
+        """Positive-class probabilities with exact ties moved to the learner's decision.
+
+        Where ``p_positive`` is exactly 1/2 the learner settled a tie by its
+        own rule (`positive`, one bool per row). The probability moves by
+        2**-53 to that side (the smallest step that keeps ``p`` and ``1 - p``
+        exact), so ``argmax(predict_proba)`` and the sign of a log-odds
+        ``decision_function`` give the same class as ``predict``, whichever
+        class is positive.
+        """
+        p = np.array(p_positive, dtype=np.float64)
+        tie = p == 0.5
+        if tie.any():
+            step = np.where(np.asarray(positive, dtype=bool)[tie], 2.0 ** -53, -(2.0 ** -53))
+            p[tie] = 0.5 + step
+        return p
+
+    def _proba_from_positive(self, p_positive, positive=None):
+        """Two-column probabilities (columns follow ``classes_``) from positive-class ones.
+
+        Also for instance-level outputs: rows are whatever `p_positive`
+        holds. With `positive` (the learner's decision per row), exact ties
+        are settled as :meth:`_tie_broken` does.
+        """
         p = np.asarray(p_positive, dtype=np.float64)
+        if positive is not None:
+            p = self._tie_broken(p, positive)
         proba = np.empty((p.shape[0], 2))
         proba[:, self._pos_index] = p
         proba[:, 1 - self._pos_index] = 1.0 - p
         return proba
 
+    def _oriented(self, score):
+        """A positive-class score as the score of ``classes_[1]`` (``decision_function``'s sign)."""
+        return score if self._pos_index == 1 else -score
+
     def predict(self, X):
-        """Predict the label of each bag (most probable class).
+        """Predict the label of each bag: ``classes_[argmax(predict_proba(X))]``.
+
+        Exact ties in ``predict_proba`` do not occur at a decision: each
+        learner writes its tie rule into the probabilities (see
+        :meth:`_tie_broken`); NumPy's first-maximum rule is the fallback.
 
         Parameters
         ----------
@@ -97,4 +161,5 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         y : ndarray of shape (n_bags,)
             Labels from ``classes_``.
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

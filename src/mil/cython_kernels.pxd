@@ -22,7 +22,7 @@
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 # _bag_counts: distinct positive/negative bag weights over instances
-# (SPEC 6 and 8), shared by the tree split search and the rule search.
+# (multi-instance trees and rules), shared by the tree split search and the rule search.
 from mil._core._bag_counts cimport (
     c_sweep_distinct_bags,
     c_sweep_left_distinct_bags,
@@ -30,14 +30,14 @@ from mil._core._bag_counts cimport (
     c_bag_max,
 )
 
-# _rule_split: condition search and bag coverage of RIPPER-MI (SPEC 8).
+# _rule_split: condition search and bag coverage of RIPPER-MI.
 from mil._core._rule_split cimport (
     c_best_conditions,
     c_prefix_coverage,
     c_ruleset_coverage,
 )
 
-# _tree_split: split search, partition and routing of ID3-MI / C4.5-MI (SPEC 6).
+# _tree_split: split search, partition and routing of ID3-MI / C4.5-MI.
 from mil._core._tree_split cimport (
     c_best_split_feature,
     c_partition,
@@ -45,11 +45,11 @@ from mil._core._tree_split cimport (
 )
 
 # _hausdorff: minimal, maximal and average Hausdorff matrices in one pass
-# over blocks of bags (SPEC 4).
+# over blocks of bags.
 from mil._core._hausdorff cimport c_hausdorff_matrices
 
 # _golden: golden-section maximisation over a C function pointer, and the NCA
-# objective choosing the integrated distance's alpha (SPEC 4.2).
+# objective choosing the integrated distance's alpha.
 from mil._core._golden cimport (
     scalar_func,
     c_golden_section_max,

@@ -1,4 +1,4 @@
-"""Hausdorff bag distances (SPEC 4): minimal, maximal, average, adapted, integrated.
+"""Hausdorff bag distances: minimal, maximal, average, adapted, integrated.
 
 For bags A and B and the Euclidean instance distance ``||a - b||``:
 

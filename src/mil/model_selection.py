@@ -32,7 +32,7 @@ from mil.utils.validation import check_bag_labels, check_bags
 
 __all__ = ["nested_cv", "paper_grid", "SIGMAS", "REFERENCES"]
 
-#: The integrated-Hausdorff paper's grids (SPEC 5).
+#: The integrated-Hausdorff protocol's grids: references (or k) and sigma.
 REFERENCES = (1, 3, 5, 7)
 SIGMAS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100)
 
@@ -54,7 +54,7 @@ def paper_grid(estimator, sigmas=SIGMAS, alpha="nca"):
         For the integrated distance: "nca" searches sigma and lets the NCA
         objective choose alpha (the paper); "cv" searches alpha itself in
         {0, 0.1, ..., 1} jointly with references by the inner CV (no sigma;
-        see the README for how the two compare).
+        see :doc:`/results/distances` for how the two compare).
 
     Returns
     -------
@@ -118,7 +118,9 @@ def _distance_score(template, params, mats, y, train, test, alpha_cache, sliced=
     kinds = _needed(est.metric)
     if sliced is None:
         sliced = (_slice(mats, train, train, kinds), _slice(mats, test, train, kinds))
-    est.classes_, y_enc = check_bag_labels(y[train], len(train), estimator=type(est).__name__)
+    est.classes_, y_enc = check_bag_labels(y[train], len(train), positive_class=est.positive_class,
+                                           require_positive=est._positive_class_matters(),
+                                           estimator=type(est).__name__)
     est._fit_distances(sliced[0], y_enc, alpha_cache=alpha_cache)
     pred = est.classes_[est._predict_distances(sliced[1])]
     return float(np.mean(pred == y[test])), est

@@ -19,7 +19,7 @@ from mil.evaluation import evaluate, fold_indices
 __all__ = ["DATASET_NAMES", "TREE_LEARNERS", "reproduce_distances", "reproduce_trees"]
 
 DATASET_NAMES = ("musk1", "musk2", "elephant", "fox", "tiger")
-TREE_LEARNERS = ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "mi-forest")
+TREE_LEARNERS = ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree", "mi-forest")
 #: Data sets whose GDBT-MI error against rounds is plotted (the GDBT-MI paper's figure).
 STAGED_DATASETS = ("musk1", "musk2")
 
@@ -122,7 +122,7 @@ def reproduce_distances(datasets=None, quick=False, scale=None, alpha="nca", cur
                         progress=None, n_jobs=None):
     """The integrated-Hausdorff paper's table: Citation-KNN and Bag-KNN x five distances.
 
-    Nested CV (SPEC 5): outer 10-fold CV on the published folds, inner
+    Nested CV: outer 10-fold CV on the published folds, inner
     stratified 5-fold choice of references / k in {1, 3, 5, 7} (citers =
     references + 2) and, for the integrated distance, sigma. Each distance
     matrix is computed once per data set and shared by the ten learners.

@@ -70,6 +70,32 @@ def test_best_condition_ties_take_lowest_threshold(backend):
     assert gain[0, 1] == 0.0
 
 
+def test_best_condition_threshold_is_finite_near_the_largest_double(backend):
+    # (a + b) * 0.5 overflows to inf for these values; a * 0.5 + b * 0.5 does not.
+    big = np.finfo(np.float64).max
+    vals = [0.5 * big, 0.6 * big, 0.9 * big, big]
+    _, _, (gain, thr, p, n) = _search([np.array([[v]]) for v in vals], [0, 0, 1, 1])
+    # x >= t keeps the two positive bags: t between 0.6 * big and 0.9 * big, finite.
+    assert (p[0, 1], n[0, 1]) == (2.0, 0.0)
+    assert np.isfinite(thr[0, 1]) and 0.6 * big < thr[0, 1] < 0.9 * big
+    assert thr[0, 1] == 0.6 * big * 0.5 + 0.9 * big * 0.5
+    # Negative side: x <= t keeps the two negative bags only, which has no gain, but the
+    # mirrored labels do: x <= t keeps the positives with a finite threshold.
+    _, _, (gain, thr, p, n) = _search([np.array([[-v]]) for v in vals], [0, 0, 1, 1])
+    assert (p[0, 0], n[0, 0]) == (2.0, 0.0)
+    assert np.isfinite(thr[0, 0]) and -0.9 * big < thr[0, 0] < -0.6 * big
+
+
+def test_best_condition_threshold_between_adjacent_subnormals(backend):
+    # The midpoint of two neighbouring subnormals rounds onto one of them: the threshold
+    # falls back to a value that still separates them (a for <=, b for >=).
+    tiny = np.nextafter(0.0, 1.0)
+    vals = [tiny, 2 * tiny, 3 * tiny, 4 * tiny]
+    _, _, (gain, thr, p, n) = _search([np.array([[v]]) for v in vals], [0, 0, 1, 1])
+    assert (p[0, 1], n[0, 1]) == (2.0, 0.0)
+    assert 2 * tiny < thr[0, 1] <= 3 * tiny
+
+
 def test_best_condition_min_bags_and_active(backend):
     bags_list = [np.array([[1.0], [5.0]]), np.array([[2.0]]), np.array([[4.0], [6.0]])]
     # With min_bags=3 no condition can keep 3 positive bags (there are only 2).

@@ -14,7 +14,7 @@ from mil.tree._builder import _Presorted, choose_feature
 
 
 def info(p, n):
-    """Info_multi as written in SPEC 6."""
+    """Info_multi as written by Chevaleyre & Zucker (2001)."""
     if p == 0 or n == 0:
         return 0.0
     q = p / (p + n)
@@ -93,7 +93,7 @@ def test_choose_feature_gain_and_guarded_ratio():
 
 
 def brute_best(values, bag, bag_pos, w, min_weight, shares, tol=1e-12):
-    """Per-feature best cut from sets (no NaN): gains from SPEC 6's formula."""
+    """Per-feature best cut from sets (no NaN): gains from ID3-MI's formula."""
     values = np.asarray(values)
     P = sum(w[b] for b in set(bag) if bag_pos[b])
     N = sum(w[b] for b in set(bag) if not bag_pos[b])

@@ -1,4 +1,4 @@
-"""GDBT-MI (SPEC 7): contract, loss descent, a hand-computed Newton round, early stopping,
+"""GDBT-MI: contract, loss descent, a hand-computed Newton round, early stopping,
 staged outputs, pooling derivatives and backend agreement."""
 
 import numpy as np

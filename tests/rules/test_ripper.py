@@ -50,7 +50,9 @@ def test_learns_one_conjunction_exactly(backend):
     assert {(c.feature, c.op) for c in rule.conditions} == {(0, 1), (1, 0)}
     thr = {c.feature: c.threshold for c in rule.conditions}
     assert 4 < thr[0] <= 7 and 1 <= thr[1] < 4
-    assert (rule.p, rule.n) == (40, 0) and clf.default_rule_ == (0, 40)
+    assert (rule.p, rule.n) == (40, 0) and rule.label == 1 and rule.counts == (0, 40)
+    assert (clf.default_rule_.p, clf.default_rule_.n) == (40, 0)
+    assert clf.default_rule_.label == 0 and clf.default_rule_.counts == (40, 0)
     X_test, y_test = conjunction_bags(n_bags=200, seed=1)
     assert clf.score(X_test, y_test) == 1.0
 
@@ -100,6 +102,17 @@ def test_learner_dl_matches_hand_count():
     assert learner.dl([]) == pytest.approx(math.log2(5) + subset_dl(4, 2, 0.25))
 
 
+def test_learns_a_rule_for_values_near_the_largest_double(backend):
+    # A threshold midpoint (a + b) * 0.5 overflowed to inf here and the rule set came out empty.
+    big = np.finfo(np.float64).max
+    X = [np.array([[v]]) for v in (0.1 * big, 0.3 * big, 0.5 * big, 0.7 * big, 0.8 * big, big)]
+    y = np.array([0, 0, 0, 1, 1, 1])
+    clf = RipperMIClassifier(min_bags=1, random_state=0).fit(X, y)
+    assert len(clf.rules_) == 1
+    assert all(np.isfinite(c.threshold) for c in clf.rules_[0].conditions)
+    assert clf.score(X, y) == 1.0
+
+
 def test_prune_deletes_final_conditions():
     # Bags (one instance each, two features). The grown rule x0 >= 1.5 AND x1 <= 0.5 is
     # pruned on bags where the second condition only loses positives.
@@ -125,8 +138,9 @@ def test_prune_deletes_final_conditions():
 def test_predict_proba_is_laplace_of_covering_rules():
     X, y = make_toy_bags(n_bags=40, random_state=3)
     clf = RipperMIClassifier(random_state=0).fit(X, y)
-    clf.rules_ = [Rule([(0, 1, 1.0)], p=8, n=2), Rule([(1, 1, 0.0)], p=3, n=3)]
-    clf.default_rule_ = (2, 10)
+    clf.rules_ = [Rule([(0, 1, 1.0)], p=8, n=2, label=1, counts=[2, 8]),
+                  Rule([(1, 1, 0.0)], p=3, n=3, label=1, counts=[3, 3])]
+    clf.default_rule_ = Rule((), p=10, n=2, label=0, counts=[10, 2])
     bags = [np.array([[2.0, 1.0, 0, 0]]),     # both rules: (9/12 + 4/8) / 2
             np.array([[2.0, -1.0, 0, 0]]),    # first rule only: 9/12
             np.array([[0.0, -1.0, 0, 0], [0.5, -2.0, 0, 0]])]  # none: default 3/14
@@ -153,22 +167,24 @@ def test_export_text():
     clf = RipperMIClassifier(random_state=0).fit(X, y)
     lines = clf.export_text().splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("IF f") and lines[0].endswith("THEN positive  [40+, 0-]")
+    assert lines[0].startswith("IF f") and lines[0].endswith("THEN 1  [40+, 0-]")
     assert " AND " in lines[0] and ">= " in lines[0] and "<= " in lines[0]
-    assert lines[1] == "ELSE negative  [0+, 40-]"
+    assert lines[1] == "ELSE 0  [0: 40, 1: 0]"
     named = clf.export_text(feature_names=["width", "height", "noise"])
     assert "width >= " in named and "height <= " in named
     with pytest.raises(ValueError, match="feature_names has 2 names"):
         clf.export_text(feature_names=["a", "b"])
     assert str(Rule([(12, 0, 3.5), (40, 1, -10)], p=5, n=1)) == \
         "IF f12 <= 3.5 AND f40 >= -10 THEN positive  [5+, 1-]"
+    assert str(Rule([(0, 1, 2.0)], p=5, n=1, label="b", counts=[1, 5, 0])) == \
+        "IF f0 >= 2 THEN b  [5+, 1-]"
     assert Rule([(1, 0, 2.0)]).conditions[0] == Condition(1, 0, 2.0)
 
 
-def test_more_than_two_classes_is_an_error():
+def test_positive_class_with_more_than_two_classes_is_an_error():
     X, y = make_toy_bags(n_bags=30, n_classes=3)
-    with pytest.raises(ValueError, match="class"):
-        RipperMIClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="positive_class applies to two classes only"):
+        RipperMIClassifier(positive_class=1).fit(X, y)
 
 
 @pytest.mark.parametrize("params", [dict(beam_width=3), dict(use_lrs=True), dict(k=0),
@@ -191,8 +207,10 @@ def test_lrs_threshold_prunes_insignificant_rules():
 
 
 @settings(deadline=None, max_examples=25)
-@given(st.integers(0, 10_000), st.integers(8, 30), st.integers(1, 3), st.booleans())
-def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use_lrs):
+@given(st.integers(0, 10_000), st.integers(8, 30), st.integers(1, 3), st.booleans(),
+       st.sampled_from([("ordered", "standard", 2), ("unordered", "standard", 3),
+                        ("ordered", "collective", 3), ("ordered", "standard", 3)]))
+def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use_lrs, mode):
     from mil._core import compiled_available
 
     if not compiled_available("_rule_split"):
@@ -200,17 +218,23 @@ def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use
     rng = np.random.default_rng(seed)
     # Rounded values: repeated values and gain ties are common.
     X = [np.round(rng.normal(size=(rng.integers(1, 4), 3)), 1) for _ in range(n_bags)]
-    y = np.arange(n_bags) % 2
+    rule_order, assumption, n_classes = mode
+    y = np.arange(n_bags) % n_classes
     for bag, label in zip(X, y):
         if label and rng.random() < 0.8:
-            bag[0, 0] += 1.5
+            bag[0, label - 1] += 1.5
     models = {}
     for kind in ("compiled", "python"):
         with use_backend(kind):
             models[kind] = RipperMIClassifier(beam_width=beam_width, use_lrs=use_lrs, lrs_threshold=2.0,
+                                              rule_order=rule_order, assumption=assumption,
                                               random_state=seed).fit(X, y)
     assert models["compiled"].rules_ == models["python"].rules_
     assert models["compiled"].default_rule_ == models["python"].default_rule_
+    with use_backend("python"):
+        proba = models["python"].predict_proba(X)
+    with use_backend("compiled"):
+        np.testing.assert_array_equal(models["compiled"].predict_proba(X), proba)
 
 
 def test_single_instance_bags_match_wittgenstein_ripper():
@@ -281,3 +305,171 @@ def test_build_stops_when_no_positive_is_left():
     learner = _learner(X, y)
     concept = ((0, 1, 5.5), (1, 0, 2.5))
     assert learner.build([concept]) == [concept]
+
+
+# -- any number of classes ----------------------------------------------------------------------
+
+def three_class_bags():
+    """One-instance bags, classes by value bands of feature 0 (feature 1 is noise).
+
+    Class 0: x0 in [0, 3]; class 1: x0 in [10, 13]; class 2: x0 in [20, 25], eight bags each.
+    Class 0 needs one condition x0 <= t (3 < t < 10), class 2 one condition x0 >= t
+    (13 < t < 20), class 1 against the rest two: x0 >= t (3 < t < 10) and x0 <= t (13 < t < 20).
+    """
+    vals = [0, 1, 2, 3, 0.5, 1.5, 2.5, 3.0, 10, 11, 12, 13, 10.5, 11.5, 12.5, 13,
+            20, 21, 22, 23, 24, 25, 20.5, 21.5]
+    X = [np.array([[v, (i * 7) % 5]], dtype=float) for i, v in enumerate(vals)]
+    return X, np.repeat([0, 1, 2], 8)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_unordered_learns_each_class_against_the_rest(seed):
+    X, y = three_class_bags()
+    clf = RipperMIClassifier(rule_order="unordered", random_state=seed).fit(X, y)
+    # One pure rule per class, in class order, each learned against both other classes.
+    assert [r.label for r in clf.rules_] == [0, 1, 2]
+    for rule, cls in zip(clf.rules_, (0, 1, 2)):
+        assert (rule.p, rule.n) == (8, 0)
+        assert rule.counts == tuple(8 if c == cls else 0 for c in range(3))
+    (f, op, t), = clf.rules_[0].conditions
+    assert (f, op) == (0, 0) and 3 < t < 10
+    (f, op, t), = clf.rules_[2].conditions
+    assert (f, op) == (0, 1) and 13 < t < 20
+    ops = {op: t for f, op, t in clf.rules_[1].conditions}
+    assert len(clf.rules_[1]) == 2 and 3 < ops[1] < 10 and 13 < ops[0] < 20
+    np.testing.assert_array_equal(clf.predict(X), y)
+    assert clf.default_rule_.counts == (0, 0, 0)
+    text = clf.export_text().splitlines()
+    assert [text[0], text[2], text[4]] == ["0:", "1:", "2:"] and text[1].startswith("  IF f0 <= ")
+    assert text[-1] == "ELSE 0  [0: 0, 1: 0, 2: 0]"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ordered_learns_by_increasing_frequency_with_a_default(seed):
+    X, y = three_class_bags()
+    X, y = X[:-1], y[:-1]            # class 2 keeps 7 bags: the least frequent
+    clf = RipperMIClassifier(random_state=seed).fit(X, y)
+    # Class 2 (7 bags) first, then class 0 (8, before 1 by index); class 1 is the default.
+    assert [r.label for r in clf.rules_] == [2, 0]
+    (f, op, t), = clf.rules_[0].conditions
+    assert (f, op) == (0, 1) and 13 < t < 20 and clf.rules_[0].counts == (0, 0, 7)
+    # Class 0 is learned on the bags class 2's rule leaves: its counts include no class-2 bag.
+    (f, op, t), = clf.rules_[1].conditions
+    assert (f, op) == (0, 0) and 3 < t < 10 and clf.rules_[1].counts == (8, 0, 0)
+    assert clf.default_rule_.label == 1 and clf.default_rule_.counts == (0, 8, 0)
+    np.testing.assert_array_equal(clf.predict(X), y)
+    assert clf.export_text().splitlines()[-1] == "ELSE 1  [0: 0, 1: 8, 2: 0]"
+
+
+def test_ordered_counts_are_taken_on_the_bags_a_class_is_learned_on():
+    # All classes eight bags: 0 first, then 1 against class 2 only: one condition x0 <= t
+    # suffices, and its counts leave out the class-0 bags it also covers.
+    X, y = three_class_bags()
+    clf = RipperMIClassifier(random_state=0).fit(X, y)
+    assert [r.label for r in clf.rules_] == [0, 1]
+    (f, op, t), = clf.rules_[1].conditions
+    assert (f, op) == (0, 0) and 13 < t < 20 and clf.rules_[1].counts == (0, 8, 0)
+    np.testing.assert_array_equal(clf.predict(X), y)
+
+
+def test_unordered_covering_keeps_the_other_classes_bags():
+    # Sequential covering for class 1 removes only class-1 bags: the negatives a rule covers
+    # stay for the next rule (plain RIPPER removes them).
+    X, y = three_class_bags()
+    bags = Bags.from_list(X)
+    wide = ((0, 1, 6.5),)               # covers classes 1 and 2
+    learner = _Ripper(RipperMIClassifier(), bags, y == 1, check_random_state(0), keep_negatives=True)
+    np.testing.assert_array_equal(learner.left([wide]), y != 1)
+    plain = _Ripper(RipperMIClassifier(), bags, y == 1, check_random_state(0))
+    np.testing.assert_array_equal(plain.left([wide]), y == 0)
+
+
+def _hand_model(rule_order, conflict="laplace-vote"):
+    """Three rules over one feature, set by hand, on classes a / b / c."""
+    X = [np.array([[0.0]]), np.array([[1.0]]), np.array([[2.0]])]
+    clf = RipperMIClassifier(rule_order=rule_order, conflict=conflict).fit(X, ["a", "b", "c"])
+    clf.rules_ = [
+        Rule([(0, 1, 1.0)], p=3, n=1, label="a", counts=[3, 1, 0]),                # x >= 1
+        Rule([(0, 1, 2.0), (0, 0, 9.0)], p=8, n=0, label="b", counts=[0, 8, 0]),   # 2 <= x <= 9
+        Rule([(0, 0, 3.0)], p=6, n=2, label="c", counts=[1, 1, 6]),                # x <= 3
+    ]
+    clf.default_rule_ = Rule((), p=2, n=3, label="c", counts=[3, 0, 2])
+    return clf
+
+
+def test_conflict_resolution_by_hand():
+    # x = 2.5 is covered by all three rules; x = 1.5 by a and c; x = 10 by a only; none is
+    # uncovered (a and c cover everything), so add x = -1 in {c} only.
+    bags = [np.array([[2.5]]), np.array([[1.5]]), np.array([[10.0]]), np.array([[-1.0]])]
+    dist = {"a": np.array([4, 2, 1]) / 7, "b": np.array([1, 9, 1]) / 11, "c": np.array([2, 2, 7]) / 11}
+    expected = np.array([(dist["a"] + dist["b"] + dist["c"]) / 3, (dist["a"] + dist["c"]) / 2,
+                         dist["a"], dist["c"]])
+    vote = _hand_model("unordered")
+    np.testing.assert_allclose(vote.predict_proba(bags), expected)
+    # Laplace vote (argmax of the means): bag 0 -> b (9/11 in b's distribution); bag 1 ->
+    # c, (1/7 + 7/11) / 2 against (4/7 + 2/11) / 2 for a.
+    np.testing.assert_array_equal(vote.predict(bags), ["b", "c", "a", "c"])
+    first = _hand_model("unordered", "first")
+    np.testing.assert_array_equal(first.predict(bags), ["a", "a", "a", "c"])
+    np.testing.assert_allclose(first.predict_proba(bags), expected)   # probabilities do not change
+    # Shortest: bag 0 -> a and c have one condition; Laplace a = 4/7 < c = 7/11 -> c.
+    shortest = _hand_model("unordered", "shortest")
+    np.testing.assert_array_equal(shortest.predict(bags), ["c", "c", "a", "c"])
+    # Ordered: the first covering rule decides, its class's covering rules give the probabilities.
+    ordered = _hand_model("ordered")
+    np.testing.assert_array_equal(ordered.predict(bags), ["a", "a", "a", "c"])
+    np.testing.assert_allclose(ordered.predict_proba(bags)[0], dist["a"])
+    np.testing.assert_allclose(ordered.decision_function(bags), ordered.predict_proba(bags))
+
+
+def test_uncovered_bags_get_the_default_distribution():
+    clf = _hand_model("unordered")
+    clf.rules_ = clf.rules_[1:2]            # only 2 <= x <= 9
+    bags = [np.array([[0.0]]), np.array([[5.0]])]
+    np.testing.assert_allclose(clf.predict_proba(bags), [[4 / 8, 1 / 8, 3 / 8], [1 / 11, 9 / 11, 1 / 11]])
+    np.testing.assert_array_equal(clf.predict(bags), ["c", "b"])   # the default rule's label
+
+
+def test_ordered_two_classes_equals_the_binary_learner():
+    # Two classes, ordered: the rule list for the positive class is exactly the binary
+    # RIPPER-MI learner's (same splits, same random stream), and so are the predictions.
+    X, y = make_toy_bags(n_bags=60, random_state=5)
+    for positive_class in (None, 0):
+        clf = RipperMIClassifier(random_state=3, positive_class=positive_class).fit(X, y)
+        pos = y == (1 if positive_class is None else 0)
+        bags = Bags.from_list(X)
+        binary = _Ripper(clf, bags, pos, check_random_state(3)).run()
+        assert [r.conditions for r in clf.rules_] == [tuple(Condition(*c) for c in conds)
+                                                      for conds in binary]
+        cov = _Ripper(clf, bags, pos, check_random_state(3)).coverages(binary)
+        assert [(r.p, r.n) for r in clf.rules_] == [(int((c & pos).sum()), int((c & ~pos).sum()))
+                                                    for c in cov]
+        covered = cov.any(axis=0)
+        np.testing.assert_array_equal(clf.predict(X) == (1 if positive_class is None else 0), covered)
+        lap = np.array([(r.p + 1) / (r.p + r.n + 2) for r in clf.rules_])
+        p_def, n_def = int((~covered & pos).sum()), int((~covered & ~pos).sum())
+        rate = np.where(covered, (lap @ cov) / np.maximum(cov.sum(axis=0), 1),
+                        (p_def + 1) / (p_def + n_def + 2))
+        col = 1 if positive_class is None else 0
+        np.testing.assert_allclose(clf.predict_proba(X)[:, col], rate)
+
+
+def test_collective_scores_a_bag_by_the_mean_of_its_instances():
+    # One rule x0 >= 1 for class 1 on the instances: a bag's probability is the mean of its
+    # instances' (the rule's Laplace estimate where covered, the default rate elsewhere).
+    X, y = conjunction_bags()
+    clf = RipperMIClassifier(assumption="collective", random_state=0).fit(X, y)
+    assert sum(r.p + r.n for r in clf.rules_) <= sum(len(b) for b in X)   # counts are instances
+    bag = np.array([[7.0, 1.0, 0.0], [0.0, 9.0, 0.0], [1.0, 9.0, 0.0]])
+    inst = clf.predict_proba([row[None, :] for row in bag])
+    np.testing.assert_allclose(clf.predict_proba([bag])[0], inst.mean(axis=0))
+
+
+def test_multiclass_contract():
+    X, y = make_toy_bags(n_bags=45, n_classes=3, random_state=0)
+    for params in ({}, {"rule_order": "unordered"}, {"assumption": "collective"}):
+        check_bag_classifier(RipperMIClassifier(random_state=0, **params), X, y)
+        clf = RipperMIClassifier(random_state=0, **params).fit(X, y)
+        proba = clf.predict_proba(X)
+        assert proba.shape == (45, 3)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)

@@ -161,7 +161,7 @@ def test_predictions_are_consistent(backend):
 def test_positive_class_flips_the_meaning(backend):
     X, y = concept_bags(0)
     labels = np.array(["neg", "pos"])[y]
-    a = C45MIClassifier(growth="best").fit(X, labels)
+    a = C45MIClassifier(growth="best", positive_class="pos").fit(X, labels)
     b = C45MIClassifier(growth="best", positive_class="neg").fit(X, labels)
     assert list(a.classes_) == list(b.classes_) == ["neg", "pos"]
     assert a.score(X, labels) == 1.0
@@ -169,9 +169,11 @@ def test_positive_class_flips_the_meaning(backend):
     # the columns of predict_proba still follow classes_ and sum to one.
     np.testing.assert_allclose(b.predict_proba(X).sum(axis=1), 1.0)
     assert set(b.predict(X)) <= {"neg", "pos"}
+    # A bag at exactly p = 1/2 is not positive: the tie rule gives it classes_[1]
+    # in predict, predict_proba's argmax and decision_function's sign alike.
     score = b.decision_function(X)
-    decided = score != 0  # a bag at exactly p = 1/2 is not positive: it gets classes_[1]
-    np.testing.assert_array_equal((score > 0)[decided], (b.predict(X) == "pos")[decided])
+    np.testing.assert_array_equal(score > 0, b.predict(X) == "pos")
+    np.testing.assert_array_equal(b.classes_[np.argmax(b.predict_proba(X), axis=1)], b.predict(X))
 
 
 def test_nan_and_errors():

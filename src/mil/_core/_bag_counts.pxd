@@ -1,4 +1,4 @@
-# C-level API of the bag-counting kernel (SPEC 6 and 8): distinct-bag counts
+# C-level API of the bag-counting kernel (trees and rules): distinct-bag counts
 # in O(1) per instance, shared by the tree split search and the rule
 # condition search. Entry points are prefixed c_, nogil, and trust their inputs;
 # the Python wrappers of the same names without c_ live in _bag_counts.pyx.

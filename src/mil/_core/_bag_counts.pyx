@@ -1,7 +1,7 @@
 """Distinct-bag counting for multi-instance split and rule search (compiled).
 
-SPEC section 6 (pi(D), nu(D): distinct positive and negative bags present in
-a node) and section 8 (a rule covers a bag iff it covers one of its
+Multi-instance trees (pi(D), nu(D): distinct positive and negative bags
+present in a node; Chevaleyre & Zucker 2001) and rules (a rule covers a bag iff it covers one of its
 instances). Sweeping instances sorted by a feature, a per-bag "seen" flag
 makes each step O(1): a bag joins the left side at its first instance and
 leaves the right side after its last one. Weighted counts (GDBT-MI weights

@@ -1,4 +1,4 @@
-# C-level API of the golden-section kernel (SPEC 4.2): a generic scalar
+# C-level API of the golden-section kernel (alpha of the integrated distance): a generic scalar
 # maximiser over a C function pointer and the NCA objective of the integrated
 # Hausdorff distance. Entry points are prefixed c_, nogil, trust their inputs;
 # the Python wrappers without c_ live in _golden.pyx.

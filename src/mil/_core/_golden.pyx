@@ -1,6 +1,6 @@
 """Golden-section maximisation and the NCA objective for alpha (compiled).
 
-SPEC section 4.2. The integrated Hausdorff distance
+The integrated Hausdorff distance
 ``d_int = alpha d_min + (1 - alpha) d_max`` takes its weight from a
 neighbourhood-components objective over the training bags (Goldberger,
 Roweis, Hinton, Salakhutdinov 2005, "Neighbourhood components analysis"):
@@ -151,7 +151,7 @@ def golden_section_max(func, float64_t lo, float64_t hi, float64_t tol=1e-5, int
 
 def nca_objective(const float64_t[:, ::1] dmin, const float64_t[:, ::1] dmax,
                   const intp_t[::1] y, float64_t alpha, float64_t sigma):
-    """NCA leave-one-out objective f(alpha) of SPEC 4.2 (stable)."""
+    """NCA leave-one-out objective f(alpha) over the training bags (stable)."""
     cdef float64_t out
     cdef intp_t n = dmin.shape[0]
     if n == 0:

@@ -34,7 +34,7 @@ def golden_section_max(func, lo, hi, tol=1e-5, max_iter=200):
 
 
 def nca_objective(dmin, dmax, y, alpha, sigma):
-    """NCA leave-one-out objective f(alpha) of SPEC 4.2 (stable)."""
+    """NCA leave-one-out objective f(alpha) over the training bags (stable)."""
     n = dmin.shape[0]
     if n < 2:
         return 0.0

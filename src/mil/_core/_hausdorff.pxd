@@ -1,4 +1,4 @@
-# C-level API of the Hausdorff bag-distance kernel (SPEC 4). Entry points are
+# C-level API of the Hausdorff bag-distance kernel. Entry points are
 # prefixed c_, nogil, and trust their inputs (C-contiguous row-major arrays);
 # the Python wrapper without c_ lives in _hausdorff.pyx.
 from mil._core._typedefs cimport float64_t, intp_t

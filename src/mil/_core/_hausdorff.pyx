@@ -1,6 +1,6 @@
 """Minimal, maximal and average Hausdorff bag distances in one pass (compiled).
 
-SPEC section 4. For bags A and B, every Hausdorff variant is a function of
+For bags A and B, every Hausdorff variant is a function of
 the row minima (nearest b for each a) and column minima (nearest a for each
 b) of the block of instance distances ||a - b||: minimal = the smallest row
 minimum, maximal = the larger of the largest row and column minima

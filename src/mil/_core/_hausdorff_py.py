@@ -1,6 +1,6 @@
 """Hausdorff bag distances: the NumPy twin of ``_hausdorff.pyx``.
 
-Same algorithm as the compiled kernel (SPEC 4): bags are grouped into row
+Same algorithm as the compiled kernel: bags are grouped into row
 blocks and column chunks of about ``block_size`` instances; each block of
 squared instance distances comes from one matrix product through
 ``|a|^2 + |b|^2 - 2 a.b`` (negatives clamped to 0; minima small enough to be

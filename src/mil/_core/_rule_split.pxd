@@ -1,4 +1,4 @@
-# C-level API of the rule condition search (SPEC 8, RIPPER-MI). Entry points
+# C-level API of the rule condition search (RIPPER-MI). Entry points
 # are prefixed c_, nogil, and trust their inputs; the Python wrappers of the
 # same names without c_ live in _rule_split.pyx. Operators are coded 0 for
 # "x_f <= t" and 1 for "x_f >= t".

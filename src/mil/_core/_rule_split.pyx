@@ -1,6 +1,6 @@
 """Rule condition search for RIPPER-MI (compiled).
 
-SPEC section 8: RIPPER (Cohen 1995, "Fast Effective Rule Induction") with
+RIPPER (Cohen 1995, "Fast Effective Rule Induction") with
 bag-level coverage (Chevaleyre & Zucker 2001, "Solving multiple-instance and
 multiple-part learning problems with decision trees and rule sets"): a rule
 covers a bag iff it covers at least one of the bag's instances, and every
@@ -40,6 +40,12 @@ cdef inline float64_t _gain(const float64_t* log2_table, float64_t base,
     cdef float64_t t = log2_table[ip] - log2_table[it]
     t = t - base
     return p1 * t
+
+
+cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
+    # a * 0.5 + b * 0.5 (not (a + b) * 0.5): finite for every finite a, b,
+    # also near the largest double where a + b overflows to inf.
+    return a * 0.5 + b * 0.5
 
 
 cdef void c_best_conditions(
@@ -86,8 +92,8 @@ cdef void c_best_conditions(
             if lp[k] >= min_bags and lp[k] > 0.0:
                 g = _gain(log2_table, base, lp[k], ln[k])
                 if g > best_le:
-                    t = (a + b) * 0.5
-                    if not (t < b):
+                    t = _midpoint(a, b)
+                    if not (a <= t and t < b):
                         t = a
                     best_le = g
                     out_gain[2 * f] = g
@@ -98,8 +104,8 @@ cdef void c_best_conditions(
             if rp[k] >= min_bags and rp[k] > 0.0:
                 g = _gain(log2_table, base, rp[k], rn[k])
                 if g > best_ge:
-                    t = (a + b) * 0.5
-                    if not (t > a):
+                    t = _midpoint(a, b)
+                    if not (a < t and t <= b):
                         t = b
                     best_ge = g
                     out_gain[2 * f + 1] = g

@@ -71,10 +71,10 @@ def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min
         lp, ln, rp, rn = sweep_distinct_bags(sorted_bag[f][keep], bag_pos, ones)
         a, b = vals[:-1], vals[1:]
         cut = a < b
-        mid = (a + b) * 0.5
+        mid = a * 0.5 + b * 0.5   # finite near the largest double, unlike (a + b) * 0.5
         sides = (
-            (lp[:-1], ln[:-1], np.where(mid < b, mid, a)),   # x <= t keeps the left side
-            (rp[:-1], rn[:-1], np.where(mid > a, mid, b)),   # x >= t keeps the right side
+            (lp[:-1], ln[:-1], np.where((a <= mid) & (mid < b), mid, a)),  # x <= t keeps the left side
+            (rp[:-1], rn[:-1], np.where((a < mid) & (mid <= b), mid, b)),  # x >= t keeps the right side
         )
         for col, (p1, n1, thr) in enumerate(sides):
             valid = cut & (p1 >= min_bags) & (p1 > 0.0)

@@ -1,4 +1,4 @@
-# C-level API of the multi-instance tree kernel (SPEC 6): split search on a
+# C-level API of the multi-instance tree kernel (ID3-MI / C4.5-MI): split search on a
 # node's presorted instances, stable partition of the presorted layout, and
 # routing of instances to leaves. Entry points are prefixed c_, nogil, and
 # trust their inputs; the Python wrappers without c_ live in _tree_split.pyx.

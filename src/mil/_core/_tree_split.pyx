@@ -1,7 +1,8 @@
 """Multi-instance decision-tree split search (compiled).
 
-SPEC section 6: ID3-MI (Chevaleyre and Zucker, "A framework for learning
-rules from multiple instance data", ECML 2001) and C4.5-MI. For a node D,
+ID3-MI (Chevaleyre and Zucker, "Solving multiple-instance and multiple-part
+learning problems with decision trees and rule sets. Application to the
+mutagenesis problem", Canadian AI 2001) and C4.5-MI (Quinlan 1993). For a node D,
 pi(D) and nu(D) are the (weighted) numbers of distinct positive and negative
 bags with an instance in D, Info_multi(D) the entropy of pi / (pi + nu) and
 
@@ -308,7 +309,7 @@ def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
     shares_of_children : bool, default=False
         Weigh the children's entropies by their share of the children's
         total bag weight (which sums to one) instead of the parent's
-        (SPEC 6; a bag on both sides then counts twice).
+        (ID3-MI's formula; a bag on both sides then counts twice).
     features : ndarray of intp, default=None
         Search only these rows (a random forest's feature subset); result
         row i then describes feature ``features[i]``. None searches all.

@@ -1,4 +1,4 @@
-"""Ensembles of multi-instance trees: GDBT-MI (SPEC 7) and the MI random forest.
+"""Ensembles of multi-instance trees: GDBT-MI and the MI random forest.
 
 GDBT-MI boosts C4.5-MI trees grown with the split machinery of
 :mod:`mil.tree` (shared code) on a bag-level logistic loss; the random

@@ -246,8 +246,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
             raise ValueError("no bag was left out of every bootstrap sample: oob_score needs more "
                              "bags or fewer trees")
         ok = seen > 0
-        # Encoded labels: for two classes 1 is the positive class.
-        truth = y_enc[ok] if k > 2 else np.where(y_enc[ok] == 1, self._pos_index, 1 - self._pos_index)
+        truth = y_enc[ok]  # class indices
         pred = np.argmax(self.oob_decision_function_[ok], axis=1)
         self.oob_score_ = float(np.mean(pred == truth))
 

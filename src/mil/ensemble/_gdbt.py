@@ -1,4 +1,4 @@
-"""GDBT-MI: gradient boosting of C4.5-MI trees on a bag-level logistic loss (SPEC 7)."""
+"""GDBT-MI: gradient boosting of C4.5-MI trees on a bag-level logistic loss."""
 
 from numbers import Integral, Real
 
@@ -89,8 +89,8 @@ class GDBTMIClassifier(BaseBagClassifier):
     a bag's score (log-odds) pools its instances' scores (`pooling`) and the
     model minimises the bag-level logistic loss. Each round computes the
     bag pseudo-residuals r_b = y_b - sigmoid(S_b), grows a C4.5-MI tree
-    (the split machinery of :mod:`mil.tree`, SPEC 6) on the bags labelled by
-    the sign of r_b and weighted by |r_b|, then sets every leaf value by a
+    (the split machinery of :mod:`mil.tree`) on the bags labelled by
+    the sign of r_b and weighted by ``|r_b|``, then sets every leaf value by a
     Newton step on the bag loss, with the gradient flowing to instances
     through the pooling (see :func:`newton_leaf_values`).
 
@@ -104,17 +104,18 @@ class GDBTMIClassifier(BaseBagClassifier):
         Depth limit of each tree (the root has depth 0). None grows every
         tree until `min_bags_leaf` or purity stops it: multi-instance trees
         peel off a few negative bags per level, so shallow trees underfit
-        (depth 3: 70% on Elephant against 86% unlimited, see the README).
+        (depth 3: 70% on Elephant against 86% unlimited, see
+        :doc:`/results/trees_boosting_rules`).
     min_bags_leaf : float, default=2
         Minimum bag weight in each child of a split, bag weights being
-        |r_b| scaled to mean 1 over the round's bags (so 2 is "two average
+        ``|r_b|`` scaled to mean 1 over the round's bags (so 2 is "two average
         bags").
     pooling : {"lse", "max", "noisy-or"}, default="lse"
         How a bag score pools the instance scores: log-sum-exp (a soft
         maximum of sharpness `sharpness`), the maximum, or noisy-or on
         instance probabilities. In 10-fold CV on the five shipped data sets
         the three average within a point of each other, none winning on
-        every set (see the README).
+        every set (see :doc:`/results/trees_boosting_rules`).
     sharpness : float, default=3.0
         r of the log-sum-exp pooling, S = (1/r) log(mean exp(r f)).
     subsample : float in (0, 1], default=1.0
@@ -138,7 +139,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         Growth order of each tree (best-first as MITI, or depth-first); it
         matters through positive-bag removal.
     positive_bag_removal : bool, default=True
-        Positive-bag removal while growing each tree (SPEC 6).
+        Positive-bag removal while growing each tree (see :class:`mil.tree.ID3MIClassifier`).
     positive_class : label or None, default=None
         The positive class; ``classes_[1]`` when None.
     random_state : int, RandomState or None, default=None
@@ -157,10 +158,10 @@ class GDBTMIClassifier(BaseBagClassifier):
         F_0, the constant instance score minimising the training loss.
     n_estimators_ : int
         Rounds actually fitted.
-    train_score_ : ndarray of shape (n_estimators_,)
+    train_score_ : ndarray of shape (``n_estimators_``,)
         Mean bag log-loss on the round's (in-bag) training bags after each
         round.
-    validation_score_ : ndarray of shape (n_estimators_,)
+    validation_score_ : ndarray of shape (``n_estimators_``,)
         The same on the validation bags (only with early stopping).
     feature_importances_ : ndarray of shape (n_features,)
         Split gains weighted by the node's bag weight, normalised per tree,
@@ -450,11 +451,13 @@ class GDBTMIClassifier(BaseBagClassifier):
         Returns
         -------
         scores : ndarray of shape (n_instances,)
-            Bag after bag (the order of ``Bags.from_list(X).instances``).
+            Oriented like :meth:`decision_function` (positive favours
+            ``classes_[1]``); bag after bag (the order of
+            ``Bags.from_list(X).instances``).
         """
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
         F = np.full(bags.instances.shape[0], self.init_score_)
         for tree in self.estimators_:
             F = F + self.learning_rate * tree.predict_value(bags.instances)
-        return F
+        return self._oriented(F)  # log-odds of classes_[1], like decision_function

@@ -1,4 +1,4 @@
-"""Bag scores pooled from instance scores, and their derivatives (SPEC 7).
+"""Bag scores pooled from instance scores, and their derivatives.
 
 Each pooling maps the instance scores f_i of a bag to a bag score S (a
 log-odds) and gives a_i = dS/df_i, the share of the bag score an instance

@@ -1,4 +1,4 @@
-"""Choosing alpha of the integrated Hausdorff distance (SPEC 4.2)."""
+"""Choosing alpha of the integrated Hausdorff distance."""
 
 import numpy as np
 
@@ -56,7 +56,7 @@ def select_alpha(dmin, dmax, y, sigma, tol=1e-3, method="golden"):
     tol : float, default=1e-3
         Length of the final golden-section bracket.
     method : {"golden", "grid-golden"}, default="golden"
-        "golden": golden-section search on [0, 1] (SPEC 4.2), which assumes
+        "golden": golden-section search on [0, 1], which assumes
         f unimodal. "grid-golden": f on the grid 0, 0.1, ..., 1 first, then
         golden-section search in the two grid cells around the best grid
         point; the better of the two results is returned (f is often flat

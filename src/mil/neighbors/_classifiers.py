@@ -1,4 +1,16 @@
-"""Bag-KNN and Citation-KNN over Hausdorff bag distances (SPEC 5)."""
+"""Bag-KNN and Citation-KNN over Hausdorff bag distances.
+
+Decisions that compare distances (neighbour ranking, Citation-KNN's citer
+test ``d(b, Q) <= threshold``) treat two distances within a relative
+``DISTANCE_RTOL`` of each other as equal. Distances reach the last bits
+through different sums on the two backends and in different row blocks,
+so exact comparisons broke true ties (duplicate bags, a training bag
+predicted again) differently from one call to the next; with the
+tolerance, a bag's votes do not depend on the other bags of the call or on
+the backend. The kernels' relative error is about 1e-12 (see
+:mod:`mil.distances`), far below the tolerance; distinct distances closer
+than 1e-9 relative are treated as tied.
+"""
 
 from numbers import Integral, Real
 
@@ -13,7 +25,30 @@ from mil.preprocessing import _scaling
 from mil.bags import Bags
 from mil.utils.validation import check_bag_labels
 
-__all__ = ["BagKNNClassifier", "CitationKNNClassifier"]
+__all__ = ["BagKNNClassifier", "CitationKNNClassifier", "DISTANCE_RTOL"]
+
+#: Relative tolerance under which two bag distances count as equal in a decision.
+DISTANCE_RTOL = 1e-9
+#: The extra weight the tie rule's class gets when the vote is tied (less than one vote).
+_TIE_VOTE = 0.5
+
+
+def _rank(D, k):
+    """Column indices of the k nearest per row: by distance, ties (within DISTANCE_RTOL) by index.
+
+    Sorted distances closer than DISTANCE_RTOL (relative) to their
+    predecessor join its group; groups are ordered by distance and bags
+    within a group by index, so near-equal distances rank the same way
+    whatever their last bits.
+    """
+    k = min(k, D.shape[1])
+    order = np.argsort(D, axis=1, kind="stable")
+    s = np.take_along_axis(D, order, axis=1)
+    new_group = s[:, 1:] > s[:, :-1] * (1.0 + DISTANCE_RTOL)
+    group = np.zeros(D.shape, dtype=np.intp)
+    np.cumsum(new_group, axis=1, out=group[:, 1:])
+    key = group * D.shape[1] + order
+    return np.take_along_axis(order, np.argsort(key, axis=1, kind="stable")[:, :k], axis=1)
 
 
 class _BagNeighbors(BaseBagClassifier):
@@ -28,6 +63,8 @@ class _BagNeighbors(BaseBagClassifier):
         "scale": [StrOptions({"standard", "minmax"}), None],
         "sigma_scale": [StrOptions({"absolute", "median"})],
         "alpha_search": [StrOptions({"golden", "grid-golden"})],
+        "smoothing": [Interval(Real, 0, None, closed="left")],
+        "positive_class": "no_validation",
         "n_jobs": [Integral, None],
     }
 
@@ -58,7 +95,9 @@ class _BagNeighbors(BaseBagClassifier):
         if self.metric == "precomputed":
             self._validate_params()
             D = self._check_precomputed(X, None)
-            self.classes_, y_enc = check_bag_labels(y, D.shape[0], estimator=type(self).__name__)
+            self.classes_, y_enc = check_bag_labels(
+                y, D.shape[0], positive_class=self.positive_class,
+                require_positive=self._positive_class_matters(), estimator=type(self).__name__)
             self.n_train_ = D.shape[0]
             self._fit_matrix(D, y_enc)
             return self
@@ -101,7 +140,8 @@ class _BagNeighbors(BaseBagClassifier):
         if self.metric == "adapted":
             if y_rows is None:
                 return mats["average"]  # a test bag's label is unknown: the average form
-            return adapted_from(mats, y_rows == 1, self.y_train_ == 1)
+            pos = self._pos_index
+            return adapted_from(mats, y_rows == pos, self.y_train_ == pos)
         if self.metric == "integrated":
             return integrated_from(mats, self.alpha_)
         return mats[self.metric]
@@ -131,13 +171,14 @@ class _BagNeighbors(BaseBagClassifier):
         return self._compose(_all_from_bags(bags, self.train_bags_, n_jobs=self.n_jobs))
 
     def _nearest(self, D, k):
-        """Indices of the k nearest training bags of each row (ties: lower index first)."""
-        return np.argsort(D, axis=1, kind="stable")[:, :min(k, D.shape[1])]
+        """Indices of the k nearest training bags of each row (ties within DISTANCE_RTOL: lower index first)."""
+        return _rank(D, k)
 
     def _decide(self, votes, ref_classes, binary_rule):
         """Class index per row: binary rule (ties negative) or plurality with nearest tie-break."""
         if binary_rule and votes.shape[1] == 2:
-            return (votes[:, 1] > votes[:, 0]).astype(np.intp)
+            pos = self._pos_index
+            return np.where(votes[:, pos] > votes[:, 1 - pos], pos, 1 - pos).astype(np.intp)
         best = votes.max(axis=1, keepdims=True)
         tied = votes == best
         pred = np.argmax(tied, axis=1)  # lowest tied class when no reference settles it
@@ -149,8 +190,25 @@ class _BagNeighbors(BaseBagClassifier):
                     break
         return pred
 
+    def _proba_matrix(self, D):
+        """Smoothed vote shares with the tie rule written in (rows follow D)."""
+        votes, ref_classes = self._votes(D)
+        pred = self._decide(votes, ref_classes, self._binary_rule)
+        # A tied vote: the class the tie rule picks gets half a vote more, so
+        # argmax(predict_proba) is predict (integer votes: the order of
+        # untied classes cannot change).
+        rows = np.arange(votes.shape[0])
+        tied = (votes == votes[rows, pred][:, None]).sum(axis=1) > 1
+        votes[rows[tied], pred[tied]] += _TIE_VOTE
+        votes += self.smoothing
+        return votes / votes.sum(axis=1, keepdims=True)
+
     def predict_proba(self, X):
-        """Vote shares of each class.
+        """Smoothed vote shares of each class.
+
+        ``(votes_c + smoothing) / (total + n_classes * smoothing)``, where
+        at a tied vote the class the tie rule picks counts half a vote more;
+        so ``predict`` is the argmax and probabilities stay off 0 and 1.
 
         Parameters
         ----------
@@ -162,33 +220,21 @@ class _BagNeighbors(BaseBagClassifier):
         proba : ndarray of shape (n_bags, n_classes)
             Columns follow ``classes_``.
         """
-        votes, _ = self._votes(self._test_matrix(X))
-        return votes / votes.sum(axis=1, keepdims=True)
-
-    def predict(self, X):
-        """Predict the label of each bag (voting and ties as in SPEC 5).
-
-        Returns
-        -------
-        y : ndarray of shape (n_bags,)
-        """
-        D = self._test_matrix(X)
-        return self.classes_[self._predict_matrix(D)]
-
-    def _predict_matrix(self, D):
-        votes, ref_classes = self._votes(D)
-        return self._decide(votes, ref_classes, self._binary_rule)
+        return self._proba_matrix(self._test_matrix(X))
 
     def _predict_distances(self, mats):
         """Class indices from test-vs-train base matrices (used by nested_cv)."""
-        return self._predict_matrix(self._compose(mats))
+        return np.argmax(self._proba_matrix(self._compose(mats)), axis=1)
 
 
 class BagKNNClassifier(_BagNeighbors):
     """k-nearest-neighbour classifier on bags with a Hausdorff bag distance.
 
     The `n_neighbors` nearest training bags vote; a tie goes to the class
-    of the nearest bag among the tied classes (SPEC 5).
+    of the nearest bag among the tied classes (Wang & Zucker 2000; see
+    :doc:`/user_guide/labels_and_ties`).
+    ``predict`` is the argmax of ``predict_proba``, the smoothed vote
+    shares in which the tie's winner counts half a vote more.
 
     Parameters
     ----------
@@ -204,13 +250,26 @@ class BagKNNClassifier(_BagNeighbors):
         selects it on the training bags (``alpha_``).
     scale : {"standard", "minmax"} or None, default="standard"
         Feature scaling fitted on the training instances and applied to
-        every bag before distances (see the README for the measurements).
+        every bag before distances (see :doc:`/results/distances` for the
+        measurements).
     sigma_scale : {"absolute", "median"}, default="absolute"
         "median": the NCA bandwidth is ``sigma`` times the median distance
         between training bags (at alpha = 1/2), so one sigma grid suits
         data of any scale.
     alpha_search : {"golden", "grid-golden"}, default="golden"
         How alpha maximises the NCA objective (:func:`select_alpha`).
+    smoothing : float >= 0, default=1.0
+        Pseudo-votes added to every class before the vote shares become
+        probabilities (Laplace smoothing): a unanimous vote no longer
+        gives probability 1, so a wrong one costs a bounded log loss. The
+        same for every class, so the vote order and ``predict`` do not
+        change; 0 gives the raw vote shares.
+    positive_class : label or None, default=None
+        The multi-instance positive class; used only by
+        ``metric="adapted"`` (which compares two positive bags by the
+        minimal distance). With that metric, labels other than {0, 1},
+        {-1, 1} or {False, True} need it (``fit`` raises otherwise); the
+        other metrics treat both classes alike and ignore it.
     n_jobs : int, default=None
         Threads for the distance matrices.
 
@@ -238,7 +297,8 @@ class BagKNNClassifier(_BagNeighbors):
     }
 
     def __init__(self, n_neighbors=3, *, metric="minimal", sigma=1.0, alpha=None,
-                 scale="standard", sigma_scale="absolute", alpha_search="golden", n_jobs=None):
+                 scale="standard", sigma_scale="absolute", alpha_search="golden",
+                 smoothing=1.0, positive_class=None, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.metric = metric
         self.sigma = sigma
@@ -246,7 +306,13 @@ class BagKNNClassifier(_BagNeighbors):
         self.scale = scale
         self.sigma_scale = sigma_scale
         self.alpha_search = alpha_search
+        self.smoothing = smoothing
+        self.positive_class = positive_class
         self.n_jobs = n_jobs
+
+    def _positive_class_matters(self):
+        # Votes and ties treat both classes alike; only the adapted distance does not.
+        return self.metric == "adapted"
 
     def _fit_matrix(self, D, y_enc):
         self.y_train_ = np.asarray(y_enc, dtype=np.intp)
@@ -269,9 +335,13 @@ class CitationKNNClassifier(_BagNeighbors):
     their `citers` nearest neighbours (``d(b, Q) <=`` the `citers`-th
     smallest distance from b to another training bag). References and
     citers vote (a bag that is both votes twice). Two classes: positive iff
-    positive votes > negative votes (ties negative; the positive class is
-    ``classes_[1]``). More classes: plurality, ties to the class of the
-    nearest reference among the tied classes (SPEC 5).
+    positive votes > negative votes (ties negative; the positive class
+    follows the rule of :func:`mil.utils.validation.positive_index`).
+    More classes: plurality, ties to the class of the nearest reference
+    among the tied classes, else the lowest tied class. ``predict`` is the
+    argmax of ``predict_proba``, the smoothed vote shares in which the
+    tie's winner counts half a vote more (see
+    :doc:`/user_guide/labels_and_ties`).
 
     Parameters
     ----------
@@ -287,6 +357,14 @@ class CitationKNNClassifier(_BagNeighbors):
     sigma_scale : {"absolute", "median"}, default="absolute"
     alpha_search : {"golden", "grid-golden"}, default="golden"
         See :class:`BagKNNClassifier`.
+    smoothing : float >= 0, default=1.0
+        Pseudo-votes added to every class before normalising the vote
+        shares (see :class:`BagKNNClassifier`); ``predict`` does not change.
+    positive_class : label or None, default=None
+        The multi-instance positive class, which wins only with more votes
+        (ties negative). Labels other than {0, 1}, {-1, 1} or
+        {False, True} need it when there are two classes: ``fit`` raises
+        rather than pick one by sort order.
     n_jobs : int, default=None
 
     Attributes
@@ -316,7 +394,8 @@ class CitationKNNClassifier(_BagNeighbors):
     }
 
     def __init__(self, references=2, citers=4, *, metric="minimal", sigma=1.0, alpha=None,
-                 scale="standard", sigma_scale="absolute", alpha_search="golden", n_jobs=None):
+                 scale="standard", sigma_scale="absolute", alpha_search="golden",
+                 smoothing=1.0, positive_class=None, n_jobs=None):
         self.references = references
         self.citers = citers
         self.metric = metric
@@ -325,6 +404,8 @@ class CitationKNNClassifier(_BagNeighbors):
         self.scale = scale
         self.sigma_scale = sigma_scale
         self.alpha_search = alpha_search
+        self.smoothing = smoothing
+        self.positive_class = positive_class
         self.n_jobs = n_jobs
 
     def _fit_matrix(self, D, y_enc):
@@ -345,7 +426,10 @@ class CitationKNNClassifier(_BagNeighbors):
         near = self._nearest(D, self.references)
         ref_classes = self.y_train_[near]
         K = len(self.classes_)
-        cites = D <= self.citer_threshold_[None, :]
+        # d(b, Q) <= threshold, with DISTANCE_RTOL: a true tie (Q a copy of
+        # a training bag) counts whatever the last bits of either side.
+        # (Thresholds are >= 0 or +-inf, so the product keeps their meaning.)
+        cites = D <= self.citer_threshold_[None, :] * (1.0 + DISTANCE_RTOL)
         onehot = np.zeros((self.y_train_.shape[0], K))
         onehot[np.arange(self.y_train_.shape[0]), self.y_train_] = 1.0
         votes = cites.astype(np.float64) @ onehot

@@ -1,7 +1,7 @@
-"""RIPPER-MI: RIPPER rule induction with bag-level coverage (SPEC 8).
+"""RIPPER-MI: RIPPER rule induction with bag-level coverage, for any number of classes.
 
 RIPPER (Cohen 1995, "Fast Effective Rule Induction") learns a set of rules
-for the positive class:
+for one class against the rest:
 
 1. Building (IREP*): split the bags not yet covered into a growing and a
    pruning set (stratified, 2/3 - 1/3). Grow a rule by adding the condition
@@ -19,9 +19,22 @@ for the positive class:
    Then cover the positives left with new rules (step 1) and delete the
    rules that increase the DL.
 
-Multi-instance learning (Chevaleyre & Zucker 2001): a rule covers a bag iff
-it covers one of its instances, and every count is a count of bags. The
-condition search runs in the ``_rule_split`` kernel.
+More than one class is handled by sequential covering class by class
+(Clark & Niblett 1989, "The CN2 induction algorithm"; Clark & Boswell 1991,
+"Rule induction with CN2: some recent improvements"): in the unordered mode
+every class in turn is the positive class against all the others, and only
+the bags of that class a rule covers are removed; in the ordered mode (as
+Weka's JRip) the classes are taken by increasing frequency, everything a
+class's rules cover is removed before the next class, and the last class is
+the default.
+
+Multi-instance learning (Chevaleyre & Zucker 2001, "Solving multiple-instance
+and multiple-part learning problems with decision trees and rule sets"): a
+rule covers a bag iff it covers one of its instances, and every count is a
+count of bags. The collective assumption instead learns the rules on the
+instances (each labelled with its bag's class) and scores a bag by the mean
+of its instances' class probabilities. The condition search runs in the
+``_rule_split`` kernel.
 """
 
 import math
@@ -29,24 +42,28 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mil._core import kernel
+from mil.bags import Bags
 from mil.base import BaseBagClassifier
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import Rule, format_rules, pack_rules
 from mil.utils._threads import RowThreads
+from mil.utils.validation import check_bag_labels, check_bags
 
 __all__ = ["RipperMIClassifier"]
 
 
 class RipperMIClassifier(BaseBagClassifier):
-    """RIPPER rule learner for multi-instance data (RIPPER-MI).
+    """RIPPER rule learner for multi-instance data (RIPPER-MI), any number of classes.
 
-    Learns an unordered set of rules ``IF x_f <= t AND ... THEN positive``;
-    a bag is predicted positive iff some rule covers one of its instances.
-    With one instance per bag it is plain RIPPER (Cohen 1995).
+    With two classes and the default ``rule_order="ordered"`` it learns
+    rules ``IF x_f <= t AND ... THEN <positive class>``; a bag is predicted
+    positive iff some rule covers one of its instances. With one instance
+    per bag it is plain RIPPER (Cohen 1995). More classes are learned class
+    by class (see ``rule_order``).
 
     Parameters
     ----------
@@ -68,8 +85,31 @@ class RipperMIClassifier(BaseBagClassifier):
     lrs_threshold : float, default=3.84
         Threshold on the likelihood-ratio statistic (chi-square with one
         degree of freedom; 3.84 is the 95 % level).
+    rule_order : {"ordered", "unordered"}, default="ordered"
+        ``"ordered"``: a rule list as JRip's. With two classes the rules
+        describe the positive class (``positive_class``) and the other class
+        is the default; with more, the classes are learned by increasing
+        frequency (each against the classes after it, on the bags the
+        earlier rules leave) and the most frequent class is the default.
+        The first rule covering a bag decides. ``"unordered"``: a rule set
+        for every class against all others (sequential covering class by
+        class: a rule removes only the bags of its class it covers);
+        conflicts are resolved by ``conflict``.
+    conflict : {"laplace-vote", "first", "shortest"}, default="laplace-vote"
+        Unordered mode, a bag covered by rules of several classes:
+        ``"laplace-vote"`` predicts the class of highest probability
+        (``predict_proba``), ``"first"`` the class of the first covering rule
+        in ``rules_``, ``"shortest"`` that of the covering rule with the
+        fewest conditions (ties: higher Laplace estimate, then first).
+    assumption : {"standard", "collective"}, default="standard"
+        ``"standard"``: a rule covers a bag iff it covers one of its
+        instances, counts are bags (Chevaleyre & Zucker 2001).
+        ``"collective"``: the rules are learned on the instances, each with
+        its bag's label, and a bag's class probabilities are the mean of its
+        instances' (as Weka's MIWrapper); counts are instances.
     positive_class : label, default=None
-        The class the rules describe (``classes_[1]`` when None).
+        Two classes only: the class the rules describe in the ordered mode
+        (``classes_[1]`` when None).
     random_state : int, RandomState instance or None, default=None
         Seeds the grow/prune splits.
     n_jobs : int or None, default=None
@@ -80,13 +120,29 @@ class RipperMIClassifier(BaseBagClassifier):
     Attributes
     ----------
     rules_ : list of Rule
-        The learned rules; ``rule.conditions`` are ``(feature, op, threshold)``
-        named tuples (op 0: ``<=``, op 1: ``>=``) and ``rule.p`` / ``rule.n``
-        the positive / negative training bags the rule covers.
-    default_rule_ : tuple of int
-        ``(p, n)``: positive and negative training bags no rule covers.
-    classes_ : ndarray of shape (2,)
+        The learned rules, class by class in learning order (the decision
+        list in the ordered mode). ``rule.label`` is the rule's class,
+        ``rule.conditions`` are ``(feature, op, threshold)`` named tuples
+        (op 0: ``<=``, op 1: ``>=``), ``rule.counts`` the training bags of
+        each class (``classes_`` order) the rule covers among those its class
+        was learned on (ordered mode: the bags earlier classes' rules leave;
+        otherwise all) and ``rule.p`` / ``rule.n`` those of its class / of
+        the other classes.
+    default_rule_ : Rule
+        A rule without conditions: its ``label`` is predicted for the bags
+        no rule covers and its ``counts`` are the training bags no rule
+        covers, per class.
+    classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
+
+    Notes
+    -----
+    ``predict_proba``: every rule has a Laplace-corrected class distribution
+    ``(counts + 1) / (p + n + n_classes)`` (counts on the bags its class
+    was learned on). A covered bag gets the mean
+    distribution of the rules covering it (unordered mode), or of the rules
+    of the deciding rule's class that cover it (ordered mode); an uncovered
+    bag the default rule's distribution.
 
     Examples
     --------
@@ -100,11 +156,13 @@ class RipperMIClassifier(BaseBagClassifier):
     ...         bag[0] = [2.0, 2.0]       # positive bags hold one instance near (2, 2)
     >>> clf = RipperMIClassifier(random_state=0).fit(X, y)
     >>> print(clf.export_text())
-    IF f0 >= 1.49097 THEN positive  [20+, 0-]
-    ELSE negative  [0+, 20-]
+    IF f0 >= 1.49097 THEN 1  [20+, 0-]
+    ELSE 0  [0: 20, 1: 0]
     >>> clf.score(X, y)
     1.0
     """
+
+    _binary_only = False
 
     _parameter_constraints = {
         "k": [Interval(Integral, 0, None, closed="left")],
@@ -113,19 +171,26 @@ class RipperMIClassifier(BaseBagClassifier):
         "beam_width": [Interval(Integral, 1, None, closed="left")],
         "use_lrs": ["boolean"],
         "lrs_threshold": [Interval(Real, 0, None, closed="left")],
+        "rule_order": [StrOptions({"ordered", "unordered"})],
+        "conflict": [StrOptions({"laplace-vote", "first", "shortest"})],
+        "assumption": [StrOptions({"standard", "collective"})],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
 
     def __init__(self, k=2, prune_ratio=1 / 3, min_bags=2, beam_width=1, use_lrs=False,
-                 lrs_threshold=3.84, positive_class=None, random_state=None, n_jobs=None):
+                 lrs_threshold=3.84, rule_order="ordered", conflict="laplace-vote",
+                 assumption="standard", positive_class=None, random_state=None, n_jobs=None):
         self.k = k
         self.prune_ratio = prune_ratio
         self.min_bags = min_bags
         self.beam_width = beam_width
         self.use_lrs = use_lrs
         self.lrs_threshold = lrs_threshold
+        self.rule_order = rule_order
+        self.conflict = conflict
+        self.assumption = assumption
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -137,48 +202,162 @@ class RipperMIClassifier(BaseBagClassifier):
         ----------
         X : sequence of 2-D arrays or Bags
         y : array-like of shape (n_bags,)
-            Two classes.
+            Two or more classes.
 
         Returns
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
+        self._validate_params()
+        name = type(self).__name__
+        bags = check_bags(X, estimator=name)
+        classes, y_idx = check_bag_labels(y, bags.n_bags, estimator=name)
+        n_classes = classes.shape[0]
+        if n_classes == 2:
+            # Binary label conventions (and positive_class) as every binary learner.
+            _, y_bin = check_bag_labels(y, bags.n_bags, binary=True,
+                                        positive_class=self.positive_class, estimator=name)
+            pos_idx = int(y_idx[np.flatnonzero(y_bin == 1)[0]])
+        elif self.positive_class is not None:
+            raise ValueError(f"positive_class applies to two classes only; y has {n_classes}: "
+                             f"{classes.tolist()[:10]}")
+        self.classes_ = classes
+        self.n_features_in_ = bags.n_features
+        if self.assumption == "collective":
+            learn = Bags.from_instances(bags.instances, np.arange(bags.n_instances))
+            y_learn = y_idx[bags.instance_bag]
+        else:
+            learn, y_learn = bags, y_idx
+        counts = np.bincount(y_learn, minlength=n_classes)
+        rng = check_random_state(self.random_state)
+        rules = []   # (class index, conditions, bags its counts are taken on or None for all)
         with RowThreads(self.n_jobs, bags.n_features) as threads:
-            learner = _Ripper(self, bags, y_enc == 1, check_random_state(self.random_state), threads)
-            conds = learner.run()
-        cov = learner.coverages(conds)
-        pos = learner.pos
-        self.rules_ = [Rule(c, p=int((cv & pos).sum()), n=int((cv & ~pos).sum()))
-                       for c, cv in zip(conds, cov)]
-        any_cov = cov.any(axis=0) if len(conds) else np.zeros(bags.n_bags, dtype=bool)
-        self.default_rule_ = (int((~any_cov & pos).sum()), int((~any_cov & ~pos).sum()))
+            if self.rule_order == "ordered":
+                if n_classes == 2:
+                    order, default = [pos_idx], 1 - pos_idx
+                else:
+                    by_freq = sorted(range(n_classes), key=lambda c: (counts[c], c))
+                    order, default = by_freq[:-1], by_freq[-1]
+                left = np.arange(learn.n_bags)
+                for c in order:
+                    if not (y_learn[left] == c).any():
+                        continue
+                    sub = learn if left.shape[0] == learn.n_bags else learn.subset(left)
+                    learner = _Ripper(self, sub, y_learn[left] == c, rng, threads)
+                    conds = learner.run()
+                    scope = None if left.shape[0] == learn.n_bags else left
+                    rules.extend((c, cd, scope) for cd in conds)
+                    left = left[~learner.covered_by(conds)]
+            else:
+                learner = None
+                for c in range(n_classes):
+                    pos = y_learn == c
+                    learner = (_Ripper(self, learn, pos, rng, threads, keep_negatives=True)
+                               if learner is None else learner.for_class(pos))
+                    rules.extend((c, cd, None) for cd in learner.run())
+                default = None
+        self.rules_, self.default_rule_ = self._make_rules(learn, y_learn, rules, default)
         return self
 
-    # -- prediction -------------------------------------------------------------
-    def _rule_coverage(self, X):
-        bags = self._validate_predict(X)
-        rule_ptr, features, ops, thresholds = pack_rules([r.conditions for r in self.rules_])
-        cov = kernel("_rule_split").ruleset_coverage(
-            bags.instances, bags.offsets, rule_ptr, features, ops, thresholds)
-        return cov.astype(bool)
+    def _make_rules(self, learn, y_learn, rules, default):
+        """Rule objects with their per-class training counts, and the default rule.
 
-    def _positive_scores(self, cov):
-        """Laplace precision of the covering rules (mean), default-rule rate otherwise."""
-        lap = np.array([r.laplace for r in self.rules_], dtype=np.float64)
-        n_cover = cov.sum(axis=0)
-        p_def, n_def = self.default_rule_
-        default = (p_def + 1.0) / (p_def + n_def + 2.0)
-        summed = lap @ cov if len(lap) else np.zeros(cov.shape[1])
-        covered = n_cover > 0
-        return covered, np.where(covered, summed / np.maximum(n_cover, 1), default)
+        A rule's counts are taken on the bags its class was learned on (in the
+        ordered mode, those the earlier classes' rules leave).
+        """
+        n_classes = self.classes_.shape[0]
+        rule_ptr, f, o, t = pack_rules([conds for _, conds, _ in rules])
+        cov = kernel("_rule_split").ruleset_coverage(
+            learn.instances, learn.offsets, rule_ptr, f, o, t).astype(bool).reshape(-1, learn.n_bags)
+        onehot = np.zeros((learn.n_bags, n_classes), dtype=np.intp)
+        onehot[np.arange(learn.n_bags), y_learn] = 1
+        out = []
+        for i, (c, conds, scope) in enumerate(rules):
+            counts = cov[i] @ onehot if scope is None else cov[i, scope] @ onehot[scope]
+            out.append(Rule(conds, p=counts[c], n=counts.sum() - counts[c],
+                            label=self.classes_[c], counts=counts))
+        left = onehot[~cov.any(axis=0)].sum(axis=0)
+        if default is None:
+            # Unordered: the most frequent class among the bags no rule covers, else overall.
+            default = int(np.argmax(left)) if left.sum() else int(np.argmax(onehot.sum(axis=0)))
+        return out, Rule((), p=left[default], n=left.sum() - left[default],
+                         label=self.classes_[default], counts=left)
+
+    def _class_index(self, rules):
+        index = {c: i for i, c in enumerate(self.classes_.tolist())}
+        return np.array([index[r.label.item() if hasattr(r.label, "item") else r.label]
+                         for r in rules], dtype=np.intp)
+
+    # -- prediction -------------------------------------------------------------
+    def _coverage(self, bags):
+        rule_ptr, features, ops, thresholds = pack_rules([r.conditions for r in self.rules_])
+        return kernel("_rule_split").ruleset_coverage(
+            bags.instances, bags.offsets, rule_ptr, features, ops, thresholds).astype(bool)
+
+    def _unit_scores(self, cov):
+        """Class probabilities and decided class index of each covered unit (bag or instance).
+
+        Parameters
+        ----------
+        cov : ndarray of bool, shape (n_rules, n_units)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_units, n_classes)
+        decided : ndarray of intp, shape (n_units,)
+        """
+        n_classes = self.classes_.shape[0]
+        n_units = cov.shape[1]
+        dist = np.array([r.distribution for r in self.rules_]).reshape(-1, n_classes)
+        rule_cls = self._class_index(self.rules_)
+        if not len(self.rules_):
+            proba = np.tile(self.default_rule_.distribution, (n_units, 1))
+            return proba, np.full(n_units, self._class_index([self.default_rule_])[0])
+        covered = cov.any(axis=0)
+        first = np.argmax(cov, axis=0)   # first covering rule (0 for uncovered units)
+        if self.rule_order == "ordered":
+            # Average over the covering rules of the first covering rule's class.
+            decided = rule_cls[first]
+            use = cov & (rule_cls[:, None] == decided[None, :])
+        else:
+            use = cov
+        n_use = use.sum(axis=0)
+        proba = (use.T.astype(np.float64) @ dist) / np.maximum(n_use, 1)[:, None]
+        proba[~covered] = self.default_rule_.distribution
+        if self.rule_order == "unordered":
+            if self.conflict == "laplace-vote":
+                decided = np.argmax(proba, axis=1)
+            else:
+                if self.conflict == "first":
+                    chosen = first
+                else:
+                    # Fewest conditions, then the higher Laplace estimate, then the first rule.
+                    length = np.array([len(r) for r in self.rules_], dtype=np.float64)
+                    lap = np.array([r.laplace for r in self.rules_])
+                    key = np.where(cov, length[:, None] - lap[:, None], np.inf)
+                    chosen = np.argmin(key, axis=0)
+                decided = rule_cls[chosen]
+        decided = np.where(covered, decided, self._class_index([self.default_rule_])[0])
+        return proba, decided
+
+    def _bag_scores(self, X):
+        bags = self._validate_predict(X)
+        if self.assumption == "collective":
+            proba, _ = self._unit_scores(self._coverage(
+                Bags.from_instances(bags.instances, np.arange(bags.n_instances))))
+            sizes = np.diff(bags.offsets)
+            proba = np.add.reduceat(proba, bags.offsets[:-1], axis=0) / sizes[:, None]
+            return proba, np.argmax(proba, axis=1)
+        return self._unit_scores(self._coverage(bags))
 
     def predict_proba(self, X):
         """Probability of each class per bag.
 
-        The positive probability of a covered bag is the mean Laplace-corrected
-        precision ``(p + 1) / (p + n + 2)`` of the rules that cover it; an
-        uncovered bag gets the default rule's (Laplace-corrected) positive rate.
+        A covered bag gets the mean Laplace-corrected class distribution
+        ``(counts + 1) / (p + n + n_classes)`` of the rules that cover it (in
+        the ordered mode only the rules of the class of the first covering
+        rule); an uncovered bag gets the default rule's distribution. With
+        ``assumption="collective"``: the mean over the bag's instances.
 
         Parameters
         ----------
@@ -186,35 +365,18 @@ class RipperMIClassifier(BaseBagClassifier):
 
         Returns
         -------
-        proba : ndarray of shape (n_bags, 2)
+        proba : ndarray of shape (n_bags, n_classes)
             Columns follow ``classes_``.
         """
-        _, score = self._positive_scores(self._rule_coverage(X))
-        return self._proba_from_positive(score)
-
-    def decision_function(self, X):
-        """Signed confidence; positive values mean ``classes_[1]``.
-
-        For the rules' class the score is the mean Laplace precision of the
-        covering rules (in (0, 1)) for covered bags and ``rate - 1`` (in
-        (-1, 0)) for uncovered ones, ``rate`` being the default rule's
-        positive rate: its sign is the rule-set prediction and it ranks
-        covered bags by the confidence of their rules.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
-        Returns
-        -------
-        scores : ndarray of shape (n_bags,)
-        """
-        covered, score = self._positive_scores(self._rule_coverage(X))
-        signed = np.where(covered, score, score - 1.0)
-        return signed if self._pos_index == 1 else -signed
+        return self._bag_scores(X)[0]
 
     def predict(self, X):
-        """Predict each bag's label: the rules' class iff some rule covers the bag.
+        """Predict each bag's label.
+
+        Ordered mode: the class of the first rule covering the bag, else the
+        default rule's. Unordered mode: as ``conflict`` says, the default
+        rule's class for uncovered bags. Collective assumption: the class of
+        highest probability.
 
         Parameters
         ----------
@@ -224,7 +386,32 @@ class RipperMIClassifier(BaseBagClassifier):
         -------
         y : ndarray of shape (n_bags,)
         """
-        return self._labels_from_positive(self._rule_coverage(X).any(axis=0))
+        decided = self._bag_scores(X)[1]
+        return self.classes_[decided]
+
+    def decision_function(self, X):
+        """Signed confidence (two classes) or class probabilities (more).
+
+        With two classes, positive values mean ``classes_[1]``: the
+        probability of the predicted class, with the sign of the prediction
+        (in the ordered mode the mean Laplace precision of the covering rules
+        for covered bags, ``rate - 1`` for uncovered ones, ``rate`` being the
+        default rule's rate of the rules' class). With more classes:
+        ``predict_proba``.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+
+        Returns
+        -------
+        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
+        """
+        proba, decided = self._bag_scores(X)
+        if self.classes_.shape[0] > 2:
+            return proba
+        p1 = proba[:, 1]
+        return np.where(decided == 1, p1, p1 - 1.0)
 
     def export_text(self, feature_names=None):
         """The rule set as text, one rule per line, then the default rule.
@@ -237,25 +424,32 @@ class RipperMIClassifier(BaseBagClassifier):
         Returns
         -------
         text : str
-            Lines ``IF f12 <= 3.5 AND f40 >= -10 THEN positive  [p+, n-]``
-            (p, n: positive and negative training bags covered) and a last
-            line ``ELSE negative  [p+, n-]`` for the bags no rule covers.
+            Ordered mode: the rule list, lines
+            ``IF f12 <= 3.5 AND f40 >= -10 THEN <class>  [p+, n-]`` (p, n:
+            training bags of the rule's class / of the other classes it
+            covers), and a last line ``ELSE <class>  [<class>: count, ...]``
+            with the training bags no rule covers, per class. Unordered
+            mode: a header line ``<class>:`` before each class's rules,
+            then the default rule.
         """
         check_is_fitted(self, "rules_")
         if feature_names is not None and len(feature_names) != self.n_features_in_:
             raise ValueError(f"feature_names has {len(feature_names)} names; the model was fitted "
                              f"on {self.n_features_in_} features")
-        return format_rules(self.rules_, feature_names, default=self.default_rule_)
+        return format_rules(self.rules_, feature_names, default=self.default_rule_,
+                            classes=self.classes_, by_class=self.rule_order == "unordered")
 
 
 class _Ripper:
-    """One fit: the training bags, their sorted feature orders and the RIPPER phases.
+    """One class against the rest: the training bags, their sorted feature orders and the RIPPER phases.
 
     Rules are tuples of ``(feature, op, threshold)`` conditions here; bag
-    coverage of a rule is cached by its conditions.
+    coverage of a rule is cached by its conditions. With ``keep_negatives``
+    (unordered rule sets) an accepted rule removes only the positive bags
+    it covers; otherwise (RIPPER) every bag it covers.
     """
 
-    def __init__(self, est, bags, pos, rng, threads=None):
+    def __init__(self, est, bags, pos, rng, threads=None, keep_negatives=False):
         self.est = est
         # Serial unless the caller owns a pool (and closes it).
         self.threads = RowThreads(None, bags.n_features) if threads is None else threads
@@ -276,7 +470,17 @@ class _Ripper:
         distinct = 1 + (np.diff(self.sorted_vals, axis=1) > 0).sum(axis=1)
         self.n_conditions = max(2.0 * float(distinct.sum()), 1.0)
         self.exp_fp_over_err = float(self.pos.mean())
+        self.keep_negatives = keep_negatives
         self._cache = {}
+
+    def for_class(self, pos):
+        """The same bags, sorted orders and coverage cache, with other positive bags."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.pos = np.asarray(pos, dtype=bool)
+        other.bag_pos = other.pos.astype(np.uint8)
+        other.exp_fp_over_err = float(other.pos.mean())
+        return other
 
     # -- coverage and description length --------------------------------------
     def coverage(self, conds):
@@ -299,6 +503,11 @@ class _Ripper:
         for c in rules:
             cov |= self.coverage(c)
         return cov
+
+    def left(self, rules):
+        """Bags still to learn from once `rules` are accepted."""
+        cov = self.covered_by(rules)
+        return ~(cov & self.pos) if self.keep_negatives else ~cov
 
     def dl(self, rules):
         """Description length of a rule set on all training bags (Cohen's encoding)."""
@@ -415,7 +624,7 @@ class _Ripper:
         rules = list(rules)
         dl_min = self.dl(rules)
         while True:
-            remaining = ~self.covered_by(rules)
+            remaining = self.left(rules)
             if not (remaining & self.pos).any():
                 break
             grow_mask, prune_mask = self.split(remaining)
@@ -440,7 +649,7 @@ class _Ripper:
         rules = list(rules)
         for i in range(len(rules) - 1, -1, -1):
             without = rules[:i] + rules[i + 1:]
-            left = ~self.covered_by(rules[:i])
+            left = self.left(rules[:i])
             cov = self.coverage(rules[i]) & left
             covered, fp = int(cov.sum()), int((cov & ~self.pos).sum())
             over_error = covered > 0 and fp / covered >= 0.5
@@ -453,7 +662,7 @@ class _Ripper:
         rules = list(rules)
         for i in range(len(rules)):
             others = rules[:i] + rules[i + 1:]
-            free = ~self.covered_by(others)
+            free = self.left(others)
             if not (free & self.pos).any():
                 continue
             grow_mask, prune_mask = self.split(free)

@@ -1,8 +1,8 @@
 """Rule objects of RIPPER-MI and their text export.
 
 A :class:`Rule` is a conjunction of :class:`Condition` objects
-(``x_f <= t`` or ``x_f >= t``) that covers a bag iff one of the bag's
-instances satisfies every condition. Rules are plain immutable Python
+(``x_f <= t`` or ``x_f >= t``) predicting one class; it covers a bag iff one
+of the bag's instances satisfies every condition. Rules are plain immutable Python
 objects (they pickle, and compare equal by value); :func:`pack_rules` turns a
 rule list into the flat arrays the coverage kernels read.
 """
@@ -29,59 +29,81 @@ class Condition(NamedTuple):
 
 
 class Rule:
-    """A conjunction of conditions predicting the positive class, with its bag coverage.
+    """A conjunction of conditions predicting one class, with its training coverage.
 
     Parameters
     ----------
     conditions : sequence of Condition or (feature, op, threshold) tuples
+        No condition: the rule covers every bag (a default rule).
     p, n : int, default=0
-        Positive and negative training bags the rule covers.
+        Training bags of the rule's class / of the other classes it covers.
+    label : label, default=None
+        The rule's class (None: the positive class of a two-class problem).
+    counts : sequence of int, default=None
+        Training bags of each class the rule covers (in ``classes_`` order);
+        None means ``(n, p)``: two classes, the rule's class second.
 
     Examples
     --------
-    >>> r = Rule([(12, 0, 3.5), (40, 1, -10.0)], p=7, n=1)
+    >>> r = Rule([(12, 0, 3.5), (40, 1, -10.0)], p=7, n=1, label="musk", counts=[7, 1])
     >>> print(r)
-    IF f12 <= 3.5 AND f40 >= -10 THEN positive  [7+, 1-]
+    IF f12 <= 3.5 AND f40 >= -10 THEN musk  [7+, 1-]
+    >>> r.laplace                       # (7 + 1) / (7 + 1 + 2 classes)
+    0.8
+    >>> r.distribution.tolist()         # (counts + 1) / (8 + 2)
+    [0.8, 0.2]
     """
 
-    __slots__ = ("conditions", "p", "n")
+    __slots__ = ("conditions", "p", "n", "label", "counts")
 
-    def __init__(self, conditions, p=0, n=0):
+    def __init__(self, conditions, p=0, n=0, label=None, counts=None):
         self.conditions = tuple(Condition(int(f), int(o), float(t)) for f, o, t in conditions)
         self.p = int(p)
         self.n = int(n)
+        self.label = label
+        self.counts = (self.n, self.p) if counts is None else tuple(int(c) for c in counts)
 
     def __len__(self):
         return len(self.conditions)
 
+    def _key(self):
+        return (self.conditions, self.p, self.n, self.label, self.counts)
+
     def __eq__(self, other):
-        return isinstance(other, Rule) and (self.conditions, self.p, self.n) == (
-            other.conditions, other.p, other.n)
+        return isinstance(other, Rule) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.conditions, self.p, self.n))
+        return hash(self._key())
 
     def __getstate__(self):
-        return (self.conditions, self.p, self.n)
+        return self._key()
 
     def __setstate__(self, state):
-        self.conditions, self.p, self.n = state
+        self.conditions, self.p, self.n, self.label, self.counts = state
 
     @property
     def laplace(self):
-        """Laplace-corrected precision ``(p + 1) / (p + n + 2)`` on the training bags."""
-        return (self.p + 1.0) / (self.p + self.n + 2.0)
+        """Laplace-corrected precision ``(p + 1) / (p + n + n_classes)`` on the training bags."""
+        return (self.p + 1.0) / (self.p + self.n + len(self.counts))
+
+    @property
+    def distribution(self):
+        """Laplace-corrected class distribution ``(counts + 1) / (sum(counts) + n_classes)``."""
+        counts = np.asarray(self.counts, dtype=np.float64)
+        return (counts + 1.0) / (counts.sum() + counts.shape[0])
 
     def to_text(self, feature_names=None):
-        """One line: ``IF <conditions> THEN positive  [p+, n-]``."""
+        """One line: ``IF <conditions> THEN <class>  [p+, n-]``."""
         body = " AND ".join(c.to_text(feature_names) for c in self.conditions) or "TRUE"
-        return f"IF {body} THEN positive  [{self.p}+, {self.n}-]"
+        head = "positive" if self.label is None else self.label
+        return f"IF {body} THEN {head}  [{self.p}+, {self.n}-]"
 
     def __str__(self):
         return self.to_text()
 
     def __repr__(self):
-        return f"Rule({[tuple(c) for c in self.conditions]!r}, p={self.p}, n={self.n})"
+        return (f"Rule({[tuple(c) for c in self.conditions]!r}, p={self.p}, n={self.n}, "
+                f"label={self.label!r}, counts={self.counts!r})")
 
 
 def pack_rules(conditions_list):
@@ -104,9 +126,28 @@ def pack_rules(conditions_list):
     return rule_ptr, features, ops, thresholds
 
 
-def format_rules(rules, feature_names=None, default=None):
-    """Text of a rule list, one rule per line, then the default rule if given as (p, n)."""
-    lines = [r.to_text(feature_names) for r in rules]
+def format_rules(rules, feature_names=None, default=None, classes=None, by_class=False):
+    """Text of a rule list, one rule per line, then the default rule.
+
+    Parameters
+    ----------
+    rules : list of Rule
+    feature_names : sequence of str, default=None
+    default : Rule, default=None
+        Printed last as ``ELSE <class>  [<class>: count, ...]`` (its counts
+        per class of ``classes``).
+    classes : sequence, default=None
+        Class labels, in the order of the rules' ``counts``.
+    by_class : bool, default=False
+        Put a line ``<class>:`` before each class's rules (unordered rule sets).
+    """
+    lines = []
+    for i, r in enumerate(rules):
+        if by_class and (i == 0 or rules[i - 1].label != r.label):
+            lines.append(f"{r.label}:")
+        lines.append(("  " if by_class else "") + r.to_text(feature_names))
     if default is not None:
-        lines.append(f"ELSE negative  [{default[0]}+, {default[1]}-]")
+        names = range(len(default.counts)) if classes is None else classes
+        spread = ", ".join(f"{c}: {k}" for c, k in zip(names, default.counts))
+        lines.append(f"ELSE {default.label}  [{spread}]")
     return "\n".join(lines)

@@ -1,4 +1,9 @@
-"""Multi-instance decision trees: ID3-MI and C4.5-MI (SPEC 6).
+"""Multi-instance decision trees: ID3-MI and C4.5-MI.
+
+ID3-MI: Chevaleyre & Zucker, "Solving multiple-instance and multiple-part
+learning problems with decision trees and rule sets. Application to the
+mutagenesis problem" (Canadian AI 2001); C4.5 (Quinlan, "C4.5: Programs for
+Machine Learning", 1993) with the same multi-instance gain.
 
 The split machinery (:func:`mil.tree._builder.build_tree`, the compiled
 kernel ``mil._core._tree_split``) is shared with GDBT-MI.

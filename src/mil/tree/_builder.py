@@ -1,4 +1,4 @@
-"""Shared split driver of the multi-instance trees (SPEC 6), also used by GDBT-MI.
+"""Shared split driver of the multi-instance trees, also used by GDBT-MI.
 
 :func:`build_tree` grows one tree over a bag collection with 0/1 bag labels and
 optional bag weights. Each feature is argsorted once at the root; every node
@@ -28,7 +28,7 @@ from mil._core import kernel
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
-__all__ = ["build_tree", "prune_pessimistic", "choose_feature"]
+__all__ = ["build_tree", "prune_pessimistic", "choose_feature", "cost_complexity_path", "prune_cost_complexity"]
 
 # Criteria within this many bits of the best are ties (lowest feature rank wins);
 # it absorbs last-bit differences between libm builds, never real differences.
@@ -161,7 +161,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         Positive-bag removal (see the module docstring).
     split_shares : {"parent", "children"}
         Weigh each child's Info_multi by its bag weight over the parent's
-        (SPEC 6, ID3-MI's formula; a bag on both sides counts twice, so the
+        (ID3-MI's formula, Chevaleyre & Zucker 2001; a bag on both sides counts twice, so the
         shares may sum above one) or over the children's total (shares sum
         to one).
     rank : ndarray of intp, shape (n_features,), default=None
@@ -434,5 +434,91 @@ def prune_pessimistic(tree, confidence=0.25):
         else:
             err[node] = below
     if not make_leaf.any():
+        return tree
+    return tree.subtree(make_leaf)
+
+
+def _weakest_links(tree):
+    """Minimal cost-complexity pruning on bag counts, step by step (Breiman et al. 1984).
+
+    A node as a leaf misclassifies R(t) = min(pi_w, nu_w) / W of the training
+    bag weight W (its majority label is kept, the minority's weight is the
+    error); a subtree's error is the sum over its leaves. Each step prunes the
+    internal node(s) with the smallest ``(R(t) - R(subtree)) / (leaves - 1)``.
+
+    Yields
+    ------
+    alpha, make_leaf, impurity
+        The effective alpha of the step, the nodes made leaves so far, and
+        the pruned tree's total leaf error after the step. The first item
+        is ``(0.0, nothing pruned, the full tree's error)``.
+    """
+    n_nodes = tree.node_count
+    total = float(tree.weighted_pos[0] + tree.weighted_neg[0])
+    leaf_err = np.minimum(tree.weighted_pos, tree.weighted_neg) / (total if total > 0 else 1.0)
+    left, right = tree.children_left, tree.children_right
+    make_leaf = np.zeros(n_nodes, dtype=bool)
+    sub_err = np.empty(n_nodes)
+    n_leaves = np.empty(n_nodes, dtype=np.intp)
+
+    def subtree_stats():
+        # Children are numbered after their parents: a reverse scan is post-order.
+        for node in range(n_nodes - 1, -1, -1):
+            if left[node] < 0 or make_leaf[node]:
+                sub_err[node], n_leaves[node] = leaf_err[node], 1
+            else:
+                sub_err[node] = sub_err[left[node]] + sub_err[right[node]]
+                n_leaves[node] = n_leaves[left[node]] + n_leaves[right[node]]
+
+    subtree_stats()
+    yield 0.0, make_leaf.copy(), float(sub_err[0])
+    while n_leaves[0] > 1:
+        reach = np.zeros(n_nodes, dtype=bool)  # internal nodes of the current pruned tree
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            if left[node] >= 0 and not make_leaf[node]:
+                reach[node] = True
+                stack.extend((left[node], right[node]))
+        cand = np.flatnonzero(reach)
+        g = (leaf_err[cand] - sub_err[cand]) / (n_leaves[cand] - 1)
+        alpha = float(g.min())
+        make_leaf[cand[g <= alpha + 1e-12]] = True
+        subtree_stats()
+        yield max(alpha, 0.0), make_leaf.copy(), float(sub_err[0])
+
+
+def cost_complexity_path(tree):
+    """The effective alphas of minimal cost-complexity pruning and the leaf errors after each.
+
+    Returns
+    -------
+    ccp_alphas : ndarray of float64
+        Increasing; pruning with ``ccp_alpha`` in ``[ccp_alphas[i], ccp_alphas[i + 1])``
+        gives the i-th subtree (the last one is the root alone).
+    impurities : ndarray of float64
+        Total bag-weighted leaf error (share of the training bag weight) of
+        each of those subtrees.
+    """
+    steps = [(alpha, err) for alpha, _, err in _weakest_links(tree)]
+    return np.array([a for a, _ in steps]), np.array([e for _, e in steps])
+
+
+def prune_cost_complexity(tree, ccp_alpha):
+    """The subtree of minimal cost-complexity pruning at `ccp_alpha` (see :func:`cost_complexity_path`).
+
+    Returns
+    -------
+    tree : Tree
+        A pruned copy (or `tree` itself when nothing is pruned).
+    """
+    if ccp_alpha <= 0:
+        return tree  # as scikit-learn: 0 prunes nothing (not even splits that gain nothing)
+    make_leaf = None
+    for alpha, pruned, _ in _weakest_links(tree):
+        if alpha > ccp_alpha:
+            break
+        make_leaf = pruned
+    if make_leaf is None or not make_leaf.any():
         return tree
     return tree.subtree(make_leaf)

@@ -1,14 +1,24 @@
-"""ID3-MI and C4.5-MI classifiers (SPEC 6)."""
+"""ID3-MI and C4.5-MI classifiers.
+
+ID3-MI: Chevaleyre & Zucker, "Solving multiple-instance and multiple-part
+learning problems with decision trees and rule sets. Application to the
+mutagenesis problem" (Canadian AI 2001). C4.5-MI: C4.5's gain ratio and
+pessimistic pruning (Quinlan, "C4.5: Programs for Machine Learning", 1993)
+on the same bag counts.
+"""
 
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import clone
+from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
 from mil.base import BaseBagClassifier
-from mil.tree._builder import _Presorted, build_tree, prune_pessimistic
+from mil.tree._builder import (_Presorted, build_tree, cost_complexity_path, prune_cost_complexity,
+                               prune_pessimistic)
 
 __all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels"]
 
@@ -25,10 +35,10 @@ def resolve_max_features(max_features, n_features):
     return max(1, int(max_features * n_features))
 
 
-def concept_labels(y_enc, n_classes):
-    """The 0/1 bag labels of each concept: one for two classes, one per class for more."""
+def concept_labels(y_enc, n_classes, pos_index=1):
+    """The 0/1 bag labels of each concept: one for two classes (class `pos_index`), one per class for more."""
     if n_classes == 2:
-        return [(y_enc == 1).astype(np.uint8)]
+        return [(y_enc == pos_index).astype(np.uint8)]
     return [(y_enc == c).astype(np.uint8) for c in range(n_classes)]
 
 
@@ -51,6 +61,7 @@ class _BaseMITree(BaseBagClassifier):
         "growth": [StrOptions({"depth", "best"})],
         "pruning": ["boolean"],
         "confidence": [Interval(Real, 0.0, 0.5, closed="right")],
+        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "positive_bag_removal": ["boolean"],
         "split_shares": [StrOptions({"parent", "children"})],
         "max_features": [Interval(Integral, 1, None, closed="left"),
@@ -94,7 +105,9 @@ class _BaseMITree(BaseBagClassifier):
             # Ties between features go to a random (seeded) order instead of the lowest index.
             perm = rng.permutation(d)
             rank[perm] = np.arange(d)
-        concepts = concept_labels(y_enc, len(self.classes_))
+        # y_enc holds class indices (these learners validate as multi-class).
+        concepts = concept_labels(y_enc, len(self.classes_),
+                                  self._pos_index if len(self.classes_) == 2 else None)
         own_presorted = False
         if presorted is None and len(concepts) > 1:
             presorted, own_presorted = _Presorted(bags.instances, bags.instance_bag), True
@@ -110,6 +123,8 @@ class _BaseMITree(BaseBagClassifier):
                 max_features=resolve_max_features(self.max_features, d), random_state=rng)
             if self.pruning:
                 tree = prune_pessimistic(tree, self.confidence)
+            if self.ccp_alpha > 0:
+                tree = prune_cost_complexity(tree, self.ccp_alpha)
             trees.append(tree)
         self.trees_ = trees
         if len(trees) == 1:
@@ -153,13 +168,17 @@ class _BaseMITree(BaseBagClassifier):
         Returns
         -------
         proba : ndarray of float64, shape (n_instances,) or (n_instances, n_classes)
-            Bag after bag, as :meth:`apply`; with more than two classes, the
-            concept estimates normalised over the classes.
+            Two classes: the probability of ``classes_[1]``, like
+            ``predict_proba(X)[:, 1]`` (the Laplace estimate when
+            ``classes_[1]`` is the positive class, one minus it otherwise).
+            More: the concept estimates normalised over the classes. Bag
+            after bag, as :meth:`apply`.
         """
         bags = self._validate_predict(X)
         p = [tree.laplace()[tree.apply(bags.instances)] for tree in self.trees_]
         if len(p) == 1:
-            return p[0]
+            # Oriented like predict_proba[:, 1]: the probability of classes_[1].
+            return self._proba_from_positive(p[0])[:, 1]
         p = np.column_stack(p)
         return p / p.sum(axis=1, keepdims=True)
 
@@ -179,6 +198,37 @@ class _BaseMITree(BaseBagClassifier):
         bags = self._validate_predict(X)
         tree = self.trees_[0]
         return self._labels_from_positive(tree.positive_leaf[tree.apply(bags.instances)])
+
+    def cost_complexity_pruning_path(self, X, y):
+        """The pruning path of minimal cost-complexity pruning on bag counts.
+
+        Grows the tree on (X, y) with this estimator's parameters but without
+        any pruning, then lists the effective alphas at which its weakest
+        links are pruned, as scikit-learn's
+        ``DecisionTreeClassifier.cost_complexity_pruning_path``. A node as a
+        leaf misclassifies its minority bags, min(pi, nu) (bag-weighted),
+        counted as a share of all training bags; a subtree's error is the sum
+        over its leaves. Two classes only.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        y : array-like of shape (n_bags,)
+
+        Returns
+        -------
+        path : sklearn.utils.Bunch
+            ``ccp_alphas`` (increasing; ``ccp_alpha`` in
+            ``[ccp_alphas[i], ccp_alphas[i + 1])`` gives the i-th subtree,
+            the last being the root alone) and ``impurities`` (the total leaf
+            error of each subtree).
+        """
+        est = clone(self).set_params(ccp_alpha=0.0, pruning=False).fit(X, y)
+        if len(est.trees_) > 1:
+            raise ValueError("cost_complexity_pruning_path is defined for two classes; with more, "
+                             "each class's concept tree has its own path")
+        alphas, impurities = cost_complexity_path(est.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
 
     def _fitted_trees(self):
         check_is_fitted(self, "trees_")
@@ -200,7 +250,7 @@ class _BaseMITree(BaseBagClassifier):
         """``predict_proba`` on validated bags (used by the forest)."""
         scores = self._concept_scores(bags)
         if len(scores) == 1:
-            return self._proba_from_positive(scores[0][0])
+            return self._proba_from_positive(*scores[0])  # ties (pi == nu) moved to the negative side
         p = np.column_stack([proba for proba, _ in scores])
         return p / p.sum(axis=1, keepdims=True)
 
@@ -229,10 +279,11 @@ class _BaseMITree(BaseBagClassifier):
             each class's concept probability.
         """
         scores = self._concept_scores(self._validate_predict(X))
-        logit = [np.log(p) - np.log1p(-p) for p, _ in scores]
-        if len(logit) > 1:
-            return np.column_stack(logit)
-        return logit[0] if self._pos_index == 1 else -logit[0]
+        if len(scores) > 1:
+            return np.column_stack([np.log(p) - np.log1p(-p) for p, _ in scores])
+        p = self._tie_broken(*scores[0])  # a leaf with pi == nu is not positive
+        score = np.log(p) - np.log1p(-p)
+        return score if self._pos_index == 1 else -score
 
     def predict(self, X):
         """Predict the class of each bag.
@@ -277,12 +328,18 @@ _PARAMS_DOC = """
         most its leaves' sum plus 0.1 (no subtree raising).
     confidence : float in (0, 0.5], default=0.25
         Confidence factor of the pruning (smaller prunes more).
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning on bag counts after growth (and
+        after pessimistic pruning, if on): the weakest links whose error
+        increase per removed leaf, counted in training bags as a share of
+        all of them, is at most `ccp_alpha` are pruned (see
+        :meth:`cost_complexity_pruning_path`). 0 prunes nothing.
     positive_bag_removal : bool, default=True
         When a leaf holding only positive bags is made, those bags are
         explained: their instances leave every node not yet expanded.
     split_shares : {{"parent", "children"}}, default="parent"
         How Gain_multi weighs a child's Info_multi: by its bag count over the
-        parent's (SPEC 6 and ID3-MI's paper; a bag with instances on both
+        parent's (ID3-MI's formula, Chevaleyre & Zucker 2001; a bag with instances on both
         sides counts in both, so the shares can sum above one), or over the
         children's total (the shares sum to one).
     max_features : int, float, {{"sqrt", "log2"}} or None, default=None
@@ -336,7 +393,7 @@ class ID3MIClassifier(_BaseMITree):
     __doc__ = """ID3-MI multi-instance decision tree (Chevaleyre and Zucker, 2001).
 
     Splits maximise Gain_multi, the information gain computed on distinct
-    positive and negative bags (SPEC 6), with positive-bag removal.
+    positive and negative bags (Chevaleyre & Zucker 2001), with positive-bag removal.
     """ + _PARAMS_DOC.format(min_bags=1, pruning=False) + """
     Examples
     --------
@@ -351,13 +408,14 @@ class ID3MIClassifier(_BaseMITree):
     _criterion = "gain"
 
     def __init__(self, *, max_depth=None, min_bags_leaf=1, growth="depth", pruning=False,
-                 confidence=0.25, positive_bag_removal=True, split_shares="parent",
+                 confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="parent",
                  max_features=None, positive_class=None, random_state=None, n_jobs=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
         self.pruning = pruning
         self.confidence = confidence
+        self.ccp_alpha = ccp_alpha
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
         self.max_features = max_features
@@ -371,10 +429,10 @@ class C45MIClassifier(_BaseMITree):
 
     Splits maximise the gain ratio Gain_multi / SplitInfo_multi among the
     features whose gain is at least the average (C4.5's guard), on distinct
-    bag counts (SPEC 6); positive-bag removal; optional C4.5 pessimistic
+    bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag removal; optional C4.5 pessimistic
     pruning on bag counts. Pruning is off by default: on the five benchmark
     sets it collapsed the long trees that Gain_multi grows (many leaves of one
-    or two bags) and lost 3 to 26 points of accuracy (see the README).
+    or two bags) and lost 3 to 26 points of accuracy (see the results in the documentation, :doc:`/results/trees_boosting_rules`).
     """ + _PARAMS_DOC.format(min_bags=2, pruning=False) + """
     Examples
     --------
@@ -391,13 +449,14 @@ class C45MIClassifier(_BaseMITree):
     _criterion = "gain_ratio"
 
     def __init__(self, *, max_depth=None, min_bags_leaf=2, growth="depth", pruning=False,
-                 confidence=0.25, positive_bag_removal=True, split_shares="parent",
+                 confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="parent",
                  max_features=None, positive_class=None, random_state=None, n_jobs=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
         self.pruning = pruning
         self.confidence = confidence
+        self.ccp_alpha = ccp_alpha
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
         self.max_features = max_features

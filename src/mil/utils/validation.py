@@ -2,7 +2,7 @@
 
 Every public entry point calls these once; kernels then trust their inputs
 (C-contiguous float64 instances, intp offsets). Errors name the bag and the
-problem (SPEC 3) and inputs are never modified: data are copied into the
+problem and inputs are never modified: data are copied into the
 internal layout, or used read-only when already in it.
 """
 
@@ -19,6 +19,8 @@ __all__ = [
     "bags_from_instances",
     "check_instances",
     "check_offsets",
+    "positive_index",
+    "bag_name",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -26,8 +28,8 @@ _NUMERIC_KINDS = "biuf"
 
 def _numeric_array(values, what):
     """Convert to a float64 array or raise TypeError naming `what`."""
-    if hasattr(values, "toarray") and hasattr(values, "nnz"):
-        raise TypeError(f"{what} is a sparse matrix; sparse input is not supported, "
+    if _is_sparse(values):
+        raise TypeError(f"{what} is a scipy sparse matrix, not accepted here; "
                         "convert it with .toarray()")
     try:
         arr = np.asarray(values)
@@ -56,8 +58,43 @@ def _check_finite(arr, what, allow_nan):
                      "(the decision trees accept NaN as missing)")
 
 
+def _is_sparse(values):
+    return hasattr(values, "nnz") and hasattr(values, "tocsr")
+
+
+def _sparse_error(name, estimator):
+    who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
+    return TypeError(
+        f"{name} holds sparse instances (scipy.sparse) and {who or 'this function'} does not accept "
+        "sparse bags; convert them with Bags.toarray() or .toarray() on each bag.")
+
+
+def _sparse_instances(matrix, what, allow_nan):
+    """A sparse matrix as a canonical CSR float64 copy (sorted indices, no duplicates)."""
+    import scipy.sparse as sp
+
+    if matrix.dtype.kind not in _NUMERIC_KINDS:
+        raise TypeError(f"{what} holds non-numeric values (dtype {matrix.dtype}); "
+                        "features must be int, float or bool")
+    if len(matrix.shape) != 2:
+        raise ValueError(f"{what} must be 2-D (n_instances, n_features); got shape {matrix.shape}")
+    csr = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+    csr.sum_duplicates()  # also sorts the indices
+    _check_finite(csr.data, what, allow_nan)
+    return csr
+
+
 def check_instances(instances, allow_nan=True):
-    """Return `instances` as a C-contiguous float64 2-D array (copy only if needed)."""
+    """Return `instances` as a C-contiguous float64 2-D array (copy only if needed).
+
+    A scipy sparse matrix becomes a CSR float64 copy (sorted indices, no
+    duplicate entries): the sparse layout of :class:`~mil.Bags`.
+    """
+    if _is_sparse(instances):
+        arr = _sparse_instances(instances, "the instance matrix", allow_nan)
+        if arr.shape[1] == 0:
+            raise ValueError("the instance matrix has no features (0 columns)")
+        return arr
     arr = _numeric_array(instances, "the instance matrix")
     if arr.ndim != 2:
         raise ValueError(f"the instance matrix must be 2-D (n_instances, n_features); got shape {arr.shape}")
@@ -89,7 +126,7 @@ def _describe(what):
     return what if what else "X"
 
 
-def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X"):
+def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X", accept_sparse=False):
     """Validate bags and return them as a :class:`~mil.Bags`.
 
     Parameters
@@ -104,6 +141,11 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X")
         Named in the feature-count error message.
     name : str, default="X"
         How the input is called in error messages.
+    accept_sparse : bool, default=False
+        Accept scipy sparse bags (a sparse :class:`~mil.Bags`, or a sequence
+        holding sparse 2-D matrices): the result then holds one CSR
+        instance matrix. When False, sparse bags are a TypeError naming
+        `estimator`.
 
     Returns
     -------
@@ -122,9 +164,23 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X")
     """
     if isinstance(X, Bags):
         bags = X
-        _check_finite(bags.instances, name, allow_nan)
+        if bags.n_bags == 0:
+            raise ValueError(f"{name} is a Bags with no bags; at least one bag is needed")
+        if bags.is_sparse and not accept_sparse:
+            raise _sparse_error(name, estimator)
+        values = bags.instances.data if bags.is_sparse else bags.instances
+        bad = np.isinf(values) if allow_nan else ~np.isfinite(values)
+        if bad.any():  # name the first offending bag, by its id when it has one
+            if bags.is_sparse:
+                row = int(np.searchsorted(bags.instances.indptr, np.flatnonzero(bad)[0], side="right") - 1)
+                b = int(np.searchsorted(bags.offsets, row, side="right") - 1)
+                _check_finite(bags[b].data, f"{bag_name(bags, b)} of {name}", allow_nan)
+            else:
+                row = int(np.flatnonzero(bad.any(axis=1))[0])
+                b = int(np.searchsorted(bags.offsets, row, side="right") - 1)
+                _check_finite(bags[b], f"{bag_name(bags, b)} of {name}", allow_nan)
     else:
-        bags = _bags_from_sequence(X, allow_nan, name)
+        bags = _bags_from_sequence(X, allow_nan, name, accept_sparse, estimator)
     if n_features is not None and bags.n_features != n_features:
         who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
         raise ValueError(f"{name} has {bags.n_features} features per instance, but "
@@ -132,7 +188,22 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X")
     return bags
 
 
-def _bags_from_sequence(X, allow_nan, name):
+def bag_name(bags, b):
+    """How error messages call bag `b` of `bags`: by its id when the bags carry ids.
+
+    ``"bag 'mol_17'"`` for bags read from a file (the id in the file),
+    ``"bag 13"`` (the position) otherwise.
+    """
+    ids = getattr(bags, "ids", None)
+    if ids is None:
+        return f"bag {b}"
+    return f"bag {ids[b].item() if hasattr(ids[b], 'item') else ids[b]!r}"
+
+
+def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None):
+    if _is_sparse(X):
+        raise ValueError(f"{name} is a single sparse matrix of shape {X.shape}, not a sequence of bags; "
+                         "group its rows with mil.Bags.from_instances(instances, bag_ids)")
     if isinstance(X, (str, bytes)) or not hasattr(X, "__len__") or not hasattr(X, "__getitem__"):
         raise TypeError(f"{name} must be a sequence of 2-D arrays (one per bag) or a mil.Bags; "
                         f"got {type(X).__name__}")
@@ -149,10 +220,15 @@ def _bags_from_sequence(X, allow_nan, name):
     if len(X) == 0:
         raise ValueError(f"{name} holds no bags")
 
-    arrays, d0 = [], None
+    arrays, d0, sparse = [], None, False
     for i in range(len(X)):
         what = f"bag {i} of {name}"
-        arr = _numeric_array(X[i], what)
+        if _is_sparse(X[i]):
+            if not accept_sparse:
+                raise _sparse_error(name, estimator)
+            arr, sparse = _sparse_instances(X[i], what, allow_nan), True
+        else:
+            arr = _numeric_array(X[i], what)
         if arr.ndim != 2:
             hint = (" (a bag with a single instance is a 1 x n_features array: use bag.reshape(1, -1))"
                     if arr.ndim == 1 else "")
@@ -167,12 +243,20 @@ def _bags_from_sequence(X, allow_nan, name):
         elif arr.shape[1] != d0:
             raise ValueError(f"{what} has {arr.shape[1]} features but bag 0 has {d0}; "
                              "all instances need the same number of features")
-        _check_finite(arr, what, allow_nan)
+        if not _is_sparse(arr):
+            _check_finite(arr, what, allow_nan)
         arrays.append(arr)
 
     sizes = np.fromiter((a.shape[0] for a in arrays), dtype=np.intp, count=len(arrays))
     offsets = np.zeros(len(arrays) + 1, dtype=np.intp)
     np.cumsum(sizes, out=offsets[1:])
+    if sparse:
+        import scipy.sparse as sp
+
+        instances = sp.vstack([a if _is_sparse(a) else sp.csr_matrix(a, dtype=np.float64) for a in arrays],
+                              format="csr", dtype=np.float64)
+        instances.sum_duplicates()
+        return Bags._trusted(instances, offsets)
     instances = np.empty((offsets[-1], d0), dtype=np.float64)
     np.concatenate(arrays, axis=0, out=instances, casting="unsafe")
     return Bags._trusted(instances, offsets)
@@ -194,27 +278,109 @@ def bags_from_instances(X, bag_ids, *, allow_nan=True):
     inverse = inverse.ravel().astype(np.intp, copy=False)
     if inverse.size > 1 and (np.diff(inverse) < 0).any():
         order = np.argsort(inverse, kind="stable")
-        instances = np.ascontiguousarray(instances[order])
+        instances = instances[order] if _is_sparse(instances) else np.ascontiguousarray(instances[order])
     counts = np.bincount(inverse, minlength=unique.shape[0])
     offsets = np.zeros(unique.shape[0] + 1, dtype=np.intp)
     np.cumsum(counts, out=offsets[1:])
     return Bags._trusted(instances, offsets, unique)
 
 
-def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=None):
+#: Label pairs whose positive class needs no naming: the larger label is positive.
+_IMPLICIT_POSITIVE = ({0, 1}, {-1, 1})
+
+
+def _implicit_positive(classes):
+    """True for the label pairs {0, 1}, {-1, 1} and {False, True} (numbers, not strings)."""
+    if classes.shape[0] != 2:
+        return False
+    values = classes.tolist()
+    if not all(isinstance(v, (bool, int, float)) for v in values):
+        return False  # strings such as "0"/"1" are names, not numbers
+    return set(values) in _IMPLICIT_POSITIVE
+
+
+def positive_index(classes, positive_class=None, *, estimator=None):
+    """Index in `classes` of the multi-instance positive class.
+
+    The rule (the same for every binary learner; see the user guide page
+    "Labels, the positive class and ties"): `positive_class` when given;
+    otherwise, for the labels {0, 1}, {-1, 1} and {False, True}, the larger
+    one. Any other pair of labels (e.g. "active"/"inactive") has no
+    natural positive class: the standard multi-instance assumption treats
+    the two classes differently (a bag is positive iff one of its instances
+    is), so choosing by sort order could silently learn the complement of
+    the intended concept. That case raises, naming the labels and the
+    parameter that settles it, as scikit-learn's metrics do for
+    ``pos_label``; a warning would be lost in cross-validation workers.
+
+    Parameters
+    ----------
+    classes : ndarray
+        The two sorted labels (``classes_``).
+    positive_class : label or None, default=None
+    estimator : str, default=None
+        Named in the error message.
+
+    Returns
+    -------
+    index : int
+
+    Raises
+    ------
+    ValueError
+        `positive_class` is not one of `classes`, or it is None and the
+        labels are not {0, 1}, {-1, 1} or {False, True}.
+    """
+    if positive_class is not None:
+        hits = np.flatnonzero(classes == positive_class)
+        if hits.size == 0:
+            raise ValueError(f"positive_class={positive_class!r} is not one of the labels "
+                             f"{classes.tolist()}")
+        return int(hits[0])
+    if _implicit_positive(classes):
+        return 1
+    who = estimator if estimator else "this estimator"
+    a, b = classes.tolist()
+    raise ValueError(
+        f"y has the labels {a!r} and {b!r}: {who} needs to know which one is the "
+        f"multi-instance positive class (a bag is positive iff one of its instances is). "
+        f"Pass positive_class={a!r} or positive_class={b!r}; only the labels 0/1, -1/1 "
+        f"and False/True need no choice (the larger one is positive).")
+
+
+def _check_target_type(y_arr):
+    """Raise scikit-learn's usual errors for continuous or multi-output labels."""
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+
+    kind = type_of_target(y_arr, input_name="y")
+    if kind in ("continuous", "continuous-multioutput", "unknown"):
+        check_classification_targets(y_arr)  # "Unknown label type: continuous ..."
+    if kind in ("multilabel-indicator", "multiclass-multioutput", "multilabel-sequences"):
+        raise ValueError(f"y is {kind}: bag classifiers take one label per bag "
+                         f"(a 1-D y), got shape {np.shape(y_arr)}")
+
+
+def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
+                     require_positive=None, estimator=None):
     """Validate bag labels and encode them.
 
     Parameters
     ----------
     y : array-like of shape (n_bags,)
-        One hashable label per bag.
+        One hashable label per bag; continuous or multi-output y raises
+        (scikit-learn's ``type_of_target`` decides).
     n_bags : int
         Number of bags the labels must match.
     binary : bool, default=False
         Require exactly two classes (trees, boosting, rules).
     positive_class : label, default=None
-        For binary problems, the label of the positive class
-        (default: ``classes_[1]``).
+        The multi-instance positive class (:func:`positive_index`).
+    require_positive : bool, default=None
+        With two classes, resolve the positive class by
+        :func:`positive_index` (raising for unnamed labels such as
+        "active"/"inactive"). None means `binary`; learners for which the
+        positive class changes nothing (Bag-KNN with a symmetric distance)
+        pass False.
     estimator : str, default=None
         Named in the error messages.
 
@@ -223,13 +389,15 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=
     classes : ndarray
         Sorted distinct labels.
     y_encoded : ndarray of intp, shape (n_bags,)
-        Index of each label in `classes`; for binary problems 1 means the
-        positive class (also when `positive_class` is ``classes[0]``).
+        Index of each label in `classes`; with ``binary=True``, 1 means the
+        positive class (also when the positive class is ``classes[0]``).
     """
     who = f"{estimator} " if estimator else ""
     y_arr = np.asarray(y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
         y_arr = y_arr.ravel()
+    if y_arr.ndim == 2:
+        _check_target_type(y_arr)
     if y_arr.ndim != 1:
         raise ValueError(f"y must be 1-D with one label per bag; got shape {y_arr.shape}")
     if y_arr.shape[0] != n_bags:
@@ -239,6 +407,8 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=
         raise ValueError("y contains NaN; every bag needs a label")
     if y_arr.dtype.kind == "O" and any(v is None for v in y_arr):
         raise ValueError("y contains None; every bag needs a label")
+    if y_arr.dtype.kind in "fc" or y_arr.dtype.kind == "O":
+        _check_target_type(y_arr)
     try:
         classes, y_enc = np.unique(y_arr, return_inverse=True)
     except TypeError as exc:
@@ -249,19 +419,19 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None, estimator=
     if binary and classes.shape[0] > 2:
         raise ValueError(f"{who}supports two classes only; y has {classes.shape[0]}: "
                          f"{classes.tolist()[:10]}")
-    if positive_class is not None:
-        if not binary:
-            raise ValueError("positive_class applies to binary problems only")
-        hits = np.flatnonzero(classes == positive_class)
-        if hits.size == 0:
-            raise ValueError(f"positive_class={positive_class!r} is not one of the labels "
-                             f"{classes.tolist()}")
-        if hits[0] == 0:
+    if positive_class is not None and classes.shape[0] != 2:
+        raise ValueError(f"positive_class applies to two classes only; y has {classes.shape[0]}")
+    if require_positive is None:
+        require_positive = binary
+    if classes.shape[0] == 2 and (require_positive or positive_class is not None):
+        pos = positive_index(classes, positive_class, estimator=estimator)
+        if binary and pos == 0:
             y_enc = 1 - y_enc
     return classes, y_enc
 
 
-def check_bags_y(X, y, *, binary=False, positive_class=None, allow_nan=False, estimator=None):
+def check_bags_y(X, y, *, binary=False, positive_class=None, require_positive=None,
+                 allow_nan=False, estimator=None, accept_sparse=False):
     """Validate training bags and labels together.
 
     Returns
@@ -271,17 +441,10 @@ def check_bags_y(X, y, *, binary=False, positive_class=None, allow_nan=False, es
     y_encoded : ndarray of intp
         See :func:`check_bag_labels`.
     """
-    bags = check_bags(X, allow_nan=allow_nan, estimator=estimator)
-    classes, y_enc = check_bag_labels(y, bags.n_bags, binary=binary,
-                                      positive_class=positive_class, estimator=estimator)
+    bags = check_bags(X, allow_nan=allow_nan, estimator=estimator, accept_sparse=accept_sparse)
+    classes, y_enc = check_bag_labels(y, bags.n_bags, binary=binary, positive_class=positive_class,
+                                      require_positive=require_positive, estimator=estimator)
     return bags, classes, y_enc
-
-
-def positive_index(classes, positive_class=None):
-    """Index in `classes` of the positive class (``classes[1]`` unless given)."""
-    if positive_class is None:
-        return 1
-    return int(np.flatnonzero(classes == positive_class)[0])
 
 
 def check_int(value, name, minimum=None):

@@ -1,0 +1,127 @@
+"""Repeated 10-fold CV of the wrappers and GDBT-MI on the published folds (issue 13 items 4-6).
+
+Runs one learner on the shipped data sets with the published fold
+assignments (``data.folds[r]`` for repetitions r < --repeats) and prints, per
+data set, the mean over the folds of the bag accuracy (percent), repetition
+by repetition, and the out-of-fold log loss next to that of the constant
+prior (the training folds' class shares). --json appends one record per
+data set (every fold's accuracy and log loss) to a file.
+
+Usage: python benchmarks/cv_wrappers_boosting.py LEARNER [--repeats 5] [--datasets musk1 ...]
+       [--param key=value ...] [--json results.jsonl]
+
+LEARNER is one of the names in LEARNERS below (e.g. miwrapper-tree,
+simplemi-tree, gdbt-mi); --param sets estimator parameters through
+``set_params`` (``estimator__max_depth=5`` for a wrapper's inner estimator).
+"""
+
+import argparse
+import json
+import time
+
+import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from mil.datasets import load_dataset
+from mil.ensemble import GDBTMIClassifier
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
+
+DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
+EPS = 1e-15
+
+
+def _tree():
+    return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
+
+
+def _forest():
+    return RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1)
+
+
+def _hgb():
+    return HistGradientBoostingClassifier(random_state=0)
+
+
+LEARNERS = {
+    "miwrapper-tree": lambda: MIWrapperClassifier(_tree()),
+    "miwrapper-forest": lambda: MIWrapperClassifier(_forest()),
+    "miwrapper-hgb": lambda: MIWrapperClassifier(_hgb()),
+    "simplemi-tree": lambda: SimpleMIClassifier(_tree()),
+    "simplemi-forest": lambda: SimpleMIClassifier(_forest()),
+    "simplemi-hgb": lambda: SimpleMIClassifier(_hgb()),
+    "gdbt-mi": lambda: GDBTMIClassifier(random_state=0),
+}
+
+
+def parse_params(items):
+    params = {}
+    for item in items or []:
+        key, value = item.split("=", 1)
+        for cast in (int, float):
+            try:
+                value = cast(value)
+                break
+            except ValueError:
+                pass
+        else:
+            value = {"True": True, "False": False, "None": None}.get(value, value)
+        params[key] = value
+    return params
+
+
+def log_loss(y, p_pos):
+    p = np.clip(p_pos, EPS, 1 - EPS)
+    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+def run(learner, name, repeats, params):
+    data = load_dataset(name)
+    bags, y = data.bags, data.target
+    pos = y.max()
+    acc, loss, prior, seconds = [], [], [], 0.0
+    for r in range(repeats):
+        p_oof = np.empty(y.size)
+        p_prior = np.empty(y.size)
+        fold_acc = []
+        for k in np.unique(data.folds[r]):
+            test = data.folds[r] == k
+            est = LEARNERS[learner]().set_params(**params)
+            t0 = time.perf_counter()
+            est.fit(bags[~test], y[~test])
+            proba = est.predict_proba(bags[test])
+            seconds += time.perf_counter() - t0
+            pred = est.classes_[np.argmax(proba, axis=1)]
+            fold_acc.append(float(np.mean(pred == y[test])))
+            p_oof[test] = proba[:, list(est.classes_).index(pos)]
+            p_prior[test] = np.mean(y[~test] == pos)
+        acc.append(fold_acc)
+        loss.append(log_loss(y == pos, p_oof))
+        prior.append(log_loss(y == pos, p_prior))
+    return {"learner": learner, "dataset": name, "params": params, "repeats": repeats,
+            "fold_accuracy": acc, "log_loss": loss, "prior_log_loss": prior, "seconds": seconds}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("learner", choices=sorted(LEARNERS))
+    parser.add_argument("--datasets", nargs="+", default=DATASETS)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--param", action="append")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    params = parse_params(args.param)
+    print(f"{args.learner} {params} repetitions 0..{args.repeats - 1}")
+    for name in args.datasets:
+        res = run(args.learner, name, args.repeats, params)
+        per_rep = [100 * np.mean(a) for a in res["fold_accuracy"]]
+        print(f"{name:9s} acc {np.mean(per_rep):5.1f}  reps [{' '.join(f'{a:.1f}' for a in per_rep)}]  "
+              f"logloss {np.mean(res['log_loss']):.3f} (prior {np.mean(res['prior_log_loss']):.3f})  "
+              f"{res['seconds']:.0f} s", flush=True)
+        if args.json:
+            with open(args.json, "a") as fh:
+                fh.write(json.dumps(res) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,435 @@
+"""Weka's two propositional baselines around any scikit-learn classifier.
+
+Frank and Xu (2003), "Applying propositional learning algorithms to
+multi-instance data", turn a multi-instance problem into an ordinary one in
+two simple ways, available in Weka as ``SimpleMI`` and ``MIWrapper``:
+
+- :class:`SimpleMIClassifier` summarises each bag by one vector (per-feature
+  mean, mid-range, or minima and maxima) and fits the inner classifier on
+  one row per bag;
+- :class:`MIWrapperClassifier` gives every instance its bag's label, weights
+  the instances so that every bag carries the same total weight, fits the
+  inner classifier on the instances, and combines a bag's instance
+  probabilities (arithmetic or geometric mean, or maximum) into the bag's.
+
+Both are the baselines every multi-instance learner should be measured
+against: with a decision tree inside they are already competitive on the
+classic benchmark sets (see the "Wrappers" page of the user guide).
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import get_tags
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
+
+from mil.base import BaseBagClassifier
+from mil.utils.validation import check_bags_y, positive_index
+
+__all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "bag_summaries"]
+
+#: Weka's MIWrapper clips instance probabilities to [0.001, 0.999] before
+#: the geometric mean, so one confident instance cannot zero a class.
+GEOMETRIC_CLIP = 1e-3
+
+SUMMARIES = ("mean", "midrange", "minmax", "meanminmax")
+
+
+def _default_estimator():
+    # A J48-like tree: entropy splits, at least two instances per leaf.
+    return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
+
+
+def bag_summaries(bags, summary="mean"):
+    """One row of per-feature summaries per bag.
+
+    NaN values are ignored (a feature missing in every instance of a bag
+    gives NaN), as Weka's SimpleMI does.
+
+    Parameters
+    ----------
+    bags : Bags
+    summary : {"mean", "midrange", "minmax", "meanminmax"}
+        ``"mean"``: the per-feature mean (Weka's SimpleMI ``-M 1``);
+        ``"midrange"``: (min + max) / 2 per feature (``-M 2``, which Weka
+        calls the geometric centre); ``"minmax"``: the minima of all
+        features, then their maxima (``-M 3``); ``"meanminmax"``: means,
+        minima, then maxima (not in Weka).
+
+    Returns
+    -------
+    Z : ndarray of float64, shape (n_bags, d), (n_bags, 2 d) or (n_bags, 3 d)
+    """
+    X, starts = bags.instances, bags.offsets[:-1]
+    nan = np.isnan(X)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if nan.any():
+            total = np.add.reduceat(np.where(nan, 0.0, X), starts, axis=0)
+            count = np.add.reduceat((~nan).astype(np.float64), starts, axis=0)
+            mean = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
+        else:
+            mean = np.add.reduceat(X, starts, axis=0) / bags.sizes[:, None]
+        lo = np.fmin.reduceat(X, starts, axis=0)
+        hi = np.fmax.reduceat(X, starts, axis=0)
+    if summary == "mean":
+        return mean
+    if summary == "midrange":
+        return (lo + hi) / 2.0
+    if summary == "minmax":
+        return np.hstack([lo, hi])
+    if summary == "meanminmax":
+        return np.hstack([mean, lo, hi])
+    raise ValueError(f"unknown summary {summary!r}; expected one of {SUMMARIES}")
+
+
+class _BaseWrapper(BaseBagClassifier):
+    """Fit/predict plumbing shared by the two wrappers (not for direct use)."""
+
+    _binary_only = False
+
+    @property
+    def _allow_nan(self):
+        # As scikit-learn's meta-estimators: NaN is accepted iff the inner estimator accepts it.
+        est = self.estimator if self.estimator is not None else _default_estimator()
+        return bool(get_tags(est).input_tags.allow_nan)
+
+    def _validate_fit(self, X, y):
+        self._validate_params()
+        bags, classes, y_enc = check_bags_y(X, y, binary=False, allow_nan=self._allow_nan,
+                                            estimator=type(self).__name__)
+        pc = getattr(self, "positive_class", None)
+        if pc is not None:
+            if classes.shape[0] != 2:
+                raise ValueError(f"positive_class applies to two classes only; y has "
+                                 f"{classes.shape[0]}: {classes.tolist()[:10]}")
+            if not np.any(classes == pc):
+                raise ValueError(f"positive_class={pc!r} is not one of the labels {classes.tolist()}")
+        self.classes_ = classes
+        self.n_features_in_ = bags.n_features
+        return bags, y_enc
+
+    @property
+    def _pos_index(self):
+        return positive_index(self.classes_, getattr(self, "positive_class", None))
+
+    def _inner_template(self):
+        return self.estimator if self.estimator is not None else _default_estimator()
+
+    def _check_bag_weight(self, sample_weight, n_bags):
+        """Validated bag weights (None stays None); the inner estimator must accept them."""
+        if sample_weight is None:
+            return None
+        if not has_fit_parameter(self._inner_template(), "sample_weight"):
+            raise ValueError(f"{type(self).__name__}: sample_weight was given but the inner "
+                             f"estimator {type(self._inner_template()).__name__} does not accept it")
+        return _check_sample_weight(sample_weight, np.empty((n_bags, 1)), ensure_non_negative=True)
+
+    def _fit_inner(self, Z, y, weight):
+        """Clone and fit the inner estimator, with `weight` unless it is None."""
+        est = clone(self._inner_template())
+        if weight is None:
+            est.fit(Z, y)
+        else:
+            est.fit(Z, y, sample_weight=weight)
+        self.estimator_ = est
+        return est
+
+    def _inner_proba(self, Z):
+        """Inner class probabilities, columns = our class indices (one-hot votes without predict_proba)."""
+        est = self.estimator_
+        k = self.classes_.shape[0]
+        cols = np.asarray(est.classes_, dtype=np.intp)
+        out = np.zeros((Z.shape[0], k))
+        if hasattr(est, "predict_proba"):
+            out[:, cols] = est.predict_proba(Z)
+        else:
+            out[np.arange(Z.shape[0]), np.asarray(est.predict(Z), dtype=np.intp)] = 1.0
+        return out
+
+    @staticmethod
+    def _log_odds(proba):
+        with np.errstate(divide="ignore"):
+            return np.log(proba[:, 1]) - np.log(proba[:, 0])
+
+
+class SimpleMIClassifier(_BaseWrapper):
+    """Weka's SimpleMI: a classifier on one summary vector per bag.
+
+    Each bag becomes one row of per-feature summaries (its mean, mid-range,
+    or minima and maxima); `estimator` is fitted on those rows with the bag
+    labels, and predicts a bag from its summary (Frank and Xu 2003).
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier, default=None
+        Cloned and fitted on the summaries. None is
+        ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2,
+        random_state=0)``, a J48-like tree.
+    summary : {"mean", "midrange", "minmax", "meanminmax"}, default="mean"
+        The bag summary, per feature: the mean (Weka ``-M 1``, its default),
+        the mid-range (min + max) / 2 (``-M 2``, "geometric centre" in Weka),
+        the minimum and the maximum (``-M 3``: 2 d columns, minima first),
+        or mean, minimum and maximum (3 d columns; not in Weka). NaN values
+        are ignored.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The fitted inner estimator (its classes are 0 .. n_classes - 1,
+        indices into ``classes_``).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+        Features per instance (the inner estimator sees more with
+        ``"minmax"`` and ``"meanminmax"``).
+
+    See Also
+    --------
+    MIWrapperClassifier : the inner classifier on the instances instead.
+
+    References
+    ----------
+    E. Frank and X. Xu. Applying propositional learning algorithms to
+    multi-instance data. Working paper, Department of Computer Science,
+    University of Waikato, 2003.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from mil.wrappers import SimpleMIClassifier
+    >>> from mil.utils.estimator_checks import make_toy_bags
+    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    >>> clf = SimpleMIClassifier(LogisticRegression(), summary="minmax").fit(X, y)
+    >>> clf.estimator_.coef_.shape
+    (1, 8)
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "summary": [StrOptions(set(SUMMARIES))],
+    }
+
+    def __init__(self, estimator=None, summary="mean"):
+        self.estimator = estimator
+        self.summary = summary
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the inner estimator on the bag summaries.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        y : array-like of shape (n_bags,)
+        sample_weight : array-like of shape (n_bags,), default=None
+            Bag weights, passed to the inner estimator (which must accept
+            them).
+
+        Returns
+        -------
+        self
+        """
+        bags, y_enc = self._validate_fit(X, y)
+        weight = self._check_bag_weight(sample_weight, bags.n_bags)
+        self._fit_inner(bag_summaries(bags, self.summary), y_enc, weight)
+        return self
+
+    def _summaries(self, X):
+        return bag_summaries(self._validate_predict(X), self.summary)
+
+    def predict(self, X):
+        """The inner estimator's prediction for each bag's summary.
+
+        Returns
+        -------
+        y : ndarray of shape (n_bags,)
+        """
+        return self.classes_[np.asarray(self.estimator_.predict(self._summaries(X)), dtype=np.intp)]
+
+    def predict_proba(self, X):
+        """The inner estimator's class probabilities (one-hot votes without ``predict_proba``).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_bags, n_classes)
+            Columns follow ``classes_``.
+        """
+        return self._inner_proba(self._summaries(X))
+
+    def decision_function(self, X):
+        """The inner estimator's decision function, else log-probabilities.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
+            For two classes, the score of ``classes_[1]`` (the log-odds when
+            the inner estimator has no decision function).
+        """
+        check_is_fitted(self, "estimator_")
+        Z = self._summaries(X)
+        if hasattr(self.estimator_, "decision_function"):
+            return self.estimator_.decision_function(Z)
+        proba = self._inner_proba(Z)
+        if proba.shape[1] == 2:
+            return self._log_odds(proba)
+        with np.errstate(divide="ignore"):
+            return np.log(proba)
+
+
+class MIWrapperClassifier(_BaseWrapper):
+    """Weka's MIWrapper: a classifier on the instances, bag probabilities combined.
+
+    Every instance inherits its bag's label and a weight that gives every
+    bag the same total weight; `estimator` is fitted on the instances. A
+    bag's class probabilities combine its instances' (Frank and Xu 2003).
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier, default=None
+        Cloned and fitted on the instances. None is
+        ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2,
+        random_state=0)``, a J48-like tree. Without ``predict_proba`` an
+        instance votes for its predicted class (probability 1).
+    combine : {"geometric", "arithmetic", "max"}, default="geometric"
+        How a bag's probabilities combine its instances' (Weka's ``-P``):
+        the arithmetic mean per class (``-P 1``); the geometric mean per
+        class of the probabilities clipped to [0.001, 0.999], normalised
+        (``-P 2``, Weka's default); or, for two classes, the positive class
+        gets the largest positive probability among the instances and the
+        negative class the rest (``-P 3``), the multi-instance assumption
+        (with more classes, the per-class maxima normalised).
+    weighting : {"bag", "inverse_size", "uniform"}, default="bag"
+        Instance weights (Weka's ``-A``): ``"bag"`` gives the instances of a
+        bag of n_b instances weight N / (B n_b), N instances and B bags in
+        all, so every bag weighs the average bag size and the weights sum to
+        N (``-A 3``, Weka's default); ``"inverse_size"`` gives 1 / n_b
+        (every bag weighs 1, ``-A 2``); ``"uniform"`` gives 1 (``-A 1``: large
+        bags weigh more). Bag weights passed to :meth:`fit` multiply them.
+        Weights other than uniform need an inner estimator whose ``fit``
+        accepts ``sample_weight``.
+    positive_class : label or None, default=None
+        For ``combine="max"`` with two classes: the class whose probability
+        is the maximum over the instances (``classes_[1]`` when None).
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The fitted inner estimator (its classes are 0 .. n_classes - 1,
+        indices into ``classes_``).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    See Also
+    --------
+    SimpleMIClassifier : the inner classifier on one summary per bag.
+
+    References
+    ----------
+    E. Frank and X. Xu. Applying propositional learning algorithms to
+    multi-instance data. Working paper, Department of Computer Science,
+    University of Waikato, 2003.
+
+    Examples
+    --------
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from mil.wrappers import MIWrapperClassifier
+    >>> from mil.utils.estimator_checks import make_toy_bags
+    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    >>> clf = MIWrapperClassifier(RandomForestClassifier(n_estimators=20, random_state=0),
+    ...                           combine="max").fit(X, y)
+    >>> clf.predict_proba(X).shape
+    (40, 2)
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "combine": [StrOptions({"arithmetic", "geometric", "max"})],
+        "weighting": [StrOptions({"bag", "inverse_size", "uniform"})],
+        "positive_class": "no_validation",
+    }
+
+    def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None):
+        self.estimator = estimator
+        self.combine = combine
+        self.weighting = weighting
+        self.positive_class = positive_class
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the inner estimator on the instances, labelled by their bags.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        y : array-like of shape (n_bags,)
+        sample_weight : array-like of shape (n_bags,), default=None
+            Bag weights; they multiply the instance weights of `weighting`.
+
+        Returns
+        -------
+        self
+        """
+        bags, y_enc = self._validate_fit(X, y)
+        bag_weight = self._check_bag_weight(sample_weight, bags.n_bags)
+        sizes = bags.sizes.astype(np.float64)
+        if self.weighting == "bag":
+            per_bag = bags.n_instances / (bags.n_bags * sizes)
+        elif self.weighting == "inverse_size":
+            per_bag = 1.0 / sizes
+        else:
+            per_bag = np.ones(bags.n_bags)
+        if bag_weight is not None:
+            per_bag = per_bag * bag_weight
+        elif np.all(per_bag == 1.0):
+            per_bag = None  # every weight 1: fit unweighted
+        elif not has_fit_parameter(self._inner_template(), "sample_weight"):
+            warnings.warn(
+                f"MIWrapperClassifier: {type(self._inner_template()).__name__} does not accept "
+                f"sample_weight, so weighting={self.weighting!r} is ignored (every instance "
+                "weighs 1)", UserWarning, stacklevel=2)
+            per_bag = None
+        weight = None if per_bag is None else per_bag[bags.instance_bag]
+        self._fit_inner(bags.instances, y_enc[bags.instance_bag], weight)
+        return self
+
+    def _bag_proba(self, X):
+        check_is_fitted(self, "estimator_")
+        bags = self._validate_predict(X)
+        P = self._inner_proba(bags.instances)
+        starts, sizes = bags.offsets[:-1], bags.sizes[:, None]
+        if self.combine == "arithmetic":
+            return np.add.reduceat(P, starts, axis=0) / sizes
+        if self.combine == "geometric":
+            logs = np.log(np.clip(P, GEOMETRIC_CLIP, 1.0 - GEOMETRIC_CLIP))
+            G = np.exp(np.add.reduceat(logs, starts, axis=0) / sizes)
+            return G / G.sum(axis=1, keepdims=True)
+        M = np.maximum.reduceat(P, starts, axis=0)
+        if M.shape[1] == 2:
+            pos = self._pos_index
+            M[:, 1 - pos] = 1.0 - M[:, pos]
+            return M
+        total = M.sum(axis=1, keepdims=True)
+        return M / total
+
+    def predict_proba(self, X):
+        """Bag probabilities combined from the instances' (see `combine`).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_bags, n_classes)
+            Columns follow ``classes_``; rows sum to 1.
+        """
+        return self._bag_proba(X)
+
+    def decision_function(self, X):
+        """Log-odds of ``classes_[1]`` (two classes) or log-probabilities.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
+        """
+        proba = self._bag_proba(X)
+        if proba.shape[1] == 2:
+            return self._log_odds(proba)
+        with np.errstate(divide="ignore"):
+            return np.log(proba)

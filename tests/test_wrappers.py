@@ -1,0 +1,200 @@
+"""SimpleMI and MIWrapper against hand-computed toy cases."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from mil import Bags
+from mil.utils.estimator_checks import make_toy_bags
+from mil.utils.validation import check_bags
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, bag_summaries
+
+
+class Recorder(ClassifierMixin, BaseEstimator):
+    """Records what fit received; P(class 1) = first feature clipped to [0, 1]."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.X_, self.y_ = np.array(X), np.array(y)
+        self.sample_weight_ = None if sample_weight is None else np.array(sample_weight)
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        p = np.clip(np.asarray(X)[:, 0], 0.0, 1.0)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        return (self.predict_proba(X)[:, 1] > 0.5).astype(int)
+
+
+class NoWeights(Recorder):
+    def fit(self, X, y):
+        return super().fit(X, y)
+
+
+BAGS = [np.array([[1.0, 2.0], [3.0, 6.0], [8.0, 1.0]]), np.array([[5.0, 0.0]])]
+
+
+def test_bag_summaries_by_hand():
+    bags = Bags.from_list(BAGS)
+    assert_allclose(bag_summaries(bags, "mean"), [[4.0, 3.0], [5.0, 0.0]])
+    assert_allclose(bag_summaries(bags, "midrange"), [[4.5, 3.5], [5.0, 0.0]])
+    assert_allclose(bag_summaries(bags, "minmax"), [[1.0, 1.0, 8.0, 6.0], [5.0, 0.0, 5.0, 0.0]])
+    assert_allclose(bag_summaries(bags, "meanminmax"),
+                    [[4.0, 3.0, 1.0, 1.0, 8.0, 6.0], [5.0, 0.0, 5.0, 0.0, 5.0, 0.0]])
+
+
+def test_bag_summaries_ignore_nan():
+    bags = check_bags([np.array([[1.0, np.nan], [3.0, 4.0]]), np.array([[np.nan, 2.0]])], allow_nan=True)
+    assert_allclose(bag_summaries(bags, "mean"), [[2.0, 4.0], [np.nan, 2.0]])
+    assert_allclose(bag_summaries(bags, "minmax"), [[1.0, 4.0, 3.0, 4.0], [np.nan, 2.0, np.nan, 2.0]])
+
+
+def test_simplemi_fits_inner_on_summaries():
+    clf = SimpleMIClassifier(Recorder(), summary="minmax").fit(BAGS, ["b", "a"], sample_weight=[2.0, 1.0])
+    assert_allclose(clf.estimator_.X_, [[1.0, 1.0, 8.0, 6.0], [5.0, 0.0, 5.0, 0.0]])
+    assert_array_equal(clf.estimator_.y_, [1, 0])  # indices into classes_ = ["a", "b"]
+    assert_allclose(clf.estimator_.sample_weight_, [2.0, 1.0])
+    # P(class index 1 = "b") is the first summary (the minimum of feature 0), clipped.
+    new = [np.array([[0.25, 9.0], [0.75, 9.0]])]
+    assert_allclose(clf.predict_proba(new), [[0.75, 0.25]])
+    assert_array_equal(clf.predict(new), ["a"])
+    assert_allclose(clf.decision_function(new), [np.log(0.25 / 0.75)])
+
+
+def test_simplemi_delegates_decision_function():
+    X, y = make_toy_bags(n_bags=30, random_state=1)
+    clf = SimpleMIClassifier(LogisticRegression(), summary="mean").fit(X, y)
+    Z = bag_summaries(Bags.from_list(X), "mean")
+    assert_allclose(clf.decision_function(X), clf.estimator_.decision_function(Z))
+    assert_array_equal(clf.predict(X), clf.estimator_.predict(Z))
+
+
+@pytest.mark.parametrize("weighting, expected", [
+    ("bag", [2.0, 2.0 / 3, 2.0 / 3, 2.0 / 3]),  # N / (B n_b) with N = 4, B = 2
+    ("inverse_size", [1.0, 1.0 / 3, 1.0 / 3, 1.0 / 3]),
+])
+def test_miwrapper_instance_weights(weighting, expected):
+    bags = [np.array([[0.0]]), np.array([[1.0], [2.0], [3.0]])]
+    clf = MIWrapperClassifier(Recorder(), weighting=weighting).fit(bags, [0, 1])
+    assert_allclose(clf.estimator_.sample_weight_, expected)
+    assert_array_equal(clf.estimator_.y_, [0, 1, 1, 1])
+    assert_allclose(clf.estimator_.X_, [[0.0], [1.0], [2.0], [3.0]])
+    clf.fit(bags, [0, 1], sample_weight=[3.0, 1.0])
+    assert_allclose(clf.estimator_.sample_weight_, np.array(expected) * [3.0, 1.0, 1.0, 1.0])
+
+
+def test_miwrapper_uniform_weights_fit_unweighted():
+    bags = [np.array([[0.0]]), np.array([[1.0], [2.0], [3.0]])]
+    clf = MIWrapperClassifier(Recorder(), weighting="uniform").fit(bags, [0, 1])
+    assert clf.estimator_.sample_weight_ is None
+
+
+@pytest.mark.parametrize("combine, p_pos", [
+    ("arithmetic", 0.75),
+    # Geometric means of the probabilities clipped to [0.001, 0.999], normalised.
+    ("geometric", np.sqrt(0.5 * 0.999) / (np.sqrt(0.5 * 0.999) + np.sqrt(0.5 * 0.001))),
+    ("max", 1.0),
+])
+def test_miwrapper_combination_by_hand(combine, p_pos):
+    clf = MIWrapperClassifier(Recorder(), combine=combine).fit(BAGS, [0, 1])
+    proba = clf.predict_proba([np.array([[0.5, 0.0], [1.0, 0.0]])])
+    assert_allclose(proba, [[1.0 - p_pos, p_pos]])
+    with np.errstate(divide="ignore"):
+        assert_allclose(clf.decision_function([np.array([[0.5, 0.0], [1.0, 0.0]])]),
+                        [np.log(p_pos) - np.log(1.0 - p_pos)])
+
+
+def test_miwrapper_max_respects_positive_class():
+    # P("b") of an instance is its first feature; with positive_class="a" the
+    # bag's P("a") is the largest P("a") = 1 - x over its instances.
+    bag = [np.array([[0.2, 0.0], [0.9, 0.0]])]
+    clf = MIWrapperClassifier(Recorder(), combine="max", positive_class="a").fit(BAGS, ["a", "b"])
+    assert_allclose(clf.predict_proba(bag), [[0.8, 0.2]])
+    clf = MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, ["a", "b"])
+    assert_allclose(clf.predict_proba(bag), [[0.1, 0.9]])
+    with pytest.raises(ValueError, match="positive_class"):
+        MIWrapperClassifier(Recorder(), combine="max", positive_class="c").fit(BAGS, ["a", "b"])
+
+
+def test_miwrapper_equals_tree_on_weighted_instance_table():
+    X, y = make_toy_bags(n_bags=40, random_state=3)
+    bags = Bags.from_list(X)
+    tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
+    clf = MIWrapperClassifier(tree, combine="arithmetic").fit(X, y)
+    w = bags.n_instances / (bags.n_bags * bags.sizes)
+    ref = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0).fit(
+        bags.instances, y[bags.instance_bag], sample_weight=w[bags.instance_bag])
+    p = ref.predict_proba(bags.instances)
+    expected = np.add.reduceat(p, bags.offsets[:-1], axis=0) / bags.sizes[:, None]
+    assert_allclose(clf.predict_proba(X), expected)
+    assert not hasattr(tree, "classes_")  # the given estimator is cloned, not fitted
+
+
+@pytest.mark.parametrize("make", [
+    lambda: MIWrapperClassifier(DecisionTreeClassifier(random_state=0)),
+    lambda: MIWrapperClassifier(DecisionTreeClassifier(random_state=0), combine="max"),
+    lambda: SimpleMIClassifier(LogisticRegression(), summary="meanminmax"),
+])
+def test_three_classes(make):
+    X, y = make_toy_bags(n_bags=45, n_classes=3, random_state=0)
+    clf = make().fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (45, 3)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert_array_equal(clf.predict(X), clf.classes_[np.argmax(proba, axis=1)])
+    assert clf.decision_function(X).shape == (45, 3)
+    assert clf.score(X, y) > 0.8
+
+
+def test_grid_search_reaches_inner_parameters():
+    X, y = make_toy_bags(n_bags=40, random_state=2)
+    search = GridSearchCV(MIWrapperClassifier(DecisionTreeClassifier(random_state=0)),
+                          {"estimator__max_depth": [1, 3], "combine": ["arithmetic", "max"]}, cv=3)
+    search.fit(X, y)
+    assert set(search.best_params_) == {"estimator__max_depth", "combine"}
+    assert search.best_estimator_.estimator_.max_depth == search.best_params_["estimator__max_depth"]
+
+
+def test_weights_need_an_inner_estimator_that_takes_them():
+    bags = [np.array([[0.0]]), np.array([[1.0], [2.0], [3.0]])]
+    with pytest.raises(ValueError, match="does not accept"):
+        SimpleMIClassifier(NoWeights()).fit(bags, [0, 1], sample_weight=[1.0, 2.0])
+    with pytest.raises(ValueError, match="does not accept"):
+        MIWrapperClassifier(NoWeights()).fit(bags, [0, 1], sample_weight=[1.0, 2.0])
+    with pytest.warns(UserWarning, match="weighting='bag' is ignored"):
+        clf = MIWrapperClassifier(KNeighborsClassifier(n_neighbors=1)).fit(bags, [0, 1])
+    assert_array_equal(clf.predict(bags), [0, 1])
+    # Equal bag sizes: all weights are 1, nothing to warn about.
+    clf = MIWrapperClassifier(NoWeights()).fit([np.array([[0.0]]), np.array([[1.0]])], [0, 1])
+    assert_array_equal(clf.predict([np.array([[0.9]])]), [1])
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="summary"):
+        SimpleMIClassifier(summary="median").fit(BAGS, [0, 1])
+    with pytest.raises(ValueError):
+        MIWrapperClassifier().fit(BAGS, [0, 1, 1])
+    with pytest.raises(ValueError, match="(?i)negative"):
+        SimpleMIClassifier().fit(BAGS, [0, 1], sample_weight=[-1.0, 1.0])
+    clf = SimpleMIClassifier().fit(BAGS, [0, 1])
+    with pytest.raises(ValueError, match="features"):
+        clf.predict([np.zeros((2, 3))])
+
+
+def test_nan_follows_the_inner_estimator():
+    bags = [np.array([[0.0, np.nan], [1.0, 2.0]]), np.array([[5.0, 1.0]]), np.array([[6.0, 1.0]]),
+            np.array([[0.5, 3.0]])]
+    y = [0, 1, 1, 0]
+    # scikit-learn's trees accept NaN; logistic regression does not.
+    assert_array_equal(SimpleMIClassifier(DecisionTreeClassifier()).fit(bags, y).predict(bags), y)
+    with pytest.raises(ValueError, match="NaN"):
+        SimpleMIClassifier(LogisticRegression()).fit(bags, y)
+    X = [b.copy() for b in bags]
+    MIWrapperClassifier(DecisionTreeClassifier()).fit(X, y)
+    assert_array_equal(X[0], bags[0])  # input not modified
