@@ -84,3 +84,51 @@ def test_values_equal_the_mat_file():
     for j in (0, 74, 75, 112):
         assert np.array_equal(d.data[j].toarray(), cells[j, 0][:, :-1])
         assert d.target[j] == int(np.ravel(cells[j, 1])[0])
+
+
+def test_reproduce_milweb_quick_and_command(tmp_path, capsys):
+    import json
+
+    from mil.cli import main
+    from mil.reproduce import milweb_table, reproduce_milweb
+
+    r = reproduce_milweb(quick=True, curves=False)
+    assert r.datasets == ("user1",) and len(r.learners) == 10
+    for learner in r.learners:
+        (acc,) = r.accuracy[learner]["user1"]
+        assert 0.0 <= acc <= 1.0 and abs(acc * 38 - round(acc * 38)) < 1e-9  # a share of 38 bags
+    assert r.best_params["citation-knn integrated"]["user1"][0]["sigma"] in (1, 10)
+    rows = milweb_table(r)
+    assert rows[0][0] == "citation-knn minimal" and len(rows[0]) == 3
+    # The command: table, JSON, plots, and a clear error for a bad user or a densifying scale.
+    assert main(["reproduce", "distances", "--data", "milweb", "--quick", "--quiet",
+                 "--plot-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "user1" in out and "citation-knn integrated" in out and "38 test bags" in out
+    assert (tmp_path / "milweb_integrated_references.png").exists()
+    assert main(["reproduce", "distances", "--data", "milweb", "--quick", "--no-plots", "--json",
+                 "--datasets", "user2"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc["accuracy"]["bag-knn maximal"]) == {"user2"}
+    assert main(["reproduce", "distances", "--data", "milweb", "--datasets", "10"]) == 2
+    assert main(["reproduce", "distances", "--data", "milweb", "--scale", "standard"]) == 2
+    assert "sparse bags dense" in capsys.readouterr().err
+
+
+def test_nested_cv_on_a_predefined_split():
+    from mil import CitationKNNClassifier
+    from mil.distances import hausdorff_all
+    from mil.model_selection import nested_cv
+
+    d = load_milweb(8, as_bags=True)
+    grid = [{"references": [3], "citers": [5]}]
+    res = nested_cv(CitationKNNClassifier(scale=None), grid, d.bags, d.target,
+                    [(d.train_indices, d.test_indices)], inner_cv=5)
+    # The same fit by hand on the 75 training bags, scored on the 38 test bags.
+    D = hausdorff_all(d.bags)["minimal"]
+    clf = CitationKNNClassifier(references=3, citers=5, metric="precomputed")
+    tr, te = d.train_indices, d.test_indices
+    clf.fit(D[np.ix_(tr, tr)], d.target[tr])
+    assert res.test_scores.tolist() == [float(np.mean(clf.predict(D[np.ix_(te, tr)]) == d.target[te]))]
+    with pytest.raises(ValueError, match="disjoint"):
+        nested_cv(CitationKNNClassifier(scale=None), grid, d.bags, d.target, [(tr, tr)])

@@ -167,9 +167,10 @@ def test_alpha_search_options(backend):
     for sigma in (0.1, 1.0, 10.0):
         golden = select_alpha(dmin, dmax, y, sigma)
         gridded = select_alpha(dmin, dmax, y, sigma, method="grid-golden")
-        # The grid start can only help: never worse than the best grid point.
+        # The grid start can only help: never worse than the best grid point
+        # (up to FLAT_RTOL, under which two objective values are a tie).
         best_grid = max(nca_objective(dmin, dmax, y, t, sigma) for t in np.linspace(0, 1, 11))
-        assert nca_objective(dmin, dmax, y, gridded, sigma) >= best_grid - 1e-12
+        assert nca_objective(dmin, dmax, y, gridded, sigma) >= best_grid * (1 - 1e-9)
         assert 0.0 <= golden <= 1.0
     with pytest.raises(ValueError, match="method"):
         select_alpha(dmin, dmax, y, 1.0, method="newton")

@@ -183,6 +183,8 @@ def _cmd_reproduce_distances(args):
     from mil._progress import Progress
     from mil.reproduce import reproduce_distances
 
+    if args.data == "milweb":
+        return _reproduce_milweb(args)
     datasets = _datasets_option(args)
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
     _check_jobs(args)
@@ -195,21 +197,66 @@ def _cmd_reproduce_distances(args):
     if not args.json:
         print(f"(wall time {result.total_seconds:.1f} s, distance matrices shared by the ten learners)")
     if result.curves:
-        def panels():
-            out = []
-            for key, xlabel in (("references", "references (citers = references + 2)"),
-                                ("sigma", "sigma")):
-                series = {}
-                for name, c in result.curves.items():
-                    x, y, fixed = c[key]
-                    other = "sigma" if key == "references" else "references"
-                    series[f"{name} ({other}={fixed})"] = (x, [100 * v for v in y])
-                out.append({"title": f"Citation-KNN, integrated: accuracy against {key}",
-                            "xlabel": xlabel, "ylabel": "10-fold CV accuracy %", "series": series,
-                            "logx": key == "sigma"})
-            return {"panels": out}
+        _write_plots(args, lambda: _curve_panels(result, "10-fold CV accuracy %"),
+                     "integrated_references.png", "references / sigma")
+    return 0
 
-        _write_plots(args, panels, "integrated_references.png", "references / sigma")
+
+def _curve_panels(result, ylabel):
+    """Plot panels: Citation-KNN (integrated) accuracy against references and against sigma."""
+    out = []
+    for key, xlabel in (("references", "references (citers = references + 2)"), ("sigma", "sigma")):
+        series = {}
+        for name, c in result.curves.items():
+            x, y, fixed = c[key]
+            other = "sigma" if key == "references" else "references"
+            series[f"{name} ({other}={fixed})"] = (x, [100 * v for v in y])
+        out.append({"title": f"Citation-KNN, integrated: accuracy against {key}",
+                    "xlabel": xlabel, "ylabel": ylabel, "series": series, "logx": key == "sigma"})
+    return {"panels": out}
+
+
+def _reproduce_milweb(args):
+    """``mil reproduce distances --data milweb``: the MILWEB table (one train/test split per user)."""
+    from mil._progress import Progress
+    from mil.reproduce import milweb_table, reproduce_milweb
+
+    users = None
+    if args.datasets:
+        users = []
+        for name in args.datasets:
+            digits = name.lower().removeprefix("milweb").removeprefix("user")
+            if not (digits.isdigit() and 1 <= int(digits) <= 9):
+                raise CLIError(f"unknown MILWEB user {name!r}; give 1..9 (or user1..user9)")
+            users.append(int(digits))
+    if args.scale in ("standard", "minmax"):
+        raise CLIError(f"--scale {args.scale} would make MILWEB's sparse bags dense; use none or maxabs")
+    scale = None if args.scale == "none" else args.scale
+    n_users = len(users or ((1,) if args.quick else range(9)))
+    with Progress(n_users * 11, enabled=False if args.quiet or args.json else None) as bar:
+        result = reproduce_milweb(users=users, quick=args.quick, scale=scale, alpha=args.alpha,
+                                  curves=not args.no_plots, progress=bar, n_jobs=args.jobs)
+    title = (f"MILWEB: Citation-KNN and Bag-KNN x five Hausdorff distances "
+             f"(scale={args.scale}, alpha={args.alpha})")
+    if args.json:
+        print(json.dumps({
+            "title": title, "quick": result.quick,
+            "accuracy": {l: {d: float(result.accuracy[l][d][0]) for d in result.datasets}
+                         for l in result.learners},
+            "best_params": {l: {d: result.best_params[l][d][0] for d in result.datasets}
+                            for l in result.learners},
+            "seconds": {l: {d: float(result.seconds[l][d]) for d in result.datasets}
+                        for l in result.learners},
+        }, indent=2))
+    else:
+        print(f"{title}: accuracy % on the 38 test bags of each user, parameters chosen by 5-fold CV "
+              "on the 75 training bags" + (f" (quick: {result.quick_note})" if result.quick else "") + "\n")
+        print(_table(milweb_table(result), ["learner", *result.datasets, "mean"]))
+        print(f"\n(wall time {result.total_seconds:.1f} s, distance matrices from the sparse path, "
+              "shared by the ten learners)")
+    if result.curves:
+        _write_plots(args, lambda: _curve_panels(result, "test accuracy % (38 bags)"),
+                     "milweb_integrated_references.png", "references / sigma")
     return 0
 
 
@@ -284,8 +331,13 @@ def build_parser():
             r.add_argument("--repeats", type=int, default=1, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 1, repetition 0)")
         if target == "distances":
-            r.add_argument("--scale", choices=["none", "standard", "minmax"], default="none",
-                           help="feature scaling (default: none, the paper's protocol)")
+            r.add_argument("--data", choices=["classic", "milweb"], default="classic",
+                           help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "
+                                "MILWEB users, predefined 75/38 train/test split (--datasets then "
+                                "takes user numbers 1..9)")
+            r.add_argument("--scale", choices=["none", "standard", "minmax", "maxabs"], default="none",
+                           help="feature scaling (default: none, the paper's protocol; MILWEB: none "
+                                "or maxabs)")
             r.add_argument("--alpha", choices=["nca", "cv"], default="nca",
                            help="integrated distance: alpha by NCA (paper) or by the inner CV")
     return parser

@@ -56,10 +56,10 @@ def _row_chunks(offsets, symmetric, n_chunks, block_size):
 
 
 def _prepare(X, Y):
-    X = check_bags(X, name="X")
+    X = check_bags(X, name="X", accept_sparse=True)
     if Y is None:
         return X, None
-    Y = check_bags(Y, name="Y")
+    Y = check_bags(Y, name="Y", accept_sparse=True)
     if Y.n_features != X.n_features:
         raise ValueError(f"Y has {Y.n_features} features per instance but X has {X.n_features}; "
                          "bags compared by a distance need the same features")
@@ -97,6 +97,19 @@ def _strip_bounds(offsets, symmetric, n_cols, n_workers, block_size):
     return bounds
 
 
+def _inside_dask_task():
+    """True when called from a task running on a Dask worker."""
+    try:
+        from distributed import get_worker
+    except ImportError:
+        return False
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
 def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
     """Fill `out` strip by strip through joblib (threads, processes or a Dask cluster)."""
     from joblib import Parallel, delayed, effective_n_jobs
@@ -114,7 +127,8 @@ def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
         return delayed(_strip)(rows, row_off, cols, col_off, symmetric, block_size, backend)
 
     bounds = _strip_bounds(x_off, symmetric, n_cols, effective_n_jobs(n_jobs), block_size)
-    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+    local = {"backend": "threading"} if _inside_dask_task() else {"prefer": "threads"}
+    results = Parallel(n_jobs=n_jobs, return_as="generator", **local)(
         task(r0, r1) for r0, r1 in bounds)
     kinds = ("minimal", "maximal", "average")
     for (r0, r1), (square, rect) in zip(bounds, results):
@@ -144,6 +158,13 @@ def _check_out(out, shape):
 
 def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     """The three matrices for validated Bags (internal entry point of the estimators)."""
+    if X.is_sparse or (Y is not None and Y.is_sparse):
+        # Sparse instances: products through scipy's sparse product (own module).
+        from mil._sparse_hausdorff import sparse_hausdorff_matrices
+
+        if out is not None:
+            _check_out(out, (X.n_bags, X.n_bags if Y is None else Y.n_bags))
+        return sparse_hausdorff_matrices(X, Y, n_jobs=n_jobs, out=out)
     block_size = BLOCK_SIZE if block_size is None else block_size
     # Distances do not change under translation; centring on X's mean makes
     # the |a|^2 + |b|^2 - 2ab expansion lose fewer digits to cancellation.
@@ -164,6 +185,12 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     # the caller's (e.g. a memmap: memory stays at a few strips) or when
     # joblib.parallel_config selected processes or a Dask cluster.
     backend = get_active_backend(prefer="threads")[0]
+    if _inside_dask_task():
+        # Already one task of a parallel job on a Dask worker: a nested Parallel
+        # on the dask backend secedes this thread once per call, and a second
+        # call in the same task fails inside distributed (KeyError in
+        # ``secede``; dask/distributed#9034). Work in this process instead.
+        backend = ThreadingBackend()
     if out is not None or not isinstance(backend, (ThreadingBackend, SequentialBackend)):
         if out is None:
             out = {kind: np.zeros((n_rows, n_cols)) for kind in ("minimal", "maximal", "average")}
@@ -193,7 +220,9 @@ def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
     Parameters
     ----------
     X : sequence of 2-D arrays or Bags
-        The row bags.
+        The row bags. Sparse bags (scipy sparse matrices, or a Bags with
+        CSR instances) take a sparse path: products through scipy's sparse
+        matrix product, the same distances to about 1e-12 relative.
     Y : sequence of 2-D arrays or Bags, default=None
         The column bags; None means ``X`` against itself (symmetric, half
         the work, exact zeros on the diagonal).
@@ -202,7 +231,8 @@ def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
         the GIL), or the backend selected with ``joblib.parallel_config``
         (e.g. ``backend="dask"`` with a ``distributed.Client``: strips of
         rows are computed on the cluster and assembled here). None means 1,
-        or every worker of the selected backend.
+        or every worker of the selected backend. Sparse bags always use
+        threads in this process.
     out : dict, default=None
         Preallocated outputs to fill, e.g. ``np.lib.format.open_memmap``
         files for more bags than fit in memory: any of the keys "minimal",

@@ -105,7 +105,7 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None)
         ``predict_time`` (seconds per fold), ``callback`` (list, one value per
         fold; None without a callback).
     """
-    bags = check_bags(X, allow_nan=True)
+    bags = check_bags(X, allow_nan=True, accept_sparse=True)  # the estimator decides
     y = np.asarray(y)
     check_bag_labels(y, bags.n_bags)
     if effective_n_jobs(n_jobs) == 1:

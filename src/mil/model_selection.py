@@ -24,10 +24,9 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold
 from sklearn.utils import Bunch
 
-from mil.bags import Bags
 from mil.distances import _all_from_bags
 from mil.evaluation import fold_indices
-from mil.preprocessing import _scaling
+from mil.preprocessing import _apply_scaling, _scaling
 from mil.utils.validation import check_bag_labels, check_bags
 
 __all__ = ["nested_cv", "paper_grid", "SIGMAS", "REFERENCES"]
@@ -82,6 +81,16 @@ def _is_distance_learner(estimator):
 def _outer_splits(outer_folds, y, random_state):
     if isinstance(outer_folds, (int, np.integer)):
         return fold_indices(y, folds=int(outer_folds), seed=random_state)
+    if isinstance(outer_folds, list) and outer_folds and all(
+            isinstance(p, tuple) and len(p) == 2 for p in outer_folds):
+        # Explicit (train, test) index pairs, e.g. a predefined train/test split.
+        splits = [(np.asarray(tr, dtype=np.intp), np.asarray(te, dtype=np.intp)) for tr, te in outer_folds]
+        for tr, te in splits:
+            if tr.ndim != 1 or te.ndim != 1 or not (tr.size and te.size) or np.intersect1d(tr, te).size \
+                    or min(tr.min(), te.min()) < 0 or max(tr.max(), te.max()) >= len(y):
+                raise ValueError("each (train, test) pair of outer_folds needs non-empty, disjoint "
+                                 f"1-D bag indices in 0..{len(y) - 1}")
+        return splits
     table = np.asarray(outer_folds)
     if table.ndim == 2:
         table = table[0]
@@ -130,7 +139,7 @@ def _scaled_matrices(bags, train, scale):
     if scale is None:
         return _all_from_bags(bags, None)
     offset, factor = _scaling(bags.instances[np.isin(bags.instance_bag, train)], scale)
-    return _all_from_bags(Bags._trusted((bags.instances - offset) / factor, bags.offsets), None)
+    return _all_from_bags(_apply_scaling(bags, offset, factor), None)
 
 
 def _alpha_cache(cache, scale, train):
@@ -205,7 +214,8 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
     outer_folds : int or array-like of shape (n_bags,) or (n_repeats, n_bags), default=10
         An int gives stratified folds (seeded by `random_state`); an array
         gives the test fold of each bag (a shipped ``folds`` table: its row
-        0 is used).
+        0 is used); a list of ``(train, test)`` index tuples gives the outer
+        splits themselves (e.g. MILWEB's predefined split, one pair).
     inner_cv : int or CV splitter, default=5
         Stratified, shuffled with `random_state` when an int.
     n_jobs : int, default=None
@@ -241,7 +251,7 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
     (4, 4)
     """
     t_start = time.perf_counter()
-    bags = check_bags(X)
+    bags = check_bags(X, accept_sparse=True)  # an estimator without sparse support refuses in fit
     y = np.asarray(y)
     check_bag_labels(y, bags.n_bags)
     grid = list(ParameterGrid(param_grid))

@@ -19,9 +19,11 @@ class BagScaler(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    method : {"standard", "minmax"}, default="standard"
+    method : {"standard", "minmax", "maxabs"}, default="standard"
         ``"standard"``: subtract the mean and divide by the standard
-        deviation; ``"minmax"``: map the training range to [0, 1].
+        deviation; ``"minmax"``: map the training range to [0, 1];
+        ``"maxabs"``: divide by the largest absolute value (no offset, so
+        sparse bags stay sparse; the only method that accepts them).
 
     Attributes
     ----------
@@ -40,7 +42,7 @@ class BagScaler(TransformerMixin, BaseEstimator):
            [1. , 0.5]])
     """
 
-    _parameter_constraints = {"method": [StrOptions({"standard", "minmax"})]}
+    _parameter_constraints = {"method": [StrOptions({"standard", "minmax", "maxabs"})]}
 
     def __init__(self, method="standard"):
         self.method = method
@@ -55,7 +57,7 @@ class BagScaler(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Learn per-feature offset and scale from the instances of `X`."""
         self._validate_params()
-        bags = check_bags(X, allow_nan=True, estimator="BagScaler")
+        bags = check_bags(X, allow_nan=True, estimator="BagScaler", accept_sparse=True)
         self.offset_, self.scale_ = _scaling(bags.instances, self.method)
         self.n_features_in_ = bags.n_features
         return self
@@ -63,12 +65,28 @@ class BagScaler(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Return the scaled bags as a new :class:`~mil.Bags` (the input is not modified)."""
         check_is_fitted(self, "scale_")
-        bags = check_bags(X, n_features=self.n_features_in_, allow_nan=True, estimator="BagScaler")
-        return Bags._trusted((bags.instances - self.offset_) / self.scale_, bags.offsets, bags.ids)
+        bags = check_bags(X, n_features=self.n_features_in_, allow_nan=True, estimator="BagScaler",
+                          accept_sparse=True)
+        if bags.is_sparse and self.method != "maxabs":
+            raise ValueError(f"BagScaler(method={self.method!r}) would make sparse bags dense; "
+                             "use method='maxabs' or Bags.toarray()")
+        return _apply_scaling(bags, self.offset_, self.scale_)
 
 
 def _scaling(instances, method):
-    if method == "standard":
+    """Per-feature ``(offset, scale)`` of `method` on an instance matrix (dense or sparse)."""
+    if not isinstance(instances, np.ndarray):  # scipy sparse
+        if method != "maxabs":
+            raise ValueError(
+                f"scale={method!r} subtracts a per-feature offset, which would make sparse bags "
+                "dense; use scale='maxabs' (divides by the largest absolute training value, keeps "
+                "them sparse) or scale=None, or densify with Bags.toarray()")
+        scale = abs(instances).max(axis=0).toarray().ravel() if instances.shape[0] else np.ones(0)
+        return np.zeros(instances.shape[1]), np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+    if method == "maxabs":
+        offset = np.zeros(instances.shape[1])
+        scale = np.nanmax(np.abs(instances), axis=0)
+    elif method == "standard":
         offset = np.nanmean(instances, axis=0)
         scale = np.nanstd(instances, axis=0)
     else:
@@ -77,6 +95,16 @@ def _scaling(instances, method):
     scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
     offset = np.where(np.isfinite(offset), offset, 0.0)
     return offset, scale
+
+
+def _apply_scaling(bags, offset, scale):
+    """``(x - offset) / scale`` for every instance, as a new Bags (sparse bags: offset is 0)."""
+    if bags.is_sparse:
+        import scipy.sparse as sp
+
+        scaled = (bags.instances @ sp.diags(1.0 / scale)).tocsr()
+        return Bags._trusted(scaled, bags.offsets, bags.ids)
+    return Bags._trusted((bags.instances - offset) / scale, bags.offsets, bags.ids)
 
 
 def scale_bags(train, others=(), method="standard"):
@@ -98,4 +126,4 @@ def scale_bags(train, others=(), method="standard"):
     if method is None:
         return bags
     offset, scale = _scaling(train.instances, method)
-    return [Bags._trusted((b.instances - offset) / scale, b.offsets, b.ids) for b in bags]
+    return [_apply_scaling(b, offset, scale) for b in bags]

@@ -42,6 +42,26 @@ def test_foil_gain_hand_computed(backend):
     assert math.isclose(float(k.foil_gain(2, 1, 1, 1)), math.log2(0.5) - math.log2(2 / 3), rel_tol=1e-15)
 
 
+def test_smoothed_gain_hand_computed(backend):
+    k = kernel("_rule_split")
+    # JRip's smoothing: 4+/4- -> 2+/0-: 2 * (log2(3/3) - log2(5/9)).
+    assert math.isclose(float(k.foil_gain(4, 4, 2, 0, smooth=1)), 2 * math.log2(9 / 5), rel_tol=1e-15)
+    # The search picks the condition of the highest smoothed gain: one feature, bags 0, 1 (+)
+    # at 1 and 2, bag 2 (-) at 3, bag 3 (+) at 4. x <= 2.5 keeps 2+/0-: plain gain
+    # 2 * log2(4/3), smoothed 2 * (log2(3/3) - log2(4/5)); x <= 4 keeps everything: no gain.
+    bags_list = [np.array([[1.0]]), np.array([[2.0]]), np.array([[3.0]]), np.array([[4.0]])]
+    bags = Bags.from_list(bags_list)
+    order, svals, sbag = _presort(bags.instances, bags.instance_bag)
+    act = np.ones(4, np.uint8)
+    pos = np.array([1, 1, 0, 1], np.uint8)
+    gain, thr, p, n = k.best_conditions(svals, order, act, sbag, pos, 3, 1, 1, 1)
+    assert math.isclose(gain[0, 0], 2 * -math.log2(4 / 5), rel_tol=1e-15) and thr[0, 0] == 2.5
+    # x >= 3.5 keeps 1+/0-: smoothed 1 * (log2(2/2) - log2(4/5)) < 2 * ... ; plain 1 * log2(4/3).
+    assert math.isclose(gain[0, 1], -math.log2(4 / 5), rel_tol=1e-15) and thr[0, 1] == 3.5
+    with pytest.raises(ValueError, match="smooth must be 0 or 1"):
+        k.best_conditions(svals, order, act, sbag, pos, 3, 1, 1, 2)
+
+
 def test_prune_metric_hand_computed(backend):
     k = kernel("_rule_split")
     np.testing.assert_array_equal(k.prune_metric([3, 2, 0, 0, 5], [1, 2, 4, 0, 0]),
@@ -107,7 +127,7 @@ def test_best_condition_min_bags_and_active(backend):
     assert thr[0, 0] == 3.0 and (p[0, 0], n[0, 0]) == (1.0, 0.0)
 
 
-def brute_best(X, inst_bag, bag_pos, active, p0, n0, min_bags):
+def brute_best(X, inst_bag, bag_pos, active, p0, n0, min_bags, smooth=0):
     """Every midpoint threshold of every feature, coverage counted bag by bag."""
     d = X.shape[1]
     act = active.astype(bool)
@@ -116,15 +136,16 @@ def brute_best(X, inst_bag, bag_pos, active, p0, n0, min_bags):
     for f in range(d):
         vals = np.unique(X[act, f])
         for a, b in zip(vals[:-1], vals[1:]):
-            mid = (a + b) * 0.5
-            for op, t in ((0, mid if mid < b else a), (1, mid if mid > a else b)):
+            mid = a * 0.5 + b * 0.5
+            for op, t in ((0, mid if a <= mid < b else a), (1, mid if a < mid <= b else b)):
                 keep = act & ((X[:, f] <= t) if op == 0 else (X[:, f] >= t))
                 bags_kept = np.unique(inst_bag[keep])
                 p1 = int(bag_pos[bags_kept].sum())
                 n1 = len(bags_kept) - p1
                 if p1 < max(min_bags, 1):
                     continue
-                g = p1 * (math.log2(p1 / (p1 + n1)) - math.log2(p0 / (p0 + n0)))
+                s = smooth
+                g = p1 * (math.log2((p1 + s) / (p1 + n1 + s)) - math.log2((p0 + s) / (p0 + n0 + s)))
                 if g > gain[f, op] + 1e-12:
                     gain[f, op], thr[f, op] = g, t
     return gain, thr
@@ -147,8 +168,8 @@ def small_problem(draw):
 
 
 @settings(deadline=None, max_examples=60)
-@given(small_problem())
-def test_best_conditions_brute_force_and_twins(problem):
+@given(small_problem(), st.integers(0, 1))
+def test_best_conditions_brute_force_and_twins(problem, smooth):
     X, offsets, bag_pos, active, min_bags = problem
     inst_bag = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)).astype(np.intp)
     covered = np.unique(inst_bag[active.astype(bool)])
@@ -157,7 +178,7 @@ def test_best_conditions_brute_force_and_twins(problem):
     if p0 == 0:
         return
     order, svals, sbag = _presort(X, inst_bag)
-    args = (svals, order, active, sbag, bag_pos, p0, n0, min_bags)
+    args = (svals, order, active, sbag, bag_pos, p0, n0, min_bags, smooth)
     compiled, python = twins("_rule_split")
     results = [python.best_conditions(*args)]
     if compiled is not None:
@@ -165,7 +186,7 @@ def test_best_conditions_brute_force_and_twins(problem):
         for a, b in zip(results[0], results[1]):
             np.testing.assert_array_equal(a, b)  # bit-identical
     gain, thr, p, n = results[0]
-    bg, bt = brute_best(X, inst_bag, bag_pos, active, p0, n0, min_bags)
+    bg, bt = brute_best(X, inst_bag, bag_pos, active, p0, n0, min_bags, smooth)
     np.testing.assert_allclose(gain, bg, rtol=1e-12, atol=1e-12)
     has = bg > 0
     np.testing.assert_array_equal(thr[has], bt[has])

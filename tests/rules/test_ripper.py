@@ -188,7 +188,8 @@ def test_positive_class_with_more_than_two_classes_is_an_error():
 
 
 @pytest.mark.parametrize("params", [dict(beam_width=3), dict(use_lrs=True), dict(k=0),
-                                    dict(min_bags=5, prune_ratio=0.25)])
+                                    dict(min_bags=5, prune_ratio=0.25), dict(smoothing=True),
+                                    dict(error_check="remaining"), dict(rule_order="unordered")])
 def test_options_still_learn_the_concept(params):
     X, y = conjunction_bags()
     clf = RipperMIClassifier(random_state=0, **params).fit(X, y)
@@ -209,8 +210,8 @@ def test_lrs_threshold_prunes_insignificant_rules():
 @settings(deadline=None, max_examples=25)
 @given(st.integers(0, 10_000), st.integers(8, 30), st.integers(1, 3), st.booleans(),
        st.sampled_from([("ordered", "standard", 2), ("unordered", "standard", 3),
-                        ("ordered", "collective", 3), ("ordered", "standard", 3)]))
-def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use_lrs, mode):
+                        ("ordered", "collective", 3), ("ordered", "standard", 3)]), st.booleans())
+def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use_lrs, mode, smoothing):
     from mil._core import compiled_available
 
     if not compiled_available("_rule_split"):
@@ -228,7 +229,7 @@ def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use
         with use_backend(kind):
             models[kind] = RipperMIClassifier(beam_width=beam_width, use_lrs=use_lrs, lrs_threshold=2.0,
                                               rule_order=rule_order, assumption=assumption,
-                                              random_state=seed).fit(X, y)
+                                              smoothing=smoothing, random_state=seed).fit(X, y)
     assert models["compiled"].rules_ == models["python"].rules_
     assert models["compiled"].default_rule_ == models["python"].default_rule_
     with use_backend("python"):

@@ -16,6 +16,8 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
+from mil._core._checks import bag_max_args, bag_weights_args
+
 __all__ = ["sweep_distinct_bags", "distinct_bag_weights", "bag_max"]
 
 
@@ -90,11 +92,10 @@ cdef void c_bag_max(
         out[b] = best
 
 
-# Python wrappers: the caller (mil.utils.validation, the estimators) hands in
-# C-contiguous arrays of the dtypes below; the twin in _bag_counts_py takes the same.
+# Python wrappers: each checks sizes, dtypes and bag indices first (mil._core._checks,
+# shared with the twin in _bag_counts_py), so bad arguments raise, never read out of bounds.
 
-def sweep_distinct_bags(const intp_t[::1] inst_bag, const uint8_t[::1] bag_pos,
-                        const float64_t[::1] bag_weight):
+def sweep_distinct_bags(inst_bag_, bag_pos_, bag_weight_):
     """Distinct-bag weights on each side of every cut of a sweep.
 
     Parameters
@@ -113,6 +114,10 @@ def sweep_distinct_bags(const intp_t[::1] inst_bag, const uint8_t[::1] bag_pos,
         positive / negative bags among instances ``0..k`` (left) and
         ``k+1..n-1`` (right).
     """
+    inst_bag_, bag_pos_, bag_weight_ = bag_weights_args(inst_bag_, bag_pos_, bag_weight_)
+    cdef const intp_t[::1] inst_bag = inst_bag_
+    cdef const uint8_t[::1] bag_pos = bag_pos_
+    cdef const float64_t[::1] bag_weight = bag_weight_
     cdef intp_t n = inst_bag.shape[0]
     out = np.empty((4, n), dtype=np.float64)
     cdef float64_t[:, ::1] o = out
@@ -124,8 +129,7 @@ def sweep_distinct_bags(const intp_t[::1] inst_bag, const uint8_t[::1] bag_pos,
     return out[0], out[1], out[2], out[3]
 
 
-def distinct_bag_weights(const intp_t[::1] inst_bag, const uint8_t[::1] bag_pos,
-                         const float64_t[::1] bag_weight):
+def distinct_bag_weights(inst_bag_, bag_pos_, bag_weight_):
     """Weight of the distinct positive and negative bags among some instances.
 
     Returns
@@ -134,6 +138,10 @@ def distinct_bag_weights(const intp_t[::1] inst_bag, const uint8_t[::1] bag_pos,
         Sum of `bag_weight` over the distinct positive (negative) bags that
         own at least one of the instances.
     """
+    inst_bag_, bag_pos_, bag_weight_ = bag_weights_args(inst_bag_, bag_pos_, bag_weight_)
+    cdef const intp_t[::1] inst_bag = inst_bag_
+    cdef const uint8_t[::1] bag_pos = bag_pos_
+    cdef const float64_t[::1] bag_weight = bag_weight_
     cdef intp_t n = inst_bag.shape[0]
     cdef float64_t pos = 0.0, neg = 0.0
     cdef uint8_t[::1] seen = np.zeros(bag_pos.shape[0], dtype=np.uint8)
@@ -144,7 +152,7 @@ def distinct_bag_weights(const intp_t[::1] inst_bag, const uint8_t[::1] bag_pos,
     return pos, neg
 
 
-def bag_max(const float64_t[::1] values, const intp_t[::1] offsets):
+def bag_max(values_, offsets_):
     """Maximum of instance values within each bag.
 
     Parameters
@@ -157,6 +165,9 @@ def bag_max(const float64_t[::1] values, const intp_t[::1] offsets):
     -------
     out : ndarray of float64, shape (n_bags,)
     """
+    values_, offsets_ = bag_max_args(values_, offsets_)
+    cdef const float64_t[::1] values = values_
+    cdef const intp_t[::1] offsets = offsets_
     cdef intp_t n_bags = offsets.shape[0] - 1
     out = np.empty(n_bags, dtype=np.float64)
     cdef float64_t[::1] o = out

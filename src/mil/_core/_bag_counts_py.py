@@ -9,6 +9,8 @@ so both give bit-identical sums (adding 0.0 leaves a float unchanged).
 
 import numpy as np
 
+from mil._core._checks import bag_max_args, bag_weights_args
+
 __all__ = ["sweep_distinct_bags", "distinct_bag_weights", "bag_max"]
 
 
@@ -24,6 +26,7 @@ def _first_occurrence(inst_bag, n_bags):
 
 def sweep_distinct_bags(inst_bag, bag_pos, bag_weight):
     """Distinct-bag weights on each side of every cut of a sweep (see the compiled twin)."""
+    inst_bag, bag_pos, bag_weight = bag_weights_args(inst_bag, bag_pos, bag_weight)
     n = inst_bag.shape[0]
     n_bags = bag_pos.shape[0]
     w = bag_weight[inst_bag]
@@ -45,6 +48,7 @@ def sweep_distinct_bags(inst_bag, bag_pos, bag_weight):
 
 def distinct_bag_weights(inst_bag, bag_pos, bag_weight):
     """Weight of the distinct positive and negative bags among some instances."""
+    inst_bag, bag_pos, bag_weight = bag_weights_args(inst_bag, bag_pos, bag_weight)
     # Sum in bag order of first appearance, as the compiled loop does.
     order = inst_bag[_first_occurrence(inst_bag, bag_pos.shape[0])]
     w = bag_weight[order]
@@ -56,6 +60,7 @@ def distinct_bag_weights(inst_bag, bag_pos, bag_weight):
 
 def bag_max(values, offsets):
     """Maximum of instance values within each bag (bags are non-empty)."""
+    values, offsets = bag_max_args(values, offsets)
     if offsets.shape[0] <= 1:
         return np.empty(0, dtype=np.float64)
     return np.maximum.reduceat(values, offsets[:-1]).astype(np.float64, copy=False)

@@ -13,29 +13,52 @@ subtracted before exponentiating, so sigma = 0.1 with distances in the
 hundreds stays finite (the factor cancels in p_ij).
 
 Sums run row by row, left to right, as in the NumPy twin (``_golden_py``).
-Ties between the two interior points keep the left part (smaller x).
+Ties between the two interior points keep the left part (smaller x); the
+NCA search counts values within ``FLAT_RTOL`` (relative) as tied, so both
+twins take the same branches on flat stretches of the objective.
 """
 
-from libc.math cimport exp, sqrt, INFINITY, NAN
+from libc.math cimport exp, fabs, sqrt, INFINITY, NAN
 
 from mil._core._typedefs cimport float64_t, intp_t
 
 import numpy as np
 
+from mil._core._checks import check_float, golden_args, nca_args
+
 __all__ = ["golden_section_max", "nca_objective", "nca_alpha"]
 
 cdef float64_t INVPHI = (sqrt(5.0) - 1.0) / 2.0
+# Interior values within this relative difference count as equal (the left
+# part is kept): the objective's last bits differ between the twins (other
+# summation orders), and on a flat stretch an exact comparison sent the two
+# searches to different brackets. Same constant in the twin.
+cdef float64_t _FLAT_RTOL = 1e-9
+FLAT_RTOL = _FLAT_RTOL
+
+
+cdef inline bint _keep_left(float64_t f1, float64_t f2, float64_t rtol) noexcept nogil:
+    cdef float64_t scale = fabs(f1) if fabs(f1) > fabs(f2) else fabs(f2)
+    return f1 >= f2 - rtol * scale
 
 
 cdef float64_t c_golden_section_max(
     scalar_func f, void* data, float64_t lo, float64_t hi, float64_t tol, intp_t max_iter,
 ) noexcept nogil:
+    return _golden_max(f, data, lo, hi, tol, max_iter, 0.0)
+
+
+cdef float64_t _golden_max(
+    scalar_func f, void* data, float64_t lo, float64_t hi, float64_t tol, intp_t max_iter,
+    float64_t rtol,
+) noexcept nogil:
+    # rtol: interior values within it (relative) are a tie, which keeps the left part.
     cdef float64_t a = lo, b = hi
     cdef float64_t x1 = b - INVPHI * (b - a), x2 = a + INVPHI * (b - a)
     cdef float64_t f1 = f(x1, data), f2 = f(x2, data)
     cdef intp_t it = 0
     while (b - a) > tol and it < max_iter:
-        if f1 >= f2:
+        if _keep_left(f1, f2, rtol):
             # The maximum lies in [a, x2]; x1 becomes the right interior point.
             b = x2
             x2 = x1
@@ -107,7 +130,7 @@ cdef float64_t c_nca_alpha(
     data.y = y
     data.n = n
     data.sigma = sigma
-    return c_golden_section_max(_nca_at, &data, 0.0, 1.0, tol, 200)
+    return _golden_max(_nca_at, &data, 0.0, 1.0, tol, 200, _FLAT_RTOL)
 
 
 cdef float64_t _call_python(float64_t x, void* data) noexcept nogil:
@@ -124,7 +147,7 @@ cdef float64_t _call_python(float64_t x, void* data) noexcept nogil:
             return NAN
 
 
-def golden_section_max(func, float64_t lo, float64_t hi, float64_t tol=1e-5, intp_t max_iter=200):
+def golden_section_max(func, lo, hi, tol=1e-5, max_iter=200, rtol=0.0):
     """Maximise a scalar function on [lo, hi] by golden-section search.
 
     Parameters
@@ -136,38 +159,55 @@ def golden_section_max(func, float64_t lo, float64_t hi, float64_t tol=1e-5, int
     tol : float, default=1e-5
         Stop when the bracket is shorter than `tol`.
     max_iter : int, default=200
+    rtol : float, default=0.0
+        Interior values within this relative difference are a tie (the
+        left part is kept); ``FLAT_RTOL`` makes the search immune to
+        last-bit differences on flat stretches, at the price of locating
+        a smooth maximum only to about ``sqrt(2 * rtol)``.
 
     Returns
     -------
     x : float
         Midpoint of the final bracket.
     """
+    func, lo, hi, tol, max_iter = golden_args(func, lo, hi, tol, max_iter)
+    rtol = check_float(rtol, "rtol")
     holder = [func, None]
-    cdef float64_t x = c_golden_section_max(_call_python, <void*> holder, lo, hi, tol, max_iter)
+    cdef float64_t x = _golden_max(_call_python, <void*> holder, lo, hi, tol, max_iter, rtol)
     if holder[1] is not None:
         raise holder[1]
     return x
 
 
-def nca_objective(const float64_t[:, ::1] dmin, const float64_t[:, ::1] dmax,
-                  const intp_t[::1] y, float64_t alpha, float64_t sigma):
+def nca_objective(dmin_, dmax_, y_, alpha, sigma):
     """NCA leave-one-out objective f(alpha) over the training bags (stable)."""
+    dmin_, dmax_, y_, sigma = nca_args(dmin_, dmax_, y_, sigma)
+    alpha = check_float(alpha, "alpha")
+    cdef const float64_t[:, ::1] dmin = dmin_
+    cdef const float64_t[:, ::1] dmax = dmax_
+    cdef const intp_t[::1] y = y_
     cdef float64_t out
+    cdef float64_t a = alpha, sg = sigma
     cdef intp_t n = dmin.shape[0]
     if n == 0:
         return 0.0
     with nogil:
-        out = c_nca_objective(&dmin[0, 0], &dmax[0, 0], &y[0], n, alpha, sigma)
+        out = c_nca_objective(&dmin[0, 0], &dmax[0, 0], &y[0], n, a, sg)
     return out
 
 
-def nca_alpha(const float64_t[:, ::1] dmin, const float64_t[:, ::1] dmax,
-              const intp_t[::1] y, float64_t sigma, float64_t tol=1e-3):
+def nca_alpha(dmin_, dmax_, y_, sigma, tol=1e-3):
     """Alpha in [0, 1] maximising the NCA objective, by golden-section search."""
+    dmin_, dmax_, y_, sigma = nca_args(dmin_, dmax_, y_, sigma)
+    tol = check_float(tol, "tol", positive=True)
+    cdef const float64_t[:, ::1] dmin = dmin_
+    cdef const float64_t[:, ::1] dmax = dmax_
+    cdef const intp_t[::1] y = y_
     cdef float64_t out
+    cdef float64_t sg = sigma, tl = tol
     cdef intp_t n = dmin.shape[0]
     if n == 0:
         return 0.5
     with nogil:
-        out = c_nca_alpha(&dmin[0, 0], &dmax[0, 0], &y[0], n, sigma, tol)
+        out = c_nca_alpha(&dmin[0, 0], &dmax[0, 0], &y[0], n, sg, tl)
     return out

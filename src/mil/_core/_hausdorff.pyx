@@ -29,6 +29,8 @@ from scipy.linalg.cython_blas cimport dgemm, dsyrk
 
 from mil._core._typedefs cimport float64_t, intp_t
 
+from mil._core._checks import bag_blocks_args, hausdorff_args
+
 __all__ = ["hausdorff_matrices", "bag_blocks"]
 
 # A squared distance below EXACT_BELOW * (|a|^2 + |b|^2) may be mostly
@@ -53,8 +55,12 @@ cdef inline intp_t _next_bound(const intp_t* offsets, intp_t b, intp_t stop,
     return nb
 
 
-def bag_blocks(const intp_t[::1] offsets, intp_t start, intp_t stop, intp_t block_size):
+def bag_blocks(offsets, start, stop, block_size):
     """Bag boundaries of the runs of about `block_size` instances (as in the twin)."""
+    return _bag_blocks(*bag_blocks_args(offsets, start, stop, block_size))
+
+
+def _bag_blocks(const intp_t[::1] offsets, intp_t start, intp_t stop, intp_t block_size):
     bounds = [start]
     cdef intp_t b = start
     while b < stop:
@@ -298,12 +304,8 @@ cdef int c_hausdorff_matrices(
     return 0
 
 
-def hausdorff_matrices(
-    const float64_t[:, ::1] X, const intp_t[::1] x_offsets,
-    const float64_t[:, ::1] Y, const intp_t[::1] y_offsets, bint symmetric,
-    float64_t[:, ::1] out_min, float64_t[:, ::1] out_max, float64_t[:, ::1] out_ave,
-    intp_t row_start, intp_t row_stop, intp_t block_size,
-):
+def hausdorff_matrices(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_ave,
+                       row_start, row_stop, block_size):
     """Fill rows ``row_start..row_stop-1`` of the minimal, maximal and average matrices.
 
     Parameters
@@ -323,6 +325,16 @@ def hausdorff_matrices(
     block_size : int
         Target number of instances per row block and per column chunk.
     """
+    _fill(*hausdorff_args(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_ave,
+                          row_start, row_stop, block_size))
+
+
+def _fill(
+    const float64_t[:, ::1] X, const intp_t[::1] x_offsets,
+    const float64_t[:, ::1] Y, const intp_t[::1] y_offsets, bint symmetric,
+    float64_t[:, ::1] out_min, float64_t[:, ::1] out_max, float64_t[:, ::1] out_ave,
+    intp_t row_start, intp_t row_stop, intp_t block_size,
+):
     cdef intp_t n_x = x_offsets.shape[0] - 1
     cdef intp_t n_y = y_offsets.shape[0] - 1
     cdef intp_t d = X.shape[1]

@@ -13,6 +13,8 @@ onwards (upper triangle) and mirrors the result. Memory stays at one block.
 
 import numpy as np
 
+from mil._core._checks import bag_blocks_args, hausdorff_args
+
 __all__ = ["hausdorff_matrices", "bag_blocks"]
 
 #: Minima below EXACT_BELOW * (|a|^2 + max |b|^2) are recomputed from differences
@@ -26,6 +28,10 @@ def bag_blocks(offsets, start, stop, block_size):
     A run holds at least one bag, so a bag larger than `block_size` forms a
     run on its own. Returns the bag boundaries, ``[start, ..., stop]``.
     """
+    return _bag_blocks(*bag_blocks_args(offsets, start, stop, block_size))
+
+
+def _bag_blocks(offsets, start, stop, block_size):
     bounds = [start]
     b = start
     while b < stop:
@@ -94,22 +100,18 @@ def _block(Xr, sq_r, off_r, Yc, sq_c, off_c, pairs=None):
 def hausdorff_matrices(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_ave,
                        row_start, row_stop, block_size):
     """Fill rows ``row_start..row_stop-1`` of the three bag distance matrices (see the compiled twin)."""
-    X = np.asarray(X)
-    x_offsets = np.asarray(x_offsets)
-    if symmetric:
-        Y, y_offsets = X, x_offsets
-    else:
-        Y = np.asarray(Y)
-        y_offsets = np.asarray(y_offsets)
+    (X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_ave, row_start, row_stop,
+     block_size) = hausdorff_args(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_ave,
+                                  row_start, row_stop, block_size)
     sq_x = np.einsum("ij,ij->i", X, X)
     sq_y = sq_x if symmetric else np.einsum("ij,ij->i", Y, Y)
     n_cols = y_offsets.shape[0] - 1
-    rows = bag_blocks(x_offsets, row_start, row_stop, block_size)
+    rows = _bag_blocks(x_offsets, row_start, row_stop, block_size)
     for r0, r1 in zip(rows[:-1], rows[1:]):
         i0, i1 = x_offsets[r0], x_offsets[r1]
         off_r = x_offsets[r0:r1 + 1] - i0
         c_first = r0 if symmetric else 0
-        cols = bag_blocks(y_offsets, c_first, n_cols, block_size)
+        cols = _bag_blocks(y_offsets, c_first, n_cols, block_size)
         for c0, c1 in zip(cols[:-1], cols[1:]):
             j0, j1 = y_offsets[c0], y_offsets[c1]
             off_c = y_offsets[c0:c1 + 1] - j0

@@ -16,6 +16,7 @@ cdef void c_best_conditions(
     const float64_t* log2_table,  # log2_table[i] = log2(i), i = 0..n_bags
     float64_t base,             # log2(p0 / (p0 + n0)) of the rule before the new condition
     intp_t min_bags,            # a condition must keep at least this many positive bags
+    intp_t smooth,              # 1: precisions (p + 1) / (p + n + 1) (JRip), 0: p / (p + n)
     intp_t* scratch_bag,        # scratch, length n
     float64_t* scratch_val,     # scratch, length n
     float64_t* lp,              # scratch, length n (sweep counts, left positive)

@@ -15,6 +15,8 @@ candidate is scored by FOIL's information gain
 
     gain = p1 * (log2(p1 / (p1 + n1)) - log2(p0 / (p0 + n0)))
 
+(or, with ``smooth=1``, Weka JRip's smoothed precisions ``(p + 1) / (p + n + 1)``)
+
 with the logarithms read from a table computed by NumPy, so that the NumPy
 twin (``_rule_split_py``) gets bit-identical gains. Ties go to the lowest
 threshold here; across features and operators the caller takes the first
@@ -33,10 +35,10 @@ __all__ = ["best_conditions", "prefix_coverage", "ruleset_coverage", "foil_gain"
 
 
 cdef inline float64_t _gain(const float64_t* log2_table, float64_t base,
-                            float64_t p1, float64_t n1) noexcept nogil:
+                            float64_t p1, float64_t n1, intp_t smooth) noexcept nogil:
     # Counts are whole numbers of bags (unit weights), exact in float64.
-    cdef intp_t ip = <intp_t> p1
-    cdef intp_t it = <intp_t> (p1 + n1)
+    cdef intp_t ip = <intp_t> p1 + smooth
+    cdef intp_t it = <intp_t> (p1 + n1) + smooth
     cdef float64_t t = log2_table[ip] - log2_table[it]
     t = t - base
     return p1 * t
@@ -51,7 +53,7 @@ cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
 cdef void c_best_conditions(
     const float64_t* sorted_vals, intp_t n, intp_t d, const intp_t* order,
     const uint8_t* active, const intp_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
-    const float64_t* log2_table, float64_t base, intp_t min_bags,
+    const float64_t* log2_table, float64_t base, intp_t min_bags, intp_t smooth,
     intp_t* scratch_bag, float64_t* scratch_val,
     float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn, uint8_t* seen,
     float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
@@ -90,7 +92,7 @@ cdef void c_best_conditions(
                 continue  # no cut between equal values
             # x <= t keeps instances 0..k (left side of the cut).
             if lp[k] >= min_bags and lp[k] > 0.0:
-                g = _gain(log2_table, base, lp[k], ln[k])
+                g = _gain(log2_table, base, lp[k], ln[k], smooth)
                 if g > best_le:
                     t = _midpoint(a, b)
                     if not (a <= t and t < b):
@@ -102,7 +104,7 @@ cdef void c_best_conditions(
                     out_n[2 * f] = ln[k]
             # x >= t keeps instances k+1..m-1 (right side of the cut).
             if rp[k] >= min_bags and rp[k] > 0.0:
-                g = _gain(log2_table, base, rp[k], rn[k])
+                g = _gain(log2_table, base, rp[k], rn[k], smooth)
                 if g > best_ge:
                     t = _midpoint(a, b)
                     if not (a < t and t <= b):
@@ -166,7 +168,8 @@ cdef void c_ruleset_coverage(
 
 def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] order,
                     const uint8_t[::1] active, const intp_t[:, ::1] sorted_bag,
-                    const uint8_t[::1] bag_pos, intp_t p0, intp_t n0, intp_t min_bags):
+                    const uint8_t[::1] bag_pos, intp_t p0, intp_t n0, intp_t min_bags,
+                    intp_t smooth=0):
     """Best next condition of a growing rule for every (feature, operator).
 
     Parameters
@@ -187,6 +190,9 @@ def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] or
         (p0 > 0).
     min_bags : int
         Minimum number of positive bags a condition must keep.
+    smooth : {0, 1}, default=0
+        1: precisions are smoothed as ``(p + 1) / (p + n + 1)`` in the gain
+        (Weka's JRip), 0: plain ``p / (p + n)``.
 
     Returns
     -------
@@ -197,9 +203,11 @@ def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] or
         and the bags it keeps.
     """
     cdef intp_t d = sorted_vals.shape[0], n = sorted_vals.shape[1], n_bags = bag_pos.shape[0]
-    table = _log2_table(n_bags)
+    if smooth not in (0, 1):
+        raise ValueError(f"smooth must be 0 or 1; got {smooth}")
+    table = _log2_table(n_bags + smooth)
     cdef const float64_t[::1] lg = table
-    cdef float64_t base = lg[p0] - lg[p0 + n0]
+    cdef float64_t base = lg[p0 + smooth] - lg[p0 + n0 + smooth]
     out = np.zeros((4, d, 2), dtype=np.float64)
     cdef float64_t[:, :, ::1] o = out
     cdef intp_t[::1] sb = np.empty(max(n, 1), dtype=np.intp)
@@ -209,7 +217,7 @@ def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] or
     if n and d:
         with nogil:
             c_best_conditions(&sorted_vals[0, 0], n, d, &order[0, 0], &active[0], &sorted_bag[0, 0],
-                              &bag_pos[0], &w[0], &lg[0], base, min_bags,
+                              &bag_pos[0], &w[0], &lg[0], base, min_bags, smooth,
                               &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &sv[3, 0], &sv[4, 0],
                               &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
     return out[0], out[1], out[2], out[3]

@@ -22,11 +22,13 @@ def _log2_table(n_bags):
     return table
 
 
-def foil_gain(p0, n0, p1, n1):
+def foil_gain(p0, n0, p1, n1, smooth=0):
     """FOIL's information gain of a condition, counted on bags.
 
     ``p1 * (log2(p1 / (p1 + n1)) - log2(p0 / (p0 + n0)))``, with the same
     rounding as :func:`best_conditions`. Counts are whole numbers, p0, p1 > 0.
+    ``smooth=1``: every precision ``p / (p + n)`` becomes ``(p + 1) / (p + n + 1)``
+    (Weka's JRip).
 
     Examples
     --------
@@ -35,9 +37,9 @@ def foil_gain(p0, n0, p1, n1):
     """
     p1 = np.asarray(p1, dtype=np.intp)
     n1 = np.asarray(n1, dtype=np.intp)
-    table = _log2_table(int(max(p0 + n0, np.max(p1 + n1, initial=0))))
-    base = table[p0] - table[p0 + n0]
-    return p1 * ((table[p1] - table[p1 + n1]) - base)
+    table = _log2_table(int(max(p0 + n0, np.max(p1 + n1, initial=0))) + smooth)
+    base = table[p0 + smooth] - table[p0 + n0 + smooth]
+    return p1 * ((table[p1 + smooth] - table[p1 + n1 + smooth]) - base)
 
 
 def prune_metric(p, n):
@@ -54,12 +56,14 @@ def prune_metric(p, n):
     return np.divide(p - n, total, out=np.zeros(np.broadcast(p, n).shape), where=total > 0)
 
 
-def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min_bags):
+def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min_bags, smooth=0):
     """Best next condition of a growing rule for every (feature, operator) (see the compiled twin)."""
+    if smooth not in (0, 1):
+        raise ValueError(f"smooth must be 0 or 1; got {smooth}")
     d, n = sorted_vals.shape
     n_bags = bag_pos.shape[0]
-    lg = _log2_table(n_bags)
-    base = lg[p0] - lg[p0 + n0]
+    lg = _log2_table(n_bags + smooth)
+    base = lg[p0 + smooth] - lg[p0 + n0 + smooth]
     out = np.zeros((4, d, 2), dtype=np.float64)
     ones = np.ones(n_bags, dtype=np.float64)
     act = active.astype(bool)
@@ -78,8 +82,8 @@ def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min
         )
         for col, (p1, n1, thr) in enumerate(sides):
             valid = cut & (p1 >= min_bags) & (p1 > 0.0)
-            ip = p1.astype(np.intp)
-            it = (p1 + n1).astype(np.intp)
+            ip = p1.astype(np.intp) + smooth
+            it = (p1 + n1).astype(np.intp) + smooth
             gain = p1 * ((lg[ip] - lg[it]) - base)
             gain = np.where(valid, gain, 0.0)
             k = int(np.argmax(gain))   # first maximum: the lowest threshold

@@ -81,10 +81,15 @@ def select_alpha(dmin, dmax, y, sigma, tol=1e-3, method="golden"):
     if method == "golden":
         return float(g.nca_alpha(dmin, dmax, y, float(sigma), float(tol)))
     grid = np.linspace(0.0, 1.0, 11)
-    values = [g.nca_objective(dmin, dmax, y, a, float(sigma)) for a in grid]
-    best = int(np.argmax(values))
+    values = np.array([g.nca_objective(dmin, dmax, y, a, float(sigma)) for a in grid])
+    # Values within the kernel's FLAT_RTOL count as equal (the first wins), so
+    # the last bits, which differ between the twins, never pick the grid cell.
+    top = values.max()
+    best = int(np.flatnonzero(values >= top - g.FLAT_RTOL * abs(top))[0])
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, 10)]
-    alpha = g.golden_section_max(lambda a: g.nca_objective(dmin, dmax, y, a, float(sigma)), lo, hi, tol, 200)
-    if g.nca_objective(dmin, dmax, y, alpha, float(sigma)) >= values[best]:
+    alpha = g.golden_section_max(lambda a: g.nca_objective(dmin, dmax, y, a, float(sigma)), lo, hi, tol, 200,
+                                 rtol=g.FLAT_RTOL)
+    f_alpha = g.nca_objective(dmin, dmax, y, alpha, float(sigma))
+    if f_alpha >= values[best] - g.FLAT_RTOL * abs(values[best]):
         return float(alpha)
     return float(grid[best])

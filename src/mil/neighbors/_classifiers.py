@@ -21,8 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from mil.base import BaseBagClassifier
 from mil.distances import KINDS, _all_from_bags, adapted_from, integrated_from
 from mil.neighbors._alpha import select_alpha
-from mil.preprocessing import _scaling
-from mil.bags import Bags
+from mil.preprocessing import _apply_scaling, _scaling
 from mil.utils.validation import check_bag_labels
 
 __all__ = ["BagKNNClassifier", "CitationKNNClassifier", "DISTANCE_RTOL"]
@@ -55,12 +54,13 @@ class _BagNeighbors(BaseBagClassifier):
     """Shared machinery: scaling, distances, alpha, voting helpers (not public)."""
 
     _binary_only = False
+    _accept_sparse = True
 
     _parameter_constraints = {
         "metric": [StrOptions(set(KINDS) | {"precomputed"})],
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, 1, closed="both"), None],
-        "scale": [StrOptions({"standard", "minmax"}), None],
+        "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
         "sigma_scale": [StrOptions({"absolute", "median"})],
         "alpha_search": [StrOptions({"golden", "grid-golden"})],
         "smoothing": [Interval(Real, 0, None, closed="left")],
@@ -104,7 +104,7 @@ class _BagNeighbors(BaseBagClassifier):
         bags, y_enc = self._validate_fit(X, y)
         if self.scale is not None:
             self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
-            bags = Bags._trusted((bags.instances - self.offset_) / self.scale_, bags.offsets)
+            bags = _apply_scaling(bags, self.offset_, self.scale_)
         self.train_bags_ = bags
         self._fit_distances(_all_from_bags(bags, None, n_jobs=self.n_jobs), y_enc)
         return self
@@ -167,7 +167,7 @@ class _BagNeighbors(BaseBagClassifier):
             return self._check_precomputed(X, self.n_train_)
         bags = self._validate_predict(X)
         if self.scale is not None:
-            bags = Bags._trusted((bags.instances - self.offset_) / self.scale_, bags.offsets)
+            bags = _apply_scaling(bags, self.offset_, self.scale_)
         return self._compose(_all_from_bags(bags, self.train_bags_, n_jobs=self.n_jobs))
 
     def _nearest(self, D, k):
@@ -248,10 +248,12 @@ class BagKNNClassifier(_BagNeighbors):
     alpha : float in [0, 1] or None, default=None
         Weight of the minimal distance in the integrated distance; None
         selects it on the training bags (``alpha_``).
-    scale : {"standard", "minmax"} or None, default="standard"
+    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances and applied to
         every bag before distances (see :doc:`/results/distances` for the
-        measurements).
+        measurements). Sparse bags (:doc:`/user_guide/sparse`) accept
+        "maxabs" or None only: the others subtract an offset, which would
+        make them dense.
     sigma_scale : {"absolute", "median"}, default="absolute"
         "median": the NCA bandwidth is ``sigma`` times the median distance
         between training bags (at alpha = 1/2), so one sigma grid suits
@@ -353,7 +355,8 @@ class CitationKNNClassifier(_BagNeighbors):
         Bandwidth of the NCA objective choosing alpha (``metric="integrated"``).
     alpha : float in [0, 1] or None, default=None
         None selects alpha on the training bags (``alpha_``).
-    scale : {"standard", "minmax"} or None, default="standard"
+    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
+        See :class:`BagKNNClassifier` (sparse bags: "maxabs" or None).
     sigma_scale : {"absolute", "median"}, default="absolute"
     alpha_search : {"golden", "grid-golden"}, default="golden"
         See :class:`BagKNNClassifier`.

@@ -85,6 +85,14 @@ class RipperMIClassifier(BaseBagClassifier):
     lrs_threshold : float, default=3.84
         Threshold on the likelihood-ratio statistic (chi-square with one
         degree of freedom; 3.84 is the 95 % level).
+    smoothing : bool, default=False
+        Weka JRip's smoothed precision estimates: FOIL's gain with
+        ``(p + 1) / (p + n + 1)`` in place of ``p / (p + n)`` and the pruning
+        value ``(p + 1) / (p + n + 2)`` in place of ``(p - n) / (p + n)``.
+    error_check : {"prune", "remaining"}, default="prune"
+        Where a new rule's error rate is checked against 50 % to stop the
+        building phase: on the pruning bags (Cohen 1995) or on all the bags
+        still to cover (Weka's JRip).
     rule_order : {"ordered", "unordered"}, default="ordered"
         ``"ordered"``: a rule list as JRip's. With two classes the rules
         describe the positive class (``positive_class``) and the other class
@@ -171,6 +179,8 @@ class RipperMIClassifier(BaseBagClassifier):
         "beam_width": [Interval(Integral, 1, None, closed="left")],
         "use_lrs": ["boolean"],
         "lrs_threshold": [Interval(Real, 0, None, closed="left")],
+        "smoothing": ["boolean"],
+        "error_check": [StrOptions({"prune", "remaining"})],
         "rule_order": [StrOptions({"ordered", "unordered"})],
         "conflict": [StrOptions({"laplace-vote", "first", "shortest"})],
         "assumption": [StrOptions({"standard", "collective"})],
@@ -180,14 +190,17 @@ class RipperMIClassifier(BaseBagClassifier):
     }
 
     def __init__(self, k=2, prune_ratio=1 / 3, min_bags=2, beam_width=1, use_lrs=False,
-                 lrs_threshold=3.84, rule_order="ordered", conflict="laplace-vote",
-                 assumption="standard", positive_class=None, random_state=None, n_jobs=None):
+                 lrs_threshold=3.84, smoothing=False, error_check="prune", rule_order="ordered",
+                 conflict="laplace-vote", assumption="standard", positive_class=None,
+                 random_state=None, n_jobs=None):
         self.k = k
         self.prune_ratio = prune_ratio
         self.min_bags = min_bags
         self.beam_width = beam_width
         self.use_lrs = use_lrs
         self.lrs_threshold = lrs_threshold
+        self.smoothing = smoothing
+        self.error_check = error_check
         self.rule_order = rule_order
         self.conflict = conflict
         self.assumption = assumption
@@ -594,14 +607,14 @@ class _Ripper:
         return self.threads.concat(
             lambda lo, hi: split_kernel.best_conditions(
                 self.sorted_vals[lo:hi], self.order[lo:hi], active, self.sorted_bag[lo:hi],
-                self.bag_pos, int(p0), int(n0), self.est.min_bags),
+                self.bag_pos, int(p0), int(n0), self.est.min_bags, int(self.est.smoothing)),
             cells=self.order.size)
 
     def prune(self, conds, prune_mask, whole_error=False):
         """Delete the final sequence of conditions that is best on the pruning bags.
 
-        IREP's value ``(p - n) / (p + n)`` is maximised, or (optimisation
-        phase) the rule set's error ``n + (P - p)`` on the pruning bags, which
+        IREP's value ``(p - n) / (p + n)`` (with ``smoothing``:
+        ``(p + 1) / (p + n + 2)``) is maximised, or (optimisation phase) the rule set's error ``n + (P - p)`` on the pruning bags, which
         no other rule covers, is minimised. Ties keep the shorter rule.
         """
         if len(conds) <= 1 or not prune_mask.any():
@@ -614,6 +627,8 @@ class _Ripper:
         if whole_error:
             P = int((prune_mask & self.pos).sum())
             best = int(np.argmin(n + (P - p)))
+        elif self.est.smoothing:
+            best = int(np.argmax((p + 1.0) / (p + n + 2.0)))
         else:
             best = int(np.argmax(kernel("_rule_split").prune_metric(p, n)))
         return conds[:best + 1]
@@ -632,10 +647,17 @@ class _Ripper:
             if not conds:
                 break
             conds = self.prune(conds, prune_mask)
-            cov = self.coverage(conds) & prune_mask
-            p, n = int((cov & self.pos).sum()), int((cov & ~self.pos).sum())
-            if p + n > 0 and n / (p + n) > 0.5:
-                break
+            if self.est.error_check == "remaining":
+                # JRip: the rule's error on every bag still to cover, at least 50 % stops.
+                cov = self.coverage(conds) & remaining
+                p, n = int((cov & self.pos).sum()), int((cov & ~self.pos).sum())
+                if p == 0 or n / (p + n) >= 0.5:
+                    break
+            else:
+                cov = self.coverage(conds) & prune_mask
+                p, n = int((cov & self.pos).sum()), int((cov & ~self.pos).sum())
+                if p + n > 0 and n / (p + n) > 0.5:
+                    break
             rules.append(conds)
             dl = self.dl(rules)
             if dl > dl_min + MAX_DL_SURPLUS:

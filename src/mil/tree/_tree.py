@@ -82,7 +82,20 @@ class Tree:
         return (self.n_pos_bags + 1.0) / (self.n_pos_bags + self.n_neg_bags + 2.0)
 
     def apply(self, instances):
-        """Leaf index of every row of a C-contiguous float64 instance matrix."""
+        """Leaf index of every row of a C-contiguous float64 instance matrix.
+
+        Raises a ValueError when the matrix is not 2-D or has fewer columns
+        than a split feature of the tree needs (the kernel would read past
+        each row); estimators check the exact fitted feature count first.
+        """
+        instances = np.asarray(instances)
+        if instances.ndim != 2:
+            raise ValueError(f"instances must be a 2-D matrix (n_instances, n_features); "
+                             f"got shape {instances.shape}")
+        needed = int(self.feature.max()) + 1 if self.feature.size else 0
+        if instances.shape[1] < needed:
+            raise ValueError(f"instances have {instances.shape[1]} features but the tree splits "
+                             f"on feature {needed - 1}")
         return kernel("_tree_split").apply(
             instances, self.feature, self.threshold, self.missing_left,
             self.children_left, self.children_right)

@@ -7,8 +7,10 @@ internal layout, or used read-only when already in it.
 """
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 
 from mil.bags import Bags
 
@@ -37,12 +39,15 @@ def _numeric_array(values, what):
         raise ValueError(f"{what} is ragged: its rows have different lengths ({exc})") from None
     if arr.dtype.kind in _NUMERIC_KINDS:
         return arr
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{what} holds complex values. Complex data not supported")
+    reason = ""
     if arr.dtype.kind == "O":
         try:
             return arr.astype(np.float64)
-        except (TypeError, ValueError):
-            pass
-    raise TypeError(f"{what} holds non-numeric values (dtype {arr.dtype}); "
+        except (TypeError, ValueError) as exc:
+            reason = f" ({exc})"
+    raise TypeError(f"{what} holds non-numeric values (dtype {arr.dtype}){reason}; "
                     "features must be int, float or bool")
 
 
@@ -66,7 +71,8 @@ def _sparse_error(name, estimator):
     who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
     return TypeError(
         f"{name} holds sparse instances (scipy.sparse) and {who or 'this function'} does not accept "
-        "sparse bags; convert them with Bags.toarray() or .toarray() on each bag.")
+        "sparse bags (CitationKNNClassifier, BagKNNClassifier, BagScaler(method='maxabs') and "
+        "mil.distances do); convert them with Bags.toarray() or .toarray() on each bag.")
 
 
 def _sparse_instances(matrix, what, allow_nan):
@@ -183,8 +189,9 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         bags = _bags_from_sequence(X, allow_nan, name, accept_sparse, estimator)
     if n_features is not None and bags.n_features != n_features:
         who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
-        raise ValueError(f"{name} has {bags.n_features} features per instance, but "
-                         f"{who or 'the estimator'} was fitted with {n_features} features")
+        # scikit-learn's wording (its common checks match it).
+        raise ValueError(f"{name} has {bags.n_features} features, but {who or 'the estimator'} "
+                         f"is expecting {n_features} features as input (per instance)")
     return bags
 
 
@@ -239,7 +246,8 @@ def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None)
         if d0 is None:
             d0 = arr.shape[1]
             if d0 == 0:
-                raise ValueError(f"{what} has no features (0 columns)")
+                raise ValueError(f"{what} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 "
+                                 "is required.")
         elif arr.shape[1] != d0:
             raise ValueError(f"{what} has {arr.shape[1]} features but bag 0 has {d0}; "
                              "all instances need the same number of features")
@@ -393,8 +401,12 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
         positive class (also when the positive class is ``classes[0]``).
     """
     who = f"{estimator} " if estimator else ""
+    if y is None:
+        raise ValueError(f"{who or 'this estimator '}requires y to be passed, but the target y is None")
     y_arr = np.asarray(y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is used "
+                      "as y.ravel()", DataConversionWarning, stacklevel=3)
         y_arr = y_arr.ravel()
     if y_arr.ndim == 2:
         _check_target_type(y_arr)
@@ -415,10 +427,10 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
         raise TypeError(f"y labels must be of one sortable type: {exc}") from None
     y_enc = y_enc.ravel().astype(np.intp, copy=False)
     if classes.shape[0] < 2:
-        raise ValueError(f"y has a single class ({classes[0]!r}); {who}needs bags of two classes")
+        raise ValueError(f"y has one class only ({classes[0]!r}); {who}needs bags of two classes")
     if binary and classes.shape[0] > 2:
-        raise ValueError(f"{who}supports two classes only; y has {classes.shape[0]}: "
-                         f"{classes.tolist()[:10]}")
+        raise ValueError(f"Only binary classification is supported: {who}supports two classes only; "
+                         f"y has {classes.shape[0]}: {classes.tolist()[:10]}")
     if positive_class is not None and classes.shape[0] != 2:
         raise ValueError(f"positive_class applies to two classes only; y has {classes.shape[0]}")
     if require_positive is None:

@@ -1,0 +1,157 @@
+"""Argument checks of the kernels' Python entry points (shared by both twins).
+
+The C-level functions (``c_`` names, for ``cimport``) trust their inputs;
+the Python functions of ``_hausdorff``, ``_golden`` and ``_bag_counts`` and
+of their NumPy twins run these checks first, so a wrong size, dtype or bag
+offset raises the same ``TypeError`` / ``ValueError`` on both backends
+instead of reading outside an array. The checks cost O(n_bags), or O(n) for
+bag indices (a min and a max), never a pass over the instance values.
+"""
+
+import numbers
+
+import numpy as np
+
+__all__ = ["as_array", "check_offsets", "check_bag_index", "check_int", "check_float"]
+
+
+def as_array(a, name, dtype, ndim, writable=False):
+    """`a` as a C-contiguous ndarray of `dtype` with `ndim` dimensions.
+
+    Array-likes whose values convert safely (e.g. int32 to intp, lists) are
+    converted; anything else raises. A `writable` output must already be
+    a C-contiguous, writable ndarray of exactly `dtype` (it is filled in place).
+    """
+    dtype = np.dtype(dtype)
+    if writable:
+        if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous
+                and a.flags.writeable):
+            raise TypeError(f"{name} must be a writable C-contiguous {dtype} ndarray; got "
+                            f"{type(a).__name__} {getattr(a, 'dtype', '')}")
+    else:
+        arr = np.asarray(a)
+        if arr.dtype != dtype:
+            if arr.size and not np.can_cast(arr.dtype, dtype, "same_kind" if dtype.kind == "f" else "safe"):
+                raise TypeError(f"{name} must hold {dtype} values; got {arr.dtype}")
+            if arr.dtype.kind not in "biuf" and arr.size:
+                raise TypeError(f"{name} must hold {dtype} values; got {arr.dtype}")
+        a = np.ascontiguousarray(arr, dtype=dtype)
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D; got shape {a.shape}")
+    return a
+
+
+def check_offsets(offsets, n_rows, name="offsets"):
+    """Bag offsets: 1-D intp, starting at 0, strictly increasing, ending at `n_rows`."""
+    off = as_array(offsets, name, np.intp, 1)
+    if off.shape[0] == 0:
+        raise ValueError(f"{name} must hold n_bags + 1 >= 1 entries; got none")
+    if off[0] != 0 or off[-1] != n_rows:
+        raise ValueError(f"{name} must start at 0 and end at the number of rows ({n_rows}); "
+                         f"got {off[0]} and {off[-1]}")
+    if off.shape[0] > 1 and (np.diff(off) <= 0).any():
+        b = int(np.flatnonzero(np.diff(off) <= 0)[0])
+        raise ValueError(f"{name} must be strictly increasing (no empty bag); "
+                         f"{name}[{b}] = {off[b]} >= {name}[{b + 1}] = {off[b + 1]}")
+    return off
+
+
+def check_bag_index(inst_bag, n_bags, name="inst_bag"):
+    """Bag index per instance: 1-D intp with values in [0, n_bags)."""
+    idx = as_array(inst_bag, name, np.intp, 1)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_bags):
+        raise ValueError(f"{name} holds bag indices from {idx.min()} to {idx.max()}; "
+                         f"they must lie in [0, {n_bags})")
+    return idx
+
+
+def check_int(value, name, minimum=None, maximum=None):
+    """An integer within [minimum, maximum]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {value!r}")
+    value = int(value)
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must lie in [{minimum}, {maximum}]; got {value}")
+    return value
+
+
+def check_float(value, name, positive=False):
+    """A finite float (> 0 when `positive`)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or (positive and not value > 0):
+        raise ValueError(f"{name} must be finite{' and > 0' if positive else ''}; got {value!r}")
+    return value
+
+
+# -- one checker per kernel entry point (both twins call the same one) ---------
+def bag_max_args(values, offsets):
+    values = as_array(values, "values", np.float64, 1)
+    return values, check_offsets(offsets, values.shape[0])
+
+
+def bag_weights_args(inst_bag, bag_pos, bag_weight):
+    bag_pos = as_array(bag_pos, "bag_pos", np.uint8, 1)
+    bag_weight = as_array(bag_weight, "bag_weight", np.float64, 1)
+    if bag_weight.shape != bag_pos.shape:
+        raise ValueError(f"bag_weight has {bag_weight.shape[0]} entries but bag_pos has "
+                         f"{bag_pos.shape[0]}; both hold one value per bag")
+    return check_bag_index(inst_bag, bag_pos.shape[0]), bag_pos, bag_weight
+
+
+def bag_blocks_args(offsets, start, stop, block_size):
+    off = as_array(offsets, "offsets", np.intp, 1)
+    if off.shape[0] == 0:
+        raise ValueError("offsets must hold n_bags + 1 >= 1 entries; got none")
+    if off.shape[0] > 1 and (np.diff(off) <= 0).any():
+        raise ValueError("offsets must be strictly increasing (no empty bag)")
+    n_bags = off.shape[0] - 1
+    start = check_int(start, "start", 0, n_bags)
+    stop = check_int(stop, "stop", start, n_bags)
+    return off, start, stop, check_int(block_size, "block_size", 1)
+
+
+def hausdorff_args(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_ave,
+                   row_start, row_stop, block_size):
+    X = as_array(X, "X", np.float64, 2)
+    x_offsets = check_offsets(x_offsets, X.shape[0], "x_offsets")
+    n_x = x_offsets.shape[0] - 1
+    if symmetric:
+        Y, y_offsets = X, x_offsets
+    else:
+        Y = as_array(Y, "Y", np.float64, 2)
+        if Y.shape[1] != X.shape[1]:
+            raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
+        y_offsets = check_offsets(y_offsets, Y.shape[0], "y_offsets")
+    shape = (n_x, y_offsets.shape[0] - 1)
+    outs = []
+    for name, out in (("out_min", out_min), ("out_max", out_max), ("out_ave", out_ave)):
+        out = as_array(out, name, np.float64, 2, writable=True)
+        if out.shape != shape:
+            raise ValueError(f"{name} has shape {out.shape}; expected {shape} (row bags x column bags)")
+        outs.append(out)
+    row_start = check_int(row_start, "row_start", 0, n_x)
+    row_stop = check_int(row_stop, "row_stop", row_start, n_x)
+    block_size = check_int(block_size, "block_size", 1)
+    return (X, x_offsets, Y, y_offsets, bool(symmetric), *outs, row_start, row_stop, block_size)
+
+
+def nca_args(dmin, dmax, y, sigma):
+    dmin = as_array(dmin, "dmin", np.float64, 2)
+    dmax = as_array(dmax, "dmax", np.float64, 2)
+    y = as_array(y, "y", np.intp, 1)
+    n = y.shape[0]
+    if dmin.shape != (n, n) or dmax.shape != (n, n):
+        raise ValueError(f"dmin and dmax must be ({n}, {n}), one row and column per label; "
+                         f"got {dmin.shape} and {dmax.shape}")
+    return dmin, dmax, y, check_float(sigma, "sigma", positive=True)
+
+
+def golden_args(func, lo, hi, tol, max_iter):
+    if not callable(func):
+        raise TypeError(f"func must be callable; got {type(func).__name__}")
+    lo, hi = check_float(lo, "lo"), check_float(hi, "hi")
+    if hi < lo:
+        raise ValueError(f"the interval must have lo <= hi; got [{lo}, {hi}]")
+    return func, lo, hi, check_float(tol, "tol", positive=True), check_int(max_iter, "max_iter", 0)
