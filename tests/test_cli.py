@@ -110,7 +110,7 @@ def test_reproduce_trees_quick(tmp_path, capsys):
     assert main(["reproduce", "trees", "--quick", "--quiet", "--jobs", "2",
                  "--plot-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi"):
+    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "mi-forest"):
         assert learner in out
     assert "two folds of Musk1" in out
     if __import__("mil.plotting", fromlist=["x"]).plotting_available():
@@ -121,7 +121,8 @@ def test_reproduce_trees_quick_json_keeps_stdout_parseable(tmp_path, capsys):
     assert main(["reproduce", "trees", "--quick", "--json", "--plot-dir", str(tmp_path)]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
-    assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree"} <= set(out["accuracy"])
+    assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree",
+            "mi-forest"} <= set(out["accuracy"])
     curves = out["staged_error"]["musk1"]
     assert len(curves["train"]) == len(curves["test"]) == 20  # quick: 20 boosting rounds
     assert all(0.0 <= e <= 1.0 for e in curves["train"] + curves["test"])
