@@ -451,3 +451,4 @@ def test_a_learner_missing_from_the_installation_is_skipped(tmp_path, monkeypatc
     records = _json(capsys)
     assert records["c45-mi"]["reason"] == "learner 'c45-mi' is not available in this installation"
     assert records["bag-knn"]["status"] == "ok"
+    assert list(records) == ["c45-mi", "bag-knn"]  # the order asked for, skipped or not

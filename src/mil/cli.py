@@ -322,6 +322,7 @@ def _cmd_evaluate(args):
     records += [{"learner": learner, "status": "skipped", "accuracy_mean": None, "accuracy_std": None,
                  "auc_mean": None, "fit_time_s": None, "predict_time_s": None, "reason": reason,
                  **common} for learner, reason in skipped]
+    records.sort(key=lambda r: names.index(r["learner"]))  # the order the learners were asked in
     if args.json:
         print(json.dumps(records, indent=2, default=str))
     elif args.csv:
