@@ -51,7 +51,7 @@ from mil.base import BaseBagClassifier
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import Rule, format_rules, pack_rules
 from mil.utils._threads import RowThreads
-from mil.utils.validation import check_bag_labels, check_bags
+from mil.utils.validation import check_bag_labels, check_bags, set_feature_names
 
 __all__ = ["RipperMIClassifier"]
 
@@ -236,6 +236,7 @@ class RipperMIClassifier(BaseBagClassifier):
                              f"{classes.tolist()[:10]}")
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
+        set_feature_names(self, X)
         if self.assumption == "collective":
             learn = Bags.from_instances(bags.instances, np.arange(bags.n_instances))
             y_learn = y_idx[bags.instance_bag]
