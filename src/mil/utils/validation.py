@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 _NUMERIC_KINDS = "biuf"
+_RaggedWarning = getattr(getattr(np, "exceptions", np), "VisibleDeprecationWarning")
 
 
 def _numeric_array(values, what):
@@ -37,8 +38,11 @@ def _numeric_array(values, what):
         raise TypeError(f"{what} is a scipy sparse matrix, not accepted here; "
                         "convert it with .toarray()")
     try:
-        arr = np.asarray(values)
-    except ValueError as exc:  # ragged nested lists
+        with warnings.catch_warnings():
+            # NumPy < 1.24 makes an object array of ragged lists, with this warning.
+            warnings.simplefilter("error", _RaggedWarning)
+            arr = np.asarray(values)
+    except (ValueError, _RaggedWarning) as exc:  # ragged nested lists
         raise ValueError(f"{what} is ragged: its rows have different lengths ({exc})") from None
     if arr.dtype.kind in _NUMERIC_KINDS:
         return arr
