@@ -110,7 +110,7 @@ def test_reproduce_trees_quick(tmp_path, capsys):
     assert main(["reproduce", "trees", "--quick", "--quiet", "--jobs", "2",
                  "--plot-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi"):
+    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "mi-forest"):
         assert learner in out
     assert "two folds of Musk1" in out
     if __import__("mil.plotting", fromlist=["x"]).plotting_available():
@@ -121,7 +121,8 @@ def test_reproduce_trees_quick_json_keeps_stdout_parseable(tmp_path, capsys):
     assert main(["reproduce", "trees", "--quick", "--json", "--plot-dir", str(tmp_path)]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
-    assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree"} <= set(out["accuracy"])
+    assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree",
+            "mi-forest"} <= set(out["accuracy"])
     curves = out["staged_error"]["musk1"]
     assert len(curves["train"]) == len(curves["test"]) == 20  # quick: 20 boosting rounds
     assert all(0.0 <= e <= 1.0 for e in curves["train"] + curves["test"])
@@ -345,7 +346,9 @@ def test_no_plot_unless_plot_dir(tmp_path, monkeypatch, capsys):
     assert main(["reproduce", "distances", "--quick", "--quiet"]) == 0
     assert main(["--model", "bag-knn", "--folds", "3", "--quiet"]) == 0
     assert list(tmp_path.iterdir()) == []
-    assert "plot written" not in "".join(capsys.readouterr())
+    out = "".join(capsys.readouterr())
+    assert "plot written" not in out
+    assert "(for the references / sigma plot as a PNG file, add --plot-dir DIR)" in out
 
 
 # -- progress -----------------------------------------------------------------
@@ -393,3 +396,46 @@ def test_progress_bar_on_a_terminal_and_silence_when_disabled():
         off()
     assert quiet.getvalue() == ""
     assert format_duration(3725) == "1 h 02 min"
+
+
+def test_progress_times_the_rest_of_a_learner_at_its_own_pace():
+    from mil._progress import Progress
+
+    clock = _Clock()
+    bar = Progress(20, stream=io.StringIO(), enabled=False, clock=clock)
+    bar.set_label("bag-knn", 10)
+    for _ in range(10):
+        clock.now += 1.0
+        bar()
+    bar.set_label("gdbt-mi", 10)
+    for _ in range(2):
+        clock.now += 20.0
+        bar()
+    # 8 gdbt-mi folds left at 20 s each (not at the 50 s / 12 steps of the whole run).
+    assert bar.status().endswith("about 2 min 40 s left")
+
+
+def test_folds_file_with_integer_ids_and_a_header(tmp_path, capsys):
+    from mil.cli import _load, _read_folds_file, build_parser
+
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 4, ids=list(range(10, 18)), order=[7, 6, 5, 4, 3, 2, 1, 0])
+    data = _load(build_parser().parse_args(["evaluate", "--dataset", path]))
+    folds = tmp_path / "folds.csv"
+    folds.write_text("molecule;fold\n" + "\n".join(f"0{10 + b};{b // 2 % 2}" for b in range(8)))
+    np.testing.assert_array_equal(_read_folds_file(str(folds), data), np.arange(8) // 2 % 2)
+    folds.write_text("fold\n" + "\n".join(str(b // 2 % 3) for b in range(8)))  # file order: bag 17 first
+    np.testing.assert_array_equal(_read_folds_file(str(folds), data), (7 - np.arange(8)) // 2 % 3)
+
+
+def test_progress_heartbeat_reports_during_a_long_step():
+    import time
+
+    from mil._progress import Progress
+
+    stream = io.StringIO()
+    with Progress(2, label="gdbt-mi", stream=stream, interval=0.2) as bar:
+        time.sleep(1.5)  # one long step: the background thread still writes a line
+        bar()
+    lines = stream.getvalue().splitlines()
+    assert sum(line.startswith("mil: gdbt-mi: 0/2 (0 %), ") for line in lines) >= 2
+    assert lines[-1].startswith("mil: done")

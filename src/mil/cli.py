@@ -26,7 +26,7 @@ class _Data:
     def __init__(self, bags, y, name, published=None, file_order=None):
         self.bags, self.y, self.name = bags, y, name
         self.published = published  # (repetitions, n_bags) fold table of a shipped set
-        self.file_order = file_order  # bag ids in the order they first appear in the file
+        self.file_order = file_order  # CSV: bag ids in the order they first appear in the file
 
 
 def _csv_bag_order(path, bag, delimiter):
@@ -69,7 +69,7 @@ def _load(args):
             order = _csv_bag_order(dataset, bag, delimiter)
         else:
             d = load_arff(dataset)
-            order = [str(i) for i in d.bag_ids]
+            order = None  # the loader keeps the file's order
     except (OSError, ValueError, TypeError, UnicodeDecodeError) as exc:
         text = str(exc)
         text = text[len(f"{dataset}: "):] if text.startswith(f"{dataset}: ") else text
@@ -159,8 +159,8 @@ def _read_folds_file(path, data):
         raise CLIError(f"cannot read the folds file {path}: {exc}") from None
     rows = [(no, [f.strip() for f in re.split(r"[,;\t]|\s+", line) if f.strip()])
             for no, line in lines if line and not line.startswith("#")]
-    if rows and len(rows[0][1]) == 2 and not rows[0][1][1].lstrip("+-").isdigit():
-        rows = rows[1:]  # a header line such as "bag,fold"
+    if rows and rows[0][1] and not rows[0][1][-1].lstrip("+-").isdigit():
+        rows = rows[1:]  # a header line such as "bag,fold" or "fold"
     if not rows:
         raise CLIError(f"the folds file {path} holds no folds")
     widths = {len(fields) for _, fields in rows}
@@ -175,7 +175,14 @@ def _read_folds_file(path, data):
         return int(text)
 
     n = len(data.y)
-    ids = [str(i) for i in (data.bags.ids.tolist() if data.bags.ids is not None else range(n))]
+    raw_ids = data.bags.ids if data.bags.ids is not None else np.arange(n)
+    integer_ids = raw_ids.dtype.kind in "iu"
+
+    def key(bag_id):  # "007" in a file names the integer id 7
+        text = str(bag_id).strip()
+        return str(int(text)) if integer_ids and text.lstrip("+-").isdigit() else text
+
+    ids = [key(i) for i in raw_ids.tolist()]
     position = {bag_id: b for b, bag_id in enumerate(ids)}
     folds = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
     if len(rows[0][1]) == 1:
@@ -183,11 +190,16 @@ def _read_folds_file(path, data):
             raise CLIError(f"the folds file {path} has {len(rows)} fold numbers but {data.name} has "
                            f"{n} bags; give one per bag, in the order of the bags in the data file "
                            f"(or lines 'bag id, fold')")
-        order = data.file_order or ids
-        for (no, fields), bag_id in zip(rows, order):
-            folds[position[bag_id]] = fold(no, fields[0])
+        # The bags' order in the file (CSV: the loader sorts them by id).
+        where = range(n) if data.file_order is None else [position[key(i)] for i in data.file_order]
+        for (no, fields), b in zip(rows, where):
+            folds[b] = fold(no, fields[0])
     else:
+        if len(position) != n:
+            raise CLIError(f"{data.name} has bags with the same id; give the folds as one fold number "
+                           f"per line, in the order of the bags in the file")
         for no, (bag_id, value) in rows:
+            bag_id = key(bag_id)
             if bag_id not in position:
                 raise CLIError(f"{path}: line {no}: bag {bag_id!r} is not in {data.name}")
             if folds[position[bag_id]] != np.iinfo(np.int64).min:
@@ -283,7 +295,7 @@ def _cmd_evaluate(args):
     results, skipped = [], []
     with Progress(len(names) * len(splits), enabled=False if quiet else None) as bar:
         for learner in names:
-            bar.set_label(learner)
+            bar.set_label(learner, len(splits))
             before = bar.done
             est = make_learner(learner, **_learner_params(learner, positive, args.seed))
             try:
@@ -343,7 +355,11 @@ def _write_plots(args, make_panels, filename, what):
     """Write a PNG if matplotlib is there; otherwise say how to get plots."""
     from mil.plotting import plotting_available, save_line_plot
 
-    if args.no_plots or args.plot_dir is None:
+    if args.no_plots:
+        return
+    if args.plot_dir is None:
+        if not getattr(args, "json", False):
+            print(f"\n(for the {what} plot as a PNG file, add --plot-dir DIR)")
         return
     # With --json, stdout holds only the JSON document.
     out = sys.stderr if getattr(args, "json", False) else sys.stdout
@@ -371,7 +387,8 @@ def _print_reproduction(args, result, title, extra=None):
         }, indent=2))
         return
     print(f"{title}: bag-level accuracy %, mean ± std over the folds"
-          + (f" (quick: {result.quick_note})" if result.quick else " (published folds, repetition 0)") + "\n")
+          + (f" (quick: {result.quick_note})" if result.quick
+             else f" ({getattr(result, 'protocol', 'published folds, repetition 0')})") + "\n")
     print(_table(rows, ["learner", *result.datasets]))
     total = sum(sum(v.values()) for v in result.seconds.values())
     print(f"\ntotal time: {total:.1f} s")
@@ -384,12 +401,13 @@ def _cmd_reproduce_trees(args):
     _check_jobs(args)
     datasets = _datasets_option(args)
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    folds = 2 if args.quick else 10
+    folds = 2 if args.quick else 10 * args.repeats
     with Progress(n_sets * len(TREE_LEARNERS) * folds, enabled=False if args.quiet or args.json else None) as bar:
-        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar, n_jobs=args.jobs)
+        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar, n_jobs=args.jobs,
+                                 repeats=args.repeats)
     staged = {"staged_error": {name: {k: [float(v) for v in c] for k, c in curves.items()}
                                for name, curves in result.staged.items()}}
-    _print_reproduction(args, result, "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI", staged)
+    _print_reproduction(args, result, ", ".join(result.learners), staged)
     if result.staged:
         def panels():
             return {"panels": [{
@@ -411,7 +429,7 @@ def _cmd_reproduce_distances(args):
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
     _check_jobs(args)
     scale = None if args.scale == "none" else args.scale
-    curves = args.plot_dir is not None and not args.no_plots
+    curves = _want_curves(args)
     with Progress(n_sets * (10 + curves), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_distances(datasets=datasets, quick=args.quick, scale=scale, alpha=args.alpha,
                                      curves=curves, progress=bar, n_jobs=args.jobs)
@@ -419,10 +437,15 @@ def _cmd_reproduce_distances(args):
                                       f"(scale={args.scale}, alpha={args.alpha})")
     if not args.json:
         print(f"(wall time {result.total_seconds:.1f} s, distance matrices shared by the ten learners)")
-    if result.curves:
+    if result.curves or (args.plot_dir is None and args.alpha == "nca"):
         _write_plots(args, lambda: _curve_panels(result, "10-fold CV accuracy %"),
                      "integrated_references.png", "references / sigma")
     return 0
+
+
+def _want_curves(args):
+    """Compute the accuracy curves only for a plot that will be written (they cost time)."""
+    return args.plot_dir is not None and not args.no_plots and args.alpha == "nca"
 
 
 def _curve_panels(result, ylabel):
@@ -456,9 +479,10 @@ def _reproduce_milweb(args):
         raise CLIError(f"--scale {args.scale} would make MILWEB's sparse bags dense; use none or maxabs")
     scale = None if args.scale == "none" else args.scale
     n_users = len(users or ((1,) if args.quick else range(9)))
-    with Progress(n_users * 11, enabled=False if args.quiet or args.json else None) as bar:
+    curves = _want_curves(args)
+    with Progress(n_users * (10 + curves), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_milweb(users=users, quick=args.quick, scale=scale, alpha=args.alpha,
-                                  curves=not args.no_plots, progress=bar, n_jobs=args.jobs)
+                                  curves=curves, progress=bar, n_jobs=args.jobs)
     title = (f"MILWEB: Citation-KNN and Bag-KNN x five Hausdorff distances "
              f"(scale={args.scale}, alpha={args.alpha})")
     if args.json:
@@ -477,7 +501,7 @@ def _reproduce_milweb(args):
         print(_table(milweb_table(result), ["learner", *result.datasets, "mean"]))
         print(f"\n(wall time {result.total_seconds:.1f} s, distance matrices from the sparse path, "
               "shared by the ten learners)")
-    if result.curves:
+    if result.curves or (args.plot_dir is None and args.alpha == "nca"):
         _write_plots(args, lambda: _curve_panels(result, "test accuracy % (38 bags)"),
                      "milweb_integrated_references.png", "references / sigma")
     return 0
@@ -516,10 +540,10 @@ def _evaluate_options(p):
                         "order the bags first appear in the data file, or lines 'bag id,fold' (an "
                         "optional header line 'bag,fold'; lines starting with # are ignored). Fold "
                         "numbers are any integers; fold k tests the bags numbered k")
-    p.add_argument("--repeats", type=int, default=None,
+    p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="repetitions of the CV (default: 1); on a shipped set with 10 folds, up to 5 "
                         "use the published repetitions, more draw seeded random folds")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed of random folds (repetition r uses seed + r) and of the learners' "
                         "random_state (default: 0)")
     p.add_argument("--positive-class", metavar="LABEL",
@@ -533,7 +557,7 @@ def _evaluate_options(p):
     table.add_argument("--delimiter", metavar="CHAR",
                        help="field separator: one character, or tab, comma, semicolon, space "
                             "(default: comma; tab for .tsv and .tab files)")
-    p.add_argument("--jobs", type=int, default=None,
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes over the CV folds (default: 1; -1: one per core)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print results as JSON (one record per learner)")
@@ -549,28 +573,46 @@ def _version():
     return __version__
 
 
+_EPILOG = """examples:
+  mil                                        configuration, then every learner on Musk1
+  mil evaluate --dataset fox --model c45-mi bag-knn --repeats 5 --json
+  mil evaluate --dataset my_bags.arff        a Weka multi-instance ARFF file
+  mil evaluate --dataset my_bags.csv --bag-column molecule --label-column activity \\
+      --delimiter ';' --positive-class active --folds my_folds.csv
+  mil reproduce trees --quick --plot-dir plots
+
+Learners that cannot take the data (NaN features, more than two classes) are
+listed as skipped with the reason; the others run. Exit status: 0 when at
+least one learner ran, 2 for bad input or options (one line on stderr).
+"""
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
                                 "With no command, show the configuration and evaluate every "
-                                "available learner on the shipped Musk1.")
+                                "available learner on the shipped Musk1.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()} (scikit-mil)")
     _evaluate_options(parser)
     sub = parser.add_subparsers(dest="command")
     ev = sub.add_parser("evaluate", help="bag-level k-fold CV of learners on a data set",
                         description="Bag-level k-fold cross-validation: accuracy (mean ± std over "
-                                    "folds), AUC, fit and predict time per learner.")
+                                    "folds), AUC (two classes), fit and predict time per learner.",
+                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _evaluate_options(ev)
     sub.add_parser("info", help="show the configuration (mil.show_config())",
                    description="Print versions and which implementation each kernel uses.")
     rep = sub.add_parser("reproduce", help="reproduce the papers' tables",
                          description="Reproduce the literature's tables on the five shipped data sets "
-                                     "(10-fold CV on the published folds).")
+                                     "(10-fold CV on the published folds) and, for the distance "
+                                     "learners, on MILWEB's nine users (--data milweb).")
     rep_sub = rep.add_subparsers(dest="target", required=True)
     for target, text in (("distances", "Citation-KNN and Bag-KNN with the five Hausdorff distances, "
                                        "inner 5-fold choice of references and sigma; plots of accuracy "
                                        "against references and sigma (integrated distance)"),
-                         ("trees", "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI; plot of GDBT-MI error "
+                         ("trees", "ID3-MI, C4.5-MI, GDBT-MI, RIPPER-MI and the MI random forest; plot "
+                                   "of GDBT-MI error "
                                    "against rounds on Musk1 and Musk2")):
         r = rep_sub.add_parser(target, help=text, description=text)
         r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
@@ -581,9 +623,14 @@ def build_parser():
         r.add_argument("--no-plots", action="store_true",
                        help="tables only, even with --plot-dir (the default without --plot-dir)")
         r.add_argument("--json", action="store_true", help="print results as JSON")
-        r.add_argument("--quiet", action="store_true", help="no progress bar")
-        r.add_argument("--jobs", type=int, default=None,
+        r.add_argument("--quiet", action="store_true",
+                       help="no progress (on stderr: a bar with the time left on a terminal, a line "
+                            "every 10 s otherwise)")
+        r.add_argument("--jobs", type=int, default=None, metavar="N",
                        help="workers over the CV folds (default: 1; -1: one per core)")
+        if target == "trees":
+            r.add_argument("--repeats", type=int, default=1, choices=range(1, 6), metavar="R",
+                           help="published 10-fold repetitions to run, 1-5 (default: 1, repetition 0)")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
                            help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "
