@@ -439,3 +439,15 @@ def test_progress_heartbeat_reports_during_a_long_step():
     lines = stream.getvalue().splitlines()
     assert sum(line.startswith("mil: gdbt-mi: 0/2 (0 %), ") for line in lines) >= 2
     assert lines[-1].startswith("mil: done")
+
+
+def test_a_learner_missing_from_the_installation_is_skipped(tmp_path, monkeypatch, capsys):
+    import mil._learners as registry
+
+    real = registry._class_of
+    monkeypatch.setattr(registry, "_class_of", lambda name: None if name == "c45-mi" else real(name))
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "4", "--json"]) == 0
+    records = _json(capsys)
+    assert records["c45-mi"]["reason"] == "learner 'c45-mi' is not available in this installation"
+    assert records["bag-knn"]["status"] == "ok"

@@ -297,11 +297,11 @@ def _cmd_evaluate(args):
         for learner in names:
             bar.set_label(learner, len(splits))
             before = bar.done
-            est = make_learner(learner, **_learner_params(learner, positive, args.seed))
             try:
+                est = make_learner(learner, **_learner_params(learner, positive, args.seed))
                 res = evaluate(est, data.bags, data.y, splits, progress=bar, n_jobs=args.jobs,
                                positive_class=positive)
-            except (ValueError, TypeError) as exc:  # the learner cannot take this input
+            except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
                 skipped.append((learner, _reason(exc)))
                 bar.skip(len(splits) - (bar.done - before))
                 continue
