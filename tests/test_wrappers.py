@@ -116,8 +116,10 @@ def test_miwrapper_max_respects_positive_class():
     bag = [np.array([[0.2, 0.0], [0.9, 0.0]])]
     clf = MIWrapperClassifier(Recorder(), combine="max", positive_class="a").fit(BAGS, ["a", "b"])
     assert_allclose(clf.predict_proba(bag), [[0.8, 0.2]])
-    clf = MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, ["a", "b"])
+    clf = MIWrapperClassifier(Recorder(), combine="max", positive_class="b").fit(BAGS, ["a", "b"])
     assert_allclose(clf.predict_proba(bag), [[0.1, 0.9]])
+    with pytest.raises(ValueError, match="positive_class='a' or positive_class='b'"):
+        MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, ["a", "b"])
     with pytest.raises(ValueError, match="positive_class"):
         MIWrapperClassifier(Recorder(), combine="max", positive_class="c").fit(BAGS, ["a", "b"])
 

@@ -209,9 +209,11 @@ def bag_name(bags, b):
     ``"bag 13"`` (the position) otherwise.
     """
     ids = getattr(bags, "ids", None)
-    if ids is None:
-        return f"bag {b}"
-    return f"bag {ids[b].item() if hasattr(ids[b], 'item') else ids[b]!r}"
+    return f"bag {b}" if ids is None else _id_name(ids[b])
+
+
+def _id_name(bag_id):
+    return f"bag {bag_id.item() if hasattr(bag_id, 'item') else bag_id!r}"
 
 
 def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None):
@@ -279,8 +281,14 @@ def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None)
 
 def bags_from_instances(X, bag_ids, *, allow_nan=True):
     """Group instance rows into bags by id; see :meth:`mil.Bags.from_instances`."""
-    instances = check_instances(X, allow_nan=allow_nan)
     ids = np.asarray(bag_ids)
+    arr = X if _is_sparse(X) else _numeric_array(X, "the instance matrix")
+    if isinstance(arr, np.ndarray) and arr.ndim == 2 and ids.shape == arr.shape[:1] and arr.dtype.kind == "f":
+        bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+        if bad.any():  # name the bag by its id
+            row = int(np.flatnonzero(bad.any(axis=1))[0])
+            _check_finite(arr[row], _id_name(ids[row]), allow_nan)
+    instances = check_instances(arr, allow_nan=allow_nan)
     if ids.ndim != 1 or ids.shape[0] != instances.shape[0]:
         raise ValueError(f"bag_ids must be 1-D with one id per instance ({instances.shape[0]}); "
                          f"got shape {ids.shape}")
