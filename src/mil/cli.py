@@ -588,8 +588,15 @@ least one learner ran, 2 for bad input or options (one line on stderr).
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """Option errors as one line (with a pointer to --help), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
                                 "With no command, show the configuration and evaluate every "
                                 "available learner on the shipped Musk1.",
