@@ -322,6 +322,7 @@ def _cmd_evaluate(args):
     records += [{"learner": learner, "status": "skipped", "accuracy_mean": None, "accuracy_std": None,
                  "auc_mean": None, "fit_time_s": None, "predict_time_s": None, "reason": reason,
                  **common} for learner, reason in skipped]
+    records.sort(key=lambda r: names.index(r["learner"]))  # the order the learners were asked in
     if args.json:
         print(json.dumps(records, indent=2, default=str))
     elif args.csv:
@@ -587,8 +588,15 @@ least one learner ran, 2 for bad input or options (one line on stderr).
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """Option errors as one line (with a pointer to --help), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
                                 "With no command, show the configuration and evaluate every "
                                 "available learner on the shipped Musk1.",

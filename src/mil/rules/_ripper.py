@@ -51,7 +51,7 @@ from mil.base import BaseBagClassifier
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import Rule, format_rules, pack_rules
 from mil.utils._threads import RowThreads
-from mil.utils.validation import check_bag_labels, check_bags
+from mil.utils.validation import check_bag_labels, check_bags, set_feature_names
 
 __all__ = ["RipperMIClassifier"]
 
@@ -244,6 +244,7 @@ class RipperMIClassifier(BaseBagClassifier):
                              f"{classes.tolist()[:10]}")
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
+        set_feature_names(self, X)
         if self.assumption == "collective":
             # Instances in a canonical order (by bag, then lexicographically), so that the
             # random grow/prune splits do not depend on the order of instances in a bag.
