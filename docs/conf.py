@@ -134,7 +134,8 @@ def write_api_pages():
             for n in data:
                 lines += [f".. autodata:: {n}", "   :no-value:", ""]
         if elsewhere:
-            lines += ["Also importable from here", "-------------------------", ""]
+            lines += ["Re-exported here", "----------------", "",
+                      "Documented under the module that defines them:", ""]
             for attr, obj, home in elsewhere:
                 role = "class" if inspect.isclass(obj) else "func"
                 lines.append(f"- :{role}:`{name}.{attr} <{home}.{attr}>`")

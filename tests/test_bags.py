@@ -91,7 +91,7 @@ def test_3d_array_is_a_sequence_of_equal_bags():
     ([[[1.0, 2.0], [3.0]]], ValueError, "bag 0 of X is ragged"),
     ([np.ones((1, 2)), np.array([[np.nan, 1.0]])], ValueError, "bag 1 of X contains NaN"),
     ([np.array([[np.inf, 1.0]])], ValueError, "bag 0 of X contains infinity"),
-    ([np.ones((2, 0))], ValueError, "no features"),
+    ([np.ones((2, 0))], ValueError, "0 feature"),
     (np.ones((5, 3)), ValueError, "single 2-D array"),
     ("abc", TypeError, "sequence of 2-D arrays"),
     (42, TypeError, "sequence of 2-D arrays"),
@@ -119,7 +119,7 @@ def test_nan_allowed_where_supported_but_never_inf():
 
 
 def test_feature_count_at_predict_time():
-    with pytest.raises(ValueError, match="X has 3 features per instance, but Foo was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but Foo is expecting 2 features"):
         check_bags([np.ones((1, 3))], n_features=2, estimator="Foo")
 
 
@@ -136,7 +136,7 @@ def test_bad_offsets_and_ids():
 
 @pytest.mark.parametrize("y, kwargs, exc, message", [
     ([0, 1], {}, ValueError, "y has 2 labels but X has 3 bags"),
-    ([1, 1, 1], {}, ValueError, "single class"),
+    ([1, 1, 1], {}, ValueError, "one class only"),
     ([0, 1, 2], {"binary": True}, ValueError, "two classes only"),
     ([0.0, np.nan, 1.0], {}, ValueError, "NaN"),
     ([[0, 1], [1, 0], [0, 1]], {}, ValueError, "1-D"),
@@ -152,5 +152,8 @@ def test_label_encoding_and_positive_class():
     assert classes.tolist() == ["neg", "pos"] and enc.tolist() == [0, 1, 0]
     classes, enc = check_bag_labels(["neg", "pos", "neg"], 3, binary=True, positive_class="neg")
     assert enc.tolist() == [1, 0, 1]
-    bags, classes, enc = check_bags_y([np.ones((1, 2))] * 3, np.array([[2], [1], [2]]))
+    from sklearn.exceptions import DataConversionWarning
+
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        bags, classes, enc = check_bags_y([np.ones((1, 2))] * 3, np.array([[2], [1], [2]]))
     assert classes.tolist() == [1, 2] and enc.tolist() == [1, 0, 1]

@@ -1,5 +1,6 @@
 """Command line: subcommands, output formats and one-line errors (quick runs only)."""
 
+import io
 import json
 import subprocess
 import sys
@@ -109,7 +110,7 @@ def test_reproduce_trees_quick(tmp_path, capsys):
     assert main(["reproduce", "trees", "--quick", "--quiet", "--jobs", "2",
                  "--plot-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi"):
+    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "mi-forest"):
         assert learner in out
     assert "two folds of Musk1" in out
     if __import__("mil.plotting", fromlist=["x"]).plotting_available():
@@ -120,7 +121,8 @@ def test_reproduce_trees_quick_json_keeps_stdout_parseable(tmp_path, capsys):
     assert main(["reproduce", "trees", "--quick", "--json", "--plot-dir", str(tmp_path)]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
-    assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree"} <= set(out["accuracy"])
+    assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree",
+            "mi-forest"} <= set(out["accuracy"])
     curves = out["staged_error"]["musk1"]
     assert len(curves["train"]) == len(curves["test"]) == 20  # quick: 20 boosting rounds
     assert all(0.0 <= e <= 1.0 for e in curves["train"] + curves["test"])
@@ -145,3 +147,320 @@ def test_validation_names_the_bag_by_its_id():
     bags.instances[4, 1] = np.inf
     with pytest.raises(ValueError, match="bag 'mol_17' of X contains infinity"):
         check_bags(bags, allow_nan=True)
+
+
+# -- a user's own files -------------------------------------------------------
+
+def _write_csv(path, labels, ids=None, nan_bag=None, inf_bag=None, delimiter=",", columns=("bag", "label"),
+               order=None):
+    """A tiny long CSV: three 2-feature instances per bag; positive bags hold a shifted instance."""
+    rng = np.random.default_rng(0)
+    ids = ids or [f"b{i}" for i in range(len(labels))]
+    lines = [delimiter.join([*columns, "x1", "x2"])]
+    for b in (order or range(len(labels))):
+        for i in range(3):
+            x = rng.normal(size=2) + (3.0 if i == 0 and labels[b] in (1, "yes", 2) else 0.0)
+            cells = [f"{v:.4f}" for v in x]
+            if b == nan_bag and i == 1:
+                cells[0] = ""
+            if b == inf_bag and i == 1:
+                cells[1] = "inf"
+            lines.append(delimiter.join([str(ids[b]), str(labels[b]), *cells]))
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _write_arff(path, labels):
+    rng = np.random.default_rng(1)
+    rows = []
+    for b, label in enumerate(labels):
+        insts = [rng.normal(size=2) + (3.0 if i == 0 and label == "yes" else 0.0) for i in range(3)]
+        rows.append(f'mol_{b},"' + "\\n".join(",".join(f"{v:.4f}" for v in x) for x in insts) + f'",{label}')
+    ids = ",".join(f"mol_{b}" for b in range(len(labels)))
+    path.write_text(f"@relation words\n@attribute bag_id {{{ids}}}\n@attribute bag relational\n"
+                    "  @attribute x1 numeric\n  @attribute x2 numeric\n@end bag\n"
+                    "@attribute class {no,yes}\n@data\n" + "\n".join(rows) + "\n")
+    return str(path)
+
+
+def _json(capsys):
+    return {r["learner"]: r for r in json.loads(capsys.readouterr().out)}
+
+
+@pytest.mark.parametrize("kind", ["csv", "arff"])
+def test_word_labels_work_and_the_positive_class_is_said(kind, tmp_path, capsys):
+    labels = ["yes", "no"] * 8
+    path = (_write_csv(tmp_path / "w.csv", labels) if kind == "csv"
+            else _write_arff(tmp_path / "w.arff", labels))
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "4", "--json"]) == 0
+    captured = capsys.readouterr()
+    records = {r["learner"]: r for r in json.loads(captured.out)}
+    assert set(records) == {"c45-mi", "bag-knn"}
+    assert all(r["status"] == "ok" and r["positive_class"] == "yes" for r in records.values())
+    assert records["c45-mi"]["auc_mean"] is not None
+    assert "'yes' is taken as the positive class" in captured.err and "--positive-class" in captured.err
+
+
+def test_positive_class_option(tmp_path, capsys):
+    from mil.cli import _learner_params
+
+    path = _write_csv(tmp_path / "w.csv", ["yes", "no"] * 8)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--json",
+                 "--positive-class", "no"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)[0]["positive_class"] == "no" and "note" not in captured.err
+    assert _learner_params("c45-mi", "no", 0)["positive_class"] == "no"
+    assert main(["evaluate", "--dataset", path, "--positive-class", "maybe"]) == 2
+    assert "--positive-class 'maybe' is not one of the labels of w.csv: 'no', 'yes'" in capsys.readouterr().err
+    three = _write_csv(tmp_path / "three.csv", [0, 1, 2] * 5)
+    assert main(["evaluate", "--dataset", three, "--positive-class", "1"]) == 2
+    assert "--positive-class applies to two-class data" in capsys.readouterr().err
+
+
+def test_a_learner_that_cannot_take_nan_is_skipped_and_the_default_job_goes_on(tmp_path, capsys):
+    path = _write_csv(tmp_path / "nan.csv", [1, 0] * 8, ids=[f"mol_{i}" for i in range(16)], nan_bag=5)
+    assert main(["--dataset", path, "--folds", "4", "--quiet"]) == 0  # the default job: every learner
+    out = capsys.readouterr().out
+    assert "c45-mi " in out and "id3-mi " in out  # the trees take NaN as missing
+    skipped = [line for line in out.splitlines() if line.startswith("skipped ")]
+    assert "skipped bag-knn: bag 'mol_5' of X contains NaN" in out  # named by the file's id
+    assert len(skipped) < len(available_learners())
+
+
+def test_three_classes_run_where_a_learner_can(tmp_path, capsys):
+    path = _write_csv(tmp_path / "three.csv", [0, 1, 2] * 6)
+    assert main(["evaluate", "--dataset", path, "--folds", "3", "--json",
+                 "--model", "bag-knn", "citation-knn", "id3-mi"]) == 0
+    records = _json(capsys)
+    assert records["bag-knn"]["status"] == records["citation-knn"]["status"] == "ok"
+    assert records["bag-knn"]["auc_mean"] is None  # AUC is for two classes
+    tree = records["id3-mi"]  # skipped with the reason, or run if the tree learns three classes
+    assert (tree["status"], tree["reason"] is None) in {("ok", True), ("skipped", False)}
+
+
+def test_no_learner_can_run_is_one_line_and_exit_2(tmp_path, capsys):
+    path = _write_csv(tmp_path / "nan.csv", [1, 0] * 8, nan_bag=3)
+    assert main(["evaluate", "--dataset", path, "--model", "bag-knn", "--folds", "4", "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert "skipped bag-knn: bag 'b3' of X contains NaN" in captured.out
+    assert captured.err.count("\n") == 1 and "no learner could run on nan.csv" in captured.err
+
+
+def test_infinity_in_a_file_names_the_bag(tmp_path, capsys):
+    path = _write_csv(tmp_path / "inf.csv", [1, 0] * 8, ids=[f"mol_{i}" for i in range(16)], inf_bag=13)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read" in err and "bag 'mol_13' contains infinity" in err and err.count("\n") == 1
+
+
+def test_csv_columns_and_delimiter_options(tmp_path, capsys):
+    path = _write_csv(tmp_path / "semi.txt", [1, 0] * 8, delimiter=";", columns=("molecule", "active"))
+    argv = ["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--json"]
+    assert main(argv) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(argv + ["--bag-column", "molecule", "--label-column", "active", "--delimiter", ";"]) == 0
+    assert _json(capsys)["c45-mi"]["status"] == "ok"
+    tsv = _write_csv(tmp_path / "tab.tsv", [1, 0] * 8, delimiter="\t")
+    assert main(["evaluate", "--dataset", tsv, "--model", "c45-mi", "--folds", "4", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", "--dataset", "musk1", "--bag-column", "id"]) == 2
+    assert "--bag-column applies to CSV files" in capsys.readouterr().err
+    assert main(["evaluate", "--dataset", path, "--delimiter", ";;"]) == 2
+    assert "--delimiter must be one character" in capsys.readouterr().err
+
+
+def test_folds_file_one_number_per_bag_in_file_order(tmp_path, capsys):
+    from mil.cli import _load, _read_folds_file, build_parser
+
+    # The file lists bags in the order b3, b0, b2, b1, ... (the loader sorts them by id).
+    order = [3, 0, 2, 1, 5, 4, 7, 6]
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 4, order=order)
+    folds = tmp_path / "folds.txt"
+    folds.write_text("# one fold per bag\n" + "\n".join(str(k % 2) for k in range(8)) + "\n")
+    data = _load(build_parser().parse_args(["evaluate", "--dataset", path]))
+    table = _read_folds_file(str(folds), data)
+    expected = np.empty(8, dtype=int)
+    expected[order] = np.arange(8) % 2  # bag b<order[k]> gets fold k % 2
+    np.testing.assert_array_equal(table, expected)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", str(folds), "--json"]) == 0
+    record = _json(capsys)["c45-mi"]
+    assert record["folds"] == 2 and record["fold_source"] == f"folds from {folds}"
+
+
+def test_folds_file_bag_id_and_fold(tmp_path, capsys):
+    from mil.cli import _load, _read_folds_file, build_parser
+
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 4)
+    data = _load(build_parser().parse_args(["evaluate", "--dataset", path]))
+    folds = tmp_path / "folds.csv"
+    folds.write_text("bag,fold\n" + "\n".join(f"b{b},{7 + b % 3}" for b in (5, 1, 0, 2, 3, 4, 6, 7)) + "\n")
+    np.testing.assert_array_equal(_read_folds_file(str(folds), data), 7 + np.arange(8) % 3)
+    for text, message in [
+        ("1\n2\n", "has 2 fold numbers but d.csv has 8 bags"),
+        ("b0,1\nb9,2\n", "line 2: bag 'b9' is not in d.csv"),
+        ("b0,1\nb1,2\n", "gives no fold to bag 'b2'"),
+        ("b0,1\nb0,2\n", "bag 'b0' is given a fold twice"),
+        ("\n".join(["1"] * 7 + ["x"]), "line 8: 'x' is not a fold number"),
+        ("\n".join(["1"] * 8), "puts every bag in fold 1"),
+        ("\n".join(["0", "1"] * 4), "the training bags of fold 0"),  # fold 0: every positive bag
+    ]:
+        folds.write_text(text)
+        assert main(["evaluate", "--dataset", path, "--folds", str(folds)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, (text, err)
+    assert main(["evaluate", "--dataset", path, "--folds", "nofile.txt"]) == 2
+    assert "neither a number of folds nor an existing file" in capsys.readouterr().err
+    folds.write_text("\n".join(str(b % 2) for b in range(8)))
+    assert main(["evaluate", "--dataset", path, "--folds", str(folds), "--repeats", "2"]) == 2
+    assert "--repeats applies to random or published folds" in capsys.readouterr().err
+
+
+def test_the_folds_used_are_said_exactly(capsys):
+    base = ["evaluate", "--dataset", "musk1", "--model", "bag-knn", "--quiet"]
+    assert main(base + ["--repeats", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "6 x 10-fold" in out and "stratified random folds, seeds 0-5" in out
+    assert "(published folds" not in out
+    assert main(base + ["--repeats", "2", "--json"]) == 0
+    assert _json(capsys)["bag-knn"]["fold_source"] == "published folds, repetitions 0-1"
+    assert main(base + ["--folds", "3", "--seed", "7", "--json"]) == 0
+    assert _json(capsys)["bag-knn"]["fold_source"].startswith("stratified random folds, seed 7")
+
+
+def test_seed_reaches_the_learners():
+    from mil.cli import _learner_params
+
+    assert _learner_params("gdbt-mi", None, 5) == {"random_state": 5}
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"mil {__import__('mil').__version__} (scikit-mil)"
+
+
+def test_no_plot_unless_plot_dir(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["reproduce", "trees", "--quick", "--json"]) == 0
+    assert main(["reproduce", "distances", "--quick", "--quiet"]) == 0
+    assert main(["--model", "bag-knn", "--folds", "3", "--quiet"]) == 0
+    assert list(tmp_path.iterdir()) == []
+    out = "".join(capsys.readouterr())
+    assert "plot written" not in out
+    assert "(for the references / sigma plot as a PNG file, add --plot-dir DIR)" in out
+
+
+# -- progress -----------------------------------------------------------------
+
+class _Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_progress_lines_with_time_left_when_not_a_terminal():
+    from mil._progress import Progress
+
+    stream, clock = io.StringIO(), _Clock()
+    with Progress(10, stream=stream, interval=10, clock=clock) as bar:
+        bar.set_label("c45-mi")
+        for _ in range(4):
+            clock.now += 4.0
+            bar()
+        bar.skip(2)  # a skipped learner's folds leave the total
+    lines = stream.getvalue().splitlines()
+    # One line after 12 s (3 steps of 4 s), the next 10 s later would be at 24 s: not reached.
+    assert lines[0] == "mil: c45-mi: 3/10 (30 %), 12 s elapsed, about 28 s left"
+    assert lines[-1] == "mil: done, 16 s" and len(lines) == 2
+    assert bar.total == 8
+
+
+def test_progress_bar_on_a_terminal_and_silence_when_disabled():
+    from mil._progress import Progress, format_duration
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream, clock = Tty(), _Clock()
+    bar = Progress(4, label="bag-knn", stream=stream, clock=clock)
+    clock.now = 90.0
+    bar()
+    assert "1/4 (25 %), 1 min 30 s elapsed, about 4 min 30 s left" in stream.getvalue()
+    assert "\r" in stream.getvalue() and "\n" not in stream.getvalue()
+    quiet = io.StringIO()
+    with Progress(4, enabled=False, stream=quiet, interval=0) as off:
+        off()
+    assert quiet.getvalue() == ""
+    assert format_duration(3725) == "1 h 02 min"
+
+
+def test_progress_times_the_rest_of_a_learner_at_its_own_pace():
+    from mil._progress import Progress
+
+    clock = _Clock()
+    bar = Progress(20, stream=io.StringIO(), enabled=False, clock=clock)
+    bar.set_label("bag-knn", 10)
+    for _ in range(10):
+        clock.now += 1.0
+        bar()
+    bar.set_label("gdbt-mi", 10)
+    for _ in range(2):
+        clock.now += 20.0
+        bar()
+    # 8 gdbt-mi folds left at 20 s each (not at the 50 s / 12 steps of the whole run).
+    assert bar.status().endswith("about 2 min 40 s left")
+
+
+def test_folds_file_with_integer_ids_and_a_header(tmp_path, capsys):
+    from mil.cli import _load, _read_folds_file, build_parser
+
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 4, ids=list(range(10, 18)), order=[7, 6, 5, 4, 3, 2, 1, 0])
+    data = _load(build_parser().parse_args(["evaluate", "--dataset", path]))
+    folds = tmp_path / "folds.csv"
+    folds.write_text("molecule;fold\n" + "\n".join(f"0{10 + b};{b // 2 % 2}" for b in range(8)))
+    np.testing.assert_array_equal(_read_folds_file(str(folds), data), np.arange(8) // 2 % 2)
+    folds.write_text("fold\n" + "\n".join(str(b // 2 % 3) for b in range(8)))  # file order: bag 17 first
+    np.testing.assert_array_equal(_read_folds_file(str(folds), data), (7 - np.arange(8)) // 2 % 3)
+
+
+def test_progress_heartbeat_reports_during_a_long_step():
+    import time
+
+    from mil._progress import Progress
+
+    stream = io.StringIO()
+    with Progress(2, label="gdbt-mi", stream=stream, interval=0.2) as bar:
+        time.sleep(1.5)  # one long step: the background thread still writes a line
+        bar()
+    lines = stream.getvalue().splitlines()
+    assert sum(line.startswith("mil: gdbt-mi: 0/2 (0 %), ") for line in lines) >= 2
+    assert lines[-1].startswith("mil: done")
+
+
+def test_a_learner_missing_from_the_installation_is_skipped(tmp_path, monkeypatch, capsys):
+    import mil._learners as registry
+
+    real = registry._class_of
+    monkeypatch.setattr(registry, "_class_of", lambda name: None if name == "c45-mi" else real(name))
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "4", "--json"]) == 0
+    records = _json(capsys)
+    assert records["c45-mi"]["reason"] == "learner 'c45-mi' is not available in this installation"
+    assert records["bag-knn"]["status"] == "ok"
+    assert list(records) == ["c45-mi", "bag-knn"]  # the order asked for, skipped or not
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "--repeats", "x"], "argument --repeats: invalid int value: 'x'"),
+    (["evaluate", "--unknown"], "unrecognized arguments: --unknown"),
+    (["reproduce", "forest"], "invalid choice: 'forest'"),
+])
+def test_option_errors_are_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and message in err and "--help)" in err

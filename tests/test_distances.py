@@ -24,7 +24,8 @@ def test_seed_example_every_kind(backend):
     assert hausdorff(X, kind="adapted", y=[True, False])[0, 1] == pytest.approx(65 / 6)
     # Unknown labels of the other side: the average form.
     assert hausdorff(X[:1], X[1:], kind="adapted", y=[1])[0, 0] == pytest.approx(65 / 6)
-    assert hausdorff(X[:1], X[1:], kind="adapted", y=[1], y_other=[1])[0, 0] == 2.0
+    # (Centred on the column bags, the training side: 2 to ~1e-14 relative.)
+    assert hausdorff(X[:1], X[1:], kind="adapted", y=[1], y_other=[1])[0, 0] == pytest.approx(2.0, rel=1e-12)
 
 
 def test_all_matches_cdist_and_inputs(backend):
@@ -106,3 +107,72 @@ def test_bad_out_is_refused():
         hausdorff_all(X, out={"integrated": np.zeros((2, 2))})
     with pytest.raises(ValueError, match=r"out\['minimal'\] must be a writable float64 array of shape \(2, 2\)"):
         hausdorff_all(X, out={"minimal": np.zeros((2, 3))})
+
+
+def _reference(bags_a, bags_b):
+    """Brute-force minimal / maximal / average distances by differences (cdist)."""
+    out = np.zeros((3, len(bags_a), len(bags_b)))
+    for i, a in enumerate(bags_a):
+        for j, b in enumerate(bags_b):
+            D = cdist(a, b)
+            r, c = D.min(axis=1), D.min(axis=0)
+            out[:, i, j] = D.min(), max(r.max(), c.max()), (r.sum() + c.sum()) / (len(r) + len(c))
+    return out
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e200, 1e160, 1e-165, 1e-250, 1e-300])
+def test_whole_finite_range(backend, factor):
+    # Before, inputs above ~1e154 gave inf (compiled) or NaN (twin) and below
+    # ~1e-162 every distance was 0: the expansion's squares left float64.
+    rng = np.random.default_rng(1)
+    bags = [rng.normal(size=(int(rng.integers(1, 5)), 3)) for _ in range(5)]
+    bags.append(bags[1].copy())  # identical bags: distance exactly 0
+    scaled = [b * factor for b in bags]
+    d = hausdorff_all(scaled)
+    ref = _reference(bags, bags) * factor
+    for i, kind in enumerate(("minimal", "maximal", "average")):
+        assert np.isfinite(d[kind]).all()
+        np.testing.assert_allclose(d[kind], ref[i], rtol=1e-12, atol=0)
+        assert d[kind][1, 5] == d[kind][5, 1] == 0.0
+    rect = hausdorff_all(scaled[:3], scaled)
+    assert rect["maximal"][1, 5] == 0.0
+    np.testing.assert_allclose(rect["average"], ref[2][:3], rtol=1e-12, atol=0)
+
+
+def test_distances_beyond_float64_raise(backend):
+    bags = [np.array([[1e308, -1e308]]), np.array([[-1e308, 1e308]])]
+    with pytest.raises(ValueError, match="exceed the largest float64"):
+        hausdorff_all(bags)
+    # The largest finite inputs still work when their distances are representable.
+    big = np.finfo(float).max
+    d = hausdorff_all([np.array([[big]]), np.array([[big / 2]]), np.array([[big]])])
+    assert d["minimal"][0, 1] == big / 2 and d["minimal"][0, 2] == 0.0
+
+
+def test_test_distances_do_not_depend_on_the_batch(backend):
+    # Centred on the training bags, not on the query batch: a query bag's
+    # distances are the same bits alone or among others.
+    rng = np.random.default_rng(2)
+    train = [rng.normal(5.0, 1.0, size=(int(rng.integers(1, 6)), 4)) for _ in range(8)]
+    query = [rng.normal(50.0, 10.0, size=(int(rng.integers(1, 6)), 4)) for _ in range(6)] + train[:2]
+    batch = hausdorff_all(query, train)
+    for i, q in enumerate(query):
+        alone = hausdorff_all([q], train)
+        for kind in batch:
+            np.testing.assert_array_equal(alone[kind][0], batch[kind][i])
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_whole_finite_range_sparse(backend, factor):
+    # The sparse path (CSR bags) gets the same power-of-two scaling; before,
+    # 1e200 gave NaN and 1e-200 all zeros there too.
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    bags = [rng.normal(size=(int(rng.integers(1, 4)), 3)) for _ in range(4)]
+    bags.append(bags[0].copy())
+    ref = _reference(bags, bags) * factor
+    d = hausdorff_all([sp.csr_matrix(b * factor) for b in bags])
+    for i, kind in enumerate(("minimal", "maximal", "average")):
+        np.testing.assert_allclose(d[kind], ref[i], rtol=1e-12, atol=0)
+        assert d[kind][0, 4] == 0.0

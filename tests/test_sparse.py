@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from mil import Bags, C45MIClassifier, GDBTMIClassifier, ID3MIClassifier, RipperMIClassifier
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
 
 
 def _sparse_bags(seed=0, n=20, d=7, n_bags=5, density=0.3):
@@ -46,15 +47,26 @@ def test_input_is_not_modified_and_canonical():
 
 
 def test_bad_sparse_input():
+    from mil.distances import hausdorff_all
+    from mil.utils.validation import check_bags
+
     with pytest.raises(ValueError, match="infinity"):
         Bags.from_instances(sp.csr_matrix(np.array([[np.inf, 0.0]])), [0])
+    # NaN is stored (a Bags accepts missing values) but refused where finite values are needed,
+    # naming the bag by its id.
+    bags = Bags.from_instances(sp.csr_matrix(np.array([[1.0, 0.0], [0.0, np.nan], [2.0, 0.0]])), ["a", "b", "c"])
+    with pytest.raises(ValueError, match="bag 'b' of X contains NaN"):
+        check_bags(bags, accept_sparse=True)
+    with pytest.raises(ValueError, match="bag 'b' of X contains NaN"):
+        hausdorff_all(bags)
     with pytest.raises(ValueError, match="bag 1 of X has 4 features but bag 0 has 3"):
         Bags.from_list([sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.ones((2, 4)))])
     with pytest.raises(ValueError, match="single sparse matrix"):
         Bags.from_list(sp.csr_matrix(np.eye(3)))
 
 
-@pytest.mark.parametrize("cls", [C45MIClassifier, ID3MIClassifier, GDBTMIClassifier, RipperMIClassifier])
+@pytest.mark.parametrize("cls", [C45MIClassifier, ID3MIClassifier, GDBTMIClassifier, RipperMIClassifier,
+                                 SimpleMIClassifier, MIWrapperClassifier])
 def test_learners_without_sparse_support_say_so(cls):
     X, ids = _sparse_bags()
     bags = Bags.from_instances(X, ids)

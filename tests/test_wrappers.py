@@ -121,7 +121,7 @@ def test_miwrapper_max_respects_positive_class():
     clf = MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, [0, 1])  # 1 is positive
     assert_allclose(clf.predict_proba(bag), [[0.1, 0.9]])
     # Unnamed labels: the maximum needs to know the positive class; the means do not.
-    with pytest.raises(ValueError, match="positive_class"):
+    with pytest.raises(ValueError, match="positive_class='a' or positive_class='b'"):
         MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, ["a", "b"])
     MIWrapperClassifier(Recorder(), combine="geometric").fit(BAGS, ["a", "b"])
     SimpleMIClassifier(Recorder()).fit(BAGS, ["a", "b"])

@@ -26,6 +26,8 @@ LEARNERS = {
                       "SimpleMI: entropy tree on per-bag feature means (Weka SimpleMI -M 1)"),
     "miwrapper-tree": ("mil.wrappers", "MIWrapperClassifier", {},
                        "MIWrapper: entropy tree on instances, geometric mean (Weka MIWrapper -P 2 -A 3)"),
+    "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {"random_state": 0},
+                  "MI random forest: 100 C4.5-MI trees on bootstrap bag samples, sqrt features per node"),
 }
 
 

@@ -1,7 +1,10 @@
 """The ``mil`` command line: evaluate learners on bags, show the configuration.
 
 ``mil`` with no arguments evaluates the available learners on the shipped
-Musk1 with its published 10-fold assignment.
+Musk1 with its published 10-fold assignment. ``mil evaluate`` takes a user's
+ARFF or long CSV file as it is (word labels, NaN, more than two classes): a
+learner that cannot take the data is reported as skipped with its reason and
+the others run. User errors are one line on stderr and exit status 2.
 """
 
 import argparse
@@ -20,22 +23,79 @@ class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
-def _load(dataset):
-    from mil.datasets import DATASETS, load_arff, load_csv, load_dataset
+class _Data:
+    """A data set as the command line uses it: bags with ids, labels, folds."""
 
+    def __init__(self, bags, y, name, published=None, file_order=None):
+        self.bags, self.y, self.name = bags, y, name
+        self.published = published  # (repetitions, n_bags) fold table of a shipped set
+        self.file_order = file_order  # CSV: bag ids in the order they first appear in the file
+
+
+def _csv_bag_order(path, bag, delimiter):
+    """Bag ids (strings) in the order they first appear in a long CSV file."""
+    seen = {}
+    with open(path, newline="") as fh:
+        reader = csv.reader(fh, delimiter=delimiter)
+        column = [h.strip() for h in next(reader)].index(bag)
+        for row in reader:
+            if len(row) > column and row[column].strip():
+                seen.setdefault(row[column].strip(), None)
+    return list(seen)
+
+
+def _load(args):
+    from mil.bags import Bags
+    from mil.datasets import DATASETS, load_arff, load_csv, load_dataset
+    from mil.utils.validation import check_bags
+
+    dataset = args.dataset
+    csv_options = {"--bag-column": args.bag_column, "--label-column": args.label_column,
+                   "--delimiter": args.delimiter}
+    is_csv = not dataset.lower().endswith(".arff") and dataset.lower() not in DATASETS
+    if not is_csv:
+        given = [opt for opt, value in csv_options.items() if value is not None]
+        if given:
+            raise CLIError(f"{given[0]} applies to CSV files; {dataset} is "
+                           + ("a shipped data set" if dataset.lower() in DATASETS else "an ARFF file"))
     if dataset.lower() in DATASETS:
         d = load_dataset(dataset)
-        return d.bags, d.target, d.folds, dataset.lower()
+        return _Data(d.bags, d.target, dataset.lower(), published=d.folds)
     if not os.path.exists(dataset):
         raise CLIError(f"unknown data set {dataset!r}: not a shipped name "
                        f"({', '.join(DATASETS)}) nor an existing file")
+    bag, label = args.bag_column or "bag", args.label_column or "label"
+    delimiter = _delimiter(args.delimiter, dataset)
     try:
-        d = load_arff(dataset) if dataset.lower().endswith(".arff") else load_csv(dataset)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise CLIError(f"cannot read {dataset}: {exc}") from None
+        if is_csv:
+            d = load_csv(dataset, bag=bag, label=label, delimiter=delimiter)
+            order = _csv_bag_order(dataset, bag, delimiter)
+        else:
+            d = load_arff(dataset)
+            order = None  # the loader keeps the file's order
+    except (OSError, ValueError, TypeError, UnicodeDecodeError) as exc:
+        text = str(exc)
+        text = text[len(f"{dataset}: "):] if text.startswith(f"{dataset}: ") else text
+        raise CLIError(f"cannot read {dataset}: {text}") from None
+    name = os.path.basename(dataset)
+    # Bags that carry the file's ids, so that error messages name bags as the file does.
+    bags = Bags(d.bags.instances, d.bags.offsets, ids=np.asarray(d.bag_ids))
+    try:
+        check_bags(bags, allow_nan=True, name=name)
+    except ValueError as exc:
+        raise CLIError(f"{exc}") from None
     if len(np.unique(d.target)) < 2:
         raise CLIError(f"{dataset} holds a single class; evaluation needs two")
-    return d.bags, d.target, None, os.path.basename(dataset)
+    return _Data(bags, d.target, name, file_order=order)
+
+
+def _delimiter(value, path):
+    if value is None:
+        return "\t" if path.lower().endswith((".tsv", ".tab")) else ","
+    value = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "space": " "}.get(value, value)
+    if len(value) != 1:
+        raise CLIError(f"--delimiter must be one character (or tab, comma, semicolon, space); got {value!r}")
+    return value
 
 
 def _table(rows, columns):
@@ -58,47 +118,216 @@ def _cmd_info(args):
     return 0
 
 
+_STANDARD_LABELS = ({0, 1}, {-1, 1}, {False, True})
+
+
+def _positive_class(args, data):
+    """The positive label (None: the learners' default) and a note to print when it was guessed."""
+    classes = np.unique(data.y)
+    if args.positive_class is None:
+        if len(classes) != 2 or any(set(classes.tolist()) == s for s in _STANDARD_LABELS):
+            return None, None
+        negative, positive = classes.tolist()
+        return positive, (f"mil: note: the labels are {negative!r} and {positive!r}; {positive!r} is "
+                          f"taken as the positive class (a bag is positive when one of its instances "
+                          f"is); choose with --positive-class")
+    if len(classes) != 2:
+        raise CLIError(f"--positive-class applies to two-class data; {data.name} has {len(classes)} "
+                       f"classes: {', '.join(repr(c) for c in classes.tolist()[:10])}")
+    for c in classes.tolist():
+        if str(c) == args.positive_class:
+            return c, None
+    raise CLIError(f"--positive-class {args.positive_class!r} is not one of the labels of {data.name}: "
+                   f"{', '.join(repr(c) for c in classes.tolist())}")
+
+
+def _fold_number(value):
+    """``--folds`` value: an int k (k-fold CV) or a path (a folds file)."""
+    text = value.strip()
+    if text.lstrip("+-").isdigit():
+        return int(text)
+    return text
+
+
+def _read_folds_file(path, data):
+    """One fold number per bag, from a folds file (see the --folds help)."""
+    import re
+
+    if not os.path.isfile(path):
+        raise CLIError(f"--folds {path!r} is neither a number of folds nor an existing file")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = [(no, line.strip()) for no, line in enumerate(fh, start=1)]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"cannot read the folds file {path}: {exc}") from None
+    rows = [(no, [f.strip() for f in re.split(r"[,;\t]|\s+", line) if f.strip()])
+            for no, line in lines if line and not line.startswith("#")]
+    if rows and rows[0][1] and not rows[0][1][-1].lstrip("+-").isdigit():
+        rows = rows[1:]  # a header line such as "bag,fold" or "fold"
+    if not rows:
+        raise CLIError(f"the folds file {path} holds no folds")
+    widths = {len(fields) for _, fields in rows}
+    if len(widths) != 1 or widths.pop() not in (1, 2):
+        no, fields = next((no, f) for no, f in rows if len(f) != len(rows[0][1]) or len(f) > 2)
+        raise CLIError(f"{path}: line {no} has {len(fields)} values; give one fold number per line "
+                       f"(bags in file order) or two values per line (bag id, fold number)")
+
+    def fold(no, text):
+        if not text.lstrip("+-").isdigit():
+            raise CLIError(f"{path}: line {no}: {text!r} is not a fold number (an integer)")
+        return int(text)
+
+    n = len(data.y)
+    raw_ids = data.bags.ids if data.bags.ids is not None else np.arange(n)
+    integer_ids = raw_ids.dtype.kind in "iu"
+
+    def key(bag_id):  # "007" in a file names the integer id 7
+        text = str(bag_id).strip()
+        return str(int(text)) if integer_ids and text.lstrip("+-").isdigit() else text
+
+    ids = [key(i) for i in raw_ids.tolist()]
+    position = {bag_id: b for b, bag_id in enumerate(ids)}
+    folds = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
+    if len(rows[0][1]) == 1:
+        if len(rows) != n:
+            raise CLIError(f"the folds file {path} has {len(rows)} fold numbers but {data.name} has "
+                           f"{n} bags; give one per bag, in the order of the bags in the data file "
+                           f"(or lines 'bag id, fold')")
+        # The bags' order in the file (CSV: the loader sorts them by id).
+        where = range(n) if data.file_order is None else [position[key(i)] for i in data.file_order]
+        for (no, fields), b in zip(rows, where):
+            folds[b] = fold(no, fields[0])
+    else:
+        if len(position) != n:
+            raise CLIError(f"{data.name} has bags with the same id; give the folds as one fold number "
+                           f"per line, in the order of the bags in the file")
+        for no, (bag_id, value) in rows:
+            bag_id = key(bag_id)
+            if bag_id not in position:
+                raise CLIError(f"{path}: line {no}: bag {bag_id!r} is not in {data.name}")
+            if folds[position[bag_id]] != np.iinfo(np.int64).min:
+                raise CLIError(f"{path}: line {no}: bag {bag_id!r} is given a fold twice")
+            folds[position[bag_id]] = fold(no, value)
+        missing = np.flatnonzero(folds == np.iinfo(np.int64).min)
+        if missing.size:
+            raise CLIError(f"the folds file {path} gives no fold to bag {ids[missing[0]]!r} "
+                           f"({missing.size} bag(s) without a fold)")
+    numbers = np.unique(folds)
+    if numbers.size < 2:
+        raise CLIError(f"the folds file {path} puts every bag in fold {numbers[0]}; "
+                       f"cross-validation needs at least two folds")
+    for k in numbers:
+        if len(np.unique(data.y[folds != k])) < 2:
+            raise CLIError(f"with the folds file {path}, the training bags of fold {k} (all bags outside "
+                           f"it) hold a single class; a learner needs two")
+    return folds
+
+
+def _plan_folds(args, data):
+    """The CV splits and a description of exactly which folds they are."""
+    from mil.evaluation import fold_indices, table_splits
+
+    folds = _fold_number(args.folds)
+    repeats = 1 if args.repeats is None else args.repeats
+    if repeats < 1:
+        raise CLIError(f"--repeats must be at least 1, got {repeats}")
+    if isinstance(folds, str):
+        if args.repeats not in (None, 1):
+            raise CLIError("--repeats applies to random or published folds; a folds file gives one "
+                           "assignment (run once per file for more)")
+        table = _read_folds_file(folds, data)
+        k = len(np.unique(table))
+        return table_splits(table), k, 1, f"folds from {folds}"
+    if folds < 2:
+        raise CLIError(f"--folds must be at least 2, got {folds}")
+    published = data.published
+    if published is not None and folds == 10 and repeats <= published.shape[0] \
+            and len(np.unique(published)) == 10:
+        which = "repetition 0" if repeats == 1 else f"repetitions 0-{repeats - 1}"
+        return fold_indices(data.y, 10, repeats, fold_table=published), 10, repeats, \
+            f"published folds, {which}"
+    counts = np.unique(data.y, return_counts=True)[1]
+    if counts.min() < folds:
+        raise CLIError(f"--folds {folds} is more than the {counts.min()} bags of the smallest class")
+    seeds = f"seed {args.seed}" if repeats == 1 else f"seeds {args.seed}-{args.seed + repeats - 1}"
+    why = ""
+    if published is not None:
+        why = (f"; the published folds are 10-fold with {published.shape[0]} repetitions"
+               if folds == 10 else "; the published folds are 10-fold")
+    return fold_indices(data.y, folds, repeats, args.seed), folds, repeats, \
+        f"stratified random folds, {seeds}{why}"
+
+
+def _reason(exc):
+    """A learner's error as one line."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _learner_params(learner, positive, seed):
+    """Overrides of the registry defaults that the learner accepts."""
+    from mil._learners import make_learner
+
+    names = make_learner(learner).get_params(deep=False)
+    params = {}
+    if positive is not None and "positive_class" in names:
+        params["positive_class"] = positive
+    if "random_state" in names:
+        params["random_state"] = seed
+    return params
+
+
 def _cmd_evaluate(args):
     from mil._learners import LEARNERS, available_learners, make_learner
     from mil._progress import Progress
-    from mil.evaluation import evaluate, fold_indices
+    from mil.evaluation import evaluate
 
     _check_jobs(args)
-    if args.folds < 2:
-        raise CLIError(f"--folds must be at least 2, got {args.folds}")
-    if args.repeats < 1:
-        raise CLIError(f"--repeats must be at least 1, got {args.repeats}")
     unknown = [n for n in args.model or () if n not in LEARNERS]
     if unknown:
         raise CLIError(f"unknown learner {unknown[0]!r}; choose from {', '.join(LEARNERS)}")
-    bags, y, fold_table, name = _load(args.dataset)
+    data = _load(args)
+    positive, note = _positive_class(args, data)
+    splits, n_folds, repeats, source = _plan_folds(args, data)
+    if note:
+        print(note, file=sys.stderr)
     names = args.model or available_learners()
     if not names:
         raise CLIError("no learner is available in this installation")
-    counts = np.unique(y, return_counts=True)[1]
-    if counts.min() < args.folds:
-        raise CLIError(f"--folds {args.folds} is more than the {counts.min()} bags of the smallest class")
-    splits = fold_indices(y, args.folds, args.repeats, args.seed, fold_table)
     quiet = args.quiet or args.json or args.csv
-    results = []
-    with Progress(len(names) * len(splits), enabled=None if not quiet else False) as bar:
+    results, skipped = [], []
+    with Progress(len(names) * len(splits), enabled=False if quiet else None) as bar:
         for learner in names:
-            bar.set_label(learner)
-            res = evaluate(make_learner(learner), bags, y, splits, progress=bar, n_jobs=args.jobs)
+            bar.set_label(learner, len(splits))
+            before = bar.done
+            try:
+                est = make_learner(learner, **_learner_params(learner, positive, args.seed))
+                res = evaluate(est, data.bags, data.y, splits, progress=bar, n_jobs=args.jobs,
+                               positive_class=positive)
+            except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
+                skipped.append((learner, _reason(exc)))
+                bar.skip(len(splits) - (bar.done - before))
+                continue
             results.append((learner, res))
+    common = {"dataset": data.name, "folds": n_folds, "repeats": repeats, "fold_source": source,
+              "positive_class": positive}
     records = [{
         "learner": learner,
-        "dataset": name,
+        "status": "ok",
         "accuracy_mean": float(res["accuracy"].mean()),
         "accuracy_std": float(res["accuracy"].std()),
         "auc_mean": float(np.nanmean(res["auc"])) if np.isfinite(res["auc"]).any() else None,
         "fit_time_s": float(res["fit_time"].mean()),
         "predict_time_s": float(res["predict_time"].mean()),
-        "folds": args.folds,
-        "repeats": args.repeats,
+        "reason": None,
+        **common,
     } for learner, res in results]
+    records += [{"learner": learner, "status": "skipped", "accuracy_mean": None, "accuracy_std": None,
+                 "auc_mean": None, "fit_time_s": None, "predict_time_s": None, "reason": reason,
+                 **common} for learner, reason in skipped]
+    records.sort(key=lambda r: names.index(r["learner"]))  # the order the learners were asked in
     if args.json:
-        print(json.dumps(records, indent=2))
+        print(json.dumps(records, indent=2, default=str))
     elif args.csv:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(records[0]))
@@ -106,12 +335,23 @@ def _cmd_evaluate(args):
         writer.writerows(records)
         print(buf.getvalue(), end="")
     else:
-        src = "published folds" if fold_table is not None and args.folds == 10 else f"seed {args.seed}"
-        print(f"{name}: {len(y)} bags, {args.repeats} x {args.folds}-fold bag-level CV ({src})\n")
+        classes = np.unique(data.y)
+        labels = f"{len(classes)} classes" if len(classes) > 2 else "two classes"
+        if positive is not None:
+            labels += f", positive {positive!r}"
+        print(f"{data.name}: {len(data.y)} bags ({labels}), {repeats} x {n_folds}-fold bag-level CV "
+              f"({source})\n")
         rows = [[r["learner"], f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}",
                  "-" if r["auc_mean"] is None else f"{r['auc_mean']:.3f}",
-                 f"{r['fit_time_s'] * 1000:.1f}", f"{r['predict_time_s'] * 1000:.1f}"] for r in records]
-        print(_table(rows, ["learner", "accuracy %", "AUC", "fit ms/fold", "predict ms/fold"]))
+                 f"{r['fit_time_s'] * 1000:.1f}", f"{r['predict_time_s'] * 1000:.1f}"]
+                for r in records if r["status"] == "ok"]
+        if rows:
+            print(_table(rows, ["learner", "accuracy %", "AUC", "fit ms/fold", "predict ms/fold"]))
+        for learner, reason in skipped:
+            print(f"skipped {learner}: {reason}")
+    if not results:
+        raise CLIError(f"no learner could run on {data.name}"
+                       + (f": {skipped[0][1]}" if len(skipped) == 1 else " (reasons above)"))
     return 0
 
 
@@ -120,6 +360,10 @@ def _write_plots(args, make_panels, filename, what):
     from mil.plotting import plotting_available, save_line_plot
 
     if args.no_plots:
+        return
+    if args.plot_dir is None:
+        if not getattr(args, "json", False):
+            print(f"\n(for the {what} plot as a PNG file, add --plot-dir DIR)")
         return
     # With --json, stdout holds only the JSON document.
     out = sys.stderr if getattr(args, "json", False) else sys.stdout
@@ -147,7 +391,8 @@ def _print_reproduction(args, result, title, extra=None):
         }, indent=2))
         return
     print(f"{title}: bag-level accuracy %, mean ± std over the folds"
-          + (f" (quick: {result.quick_note})" if result.quick else " (published folds, repetition 0)") + "\n")
+          + (f" (quick: {result.quick_note})" if result.quick
+             else f" ({getattr(result, 'protocol', 'published folds, repetition 0')})") + "\n")
     print(_table(rows, ["learner", *result.datasets]))
     total = sum(sum(v.values()) for v in result.seconds.values())
     print(f"\ntotal time: {total:.1f} s")
@@ -160,12 +405,13 @@ def _cmd_reproduce_trees(args):
     _check_jobs(args)
     datasets = _datasets_option(args)
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    folds = 2 if args.quick else 10
+    folds = 2 if args.quick else 10 * args.repeats
     with Progress(n_sets * len(TREE_LEARNERS) * folds, enabled=False if args.quiet or args.json else None) as bar:
-        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar, n_jobs=args.jobs)
+        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar, n_jobs=args.jobs,
+                                 repeats=args.repeats)
     staged = {"staged_error": {name: {k: [float(v) for v in c] for k, c in curves.items()}
                                for name, curves in result.staged.items()}}
-    _print_reproduction(args, result, "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI", staged)
+    _print_reproduction(args, result, ", ".join(result.learners), staged)
     if result.staged:
         def panels():
             return {"panels": [{
@@ -187,17 +433,23 @@ def _cmd_reproduce_distances(args):
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
     _check_jobs(args)
     scale = None if args.scale == "none" else args.scale
-    with Progress(n_sets * 11, enabled=False if args.quiet or args.json else None) as bar:
+    curves = _want_curves(args)
+    with Progress(n_sets * (10 + curves), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_distances(datasets=datasets, quick=args.quick, scale=scale, alpha=args.alpha,
-                                     curves=not args.no_plots, progress=bar, n_jobs=args.jobs)
+                                     curves=curves, progress=bar, n_jobs=args.jobs)
     _print_reproduction(args, result, f"Citation-KNN and Bag-KNN x five Hausdorff distances "
                                       f"(scale={args.scale}, alpha={args.alpha})")
     if not args.json:
         print(f"(wall time {result.total_seconds:.1f} s, distance matrices shared by the ten learners)")
-    if result.curves:
+    if result.curves or (args.plot_dir is None and args.alpha == "nca"):
         _write_plots(args, lambda: _curve_panels(result, "10-fold CV accuracy %"),
                      "integrated_references.png", "references / sigma")
     return 0
+
+
+def _want_curves(args):
+    """Compute the accuracy curves only for a plot that will be written (they cost time)."""
+    return args.plot_dir is not None and not args.no_plots and args.alpha == "nca"
 
 
 def _curve_panels(result, ylabel):
@@ -231,9 +483,10 @@ def _reproduce_milweb(args):
         raise CLIError(f"--scale {args.scale} would make MILWEB's sparse bags dense; use none or maxabs")
     scale = None if args.scale == "none" else args.scale
     n_users = len(users or ((1,) if args.quick else range(9)))
-    with Progress(n_users * 11, enabled=False if args.quiet or args.json else None) as bar:
+    curves = _want_curves(args)
+    with Progress(n_users * (10 + curves), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_milweb(users=users, quick=args.quick, scale=scale, alpha=args.alpha,
-                                  curves=not args.no_plots, progress=bar, n_jobs=args.jobs)
+                                  curves=curves, progress=bar, n_jobs=args.jobs)
     title = (f"MILWEB: Citation-KNN and Bag-KNN x five Hausdorff distances "
              f"(scale={args.scale}, alpha={args.alpha})")
     if args.json:
@@ -252,7 +505,7 @@ def _reproduce_milweb(args):
         print(_table(milweb_table(result), ["learner", *result.datasets, "mean"]))
         print(f"\n(wall time {result.total_seconds:.1f} s, distance matrices from the sparse path, "
               "shared by the ten learners)")
-    if result.curves:
+    if result.curves or (args.plot_dir is None and args.alpha == "nca"):
         _write_plots(args, lambda: _curve_panels(result, "test accuracy % (38 bags)"),
                      "milweb_integrated_references.png", "references / sigma")
     return 0
@@ -278,52 +531,117 @@ def _cmd_default(args):
 
 def _evaluate_options(p):
     p.add_argument("--dataset", default="musk1",
-                   help="shipped name (musk1, musk2, elephant, fox, tiger) or a path to an ARFF "
-                        "or long CSV file (default: musk1)")
+                   help="shipped name (musk1, musk2, elephant, fox, tiger) or a path to a Weka "
+                        "multi-instance ARFF file (.arff) or a long CSV file, one row per instance "
+                        "with a bag id column, a label column and numeric features (default: musk1)")
     p.add_argument("--model", nargs="+", metavar="NAME",
-                   help="learner name(s); default: every available learner")
-    p.add_argument("--folds", type=int, default=10, help="number of CV folds (default: 10)")
-    p.add_argument("--repeats", type=int, default=1, help="repetitions of the CV (default: 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of random folds (default: 0)")
-    p.add_argument("--jobs", type=int, default=None,
+                   help="learner name(s); default: every available learner. A learner that cannot "
+                        "take the data (NaN, more than two classes) is reported as skipped with the "
+                        "reason and the others still run")
+    p.add_argument("--folds", default="10", metavar="K|FILE",
+                   help="number of CV folds (default: 10; on a shipped set 10 uses the published "
+                        "folds), or a folds file: one fold number per line, one line per bag in the "
+                        "order the bags first appear in the data file, or lines 'bag id,fold' (an "
+                        "optional header line 'bag,fold'; lines starting with # are ignored). Fold "
+                        "numbers are any integers; fold k tests the bags numbered k")
+    p.add_argument("--repeats", type=int, default=None, metavar="N",
+                   help="repetitions of the CV (default: 1); on a shipped set with 10 folds, up to 5 "
+                        "use the published repetitions, more draw seeded random folds")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of random folds (repetition r uses seed + r) and of the learners' "
+                        "random_state (default: 0)")
+    p.add_argument("--positive-class", metavar="LABEL",
+                   help="the label of positive bags in two-class data (default: 1 or True for 0/1, "
+                        "-1/1 and False/True labels, else the second label in sorted order, with a "
+                        "note); the multi-instance learners treat a bag as positive when one of its "
+                        "instances is")
+    table = p.add_argument_group("CSV files")
+    table.add_argument("--bag-column", metavar="NAME", help="column of bag ids (default: bag)")
+    table.add_argument("--label-column", metavar="NAME", help="column of bag labels (default: label)")
+    table.add_argument("--delimiter", metavar="CHAR",
+                       help="field separator: one character, or tab, comma, semicolon, space "
+                            "(default: comma; tab for .tsv and .tab files)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes over the CV folds (default: 1; -1: one per core)")
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print results as JSON")
-    out.add_argument("--csv", action="store_true", help="print results as CSV")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    out.add_argument("--json", action="store_true", help="print results as JSON (one record per learner)")
+    out.add_argument("--csv", action="store_true", help="print results as CSV (one row per learner)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (progress goes to stderr: a bar with the time left on a terminal, "
+                        "a line every 10 s otherwise)")
+
+
+def _version():
+    from mil import __version__
+
+    return __version__
+
+
+_EPILOG = """examples:
+  mil                                        configuration, then every learner on Musk1
+  mil evaluate --dataset fox --model c45-mi bag-knn --repeats 5 --json
+  mil evaluate --dataset my_bags.arff        a Weka multi-instance ARFF file
+  mil evaluate --dataset my_bags.csv --bag-column molecule --label-column activity \\
+      --delimiter ';' --positive-class active --folds my_folds.csv
+  mil reproduce trees --quick --plot-dir plots
+
+Learners that cannot take the data (NaN features, more than two classes) are
+listed as skipped with the reason; the others run. Exit status: 0 when at
+least one learner ran, 2 for bad input or options (one line on stderr).
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Option errors as one line (with a pointer to --help), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
                                 "With no command, show the configuration and evaluate every "
-                                "available learner on the shipped Musk1.")
+                                "available learner on the shipped Musk1.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()} (scikit-mil)")
     _evaluate_options(parser)
     sub = parser.add_subparsers(dest="command")
     ev = sub.add_parser("evaluate", help="bag-level k-fold CV of learners on a data set",
                         description="Bag-level k-fold cross-validation: accuracy (mean ± std over "
-                                    "folds), AUC, fit and predict time per learner.")
+                                    "folds), AUC (two classes), fit and predict time per learner.",
+                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _evaluate_options(ev)
     sub.add_parser("info", help="show the configuration (mil.show_config())",
                    description="Print versions and which implementation each kernel uses.")
     rep = sub.add_parser("reproduce", help="reproduce the papers' tables",
                          description="Reproduce the literature's tables on the five shipped data sets "
-                                     "(10-fold CV on the published folds).")
+                                     "(10-fold CV on the published folds) and, for the distance "
+                                     "learners, on MILWEB's nine users (--data milweb).")
     rep_sub = rep.add_subparsers(dest="target", required=True)
     for target, text in (("distances", "Citation-KNN and Bag-KNN with the five Hausdorff distances, "
                                        "inner 5-fold choice of references and sigma; plots of accuracy "
                                        "against references and sigma (integrated distance)"),
-                         ("trees", "ID3-MI, C4.5-MI, GDBT-MI and RIPPER-MI; plot of GDBT-MI error "
+                         ("trees", "ID3-MI, C4.5-MI, GDBT-MI, RIPPER-MI and the MI random forest; plot "
+                                   "of GDBT-MI error "
                                    "against rounds on Musk1 and Musk2")):
         r = rep_sub.add_parser(target, help=text, description=text)
         r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
         r.add_argument("--datasets", nargs="+", metavar="NAME", help="subset of the shipped data sets")
-        r.add_argument("--plot-dir", default=".", help="where PNG plots go (default: current directory)")
-        r.add_argument("--no-plots", action="store_true", help="tables only")
+        r.add_argument("--plot-dir", metavar="DIR",
+                       help="write the PNG plots into DIR (created if needed); without it no plot "
+                            "is written")
+        r.add_argument("--no-plots", action="store_true",
+                       help="tables only, even with --plot-dir (the default without --plot-dir)")
         r.add_argument("--json", action="store_true", help="print results as JSON")
-        r.add_argument("--quiet", action="store_true", help="no progress bar")
-        r.add_argument("--jobs", type=int, default=None,
+        r.add_argument("--quiet", action="store_true",
+                       help="no progress (on stderr: a bar with the time left on a terminal, a line "
+                            "every 10 s otherwise)")
+        r.add_argument("--jobs", type=int, default=None, metavar="N",
                        help="workers over the CV folds (default: 1; -1: one per core)")
+        if target == "trees":
+            r.add_argument("--repeats", type=int, default=1, choices=range(1, 6), metavar="R",
+                           help="published 10-fold repetitions to run, 1-5 (default: 1, repetition 0)")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
                            help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "

@@ -16,6 +16,13 @@ For bags A and B and the Euclidean instance distance ``||a - b||``:
 All of minimal, maximal and average come from one pass of the compiled
 kernel ``mil._core._hausdorff`` (or its NumPy twin) over blocks of bags;
 the full instance-by-instance distance matrix is never held in memory.
+
+Numeric range: the instances are centred on the mean of the training
+(column) bags, and scaled by a power of two when their largest magnitude is
+beyond ``2**+-SAFE_EXPONENT``, so any finite features give finite, accurate
+distances (identical bags at exactly 0); a distance above the largest
+float64 raises a ValueError. Compiled and NumPy results agree to about
+1e-12 relative.
 """
 
 import numpy as np
@@ -156,6 +163,87 @@ def _check_out(out, shape):
                              f"{getattr(arr, 'shape', None)} {getattr(arr, 'dtype', type(arr))}")
 
 
+#: Largest magnitudes in [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT] need no scaling:
+#: squares and d-term sums of such values stay far inside float64.
+SAFE_EXPONENT = 400
+
+
+def _centred_scaled(X, Y):
+    """Instances ready for the kernel: scaled by a power of two, centred on the training bags.
+
+    Returns ``(Xc, Yc, exponent)``: the kernel's distances on ``Xc`` and
+    ``Yc`` times ``2**exponent`` are the distances between the original
+    bags (``Yc`` is None when Y is).
+
+    Scaling: when the largest magnitude lies outside
+    ``2**+-SAFE_EXPONENT``, a factor ``2**-exponent`` brings it into
+    [0.5, 1), so the squares and products of the ``|a|^2 + |b|^2 - 2ab``
+    expansion neither overflow (inputs up to the float64 maximum) nor
+    underflow (inputs down to subnormals). Multiplying by a power of two is
+    exact, so the scaled distances are the unscaled ones, bit for bit,
+    wherever the latter were representable.
+
+    Centring: distances do not change under translation, and centring makes
+    the expansion lose fewer digits to cancellation. The centre is the mean
+    of the training bags (Y when given, X for train-vs-train), never of a
+    batch of query bags, so a bag's distances to the training bags do not
+    depend on the other bags of the call.
+    """
+    arrays = [X.instances] if Y is None else [X.instances, Y.instances]
+    exponent = _power_of_two_exponent(arrays)
+    if exponent == 0:
+        centre = arrays[-1].mean(axis=0)
+        scaled = [a - centre for a in arrays]
+    else:
+        scaled = [_scaled_by(a, exponent) for a in arrays]
+        centre = scaled[-1].mean(axis=0)
+        for a in scaled:
+            a -= centre
+    return scaled[0], (None if Y is None else scaled[1]), exponent
+
+
+def _power_of_two_exponent(arrays):
+    """Exponent e with the largest magnitude of `arrays` in [2**(e-1), 2**e); 0 inside the safe range."""
+    big = max((max(float(a.max()), -float(a.min())) for a in arrays if a.size), default=0.0)
+    exponent = int(np.frexp(big)[1]) if big > 0 else 0
+    return 0 if -SAFE_EXPONENT <= exponent <= SAFE_EXPONENT else exponent
+
+
+def _scaled_by(a, exponent):
+    # Two exact steps: 2.0 ** exponent alone may not be representable.
+    half = -exponent // 2
+    return (a * 2.0 ** half) * 2.0 ** (-exponent - half)
+
+
+def _scaled_sparse(X, Y):
+    """Sparse (or mixed) bags scaled by a power of two as in :func:`_centred_scaled` (no centring:
+    it would fill the zeros)."""
+    sides = [X] if Y is None else [X, Y]
+    exponent = _power_of_two_exponent([b.instances.data if b.is_sparse else b.instances for b in sides])
+    if exponent == 0:
+        return X, Y, 0
+    scaled = []
+    for b in sides:
+        inst = b.instances.copy() if b.is_sparse else _scaled_by(b.instances, exponent)
+        if b.is_sparse:
+            inst.data = _scaled_by(inst.data, exponent)
+        scaled.append(Bags._trusted(inst, b.offsets, b.ids))
+    return scaled[0], (None if Y is None else scaled[1]), exponent
+
+
+def _unscaled(mats, exponent):
+    """Undo the power-of-two scaling in place; raise where a distance exceeds float64."""
+    for kind, D in mats.items():
+        if exponent:
+            with np.errstate(over="ignore"):  # reported below, as a ValueError
+                np.ldexp(D, exponent, out=D)
+        if not np.isfinite(D).all():
+            raise ValueError(
+                f"some {kind} Hausdorff distances exceed the largest float64 ({np.finfo(float).max:.3g}): "
+                "the bags are too far apart to be compared in double precision; rescale the features")
+    return mats
+
+
 def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     """The three matrices for validated Bags (internal entry point of the estimators)."""
     if X.is_sparse or (Y is not None and Y.is_sparse):
@@ -164,17 +252,15 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
 
         if out is not None:
             _check_out(out, (X.n_bags, X.n_bags if Y is None else Y.n_bags))
-        return sparse_hausdorff_matrices(X, Y, n_jobs=n_jobs, out=out)
+        X, Y, exponent = _scaled_sparse(X, Y)
+        return _unscaled(sparse_hausdorff_matrices(X, Y, n_jobs=n_jobs, out=out), exponent)
     block_size = BLOCK_SIZE if block_size is None else block_size
-    # Distances do not change under translation; centring on X's mean makes
-    # the |a|^2 + |b|^2 - 2ab expansion lose fewer digits to cancellation.
-    center = X.instances.mean(axis=0)
-    Xc = np.ascontiguousarray(X.instances - center)
     symmetric = Y is None
+    Xc, Yc, exponent = _centred_scaled(X, Y)
     if symmetric:
         Yc, y_off = Xc, X.offsets
     else:
-        Yc, y_off = np.ascontiguousarray(Y.instances - center), Y.offsets
+        y_off = Y.offsets
     n_rows, n_cols = X.n_bags, (X.n_bags if symmetric else Y.n_bags)
     from joblib import effective_n_jobs
     from joblib._parallel_backends import SequentialBackend, ThreadingBackend
@@ -197,7 +283,7 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
         _check_out(out, (n_rows, n_cols))
         if n_rows and n_cols:
             _by_strips(Xc, X.offsets, Yc, y_off, symmetric, n_jobs, block_size, out)
-        return out
+        return _unscaled(out, exponent)
     outs = [np.zeros((n_rows, n_cols)) for _ in range(3)]
     k = kernel("_hausdorff")
     n_threads = min(effective_n_jobs(n_jobs), n_rows)
@@ -211,7 +297,7 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
         Parallel(n_jobs=n_threads, backend="threading")(
             delayed(k.hausdorff_matrices)(Xc, X.offsets, Yc, y_off, symmetric, *outs, r0, r1, block_size)
             for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
-    return dict(zip(("minimal", "maximal", "average"), outs))
+    return _unscaled(dict(zip(("minimal", "maximal", "average"), outs)), exponent)
 
 
 def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
@@ -231,7 +317,8 @@ def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
         the GIL), or the backend selected with ``joblib.parallel_config``
         (e.g. ``backend="dask"`` with a ``distributed.Client``: strips of
         rows are computed on the cluster and assembled here). None means 1,
-        or every worker of the selected backend.
+        or every worker of the selected backend. Sparse bags always use
+        threads in this process.
     out : dict, default=None
         Preallocated outputs to fill, e.g. ``np.lib.format.open_memmap``
         files for more bags than fit in memory: any of the keys "minimal",

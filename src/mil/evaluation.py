@@ -10,7 +10,26 @@ from sklearn.model_selection import StratifiedKFold
 
 from mil.utils.validation import check_bag_labels, check_bags
 
-__all__ = ["fold_indices", "evaluate"]
+__all__ = ["fold_indices", "table_splits", "evaluate"]
+
+
+def table_splits(assignment):
+    """``(train, test)`` pairs of one fold assignment (one fold number per bag).
+
+    Fold k's test set is every bag numbered k, in increasing order of k; any
+    integers work as fold numbers (0-9, 1-5, ...).
+
+    Parameters
+    ----------
+    assignment : array-like of int, shape (n_bags,)
+
+    Returns
+    -------
+    splits : list of (ndarray, ndarray)
+    """
+    assignment = np.asarray(assignment)
+    return [(np.flatnonzero(assignment != k), np.flatnonzero(assignment == k))
+            for k in np.unique(assignment)]
 
 
 def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None):
@@ -34,12 +53,7 @@ def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None):
     y = np.asarray(y)
     if fold_table is not None and fold_table.shape[0] >= repeats and \
             len(np.unique(fold_table)) == folds:
-        out = []
-        for r in range(repeats):
-            for k in range(folds):
-                test = np.flatnonzero(fold_table[r] == k)
-                out.append((np.flatnonzero(fold_table[r] != k), test))
-        return out
+        return [split for r in range(repeats) for split in table_splits(fold_table[r])]
     out = []
     for r in range(repeats):
         cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed + r)
@@ -47,27 +61,30 @@ def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None):
     return out
 
 
-def _scores(est, bags, y_test):
-    """Positive-class scores for AUC (None when the estimator gives none)."""
+def _scores(est, bags, positive):
+    """Scores of the `positive` label for AUC (None when the estimator gives none)."""
+    classes = list(getattr(est, "classes_", ()))
+    if len(classes) != 2 or positive not in classes:
+        return None
     if hasattr(est, "predict_proba"):
-        proba = est.predict_proba(bags)
-        return proba[:, list(est.classes_).index(y_test.max())] if proba.shape[1] == 2 else None
-    if hasattr(est, "decision_function"):
-        return est.decision_function(bags)
+        return est.predict_proba(bags)[:, classes.index(positive)]
+    if hasattr(est, "decision_function"):  # scikit-learn's sign: > 0 favours classes_[1]
+        scores = est.decision_function(bags)
+        return scores if classes.index(positive) == 1 else -scores
     return None
 
 
-def _fold(estimator, bags, y, train, test, callback):
+def _fold(estimator, bags, y, train, test, callback, positive=None):
     """Fit a clone on one split; accuracy, AUC, times and the callback's value."""
     est = clone(estimator)
     t0 = time.perf_counter()
     est.fit(bags[train], y[train])
     t1 = time.perf_counter()
     pred = est.predict(bags[test])
-    scores = _scores(est, bags[test], y)
+    scores = _scores(est, bags[test], positive) if positive is not None else None
     t2 = time.perf_counter()
-    two = len(np.unique(y[test])) == 2 and scores is not None and len(np.unique(y)) == 2
-    auc = float(roc_auc_score(y[test] == y.max(), scores)) if two else np.nan
+    two = scores is not None and len(np.unique(y[test])) == 2
+    auc = float(roc_auc_score(y[test] == positive, scores)) if two else np.nan
     extra = callback(est, train, test) if callback is not None else None
     return float(np.mean(pred == y[test])), auc, t1 - t0, t2 - t1, extra
 
@@ -76,7 +93,7 @@ def _indexed_fold(i, *args):
     return i, _fold(*args)
 
 
-def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None):
+def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None, positive_class=None):
     """Fit and score `estimator` on every split; bag-level accuracy and AUC.
 
     Parameters
@@ -96,6 +113,9 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None)
         Folds run in this many worker processes (joblib); None or 1 runs
         them here. Results do not depend on it; the times of parallel folds
         share the machine.
+    positive_class : label, default=None
+        The label whose scores the AUC ranks, for two-class `y` (default:
+        the second label in sorted order, as ``classes_[1]``).
 
     Returns
     -------
@@ -107,18 +127,21 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None)
     """
     bags = check_bags(X, allow_nan=True, accept_sparse=True)  # the estimator decides
     y = np.asarray(y)
-    check_bag_labels(y, bags.n_bags)
+    classes, _ = check_bag_labels(y, bags.n_bags)
+    positive = None
+    if len(classes) == 2:
+        positive = classes[1] if positive_class is None else positive_class
     if effective_n_jobs(n_jobs) == 1:
         folds = []
         for train, test in splits:
-            folds.append(_fold(estimator, bags, y, train, test, callback))
+            folds.append(_fold(estimator, bags, y, train, test, callback, positive))
             if progress is not None:
                 progress()
     else:
         # Unordered results let the progress bar move as folds finish; the
         # index puts them back in fold order.
         run = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(_indexed_fold)(i, estimator, bags, y, train, test, callback)
+            delayed(_indexed_fold)(i, estimator, bags, y, train, test, callback, positive)
             for i, (train, test) in enumerate(splits))
         done = {}
         for i, result in run:

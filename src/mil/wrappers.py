@@ -101,23 +101,21 @@ class _BaseWrapper(BaseBagClassifier):
         bags, classes, y_enc = check_bags_y(X, y, binary=False, allow_nan=self._allow_nan,
                                             estimator=type(self).__name__)
         pc = getattr(self, "positive_class", None)
-        if pc is not None and classes.shape[0] != 2:
-            raise ValueError(f"positive_class applies to two classes only; y has "
-                             f"{classes.shape[0]}: {classes.tolist()[:10]}")
-        if classes.shape[0] == 2 and (pc is not None or self._positive_class_matters()):
-            # Raises for labels other than 0/1, -1/1, False/True without positive_class.
+        if pc is not None:
+            if classes.shape[0] != 2:
+                raise ValueError(f"positive_class applies to two classes only; y has "
+                                 f"{classes.shape[0]}: {classes.tolist()[:10]}")
+            if not np.any(classes == pc):
+                raise ValueError(f"positive_class={pc!r} is not one of the labels {classes.tolist()}")
+        if classes.shape[0] == 2 and self._positive_class_matters():
+            # The shared rule: other labels than 0/1, -1/1, False/True need positive_class.
             positive_index(classes, pc, estimator=type(self).__name__)
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         return bags, y_enc
 
     def _positive_class_matters(self):
-        # Only the maximum combination treats the two classes differently.
-        return getattr(self, "combine", None) == "max"
-
-    @property
-    def _pos_index(self):
-        return positive_index(self.classes_, getattr(self, "positive_class", None))
+        return False  # the instance learner treats the classes alike; see MIWrapperClassifier
 
     def _inner_template(self):
         return self.estimator if self.estimator is not None else _default_estimator()
@@ -352,6 +350,9 @@ class MIWrapperClassifier(_BaseWrapper):
         "weighting": [StrOptions({"bag", "inverse_size", "uniform"})],
         "positive_class": "no_validation",
     }
+
+    def _positive_class_matters(self):
+        return self.combine == "max"  # the positive class takes the largest instance probability
 
     def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None):
         self.estimator = estimator

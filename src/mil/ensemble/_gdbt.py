@@ -383,9 +383,16 @@ class GDBTMIClassifier(BaseBagClassifier):
             idx = np.arange(bags.n_bags)
             stratify = y_enc if min(np.bincount(y_enc.astype(np.intp), minlength=n_classes)) >= 2 \
                 else None
-            train_idx, val_idx = train_test_split(
-                idx, test_size=self.validation_fraction, stratify=stratify,
-                random_state=rng.randint(np.iinfo(np.int32).max))
+            try:
+                train_idx, val_idx = train_test_split(
+                    idx, test_size=self.validation_fraction, stratify=stratify,
+                    random_state=rng.randint(np.iinfo(np.int32).max))
+            except ValueError as exc:  # too few bags to hold some out
+                raise ValueError(
+                    f"early stopping (n_iter_no_change={self.n_iter_no_change}) holds out "
+                    f"validation_fraction={self.validation_fraction} of the {bags.n_bags} bags, "
+                    f"which fails: {exc}. Use more bags, a larger validation_fraction, or "
+                    "n_iter_no_change=None") from None
             train_idx, val_idx = np.sort(train_idx), np.sort(val_idx)
             val = bags.subset(val_idx), Y[val_idx]
             bags, Y = bags.subset(train_idx), Y[train_idx]

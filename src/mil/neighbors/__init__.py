@@ -5,6 +5,6 @@ learning approach" (ICML 2000). User guide: :doc:`/user_guide/neighbors`.
 """
 
 from mil.neighbors._alpha import nca_objective, select_alpha
-from mil.neighbors._classifiers import BagKNNClassifier, CitationKNNClassifier
+from mil.neighbors._classifiers import DISTANCE_RTOL, BagKNNClassifier, CitationKNNClassifier
 
-__all__ = ["BagKNNClassifier", "CitationKNNClassifier", "nca_objective", "select_alpha"]
+__all__ = ["BagKNNClassifier", "CitationKNNClassifier", "DISTANCE_RTOL", "nca_objective", "select_alpha"]

@@ -28,7 +28,7 @@ from mil._core import kernel
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
-__all__ = ["build_tree", "prune_pessimistic", "choose_feature"]
+__all__ = ["build_tree", "prune_pessimistic", "choose_feature", "cost_complexity_path", "prune_cost_complexity"]
 
 # Criteria within this many bits of the best are ties (lowest feature rank wins);
 # it absorbs last-bit differences between libm builds, never real differences.
@@ -131,7 +131,8 @@ class _Presorted:
 
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
-               split_shares="parent", rank=None, presorted=None, n_jobs=None):
+               split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
+               random_state=None, copy_presorted=True):
     """Grow a multi-instance tree.
 
     Parameters
@@ -145,7 +146,9 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     bag_weight : ndarray of float64, shape (n_bags,), default=None
         Bag weights (ones by default). They weigh pi and nu in the criteria
         and in `min_bags_leaf`; purity and the leaf statistics
-        ``n_pos_bags`` / ``n_neg_bags`` are plain counts.
+        ``n_pos_bags`` / ``n_neg_bags`` are plain counts. Bags of weight 0
+        are left out entirely (a forest's out-of-bag bags): their instances
+        are moved past the root's segment before growth.
     criterion : {"gain_ratio", "gain"}
         C4.5-MI or ID3-MI.
     max_depth : int or None
@@ -165,12 +168,28 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         Tie-break order of the features (lowest index first by default).
     presorted : _Presorted, default=None
         The presorted layout of exactly these instances, to skip the sort
-        when many trees grow on the same data (boosting); it is copied, not
-        modified. None sorts here.
+        when many trees grow on the same data (boosting, forests); it is
+        copied, not modified, unless `copy_presorted` is False. None sorts here.
     n_jobs : int, default=None
         Threads sharing out the features of each node's split search and
         partition (joblib's convention: None is 1, -1 one per core). The
-        tree does not depend on it.
+        tree does not depend on it. A search over a random feature subset
+        runs in the calling thread (only the partition is shared out).
+    max_features : int or None, default=None
+        Random forests: at every node, only `max_features` features drawn
+        at random (without replacement) are searched; if none of them has
+        an admissible cut, the next `max_features` of the same random order
+        are searched, and so on (as scikit-learn, a node becomes a leaf only
+        when no feature at all can split it). The features compete as usual
+        within the searched block (C4.5-MI's average-gain guard among them).
+        None searches every feature.
+    random_state : numpy.random.RandomState, default=None
+        Source of the feature subsets (required with `max_features`). The
+        draws happen in node order, which both backends share, so the tree
+        depends only on the generator's state.
+    copy_presorted : bool, default=True
+        False lets the builder partition `presorted` in place (when the
+        caller made it for this tree alone, e.g. ``presorted.subset``).
 
     Returns
     -------
@@ -190,11 +209,28 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         rank = np.arange(d, dtype=np.intp)
     max_depth = np.iinfo(np.intp).max if max_depth is None else int(max_depth)
 
+    if max_features is not None:
+        max_features = int(max_features)
+        if not 1 <= max_features:
+            raise ValueError(f"max_features must be >= 1; got {max_features}")
+        if max_features >= d:
+            max_features = None
+        elif random_state is None:
+            raise ValueError("max_features needs a random_state (a numpy RandomState)")
+
     threads = RowThreads(n_jobs, d)
     try:
-        pre = _Presorted(instances, instance_bag, threads) if presorted is None else presorted.copy()
+        if presorted is None:
+            pre = _Presorted(instances, instance_bag, threads)
+        else:
+            pre = presorted.copy() if copy_presorted else presorted
+        n_root = instances.shape[0]
+        if not (bag_weight > 0).all():
+            keep = (bag_weight > 0)[instance_bag].view(np.uint8)
+            n_root = _partition(ts, threads, pre, 0, n_root, np.ascontiguousarray(keep))
         return _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion,
-                     max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank)
+                     max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
+                     max_features, random_state, n_root)
     finally:
         threads.close()
 
@@ -212,8 +248,27 @@ def _best_splits(ts, threads, pre, start, end, *args):
                           cells=(end - start) * pre.n_rows)
 
 
+def _search(ts, threads, pre, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
+            split_shares, criterion, rank, max_features, rng):
+    """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
+    args = (bag_pos, bag_weight, w_pos, w_neg, float(min_bags_leaf), TIE_TOL, split_shares == "children")
+    if max_features is None:
+        found, split = _best_splits(ts, threads, pre, start, end, *args)
+        feature = choose_feature(found, split, criterion, rank)
+        return feature, (split[feature] if feature >= 0 else None)
+    order = rng.permutation(pre.n_rows).astype(np.intp)
+    for lo in range(0, order.size, max_features):
+        block = np.ascontiguousarray(order[lo:lo + max_features])
+        found, split = ts.best_splits(pre.vals, pre.bag, start, end, *args, features=block)
+        best = choose_feature(found, split, criterion, rank[block])
+        if best >= 0:
+            return int(block[best]), split[best]
+    return -1, None
+
+
 def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
-          min_bags_leaf, growth, remove_positive_bags, split_shares, rank):
+          min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
+          rng=None, n_root=None):
     n = instances.shape[0]
     n_bags = bag_pos.shape[0]
     is_pos = bag_pos.astype(bool)
@@ -257,7 +312,7 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
             return node_id, -neg_priority
         return open_nodes.pop(), None
 
-    root, root_share = new_node(0, n, 0)
+    root, root_share = new_node(0, n if n_root is None else n_root, 0)
     push(root, root_share)
     while open_nodes:
         node_id, priority = pop()
@@ -267,9 +322,11 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
             # Bags explained since this node was made leave it now.
             if end > start:
                 ids = pre.order[0, start:end]
-                go_left[ids] = ~removed[instance_bag[ids]]
-                end = start + _partition(ts, threads, pre, start, end, go_left)
-                node["end"] = end
+                stay = ~removed[instance_bag[ids]]
+                if not stay.all():  # often none of them: skip the partition of every row
+                    go_left[ids] = stay
+                    end = start + _partition(ts, threads, pre, start, end, go_left)
+                    node["end"] = end
             node["epoch"] = epoch
             node["stats"] = stats(start, end)
             new_share = share(node["stats"][3], node["stats"][4])
@@ -279,23 +336,21 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
         present, pi, nu, w_pos, w_neg = node["stats"]
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth:
-            found, split = _best_splits(ts, threads, pre, start, end, bag_pos, bag_weight,
-                                        w_pos, w_neg, float(min_bags_leaf), TIE_TOL,
-                                        split_shares == "children")
-            feature = choose_feature(found, split, criterion, rank)
+            feature, split = _search(ts, threads, pre, start, end, bag_pos, bag_weight, w_pos, w_neg,
+                                     min_bags_leaf, split_shares, criterion, rank, max_features, rng)
         if feature < 0:
             train_leaf[pre.order[0, start:end]] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
                 removed |= present
                 epoch += 1
             continue
-        threshold, missing_left = split[feature, 2], bool(split[feature, 3])
+        threshold, missing_left = split[2], bool(split[3])
         ids = pre.order[feature, start:end]
         v = pre.vals[feature, start:end]
         go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
         mid = start + _partition(ts, threads, pre, start, end, go_left)
         node.update(feature=feature, threshold=threshold, missing_left=int(missing_left),
-                    gain=split[feature, 0])
+                    gain=split[0])
         left, left_share = new_node(start, mid, node["depth"] + 1)
         right, right_share = new_node(mid, end, node["depth"] + 1)
         node["children_left"], node["children_right"] = left, right
@@ -379,5 +434,91 @@ def prune_pessimistic(tree, confidence=0.25):
         else:
             err[node] = below
     if not make_leaf.any():
+        return tree
+    return tree.subtree(make_leaf)
+
+
+def _weakest_links(tree):
+    """Minimal cost-complexity pruning on bag counts, step by step (Breiman et al. 1984).
+
+    A node as a leaf misclassifies R(t) = min(pi_w, nu_w) / W of the training
+    bag weight W (its majority label is kept, the minority's weight is the
+    error); a subtree's error is the sum over its leaves. Each step prunes the
+    internal node(s) with the smallest ``(R(t) - R(subtree)) / (leaves - 1)``.
+
+    Yields
+    ------
+    alpha, make_leaf, impurity
+        The effective alpha of the step, the nodes made leaves so far, and
+        the pruned tree's total leaf error after the step. The first item
+        is ``(0.0, nothing pruned, the full tree's error)``.
+    """
+    n_nodes = tree.node_count
+    total = float(tree.weighted_pos[0] + tree.weighted_neg[0])
+    leaf_err = np.minimum(tree.weighted_pos, tree.weighted_neg) / (total if total > 0 else 1.0)
+    left, right = tree.children_left, tree.children_right
+    make_leaf = np.zeros(n_nodes, dtype=bool)
+    sub_err = np.empty(n_nodes)
+    n_leaves = np.empty(n_nodes, dtype=np.intp)
+
+    def subtree_stats():
+        # Children are numbered after their parents: a reverse scan is post-order.
+        for node in range(n_nodes - 1, -1, -1):
+            if left[node] < 0 or make_leaf[node]:
+                sub_err[node], n_leaves[node] = leaf_err[node], 1
+            else:
+                sub_err[node] = sub_err[left[node]] + sub_err[right[node]]
+                n_leaves[node] = n_leaves[left[node]] + n_leaves[right[node]]
+
+    subtree_stats()
+    yield 0.0, make_leaf.copy(), float(sub_err[0])
+    while n_leaves[0] > 1:
+        reach = np.zeros(n_nodes, dtype=bool)  # internal nodes of the current pruned tree
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            if left[node] >= 0 and not make_leaf[node]:
+                reach[node] = True
+                stack.extend((left[node], right[node]))
+        cand = np.flatnonzero(reach)
+        g = (leaf_err[cand] - sub_err[cand]) / (n_leaves[cand] - 1)
+        alpha = float(g.min())
+        make_leaf[cand[g <= alpha + 1e-12]] = True
+        subtree_stats()
+        yield max(alpha, 0.0), make_leaf.copy(), float(sub_err[0])
+
+
+def cost_complexity_path(tree):
+    """The effective alphas of minimal cost-complexity pruning and the leaf errors after each.
+
+    Returns
+    -------
+    ccp_alphas : ndarray of float64
+        Increasing; pruning with ``ccp_alpha`` in ``[ccp_alphas[i], ccp_alphas[i + 1])``
+        gives the i-th subtree (the last one is the root alone).
+    impurities : ndarray of float64
+        Total bag-weighted leaf error (share of the training bag weight) of
+        each of those subtrees.
+    """
+    steps = [(alpha, err) for alpha, _, err in _weakest_links(tree)]
+    return np.array([a for a, _ in steps]), np.array([e for _, e in steps])
+
+
+def prune_cost_complexity(tree, ccp_alpha):
+    """The subtree of minimal cost-complexity pruning at `ccp_alpha` (see :func:`cost_complexity_path`).
+
+    Returns
+    -------
+    tree : Tree
+        A pruned copy (or `tree` itself when nothing is pruned).
+    """
+    if ccp_alpha <= 0:
+        return tree  # as scikit-learn: 0 prunes nothing (not even splits that gain nothing)
+    make_leaf = None
+    for alpha, pruned, _ in _weakest_links(tree):
+        if alpha > ccp_alpha:
+            break
+        make_leaf = pruned
+    if make_leaf is None or not make_leaf.any():
         return tree
     return tree.subtree(make_leaf)

@@ -10,20 +10,49 @@ on the same bag counts.
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import clone
+from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
 from mil.base import BaseBagClassifier
-from mil.tree._builder import build_tree, prune_pessimistic
+from mil.tree._builder import (_Presorted, build_tree, cost_complexity_path, prune_cost_complexity,
+                               prune_pessimistic)
 
-__all__ = ["ID3MIClassifier", "C45MIClassifier"]
+__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels"]
+
+
+def resolve_max_features(max_features, n_features):
+    """Number of features searched at a node: None (all), "sqrt", "log2", an int or a fraction."""
+    if max_features is None:
+        return None
+    if isinstance(max_features, str):
+        k = np.sqrt(n_features) if max_features == "sqrt" else np.log2(n_features)
+        return max(1, int(k))
+    if isinstance(max_features, Integral):
+        return min(int(max_features), n_features)
+    return max(1, int(max_features * n_features))
+
+
+def concept_labels(y_enc, n_classes, pos_index=1):
+    """The 0/1 bag labels of each concept: one for two classes (class `pos_index`), one per class for more."""
+    if n_classes == 2:
+        return [(y_enc == pos_index).astype(np.uint8)]
+    return [(y_enc == c).astype(np.uint8) for c in range(n_classes)]
 
 
 class _BaseMITree(BaseBagClassifier):
-    """Shared fit / predict of the multi-instance trees (not for direct use)."""
+    """Shared fit / predict of the multi-instance trees (not for direct use).
+
+    Two classes: one tree, the positive class's concept. More classes: one
+    tree per class (class c's bags positive, the others negative), in
+    ``trees_``; a bag's probability of class c is its concept probability,
+    normalised over the classes.
+    """
 
     _allow_nan = True
+    _binary_only = False
     _criterion = None
 
     _parameter_constraints = {
@@ -32,8 +61,11 @@ class _BaseMITree(BaseBagClassifier):
         "growth": [StrOptions({"depth", "best"})],
         "pruning": ["boolean"],
         "confidence": [Interval(Real, 0.0, 0.5, closed="right")],
+        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "positive_bag_removal": ["boolean"],
         "split_shares": [StrOptions({"parent", "children"})],
+        "max_features": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
@@ -47,33 +79,65 @@ class _BaseMITree(BaseBagClassifier):
         X : sequence of 2-D arrays or Bags
             Training bags; NaN marks a missing value.
         y : array-like of shape (n_bags,)
-            Two classes; the positive one is ``classes_[1]`` unless
-            `positive_class` says otherwise.
+            Two classes (the positive one is ``classes_[1]`` unless
+            `positive_class` says otherwise), or more: one tree per class.
 
         Returns
         -------
         self
         """
         bags, y_enc = self._validate_fit(X, y)
-        rank = np.arange(bags.n_features, dtype=np.intp)
+        return self._fit_encoded(bags, y_enc)
+
+    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None):
+        """Grow the concept trees on validated bags and encoded labels (``classes_`` set).
+
+        The forest calls this with bootstrap weights (0 leaves a bag out)
+        and the presorted layout of `bags`, shared by its trees (copied).
+        """
+        d = bags.n_features
+        if not hasattr(self, "classes_"):
+            raise RuntimeError("classes_ must be set before _fit_encoded")
+        self.n_features_in_ = d
+        rng = check_random_state(self.random_state)
+        rank = np.arange(d, dtype=np.intp)
         if self.random_state is not None:
             # Ties between features go to a random (seeded) order instead of the lowest index.
-            perm = check_random_state(self.random_state).permutation(bags.n_features)
-            rank[perm] = np.arange(bags.n_features)
-        tree, _ = build_tree(
-            bags.instances, bags.instance_bag, (y_enc == 1).astype(np.uint8),
-            criterion=self._criterion, max_depth=self.max_depth,
-            min_bags_leaf=self.min_bags_leaf, growth=self.growth,
-            remove_positive_bags=self.positive_bag_removal, split_shares=self.split_shares,
-            rank=rank, n_jobs=self.n_jobs)
-        if self.pruning:
-            tree = prune_pessimistic(tree, self.confidence)
-        self.tree_ = tree
-        gains = np.zeros(bags.n_features)
-        internal = tree.feature >= 0
-        # Importance: split gains weighted by the bags in the node, normalised.
-        np.add.at(gains, tree.feature[internal],
-                  tree.gain[internal] * (tree.n_pos_bags + tree.n_neg_bags)[internal])
+            perm = rng.permutation(d)
+            rank[perm] = np.arange(d)
+        # y_enc holds class indices (these learners validate as multi-class).
+        concepts = concept_labels(y_enc, len(self.classes_),
+                                  self._pos_index if len(self.classes_) == 2 else None)
+        own_presorted = False
+        if presorted is None and len(concepts) > 1:
+            presorted, own_presorted = _Presorted(bags.instances, bags.instance_bag), True
+        trees = []
+        for i, bag_pos in enumerate(concepts):
+            tree, _ = build_tree(
+                bags.instances, bags.instance_bag, bag_pos, bag_weight,
+                criterion=self._criterion, max_depth=self.max_depth,
+                min_bags_leaf=self.min_bags_leaf, growth=self.growth,
+                remove_positive_bags=self.positive_bag_removal, split_shares=self.split_shares,
+                rank=rank, n_jobs=self.n_jobs, presorted=presorted,
+                copy_presorted=not (own_presorted and i == len(concepts) - 1),
+                max_features=resolve_max_features(self.max_features, d), random_state=rng)
+            if self.pruning:
+                tree = prune_pessimistic(tree, self.confidence)
+            if self.ccp_alpha > 0:
+                tree = prune_cost_complexity(tree, self.ccp_alpha)
+            trees.append(tree)
+        self.trees_ = trees
+        if len(trees) == 1:
+            self.tree_ = trees[0]
+        elif hasattr(self, "tree_"):
+            del self.tree_
+        gains = np.zeros(d)
+        for tree in trees:
+            internal = tree.feature >= 0
+            # Importance: split gains weighted by the bags in the node (the
+            # bag-level decrease of Info_multi), summed over concepts, normalised.
+            np.add.at(gains, tree.feature[internal],
+                      tree.gain[internal] * (tree.weighted_pos + tree.weighted_neg)[internal])
         gains = np.maximum(gains, 0.0)
         self.feature_importances_ = gains / gains.sum() if gains.sum() > 0 else gains
         return self
@@ -88,90 +152,162 @@ class _BaseMITree(BaseBagClassifier):
 
         Returns
         -------
-        leaves : ndarray of intp, shape (n_instances,)
+        leaves : ndarray of intp, shape (n_instances,) or (n_instances, n_classes)
             For all instances, bag after bag (the order of
             ``Bags.from_list(X).instances``); split per bag with
-            ``np.split(leaves, bags.offsets[1:-1])``.
+            ``np.split(leaves, bags.offsets[1:-1])``. With more than two
+            classes, column k is the leaf in ``trees_[k]``.
         """
         bags = self._validate_predict(X)
-        return self.tree_.apply(bags.instances)
+        leaves = [tree.apply(bags.instances) for tree in self.trees_]
+        return leaves[0] if len(leaves) == 1 else np.column_stack(leaves)
 
     def instance_proba(self, X):
         """Laplace estimate (pi + 1) / (pi + nu + 2) of the leaf each instance reaches.
 
         Returns
         -------
-        proba : ndarray of float64, shape (n_instances,)
-            Probability of ``classes_[1]``, like ``predict_proba(X)[:, 1]``
-            (the Laplace estimate when ``classes_[1]`` is the positive
-            class, one minus it otherwise); bag after bag, as :meth:`apply`.
+        proba : ndarray of float64, shape (n_instances,) or (n_instances, n_classes)
+            Two classes: the probability of ``classes_[1]``, like
+            ``predict_proba(X)[:, 1]`` (the Laplace estimate when
+            ``classes_[1]`` is the positive class, one minus it otherwise).
+            More: the concept estimates normalised over the classes. Bag
+            after bag, as :meth:`apply`.
         """
         bags = self._validate_predict(X)
-        # Oriented like predict_proba[:, 1]: the probability of classes_[1].
-        return self._proba_from_positive(self.tree_.laplace()[self.tree_.apply(bags.instances)])[:, 1]
+        p = [tree.laplace()[tree.apply(bags.instances)] for tree in self.trees_]
+        if len(p) == 1:
+            # Oriented like predict_proba[:, 1]: the probability of classes_[1].
+            return self._proba_from_positive(p[0])[:, 1]
+        p = np.column_stack(p)
+        return p / p.sum(axis=1, keepdims=True)
 
     def predict_instances(self, X):
-        """Instance labels: the positive class iff the instance reaches a positive leaf.
+        """Instance labels.
+
+        Two classes: the positive class iff the instance reaches a positive
+        leaf. More: the class of largest concept estimate.
 
         Returns
         -------
         labels : ndarray of shape (n_instances,)
             Labels from ``classes_``, bag after bag, as :meth:`apply`.
         """
+        if len(self._fitted_trees()) > 1:
+            return self.classes_[np.argmax(self.instance_proba(X), axis=1)]
         bags = self._validate_predict(X)
-        return self._labels_from_positive(self.tree_.positive_leaf[self.tree_.apply(bags.instances)])
+        tree = self.trees_[0]
+        return self._labels_from_positive(tree.positive_leaf[tree.apply(bags.instances)])
+
+    def cost_complexity_pruning_path(self, X, y):
+        """The pruning path of minimal cost-complexity pruning on bag counts.
+
+        Grows the tree on (X, y) with this estimator's parameters but without
+        any pruning, then lists the effective alphas at which its weakest
+        links are pruned, as scikit-learn's
+        ``DecisionTreeClassifier.cost_complexity_pruning_path``. A node as a
+        leaf misclassifies its minority bags, min(pi, nu) (bag-weighted),
+        counted as a share of all training bags; a subtree's error is the sum
+        over its leaves. Two classes only.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        y : array-like of shape (n_bags,)
+
+        Returns
+        -------
+        path : sklearn.utils.Bunch
+            ``ccp_alphas`` (increasing; ``ccp_alpha`` in
+            ``[ccp_alphas[i], ccp_alphas[i + 1])`` gives the i-th subtree,
+            the last being the root alone) and ``impurities`` (the total leaf
+            error of each subtree).
+        """
+        est = clone(self).set_params(ccp_alpha=0.0, pruning=False).fit(X, y)
+        if len(est.trees_) > 1:
+            raise ValueError("cost_complexity_pruning_path is defined for two classes; with more, "
+                             "each class's concept tree has its own path")
+        alphas, impurities = cost_complexity_path(est.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
+
+    def _fitted_trees(self):
+        check_is_fitted(self, "trees_")
+        return self.trees_
 
     # -- bag level -------------------------------------------------------------
-    def _bag_scores(self, X):
-        bags = self._validate_predict(X)
-        leaves = self.tree_.apply(bags.instances)
+    def _concept_scores(self, bags):
+        """Per concept tree: (bag probability, bag has a positive leaf), on validated bags."""
         bc = kernel("_bag_counts")
-        proba = bc.bag_max(self.tree_.laplace()[leaves], bags.offsets)
-        positive = bc.bag_max(self.tree_.positive_leaf[leaves].astype(np.float64), bags.offsets) > 0
-        return proba, positive
+        out = []
+        for tree in self.trees_:
+            leaves = tree.apply(bags.instances)
+            proba = bc.bag_max(tree.laplace()[leaves], bags.offsets)
+            positive = bc.bag_max(tree.positive_leaf[leaves].astype(np.float64), bags.offsets) > 0
+            out.append((proba, positive))
+        return out
+
+    def _proba_bags(self, bags):
+        """``predict_proba`` on validated bags (used by the forest)."""
+        scores = self._concept_scores(bags)
+        if len(scores) == 1:
+            return self._proba_from_positive(*scores[0])  # ties (pi == nu) moved to the negative side
+        p = np.column_stack([proba for proba, _ in scores])
+        return p / p.sum(axis=1, keepdims=True)
 
     def predict_proba(self, X):
-        """Bag probabilities: the maximum over the bag's instances of the leaf Laplace estimate.
+        """Bag probabilities.
+
+        Two classes: the maximum over the bag's instances of the leaf
+        Laplace estimate. More: each class's concept probability (the same
+        maximum in its tree), normalised to sum to one over the classes.
 
         Returns
         -------
-        proba : ndarray of shape (n_bags, 2)
+        proba : ndarray of shape (n_bags, n_classes)
             Columns follow ``classes_``.
         """
-        return self._proba_from_positive(*self._bag_scores(X))
+        return self._proba_bags(self._validate_predict(X))
 
     def decision_function(self, X):
-        """Log-odds of the bag probability, for ``classes_[1]``.
-
-        Positive exactly when :meth:`predict` returns ``classes_[1]``.
+        """Log-odds of the bag probability.
 
         Returns
         -------
-        scores : ndarray of shape (n_bags,)
+        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
+            Two classes: for ``classes_[1]``, positive exactly when
+            :meth:`predict` returns ``classes_[1]``. More: the log-odds of
+            each class's concept probability.
         """
-        p = self._tie_broken(*self._bag_scores(X))  # a leaf with pi == nu is not positive
+        scores = self._concept_scores(self._validate_predict(X))
+        if len(scores) > 1:
+            return np.column_stack([np.log(p) - np.log1p(-p) for p, _ in scores])
+        p = self._tie_broken(*scores[0])  # a leaf with pi == nu is not positive
         score = np.log(p) - np.log1p(-p)
         return score if self._pos_index == 1 else -score
 
     def predict(self, X):
-        """A bag is positive iff one of its instances reaches a positive leaf (pi > nu).
+        """Predict the class of each bag.
+
+        Two classes: a bag is positive iff one of its instances reaches a
+        positive leaf (pi > nu). More: the class of largest probability.
 
         Returns
         -------
         y : ndarray of shape (n_bags,)
             Labels from ``classes_``.
         """
-        return self._labels_from_positive(self._bag_scores(X)[1])
+        scores = self._concept_scores(self._validate_predict(X))
+        if len(scores) > 1:
+            return self.classes_[np.argmax(np.column_stack([p for p, _ in scores]), axis=1)]
+        return self._labels_from_positive(scores[0][1])
 
     def get_depth(self):
-        """Depth of the fitted tree (a single leaf has depth 0)."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.max_depth
+        """Depth of the fitted tree (a single leaf has depth 0); the deepest concept tree."""
+        return max(tree.max_depth for tree in self._fitted_trees())
 
     def get_n_leaves(self):
-        """Number of leaves of the fitted tree."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_leaves
+        """Number of leaves of the fitted tree (summed over the concept trees)."""
+        return sum(tree.n_leaves for tree in self._fitted_trees())
 
 
 _PARAMS_DOC = """
@@ -192,6 +328,12 @@ _PARAMS_DOC = """
         most its leaves' sum plus 0.1 (no subtree raising).
     confidence : float in (0, 0.5], default=0.25
         Confidence factor of the pruning (smaller prunes more).
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning on bag counts after growth (and
+        after pessimistic pruning, if on): the weakest links whose error
+        increase per removed leaf, counted in training bags as a share of
+        all of them, is at most `ccp_alpha` are pruned (see
+        :meth:`cost_complexity_pruning_path`). 0 prunes nothing.
     positive_bag_removal : bool, default=True
         When a leaf holding only positive bags is made, those bags are
         explained: their instances leave every node not yet expanded.
@@ -200,11 +342,19 @@ _PARAMS_DOC = """
         parent's (ID3-MI's formula, Chevaleyre & Zucker 2001; a bag with instances on both
         sides counts in both, so the shares can sum above one), or over the
         children's total (the shares sum to one).
+    max_features : int, float, {{"sqrt", "log2"}} or None, default=None
+        Features searched at each node: None all of them; otherwise that
+        many drawn at random (an int, a fraction of the features, or the
+        square root / log2 of their number), as in a random forest's trees.
+        If none of the drawn features can split the node, the next ones of
+        the same random order are searched.
     positive_class : label or None, default=None
-        The positive class; ``classes_[1]`` when None.
+        Two classes: the positive class; ``classes_[1]`` when None. Must be
+        None with more than two classes.
     random_state : int, RandomState or None, default=None
         None breaks ties between equally good features by lowest index; a
-        seed breaks them in a random feature order drawn from it.
+        seed breaks them in a random feature order drawn from it, and seeds
+        the feature subsets of `max_features`.
     n_jobs : int or None, default=None
         Threads sharing out the features of each node's split search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
@@ -213,8 +363,11 @@ _PARAMS_DOC = """
     Attributes
     ----------
     tree_ : mil.tree.Tree
-        The fitted tree as flat arrays.
-    classes_ : ndarray of shape (2,)
+        The fitted tree as flat arrays (two classes only).
+    trees_ : list of mil.tree.Tree
+        One tree per concept: ``[tree_]`` for two classes; for more, tree k
+        separates class ``classes_[k]`` (positive) from the others.
+    classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_importances_ : ndarray of shape (n_features,)
         Split gains weighted by the node's bag count, normalised to sum to 1.
@@ -228,6 +381,11 @@ _PARAMS_DOC = """
     instances reaches a leaf with more positive than negative bags
     (pi > nu); ``predict_proba`` is the largest Laplace estimate
     (pi + 1) / (pi + nu + 2) among the leaves its instances reach.
+
+    More than two classes: one concept per class. Tree k is grown with the
+    bags of class ``classes_[k]`` positive and all others negative; a bag's
+    class probabilities are its concept probabilities (as above) divided by
+    their sum, and it is predicted as the class of largest probability.
 """
 
 
@@ -250,15 +408,17 @@ class ID3MIClassifier(_BaseMITree):
     _criterion = "gain"
 
     def __init__(self, *, max_depth=None, min_bags_leaf=1, growth="depth", pruning=False,
-                 confidence=0.25, positive_bag_removal=True, split_shares="parent",
-                 positive_class=None, random_state=None, n_jobs=None):
+                 confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="parent",
+                 max_features=None, positive_class=None, random_state=None, n_jobs=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
         self.pruning = pruning
         self.confidence = confidence
+        self.ccp_alpha = ccp_alpha
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
+        self.max_features = max_features
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -289,15 +449,17 @@ class C45MIClassifier(_BaseMITree):
     _criterion = "gain_ratio"
 
     def __init__(self, *, max_depth=None, min_bags_leaf=2, growth="depth", pruning=False,
-                 confidence=0.25, positive_bag_removal=True, split_shares="parent",
-                 positive_class=None, random_state=None, n_jobs=None):
+                 confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="parent",
+                 max_features=None, positive_class=None, random_state=None, n_jobs=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
         self.pruning = pruning
         self.confidence = confidence
+        self.ccp_alpha = ccp_alpha
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
+        self.max_features = max_features
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs

@@ -11,6 +11,8 @@ def export_text(tree, feature_names=None, decimals=2):
     Parameters
     ----------
     tree : ID3MIClassifier, C45MIClassifier or mil.tree.Tree
+        A two-class classifier, or one tree (e.g. ``clf.trees_[k]`` of a
+        classifier fitted on more classes).
     feature_names : sequence of str, default=None
         One name per feature (``x0``, ``x1``, ... by default).
     decimals : int, default=2
@@ -37,6 +39,9 @@ def export_text(tree, feature_names=None, decimals=2):
     |   |--- pos (pi=2, nu=0, p=0.75)
     """
     t = tree if isinstance(tree, Tree) else getattr(tree, "tree_", None)
+    if t is None and len(getattr(tree, "trees_", ())) > 1:
+        raise ValueError(f"this classifier has one tree per class ({len(tree.trees_)}); "
+                         "print one with export_text(clf.trees_[k], ...) (class clf.classes_[k])")
     if t is None:
         from sklearn.exceptions import NotFittedError
 

@@ -1,7 +1,21 @@
-"""Bag-aware conformance checks for mil estimators (scikit-learn API on bag inputs).
+"""Conformance checks for mil estimators: scikit-learn's own suite and multi-instance checks.
 
-scikit-learn's common checks assume 2-D arrays; these run the same contract
-on bags. Each test module of a learner calls :func:`check_bag_classifier`.
+Three layers, as imbalanced-learn tests its samplers:
+
+- :func:`one_instance_bags` adapts an estimator to scikit-learn's common
+  checks: a 2-D ``X`` becomes one bag per row, and everything else (1-D
+  arrays, sparse matrices, strings, NaN) reaches the estimator untouched, so
+  the checks exercise our validation and our learners, not the adapter's.
+  :func:`expected_failed_checks` lists, with a reason each, the checks that
+  fail by design.
+- :func:`check_bag_classifier` runs the scikit-learn contract on bags
+  (clone, pickle, no mutation, ``cross_val_score``, ``GridSearchCV``, ...).
+- :func:`check_bag_invariants` runs the multi-instance checks: instance
+  order inside a bag, batch invariance, string labels, flipping the positive
+  class, agreement of ``predict`` / ``predict_proba`` /
+  ``decision_function``, informative probabilities, and equality of the
+  compiled and pure-Python backends. The test suite shows that they catch
+  deliberately broken estimators (``tests/test_estimator_checks.py``).
 """
 
 import copy
@@ -15,7 +29,8 @@ from sklearn.pipeline import make_pipeline
 
 from mil.bags import Bags
 
-__all__ = ["check_bag_classifier", "make_toy_bags"]
+__all__ = ["check_bag_classifier", "check_bag_invariants", "expected_failed_checks",
+           "make_toy_bags", "one_instance_bags", "BAG_CHECKS"]
 
 
 def make_toy_bags(n_bags=30, n_features=4, max_size=5, random_state=0, n_classes=2):
@@ -158,3 +173,339 @@ def check_bag_classifier(estimator, X=None, y=None, param_grid=None, multiclass=
             assert em.predict_proba(Xm).shape == (36, 3)
         assert em.score(Xm, labels) > 1 / 3
     return est
+
+
+# -- scikit-learn's common checks through one-instance bags ------------------
+
+def _as_bags(X):
+    """A 2-D X as one single-instance bag per row; anything else unchanged.
+
+    DataFrames become one-row DataFrames (so feature names reach the
+    estimator) and sparse matrices one-row sparse matrices (so the
+    estimator's own sparse handling answers). Inputs that are not 2-D, or
+    that NumPy cannot turn into an array, pass through for the estimator's
+    validation to judge.
+    """
+    if hasattr(X, "iloc") and getattr(X, "ndim", 0) == 2:
+        return [X.iloc[i:i + 1] for i in range(X.shape[0])]
+    if hasattr(X, "nnz") and hasattr(X, "tocsr") and len(getattr(X, "shape", ())) == 2:
+        Xr = X.tocsr()
+        return [Xr[i:i + 1] for i in range(Xr.shape[0])]
+    if isinstance(X, (list, tuple, np.ndarray)) or hasattr(X, "__array__"):
+        try:
+            arr = np.asarray(X)
+        except (ValueError, TypeError):
+            return X
+        if arr.ndim == 2:
+            return [arr[i:i + 1] for i in range(arr.shape[0])]
+    return X
+
+
+_ADAPTED = {}
+
+
+def _adapted_class(cls):
+    """A subclass of `cls` whose methods take a 2-D X as one-instance bags (cached)."""
+    if cls in _ADAPTED:
+        return _ADAPTED[cls]
+
+    def fit(self, X, y=None, **fit_params):
+        return cls.fit(self, _as_bags(X), y, **fit_params)
+
+    methods = {"fit": fit}
+    for name in ("predict", "predict_proba", "decision_function"):
+        if hasattr(cls, name):
+            def method(self, X, _name=name):
+                return getattr(cls, _name)(self, _as_bags(X))
+            method.__name__ = name
+            methods[name] = method
+
+    def __sklearn_tags__(self):
+        tags = cls.__sklearn_tags__(self)
+        tags.input_tags.two_d_array = True
+        tags.input_tags.three_d_array = False
+        return tags
+
+    qualname = f"OneInstance{cls.__name__}"
+    new = type(cls.__name__, (cls,), {**methods, "__sklearn_tags__": __sklearn_tags__,
+                                      "__module__": __name__, "__qualname__": qualname,
+                                      "__doc__": cls.__doc__})
+    globals()[qualname] = new  # picklable by reference (check_estimators_pickle)
+    _ADAPTED[cls] = new
+    return new
+
+
+def one_instance_bags(estimator):
+    """The same estimator (same class behaviour and parameters) taking a 2-D X as bags of one.
+
+    For scikit-learn's ``check_estimator`` / ``parametrize_with_checks``:
+    each row of a 2-D ``X`` becomes a bag holding that single instance.
+    Multi-instance learners reduce to their single-instance counterparts
+    on such bags (a tree on instances, k-NN with the Euclidean distance),
+    so scikit-learn's expectations apply. The returned object is an
+    instance of a subclass whose ``fit`` / ``predict`` / ``predict_proba``
+    / ``decision_function`` only reshape ``X``; parameters, validation and
+    learning are the estimator's own.
+
+    Parameters
+    ----------
+    estimator : mil estimator
+
+    Returns
+    -------
+    adapted : estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.tree import C45MIClassifier
+    >>> from mil.utils.estimator_checks import one_instance_bags
+    >>> clf = one_instance_bags(C45MIClassifier(min_bags_leaf=1))
+    >>> X = np.array([[0.0], [1.0], [5.0], [6.0]])
+    >>> clf.fit(X, [0, 0, 1, 1]).predict([[0.5], [5.5]]).tolist()
+    [0, 1]
+    """
+    return _adapted_class(type(estimator))(**estimator.get_params(deep=False))
+
+
+# Why each scikit-learn check is expected to fail on the adapted estimators.
+# Keys are check names; the values are shown by pytest as the xfail reason.
+_FAILS_ALL = {
+    "check_fit2d_predict1d": (
+        "a 1-D X is not a sequence of bags; the error explains the bag layout "
+        "('each bag must be a 2-D array ...') instead of scikit-learn's 'Reshape your data'"),
+}
+# A binary learner fitted on two labels other than 0/1, -1/1 or False/True
+# raises until `positive_class` names the multi-instance positive class (a
+# bag is positive iff one of its instances is, so the choice changes the
+# model; see the labels and ties guide). These checks fit on labels such as
+# 1/2 or "one"/"two" with default parameters.
+_POSITIVE_CLASS_RULE = ("fit raises by design on the labels this check uses (not 0/1, -1/1 or "
+                        "False/True) until positive_class names the positive class")
+# Bag-KNN's vote does not depend on which class is positive: it needs no choice.
+_FAILS_BINARY = {name: _POSITIVE_CLASS_RULE for name in (
+    "check_estimators_dtypes", "check_classifier_data_not_an_array", "check_classifiers_classes",
+    "check_fit2d_1feature")}
+_FAILS_BY_CLASS = {name: _FAILS_BINARY for name in (
+    "ID3MIClassifier", "C45MIClassifier", "GDBTMIClassifier", "RipperMIClassifier",
+    "CitationKNNClassifier")}
+
+
+def expected_failed_checks(estimator):
+    """scikit-learn checks that `estimator` (adapted by :func:`one_instance_bags`) fails, with why.
+
+    Parameters
+    ----------
+    estimator : mil estimator
+
+    Returns
+    -------
+    failures : dict
+        Check name -> reason, for ``parametrize_with_checks`` /
+        ``check_estimator``'s `expected_failed_checks`.
+    """
+    failures = dict(_FAILS_ALL)
+    for klass in type(estimator).__mro__:
+        failures.update(_FAILS_BY_CLASS.get(klass.__name__, {}))
+    return failures
+
+
+# -- multi-instance invariants ------------------------------------------------
+
+def _fit(estimator, X, y, **params):
+    return clone(estimator).set_params(**params).fit(X, y)
+
+
+def _outputs(est, X):
+    return _predictions(est, X)
+
+
+def _rows(outputs, rows):
+    return {k: v[rows] for k, v in outputs.items()}
+
+
+def _binary(est):
+    return len(est.classes_) == 2
+
+
+def check_instance_permutation(estimator, X, y):
+    """Reordering the instances inside each bag changes no output."""
+    est = _fit(estimator, X, y)
+    rng = np.random.default_rng(1)
+    shuffled = [bag[rng.permutation(len(bag))] for bag in X]
+    _assert_same(_outputs(est, X), _outputs(est, shuffled),
+                 f"{type(estimator).__name__}: instance order inside a bag")
+    # Fitting on reordered bags gives the same model.
+    _assert_same(_outputs(est, X), _outputs(_fit(estimator, shuffled, y), X),
+                 f"{type(estimator).__name__}: fit on bags with reordered instances")
+
+
+def check_batch_invariance(estimator, X, y):
+    """A bag gets the same outputs alone, in any batch, and in any batch order."""
+    name = type(estimator).__name__
+    est = _fit(estimator, X, y)
+    full = _outputs(est, X)
+    for i in range(0, len(X), max(1, len(X) // 6)):
+        _assert_same(_rows(full, [i]), _outputs(est, [X[i]]), f"{name}: bag {i} predicted alone")
+    order = np.random.default_rng(2).permutation(len(X))
+    _assert_same(_rows(full, order), _outputs(est, [X[i] for i in order]),
+                 f"{name}: bags predicted in another order")
+    half = order[: len(X) // 2]
+    _assert_same(_rows(full, half), _outputs(est, [X[i] for i in half]), f"{name}: half the bags")
+
+
+def check_string_labels(estimator, X, y):
+    """Renaming the classes (to strings sorted the same way) renames every output, nothing more."""
+    name = type(estimator).__name__
+    classes = np.unique(y)
+    names = np.array([f"class_{i}" for i in range(len(classes))])
+    y_str = names[np.searchsorted(classes, y)]
+    params = {}
+    if "positive_class" in estimator.get_params() and len(classes) == 2:
+        # Labels other than 0/1, -1/1, False/True must name their positive class.
+        pos = estimator.get_params()["positive_class"]
+        pos = classes[1] if pos is None else pos
+        params["positive_class"] = names[np.searchsorted(classes, pos)]
+    a, b = _fit(estimator, X, y), _fit(estimator, X, y_str, **params)
+    np.testing.assert_array_equal(b.classes_, names, err_msg=f"{name}: classes_ with string labels")
+    pa, pb = _outputs(a, X), _outputs(b, X)
+    np.testing.assert_array_equal(names[np.searchsorted(classes, pa.pop("predict"))], pb.pop("predict"),
+                                  err_msg=f"{name}: predictions with string labels")
+    _assert_same(pa, pb, f"{name}: string labels")
+
+
+def check_positive_class_flip(estimator, X, y):
+    """Naming the positive class explicitly equals relabelling: outputs map, columns swap, signs flip.
+
+    Binary learners with a ``positive_class`` parameter are fitted on labels
+    where the positive class sorts last (``classes_[1]``) and on labels
+    where it sorts first (``classes_[0]``, named by `positive_class`); both
+    must be the same model.
+    """
+    if "positive_class" not in estimator.get_params():
+        return
+    name = type(estimator).__name__
+    classes = np.unique(y)
+    if len(classes) != 2:
+        return
+    is_pos = y == classes[1]
+    y_last = np.where(is_pos, "pos", "neg")      # sorted: ["neg", "pos"]: positive last
+    y_first = np.where(is_pos, "a_pos", "b_neg")  # sorted: ["a_pos", "b_neg"]: positive first
+    a = _fit(estimator, X, y_last, positive_class="pos")
+    b = _fit(estimator, X, y_first, positive_class="a_pos")
+    pa, pb = _outputs(a, X), _outputs(b, X)
+    np.testing.assert_array_equal(pa["predict"] == "pos", pb["predict"] == "a_pos",
+                                  err_msg=f"{name}: predictions after flipping the positive class")
+    if "predict_proba" in pa:
+        np.testing.assert_allclose(pa["predict_proba"], pb["predict_proba"][:, ::-1], rtol=1e-12,
+                                   atol=1e-12, err_msg=f"{name}: predict_proba after the flip")
+    if "decision_function" in pa:
+        np.testing.assert_allclose(pa["decision_function"], -pb["decision_function"], rtol=1e-12,
+                                   atol=1e-12, err_msg=f"{name}: decision_function after the flip")
+
+
+def check_method_consistency(estimator, X, y):
+    """``predict`` is ``classes_[argmax(predict_proba)]`` and ``decision_function`` agrees in sign."""
+    name = type(estimator).__name__
+    est = _fit(estimator, X, y)
+    out = _outputs(est, X)
+    pred = out["predict"]
+    if "predict_proba" in out:
+        proba = out["predict_proba"]
+        assert proba.shape == (len(X), len(est.classes_)), f"{name}: predict_proba shape {proba.shape}"
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-9, err_msg=f"{name}: rows sum to 1")
+        np.testing.assert_array_equal(pred, est.classes_[np.argmax(proba, axis=1)],
+                                      err_msg=f"{name}: predict != classes_[argmax(predict_proba)]")
+    if "decision_function" in out:
+        dec = out["decision_function"]
+        if _binary(est):
+            assert dec.shape == (len(X),), f"{name}: binary decision_function shape {dec.shape}"
+            decided = dec != 0
+            np.testing.assert_array_equal((dec > 0)[decided], (pred == est.classes_[1])[decided],
+                                          err_msg=f"{name}: sign of decision_function vs predict")
+            if "predict_proba" in out:
+                # The score ranks bags as the probability of classes_[1] does.
+                p1 = out["predict_proba"][:, 1]
+                order = np.argsort(dec, kind="stable")
+                assert (np.diff(p1[order]) >= -1e-12).all(), \
+                    f"{name}: decision_function and predict_proba rank bags differently"
+        else:
+            np.testing.assert_array_equal(pred, est.classes_[np.argmax(dec, axis=1)],
+                                          err_msg=f"{name}: predict != classes_[argmax(decision)]")
+
+
+def check_informative_proba(estimator, X, y):
+    """On well-separated bags, ``predict_proba`` ranks positive bags above negative ones.
+
+    A constant or reversed probability passes the shape checks; this check
+    needs the training ROC AUC of the positive-class column to be at least
+    0.8 (binary problems).
+    """
+    if not hasattr(estimator, "predict_proba"):
+        return
+    from sklearn.metrics import roc_auc_score
+
+    est = _fit(estimator, X, y)
+    if not _binary(est):
+        return
+    auc = roc_auc_score(y == est.classes_[1], est.predict_proba(X)[:, 1])
+    assert auc >= 0.8, f"{type(estimator).__name__}: training ROC AUC of predict_proba is {auc:.3f}"
+
+
+def check_backend_equality(estimator, X, y):
+    """Compiled kernels and NumPy twins give the same fitted model and outputs."""
+    from mil._core import compiled_available, use_backend
+
+    if not compiled_available():
+        return
+    with use_backend("compiled"):
+        a = _outputs(_fit(estimator, X, y), X)
+    with use_backend("python"):
+        b = _outputs(_fit(estimator, X, y), X)
+    for key in a:
+        if a[key].dtype.kind == "f":
+            np.testing.assert_allclose(a[key], b[key], rtol=1e-9, atol=1e-12,
+                                       err_msg=f"{type(estimator).__name__}: backends differ: {key}")
+        else:
+            np.testing.assert_array_equal(a[key], b[key],
+                                          err_msg=f"{type(estimator).__name__}: backends differ: {key}")
+
+
+BAG_CHECKS = {
+    "instance_permutation": check_instance_permutation,
+    "batch_invariance": check_batch_invariance,
+    "string_labels": check_string_labels,
+    "positive_class_flip": check_positive_class_flip,
+    "method_consistency": check_method_consistency,
+    "informative_proba": check_informative_proba,
+    "backend_equality": check_backend_equality,
+}
+"""The multi-instance checks by name (each ``check(estimator, X, y)``)."""
+
+
+def check_bag_invariants(estimator, X=None, y=None, *, skip=()):
+    """Run the multi-instance checks of :data:`BAG_CHECKS` on `estimator`.
+
+    Parameters
+    ----------
+    estimator : unfitted mil classifier
+    X, y : bags and labels, default=None
+        Training data (default: 40 bags of :func:`make_toy_bags`).
+    skip : iterable of str
+        Names of checks not to run.
+
+    Raises
+    ------
+    AssertionError
+        Naming the check and the estimator that failed it.
+    """
+    if X is None:
+        X, y = make_toy_bags(n_bags=40, random_state=3)
+    y = np.asarray(y)
+    for name, check in BAG_CHECKS.items():
+        if name in skip:
+            continue
+        try:
+            check(estimator, X, y)
+        except AssertionError as exc:
+            raise AssertionError(f"check {name!r} failed: {exc}") from exc

@@ -7,8 +7,10 @@ internal layout, or used read-only when already in it.
 """
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 
 from mil.bags import Bags
 
@@ -21,9 +23,13 @@ __all__ = [
     "check_offsets",
     "positive_index",
     "bag_name",
+    "bag_feature_names",
+    "check_feature_names",
+    "set_feature_names",
 ]
 
 _NUMERIC_KINDS = "biuf"
+_RaggedWarning = getattr(getattr(np, "exceptions", np), "VisibleDeprecationWarning")
 
 
 def _numeric_array(values, what):
@@ -32,17 +38,23 @@ def _numeric_array(values, what):
         raise TypeError(f"{what} is a scipy sparse matrix, not accepted here; "
                         "convert it with .toarray()")
     try:
-        arr = np.asarray(values)
-    except ValueError as exc:  # ragged nested lists
+        with warnings.catch_warnings():
+            # NumPy < 1.24 makes an object array of ragged lists, with this warning.
+            warnings.simplefilter("error", _RaggedWarning)
+            arr = np.asarray(values)
+    except (ValueError, _RaggedWarning) as exc:  # ragged nested lists
         raise ValueError(f"{what} is ragged: its rows have different lengths ({exc})") from None
     if arr.dtype.kind in _NUMERIC_KINDS:
         return arr
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{what} holds complex values. Complex data not supported")
+    reason = ""
     if arr.dtype.kind == "O":
         try:
             return arr.astype(np.float64)
-        except (TypeError, ValueError):
-            pass
-    raise TypeError(f"{what} holds non-numeric values (dtype {arr.dtype}); "
+        except (TypeError, ValueError) as exc:
+            reason = f" ({exc})"
+    raise TypeError(f"{what} holds non-numeric values (dtype {arr.dtype}){reason}; "
                     "features must be int, float or bool")
 
 
@@ -184,8 +196,9 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         bags = _bags_from_sequence(X, allow_nan, name, accept_sparse, estimator)
     if n_features is not None and bags.n_features != n_features:
         who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
-        raise ValueError(f"{name} has {bags.n_features} features per instance, but "
-                         f"{who or 'the estimator'} was fitted with {n_features} features")
+        # scikit-learn's wording (its common checks match it).
+        raise ValueError(f"{name} has {bags.n_features} features, but {who or 'the estimator'} "
+                         f"is expecting {n_features} features as input (per instance)")
     return bags
 
 
@@ -196,9 +209,11 @@ def bag_name(bags, b):
     ``"bag 13"`` (the position) otherwise.
     """
     ids = getattr(bags, "ids", None)
-    if ids is None:
-        return f"bag {b}"
-    return f"bag {ids[b].item() if hasattr(ids[b], 'item') else ids[b]!r}"
+    return f"bag {b}" if ids is None else _id_name(ids[b])
+
+
+def _id_name(bag_id):
+    return f"bag {bag_id.item() if hasattr(bag_id, 'item') else bag_id!r}"
 
 
 def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None):
@@ -240,7 +255,8 @@ def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None)
         if d0 is None:
             d0 = arr.shape[1]
             if d0 == 0:
-                raise ValueError(f"{what} has no features (0 columns)")
+                raise ValueError(f"{what} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 "
+                                 "is required.")
         elif arr.shape[1] != d0:
             raise ValueError(f"{what} has {arr.shape[1]} features but bag 0 has {d0}; "
                              "all instances need the same number of features")
@@ -265,8 +281,14 @@ def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None)
 
 def bags_from_instances(X, bag_ids, *, allow_nan=True):
     """Group instance rows into bags by id; see :meth:`mil.Bags.from_instances`."""
-    instances = check_instances(X, allow_nan=allow_nan)
     ids = np.asarray(bag_ids)
+    arr = X if _is_sparse(X) else _numeric_array(X, "the instance matrix")
+    if isinstance(arr, np.ndarray) and arr.ndim == 2 and ids.shape == arr.shape[:1] and arr.dtype.kind == "f":
+        bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+        if bad.any():  # name the bag by its id
+            row = int(np.flatnonzero(bad.any(axis=1))[0])
+            _check_finite(arr[row], _id_name(ids[row]), allow_nan)
+    instances = check_instances(arr, allow_nan=allow_nan)
     if ids.ndim != 1 or ids.shape[0] != instances.shape[0]:
         raise ValueError(f"bag_ids must be 1-D with one id per instance ({instances.shape[0]}); "
                          f"got shape {ids.shape}")
@@ -394,8 +416,12 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
         positive class (also when the positive class is ``classes[0]``).
     """
     who = f"{estimator} " if estimator else ""
+    if y is None:
+        raise ValueError(f"{who or 'this estimator '}requires y to be passed, but the target y is None")
     y_arr = np.asarray(y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is used "
+                      "as y.ravel()", DataConversionWarning, stacklevel=3)
         y_arr = y_arr.ravel()
     if y_arr.ndim == 2:
         _check_target_type(y_arr)
@@ -416,10 +442,10 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
         raise TypeError(f"y labels must be of one sortable type: {exc}") from None
     y_enc = y_enc.ravel().astype(np.intp, copy=False)
     if classes.shape[0] < 2:
-        raise ValueError(f"y has a single class ({classes[0]!r}); {who}needs bags of two classes")
+        raise ValueError(f"y has one class only ({classes[0]!r}); {who}needs bags of two classes")
     if binary and classes.shape[0] > 2:
-        raise ValueError(f"{who}supports two classes only; y has {classes.shape[0]}: "
-                         f"{classes.tolist()[:10]}")
+        raise ValueError(f"Only binary classification is supported: {who}supports two classes only; "
+                         f"y has {classes.shape[0]}: {classes.tolist()[:10]}")
     if positive_class is not None and classes.shape[0] != 2:
         raise ValueError(f"positive_class applies to two classes only; y has {classes.shape[0]}")
     if require_positive is None:
@@ -455,3 +481,109 @@ def check_int(value, name, minimum=None):
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}; got {value}")
     return int(value)
+
+
+# -- feature names of DataFrame bags ---------------------------------------------
+
+def bag_feature_names(X, name="X"):
+    """Column names shared by DataFrame bags, as scikit-learn keeps them.
+
+    Parameters
+    ----------
+    X : sequence of bags
+        Bags that are pandas DataFrames (anything with ``columns``) carry
+        feature names; arrays and :class:`~mil.Bags` do not.
+    name : str, default="X"
+        How the input is called in error messages.
+
+    Returns
+    -------
+    names : ndarray of object or None
+        The column names when every bag is a DataFrame with the same string
+        columns; None when no bag has columns or the columns are not
+        strings (scikit-learn's rule).
+
+    Raises
+    ------
+    ValueError
+        Some bags are DataFrames and others not, or two bags have different
+        columns (naming the first such bag).
+    TypeError
+        Column names mix strings and other types.
+    """
+    if isinstance(X, (Bags, np.ndarray)) or not hasattr(X, "__len__") or hasattr(X, "iloc"):
+        return None
+    try:
+        has_cols = [hasattr(X[i], "columns") for i in range(len(X))]
+    except (TypeError, IndexError, KeyError):
+        return None
+    if not any(has_cols):
+        return None
+    if not all(has_cols):
+        b = has_cols.index(not has_cols[0])
+        kinds = ("a DataFrame", "an array") if has_cols[0] else ("an array", "a DataFrame")
+        raise ValueError(f"bag {b} of {name} is {kinds[1]} but bag 0 is {kinds[0]}; give every bag "
+                         "as a DataFrame with the same columns, or every bag as an array")
+    cols = list(X[0].columns)
+    for b in range(1, len(X)):
+        other = list(X[b].columns)
+        if other != cols:
+            raise ValueError(f"bag {b} of {name} has the columns {other[:10]} but bag 0 has "
+                             f"{cols[:10]}; every bag needs the same columns in the same order")
+    types = {type(c).__name__ for c in cols}
+    is_str = [isinstance(c, str) for c in cols]
+    if all(is_str):
+        return np.asarray(cols, dtype=object)
+    if any(is_str):
+        raise TypeError("Feature names are only supported if all input features have string names, "
+                        f"but your input has {sorted(types)} as feature name / column name types. "
+                        "Convert them all to strings, e.g. with df.columns.astype(str).")
+    return None
+
+
+def set_feature_names(estimator, X):
+    """At fit: set or remove ``feature_names_in_`` from DataFrame bags."""
+    names = bag_feature_names(X)
+    if names is None:
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+    else:
+        estimator.feature_names_in_ = names
+
+
+def check_feature_names(estimator, X):
+    """At predict: compare the bags' column names with ``feature_names_in_``, as scikit-learn does.
+
+    Mismatched names (other names, missing names, another order) raise a
+    ValueError; names on one side only warn (UserWarning).
+    """
+    fitted = getattr(estimator, "feature_names_in_", None)
+    names = bag_feature_names(X)
+    who = type(estimator).__name__
+    if fitted is None and names is None:
+        return
+    if fitted is None:
+        warnings.warn(f"X has feature names, but {who} was fitted without feature names", UserWarning,
+                      stacklevel=3)
+        return
+    if names is None:
+        warnings.warn(f"X does not have valid feature names, but {who} was fitted with feature names",
+                      UserWarning, stacklevel=3)
+        return
+    if len(fitted) == len(names) and np.all(fitted == names):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unseen = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+
+    def listed(items):
+        shown = "".join(f"- {n}\n" for n in items[:5])
+        return shown + ("- ...\n" if len(items) > 5 else "")
+
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + listed(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + listed(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)

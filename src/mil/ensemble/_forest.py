@@ -1,0 +1,297 @@
+"""Multi-instance random forest: bagged ID3-MI / C4.5-MI trees with random feature subsets.
+
+Breiman's random forest (Breiman, "Random forests", Machine Learning 45, 2001)
+carried to bags, as MIForests (Leistner, Saffari and Bischof, "MIForests:
+multiple-instance learning with randomized trees", ECCV 2010) and Weka's MITI
+attribute subsampling do: each tree is grown on a bootstrap sample of the
+*bags* (a bag drawn k times weighs k in the criteria) with the multi-instance
+split machinery of :mod:`mil.tree` (the same builder and kernels), searching a
+random subset of the features at every node. A bag's probability is the
+average of the trees' bag probabilities.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_random_state
+
+from mil.base import BaseBagClassifier
+from mil.tree import C45MIClassifier, ID3MIClassifier
+from mil.tree._builder import _Presorted
+
+__all__ = ["MIRandomForestClassifier"]
+
+_MAX_INT = np.iinfo(np.int32).max
+
+
+def _n_drawn(max_samples, n_bags):
+    if max_samples is None:
+        return n_bags
+    if isinstance(max_samples, Integral):
+        if max_samples > n_bags:
+            raise ValueError(f"max_samples={max_samples} is larger than the number of bags ({n_bags})")
+        return int(max_samples)
+    return max(1, round(max_samples * n_bags))
+
+
+def _bootstrap_counts(seed, n_bags, n_drawn):
+    """How many times each bag is drawn (with replacement) in a tree's sample."""
+    rng = np.random.RandomState(seed)
+    return np.bincount(rng.randint(0, n_bags, n_drawn), minlength=n_bags)
+
+
+def _grow_one(template, seed, bags, y_enc, classes, presorted, counts):
+    """Fit one tree on the bags with ``counts > 0``, weighted by their counts.
+
+    Bags of count 0 weigh 0, which the builder reads as absent.
+    """
+    tree = clone(template).set_params(random_state=seed)
+    tree.classes_ = classes
+    weight = None if counts is None else counts.astype(np.float64)
+    tree._fit_encoded(bags, y_enc, bag_weight=weight, presorted=presorted)
+    return tree
+
+
+class MIRandomForestClassifier(BaseBagClassifier):
+    """Multi-instance random forest of ID3-MI / C4.5-MI trees.
+
+    Each tree is grown on a bootstrap sample of the bags (bags drawn with
+    replacement; a bag drawn k times counts k times in Gain_multi and in
+    `min_bags_leaf`), and at every node searches only `max_features` features
+    drawn at random, with the split criterion and machinery of
+    :class:`~mil.tree.C45MIClassifier` / :class:`~mil.tree.ID3MIClassifier`.
+    A bag's class probabilities are the average of the trees' bag
+    probabilities; the predicted class is the most probable one. More than two
+    classes: every tree holds one concept per class (see the trees).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    criterion : {"gain_ratio", "gain"}, default="gain_ratio"
+        C4.5-MI's gain ratio (with its average-gain guard among the searched
+        features) or ID3-MI's Gain_multi.
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+        Features searched at each node (see the trees); None searches all
+        (bagged trees).
+    bootstrap : bool, default=True
+        Grow each tree on a bootstrap sample of the bags; False grows every
+        tree on all bags (trees then differ only by their feature subsets).
+    max_samples : int, float or None, default=None
+        Bags drawn per tree with `bootstrap`: None as many as there are
+        bags, an int that many, a float that fraction.
+    oob_score : bool, default=False
+        Score every bag with the trees whose sample left it out, and store
+        the accuracy in ``oob_score_``.
+    max_depth : int or None, default=None
+    min_bags_leaf : int, default=1
+        Minimum (weighted) number of distinct bags in each child of a split.
+    growth : {"best", "depth"}, default="best"
+        Node order of each tree (matters with positive-bag removal).
+    split_shares : {"children", "parent"}, default="children"
+        How Gain_multi weighs the children (see the trees).
+    positive_bag_removal : bool, default=True
+    positive_class : label or None, default=None
+        Two classes: the positive class (``classes_[1]`` when None).
+    random_state : int, RandomState or None, default=None
+        Seeds the bootstrap samples and feature subsets (one seed per tree,
+        drawn in tree order, so `n_jobs` never changes the forest).
+    n_jobs : int or None, default=None
+        Trees grown (and applied at prediction) in this many threads; the
+        split kernels release the GIL. None is 1, -1 one per core.
+
+    Attributes
+    ----------
+    estimators_ : list of C45MIClassifier or ID3MIClassifier
+        The fitted trees (each with its ``random_state`` seed).
+    estimators_samples_ : list of ndarray
+        Per tree, the indices of the bags in its sample (with repeats).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean over the trees of their normalised bag-level impurity decrease
+        (Gain_multi times the bag weight of the node, summed per feature).
+    oob_score_ : float
+        Out-of-bag accuracy (with `oob_score`).
+    oob_decision_function_ : ndarray of shape (n_bags, n_classes)
+        Out-of-bag class probabilities (NaN for a bag in every sample).
+
+    See Also
+    --------
+    mil.tree.C45MIClassifier, mil.tree.ID3MIClassifier
+
+    References
+    ----------
+    L. Breiman, "Random forests", Machine Learning 45(1), 2001.
+    C. Leistner, A. Saffari and H. Bischof, "MIForests: multiple-instance
+    learning with randomized trees", ECCV 2010.
+    H. Blockeel, D. Page and A. Srinivasan, "Multi-instance tree learning",
+    ICML 2005.
+
+    Examples
+    --------
+    >>> from mil.ensemble import MIRandomForestClassifier
+    >>> from mil.utils.estimator_checks import make_toy_bags
+    >>> X, y = make_toy_bags(n_bags=40)
+    >>> forest = MIRandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    >>> forest.score(X, y) > 0.9
+    True
+    >>> forest.predict_proba(X[:1]).shape
+    (1, 2)
+    """
+
+    _allow_nan = True
+    _binary_only = False
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "criterion": [StrOptions({"gain_ratio", "gain"})],
+        "max_features": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
+        "bootstrap": ["boolean"],
+        "max_samples": [Interval(Integral, 1, None, closed="left"),
+                        Interval(Real, 0.0, 1.0, closed="right"), None],
+        "oob_score": ["boolean"],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_bags_leaf": [Interval(Integral, 1, None, closed="left")],
+        "growth": [StrOptions({"depth", "best"})],
+        "split_shares": [StrOptions({"parent", "children"})],
+        "positive_bag_removal": ["boolean"],
+        "positive_class": "no_validation",
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(self, n_estimators=100, *, criterion="gain_ratio", max_features="sqrt", bootstrap=True,
+                 max_samples=None, oob_score=False, max_depth=None, min_bags_leaf=1, growth="best",
+                 split_shares="children", positive_bag_removal=True, positive_class=None,
+                 random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.max_depth = max_depth
+        self.min_bags_leaf = min_bags_leaf
+        self.growth = growth
+        self.split_shares = split_shares
+        self.positive_bag_removal = positive_bag_removal
+        self.positive_class = positive_class
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _template(self):
+        cls = C45MIClassifier if self.criterion == "gain_ratio" else ID3MIClassifier
+        return cls(max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf, growth=self.growth,
+                   positive_bag_removal=self.positive_bag_removal, split_shares=self.split_shares,
+                   max_features=self.max_features, positive_class=self.positive_class)
+
+    def fit(self, X, y):
+        """Grow the forest.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Training bags; NaN marks a missing value.
+        y : array-like of shape (n_bags,)
+
+        Returns
+        -------
+        self
+        """
+        bags, y_enc = self._validate_fit(X, y)
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")
+        n_bags = bags.n_bags
+        seeds = check_random_state(self.random_state).randint(_MAX_INT, size=self.n_estimators)
+        if self.bootstrap:
+            n_drawn = _n_drawn(self.max_samples, n_bags)
+            counts = [_bootstrap_counts(seed, n_bags, n_drawn) for seed in seeds]
+        else:
+            counts = [None] * self.n_estimators
+        presorted = _Presorted(bags.instances, bags.instance_bag)
+        template = self._template()
+        self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_grow_one)(template, int(seed), bags, y_enc, self.classes_, presorted, c)
+            for seed, c in zip(seeds, counts))
+        self.estimators_samples_ = [np.repeat(np.arange(n_bags), c) if c is not None else np.arange(n_bags)
+                                    for c in counts]
+        importances = np.zeros(bags.n_features)
+        for tree in self.estimators_:
+            importances += tree.feature_importances_
+        total = importances.sum()
+        self.feature_importances_ = importances / total if total > 0 else importances
+        if self.oob_score:
+            self._set_oob(bags, y_enc, counts)
+        elif hasattr(self, "oob_score_"):
+            del self.oob_score_, self.oob_decision_function_
+        return self
+
+    def _set_oob(self, bags, y_enc, counts):
+        n_bags, k = bags.n_bags, len(self.classes_)
+        total = np.zeros((n_bags, k))
+        seen = np.zeros(n_bags, dtype=np.intp)
+        for tree, c in zip(self.estimators_, counts):
+            out = np.flatnonzero(c == 0)
+            if out.size:
+                total[out] += tree._proba_bags(bags.subset(out))
+                seen[out] += 1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.oob_decision_function_ = total / seen[:, None]
+        if not seen.any():
+            raise ValueError("no bag was left out of every bootstrap sample: oob_score needs more "
+                             "bags or fewer trees")
+        ok = seen > 0
+        truth = y_enc[ok]  # class indices
+        pred = np.argmax(self.oob_decision_function_[ok], axis=1)
+        self.oob_score_ = float(np.mean(pred == truth))
+
+    def _tree_probas(self, bags):
+        return Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(tree._proba_bags)(bags) for tree in self.estimators_)
+
+    def predict_proba(self, X):
+        """Class probabilities: the average of the trees' bag probabilities.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+
+        Returns
+        -------
+        proba : ndarray of shape (n_bags, n_classes)
+            Columns follow ``classes_``.
+        """
+        check_is_fitted(self, "estimators_")
+        bags = self._validate_predict(X)
+        total = np.zeros((bags.n_bags, len(self.classes_)))
+        for p in self._tree_probas(bags):  # summed in tree order: n_jobs cannot change the result
+            total += p
+        return total / len(self.estimators_)
+
+    def decision_function(self, X):
+        """Log-odds of the averaged probabilities.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
+            Two classes: for ``classes_[1]``. More: per class.
+        """
+        p = np.clip(self.predict_proba(X), 1e-12, 1 - 1e-12)
+        logit = np.log(p) - np.log1p(-p)
+        return logit[:, 1] if len(self.classes_) == 2 else logit
+
+    def predict(self, X):
+        """The most probable class of each bag (under the averaged probabilities).
+
+        Returns
+        -------
+        y : ndarray of shape (n_bags,)
+            Labels from ``classes_``.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,155 @@
+"""MIRandomForestClassifier: averaging, determinism, backends, out-of-bag, classes."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import mil
+from mil._core import compiled_available, use_backend
+from mil.ensemble import MIRandomForestClassifier
+from mil.tree import C45MIClassifier, ID3MIClassifier
+from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
+
+
+def concept_bags(seed, n_bags=60, n_classes=2, n_features=6):
+    """Class c > 0: one instance has x_c in [3, 4]; class 0 bags have none. Other features noise."""
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for i in range(n_bags):
+        k = rng.integers(2, 6)
+        bag = rng.uniform(0, 1, (k, n_features))
+        c = i % n_classes
+        if c:
+            bag[rng.integers(k), c - 1] = rng.uniform(3, 4)
+        X.append(bag)
+        y.append(c)
+    return X, np.array(y)
+
+
+def test_exported():
+    assert mil.MIRandomForestClassifier is MIRandomForestClassifier
+
+
+def test_bag_classifier_contract(backend):
+    check_bag_classifier(MIRandomForestClassifier(n_estimators=5, random_state=0),
+                         param_grid={"max_features": [1, "sqrt"]})
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("criterion", ["gain_ratio", "gain"])
+def test_proba_is_the_average_of_the_trees(n_classes, criterion, backend):
+    X, y = concept_bags(0, n_classes=n_classes)
+    forest = MIRandomForestClassifier(n_estimators=7, criterion=criterion, random_state=1).fit(X, y)
+    assert len(forest.estimators_) == 7
+    cls = C45MIClassifier if criterion == "gain_ratio" else ID3MIClassifier
+    assert all(type(t) is cls for t in forest.estimators_)
+    X_test, y_test = concept_bags(1, n_bags=30, n_classes=n_classes)
+    expected = np.mean([t.predict_proba(X_test) for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(forest.predict(X_test),
+                                  forest.classes_[np.argmax(expected, axis=1)])
+    assert forest.score(X_test, y_test) >= 0.9
+
+
+def test_n_jobs_does_not_change_the_forest(backend):
+    X, y = concept_bags(2, n_classes=3)
+    one = MIRandomForestClassifier(n_estimators=6, random_state=3, oob_score=True).fit(X, y)
+    two = MIRandomForestClassifier(n_estimators=6, random_state=3, oob_score=True, n_jobs=2).fit(X, y)
+    for a, b in zip(one.estimators_, two.estimators_):
+        assert all(ta == tb for ta, tb in zip(a.trees_, b.trees_))
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+    np.testing.assert_array_equal(one.oob_decision_function_, two.oob_decision_function_)
+
+
+@pytest.mark.skipif(not compiled_available() or mil._config.pure_python_requested(),
+                    reason="compiled kernels are not in use")
+def test_compiled_and_python_grow_identical_forests():
+    from mil.datasets import load_dataset
+
+    data = load_dataset("musk1")
+    pick = np.r_[np.flatnonzero(data.target == 1)[:20], np.flatnonzero(data.target == 0)[:20]]
+    bags, y = data.bags[pick], data.target[pick]
+    forests = {}
+    for kind in ("compiled", "python"):
+        with use_backend(kind):
+            forests[kind] = MIRandomForestClassifier(n_estimators=3, random_state=0).fit(bags, y)
+    for a, b in zip(forests["compiled"].estimators_, forests["python"].estimators_):
+        assert a.tree_ == b.tree_
+        assert a.tree_.node_count > 3
+
+
+def test_bootstrap_samples_and_weights(backend):
+    X, y = concept_bags(3)
+    forest = MIRandomForestClassifier(n_estimators=4, max_samples=0.5, random_state=0).fit(X, y)
+    for tree, sample in zip(forest.estimators_, forest.estimators_samples_):
+        assert sample.size == 30
+        counts = np.bincount(sample, minlength=len(X))
+        # The root holds exactly the distinct sampled bags, weighted by their counts.
+        t = tree.tree_
+        assert t.n_pos_bags[0] == np.count_nonzero(counts[y == 1])
+        assert t.n_neg_bags[0] == np.count_nonzero(counts[y == 0])
+        assert t.weighted_pos[0] == counts[y == 1].sum()
+        assert t.weighted_neg[0] == counts[y == 0].sum()
+    full = MIRandomForestClassifier(n_estimators=2, bootstrap=False, random_state=0).fit(X, y)
+    assert full.estimators_[0].tree_.n_pos_bags[0] + full.estimators_[0].tree_.n_neg_bags[0] == len(X)
+
+
+def test_oob_decision_function_by_hand(backend):
+    X, y = concept_bags(4)
+    forest = MIRandomForestClassifier(n_estimators=10, oob_score=True, random_state=0).fit(X, y)
+    total, seen = np.zeros((len(X), 2)), np.zeros(len(X))
+    for tree, sample in zip(forest.estimators_, forest.estimators_samples_):
+        out = np.setdiff1d(np.arange(len(X)), sample)
+        total[out] += tree.predict_proba([X[i] for i in out])
+        seen[out] += 1
+    ok = seen > 0
+    np.testing.assert_allclose(forest.oob_decision_function_[ok], total[ok] / seen[ok, None], atol=1e-15)
+    assert np.isnan(forest.oob_decision_function_[~ok]).all()
+    pred = forest.classes_[np.argmax(total[ok], axis=1)]
+    assert forest.oob_score_ == pytest.approx(np.mean(pred == y[ok]))
+    with pytest.raises(ValueError, match="bootstrap"):
+        MIRandomForestClassifier(oob_score=True, bootstrap=False).fit(X, y)
+
+
+def test_feature_importances_find_the_concept(backend):
+    X, y = concept_bags(5)
+    forest = MIRandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    imp = forest.feature_importances_
+    assert imp.shape == (6,) and imp.sum() == pytest.approx(1.0)
+    assert np.argmax(imp) == 0 and imp[0] > 0.5
+
+
+def test_three_classes_with_string_labels(backend):
+    X, y = concept_bags(6, n_classes=3)
+    names = np.array(["none", "red", "blue"])[y]
+    forest = MIRandomForestClassifier(n_estimators=10, random_state=0, oob_score=True).fit(X, names)
+    assert forest.classes_.tolist() == ["blue", "none", "red"]
+    assert all(len(t.trees_) == 3 for t in forest.estimators_)
+    X_test, y_test = concept_bags(7, n_bags=45, n_classes=3)
+    proba = forest.predict_proba(X_test)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert forest.score(X_test, np.array(["none", "red", "blue"])[y_test]) >= 0.9
+    assert forest.oob_score_ >= 0.8
+    assert forest.decision_function(X_test).shape == (45, 3)
+
+
+def test_clone_pickle_and_random_state(backend):
+    X, y = make_toy_bags(n_bags=40)
+    forest = MIRandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    again = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(again.predict_proba(X), forest.predict_proba(X))
+    same = MIRandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(same.predict_proba(X), forest.predict_proba(X))
+    other = MIRandomForestClassifier(n_estimators=5, random_state=1).fit(X, y)
+    assert any(a.tree_ != b.tree_ for a, b in zip(forest.estimators_, other.estimators_))
+
+
+def test_bad_parameters():
+    X, y = make_toy_bags(n_bags=20)
+    with pytest.raises(ValueError, match="max_samples"):
+        MIRandomForestClassifier(max_samples=50).fit(X, y)
+    with pytest.raises(ValueError):
+        MIRandomForestClassifier(criterion="gini").fit(X, y)
+    with pytest.raises(ValueError, match="two classes"):
+        MIRandomForestClassifier(positive_class=2).fit(X[:3], [0, 1, 2])
