@@ -3,10 +3,14 @@
 1. Single-instance bags: the Musk2 instance matrix (6598 rows, 166 features) with
    each bag's label copied to its instances, one instance per bag. Fit time of
    ``wittgenstein.RIPPER`` divided by that of ``RipperMIClassifier`` (target >= 20),
-   and the training accuracy of both.
-2. RIPPER-MI on the Musk2 bags (102 bags), compiled and pure-Python kernels.
+   with its defaults (rules for both classes) and with ``rule_order="ordered"``
+   (rules for the positive class only, as wittgenstein), and the training accuracies.
+2. Multi-class: scikit-learn's digits (1797 one-instance bags, 64 features, 10
+   classes), ``RipperMIClassifier`` (ordered and unordered rule sets) against
+   ``OneVsRestClassifier`` over ``wittgenstein.RIPPER`` (target >= 20).
+3. RIPPER-MI on the Musk2 bags (102 bags), compiled and pure-Python kernels.
 
-    python benchmarks/bench_rules.py [--repeat 3] [--rows N]
+    python benchmarks/bench_rules.py [--repeat 3] [--rows N] [--skip-musk2-instances] [--skip-digits]
 """
 
 import argparse
@@ -15,6 +19,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from mil import Bags, RipperMIClassifier
 from mil._core import compiled_available, use_backend
@@ -32,11 +38,74 @@ def best_time(fn, repeat):
     return min(times), out
 
 
+class WittgensteinBinary(ClassifierMixin, BaseEstimator):
+    """``wittgenstein.RIPPER`` for labels {0, 1} (rules for 1) as a scikit-learn classifier,
+    so that ``OneVsRestClassifier`` can clone and fit it."""
+
+    def __init__(self, random_state=0):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        import wittgenstein as lw
+
+        self.classes_ = np.array([0, 1])
+        self.model_ = lw.RIPPER(random_state=self.random_state)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.model_.fit(np.asarray(X), np.asarray(y), pos_class=1)
+        return self
+
+    def predict_proba(self, X):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = np.asarray(self.model_.predict_proba(np.asarray(X)), dtype=float)
+        return p.reshape(len(X), 2)
+
+    def predict(self, X):
+        return (self.predict_proba(X)[:, 1] > 0.5).astype(int)
+
+
+def bench_digits(repeat, backend):
+    from sklearn.datasets import load_digits
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, y = load_digits(return_X_y=True)
+    single = Bags.from_instances(X, np.arange(X.shape[0]))
+    print(f"\nDigits: {X.shape[0]} one-instance bags, {X.shape[1]} features, 10 classes")
+    ours = {}
+    for order in ("ordered", "unordered"):
+        with use_backend(backend):
+            t, model = best_time(lambda: RipperMIClassifier(rule_order=order, random_state=0)
+                                 .fit(single, y), repeat)
+        ours[order] = t
+        print(f"  RipperMIClassifier(rule_order={order!r}) ({backend}, best of {repeat}): {t:.3f} s, "
+              f"{len(model.rules_)} rules, train accuracy {np.mean(model.predict(single) == y):.3f}")
+    try:
+        import wittgenstein  # noqa: F401
+    except ImportError:
+        print("  wittgenstein not installed, no ratio")
+        return
+    t0 = time.perf_counter()
+    theirs = OneVsRestClassifier(WittgensteinBinary(random_state=0)).fit(X, y)
+    t_theirs = time.perf_counter() - t0
+    print(f"  OneVsRestClassifier(wittgenstein.RIPPER) (one fit): {t_theirs:.3f} s, "
+          f"train accuracy {np.mean(theirs.predict(X) == y):.3f}")
+    for order, t in ours.items():
+        print(f"  ratio OvR wittgenstein / ours ({order}): {t_theirs / t:.1f}x  (target >= 20)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="best of this many fits (ours)")
     parser.add_argument("--rows", type=int, default=None, help="use only the first N instances")
+    parser.add_argument("--skip-musk2-instances", action="store_true",
+                        help="skip part 1 (wittgenstein takes minutes on it)")
+    parser.add_argument("--skip-digits", action="store_true",
+                        help="skip part 2 (wittgenstein takes minutes on it)")
     args = parser.parse_args()
+    backend = "compiled" if compiled_available("_rule_split") else "python"
+    if not args.skip_digits:
+        bench_digits(args.repeat, backend)
 
     X, bag_ids, y_bags = load_musk2()
     bags = Bags.from_instances(X, bag_ids)
@@ -44,20 +113,28 @@ def main():
     if args.rows:
         X, y_inst = X[:args.rows], y_inst[:args.rows]
     single = Bags.from_instances(X, np.arange(X.shape[0]))
-    print(f"Musk2 instances as single-instance bags: {X.shape[0]} rows, {X.shape[1]} features")
-    backend = "compiled" if compiled_available("_rule_split") else "python"
+    if args.skip_musk2_instances:
+        bench_musk2_bags(bags, y_bags, args.repeat)
+        return
+    print(f"\nMusk2 instances as single-instance bags: {X.shape[0]} rows, {X.shape[1]} features")
 
-    with use_backend(backend):
-        t_ours, ours = best_time(lambda: RipperMIClassifier(random_state=0).fit(single, y_inst),
-                                 args.repeat)
-    acc_ours = np.mean(ours.predict(single) == y_inst)
+    # Defaults (an unordered rule set: rules for both classes), and the ordered mode, which
+    # like wittgenstein learns the rules of the positive class only.
+    variants = {"defaults": {}, "rule_order='ordered'": {"rule_order": "ordered"}}
+    timed = {}
+    for label, params in variants.items():
+        with use_backend(backend):
+            t, model = best_time(lambda: RipperMIClassifier(random_state=0, **params)
+                                 .fit(single, y_inst), args.repeat)
+        timed[label] = (t, model, np.mean(model.predict(single) == y_inst))
 
     try:
         import pandas as pd
         import wittgenstein as lw
     except ImportError:
-        print(f"RipperMIClassifier ({backend}): {t_ours:.3f} s, {len(ours.rules_)} rules, "
-              f"train accuracy {acc_ours:.3f}; wittgenstein not installed, no ratio")
+        for label, (t, model, acc) in timed.items():
+            print(f"RipperMIClassifier {label} ({backend}): {t:.3f} s, {len(model.rules_)} rules, "
+                  f"train accuracy {acc:.3f}; wittgenstein not installed, no ratio")
     else:
         frame = pd.DataFrame(X)
         frame["y"] = y_inst
@@ -70,18 +147,25 @@ def main():
             acc_theirs = np.mean(np.asarray(theirs.predict(pd.DataFrame(X))) == (y_inst == 1))
         print(f"wittgenstein RIPPER (one fit): {t_theirs:.3f} s, {len(theirs.ruleset_.rules)} rules, "
               f"train accuracy {acc_theirs:.3f}")
-        print(f"RipperMIClassifier ({backend}, best of {args.repeat}): {t_ours:.3f} s, "
-              f"{len(ours.rules_)} rules, train accuracy {acc_ours:.3f}")
-        print(f"ratio wittgenstein / ours: {t_theirs / t_ours:.1f}x  (target >= 20)")
+        for label, (t, model, acc) in timed.items():
+            print(f"RipperMIClassifier {label} ({backend}, best of {args.repeat}): {t:.3f} s, "
+                  f"{len(model.rules_)} rules, train accuracy {acc:.3f}")
+            print(f"ratio wittgenstein / ours ({label}): {t_theirs / t:.1f}x  (target >= 20)")
+    bench_musk2_bags(bags, y_bags, args.repeat)
 
+
+def bench_musk2_bags(bags, y_bags, repeat):
     print(f"\nRIPPER-MI on the Musk2 bags: {bags.n_bags} bags, {bags.n_instances} instances")
     for kind in ("compiled", "python"):
         if kind == "compiled" and not compiled_available("_rule_split"):
             continue
         with use_backend(kind):
             t, model = best_time(lambda: RipperMIClassifier(random_state=0).fit(bags, y_bags),
-                                 args.repeat)
-        print(f"  {kind:8s} fit {t:.3f} s, {len(model.rules_)} rules")
+                                 repeat)
+            t_std, _ = best_time(lambda: RipperMIClassifier(random_state=0, assumption="standard")
+                                 .fit(bags, y_bags), repeat)
+        print(f"  {kind:8s} fit {t:.3f} s, {len(model.rules_)} rules (defaults); "
+              f"assumption='standard' {t_std:.3f} s")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from mil.rules import RipperMIClassifier
 
 data = load_tiger()
 X, y = data.data, data.target
-clf = RipperMIClassifier(random_state=0).fit(X, y)
+clf = RipperMIClassifier(assumption="standard", rule_order="ordered", random_state=0).fit(X, y)
 print(clf.export_text())
 
 # %%

@@ -396,3 +396,71 @@ def test_progress_bar_on_a_terminal_and_silence_when_disabled():
         off()
     assert quiet.getvalue() == ""
     assert format_duration(3725) == "1 h 02 min"
+
+
+def test_progress_times_the_rest_of_a_learner_at_its_own_pace():
+    from mil._progress import Progress
+
+    clock = _Clock()
+    bar = Progress(20, stream=io.StringIO(), enabled=False, clock=clock)
+    bar.set_label("bag-knn", 10)
+    for _ in range(10):
+        clock.now += 1.0
+        bar()
+    bar.set_label("gdbt-mi", 10)
+    for _ in range(2):
+        clock.now += 20.0
+        bar()
+    # 8 gdbt-mi folds left at 20 s each (not at the 50 s / 12 steps of the whole run).
+    assert bar.status().endswith("about 2 min 40 s left")
+
+
+def test_folds_file_with_integer_ids_and_a_header(tmp_path, capsys):
+    from mil.cli import _load, _read_folds_file, build_parser
+
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 4, ids=list(range(10, 18)), order=[7, 6, 5, 4, 3, 2, 1, 0])
+    data = _load(build_parser().parse_args(["evaluate", "--dataset", path]))
+    folds = tmp_path / "folds.csv"
+    folds.write_text("molecule;fold\n" + "\n".join(f"0{10 + b};{b // 2 % 2}" for b in range(8)))
+    np.testing.assert_array_equal(_read_folds_file(str(folds), data), np.arange(8) // 2 % 2)
+    folds.write_text("fold\n" + "\n".join(str(b // 2 % 3) for b in range(8)))  # file order: bag 17 first
+    np.testing.assert_array_equal(_read_folds_file(str(folds), data), (7 - np.arange(8)) // 2 % 3)
+
+
+def test_progress_heartbeat_reports_during_a_long_step():
+    import time
+
+    from mil._progress import Progress
+
+    stream = io.StringIO()
+    with Progress(2, label="gdbt-mi", stream=stream, interval=0.2) as bar:
+        time.sleep(1.5)  # one long step: the background thread still writes a line
+        bar()
+    lines = stream.getvalue().splitlines()
+    assert sum(line.startswith("mil: gdbt-mi: 0/2 (0 %), ") for line in lines) >= 2
+    assert lines[-1].startswith("mil: done")
+
+
+def test_a_learner_missing_from_the_installation_is_skipped(tmp_path, monkeypatch, capsys):
+    import mil._learners as registry
+
+    real = registry._class_of
+    monkeypatch.setattr(registry, "_class_of", lambda name: None if name == "c45-mi" else real(name))
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "4", "--json"]) == 0
+    records = _json(capsys)
+    assert records["c45-mi"]["reason"] == "learner 'c45-mi' is not available in this installation"
+    assert records["bag-knn"]["status"] == "ok"
+    assert list(records) == ["c45-mi", "bag-knn"]  # the order asked for, skipped or not
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "--repeats", "x"], "argument --repeats: invalid int value: 'x'"),
+    (["evaluate", "--unknown"], "unrecognized arguments: --unknown"),
+    (["reproduce", "forest"], "invalid choice: 'forest'"),
+])
+def test_option_errors_are_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and message in err and "--help)" in err

@@ -158,3 +158,78 @@ def test_long_table_errors(tmp_path):
     bad.write_text("bag,label,x\n1,0\n")
     with pytest.raises(ValueError, match="line 2 has 2 fields"):
         load_csv(bad)
+
+
+_ARFF_HEAD = ("@relation r\n@attribute id {a,b}\n@attribute bag relational\n  @attribute x numeric\n"
+              "  @attribute y numeric\n@end bag\n@attribute class {no,yes}\n@data\n")
+
+
+def test_arff_and_csv_skip_a_utf8_bom(tmp_path):
+    p = tmp_path / "bom.arff"
+    p.write_bytes(b"\xef\xbb\xbf" + (_ARFF_HEAD + 'a,"1,2\\n3,4",yes\nb,"5,6",no\n').encode())
+    d = load_arff(p)
+    assert d.target.tolist() == ["yes", "no"] and d.data[0].shape == (2, 2)
+    c = tmp_path / "bom.csv"
+    c.write_bytes(b"\xef\xbb\xbfbag,label,x\n1,0,0.5\n2,1,1.5\n")
+    assert load_csv(c).target.tolist() == [0, 1]
+
+
+def test_loaders_name_the_encoding(tmp_path):
+    p = tmp_path / "latin.arff"
+    p.write_bytes((_ARFF_HEAD.replace("@relation r", "@relation caf\xe9") + 'a,"1,2",yes\nb,"5,6",no\n')
+                  .encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin\.arff is not valid utf-8 text .*encoding='latin-1'"):
+        load_arff(p)
+    assert load_arff(p, encoding="latin-1").relation == "caf\xe9"
+    c = tmp_path / "latin.csv"
+    c.write_bytes("bag,label,caf\xe9\n1,0,0.5\n2,1,1.5\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin\.csv is not valid utf-8 text"):
+        load_csv(c)
+    assert load_csv(c, encoding="latin-1").feature_names == ["caf\xe9"]
+
+
+def test_arff_quoted_bag_over_several_lines(tmp_path):
+    # Real line breaks inside the quoted bag, as the module docstring allows.
+    p = tmp_path / "multi.arff"
+    p.write_text(_ARFF_HEAD + 'a,"1,2\n3,4\n5,6",yes\n% comment\nb,"7,8",no\n')
+    d = load_arff(p)
+    np.testing.assert_array_equal(d.data[0], [[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(d.data[1], [[7, 8]])
+    assert d.target.tolist() == ["yes", "no"]
+    p.write_text(_ARFF_HEAD + 'a,"1,2\n3,4,yes\n')
+    with pytest.raises(ValueError, match="unterminated quote"):
+        load_arff(p)
+
+
+@pytest.mark.parametrize("cell", ["?", "", "nan", "NaN"])
+def test_missing_label_is_an_error_naming_the_bag(tmp_path, cell):
+    p = tmp_path / "nolabel.arff"
+    p.write_text(_ARFF_HEAD.replace("{no,yes}", "{no,yes,nan,NaN}") + f'a,"1,2",yes\nb,"5,6",{cell}\n')
+    with pytest.raises(ValueError, match="line 10: bag 'b' has no label"):
+        load_arff(p)
+    c = tmp_path / "nolabel.csv"
+    c.write_text(f"bag,label,x\n1,0,0.5\n2,{cell},1.5\n2,{cell},2.5\n")
+    with pytest.raises(ValueError, match="line 3: bag '2' has no label"):
+        load_csv(c)
+
+
+def test_from_frame_missing_label_names_the_bag():
+    pd = pytest.importorskip("pandas")
+    for missing in (np.nan, None, "nan", ""):
+        df = pd.DataFrame({"bag": ["u", "u", "v"], "label": ["pos", "pos", missing], "x": [1.0, 2.0, 3.0]})
+        with pytest.raises(ValueError, match="bag 'v' has no label"):
+            from_frame(df)
+    df = pd.DataFrame({"bag": [1, 2, 2], "label": [1.0, np.nan, np.nan], "x": [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match="bag 2 has no label"):
+        from_frame(df)
+
+
+def test_gdbt_early_stopping_on_few_bags_names_the_parameters():
+    from mil.ensemble import GDBTMIClassifier
+    from mil.utils.estimator_checks import make_toy_bags
+
+    X, y = make_toy_bags(n_bags=10)
+    with pytest.raises(ValueError, match=r"n_iter_no_change=3\) holds out validation_fraction=0\.1 of the "
+                                         r"10 bags"):
+        GDBTMIClassifier(n_iter_no_change=3, validation_fraction=0.1).fit(X, y)
+    GDBTMIClassifier(n_estimators=3, n_iter_no_change=3, validation_fraction=0.4).fit(X, y)

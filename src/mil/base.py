@@ -21,7 +21,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from mil.utils.validation import _implicit_positive, check_bags, check_bags_y, positive_index
+from mil.utils.validation import (_implicit_positive, check_bags, check_bags_y, check_feature_names,
+                                  positive_index, set_feature_names)
 
 __all__ = ["BaseBagClassifier"]
 
@@ -86,11 +87,13 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
             allow_nan=self._allow_nan, estimator=type(self).__name__, accept_sparse=self._accept_sparse)
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
+        set_feature_names(self, X)
         return bags, y_enc
 
     def _validate_predict(self, X):
         """Check fitted state and validate bags against the fitted feature count."""
         check_is_fitted(self, "classes_")
+        check_feature_names(self, X)
         return check_bags(X, n_features=self.n_features_in_, allow_nan=self._allow_nan,
                           estimator=type(self).__name__, accept_sparse=self._accept_sparse)
 
@@ -142,7 +145,14 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         return proba
 
     def _oriented(self, score):
-        """A positive-class score as the score of ``classes_[1]`` (``decision_function``'s sign)."""
+        """A positive-class score as the score of ``classes_[1]`` (``decision_function``'s sign).
+
+        An exact 0 is a tie, which goes to the negative class: it becomes
+        the smallest negative double first, so the sign still agrees with
+        ``predict`` when ``classes_[0]`` is the positive class.
+        """
+        score = np.asarray(score, dtype=np.float64)
+        score = np.where(score == 0, -np.finfo(np.float64).smallest_subnormal, score)
         return score if self._pos_index == 1 else -score
 
     def predict(self, X):

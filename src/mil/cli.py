@@ -1,7 +1,10 @@
 """The ``mil`` command line: evaluate learners on bags, show the configuration.
 
 ``mil`` with no arguments evaluates the available learners on the shipped
-Musk1 with its published 10-fold assignment.
+Musk1 with its published 10-fold assignment. ``mil evaluate`` takes a user's
+ARFF or long CSV file as it is (word labels, NaN, more than two classes): a
+learner that cannot take the data is reported as skipped with its reason and
+the others run. User errors are one line on stderr and exit status 2.
 """
 
 import argparse
@@ -26,7 +29,7 @@ class _Data:
     def __init__(self, bags, y, name, published=None, file_order=None):
         self.bags, self.y, self.name = bags, y, name
         self.published = published  # (repetitions, n_bags) fold table of a shipped set
-        self.file_order = file_order  # bag ids in the order they first appear in the file
+        self.file_order = file_order  # CSV: bag ids in the order they first appear in the file
 
 
 def _csv_bag_order(path, bag, delimiter):
@@ -69,7 +72,7 @@ def _load(args):
             order = _csv_bag_order(dataset, bag, delimiter)
         else:
             d = load_arff(dataset)
-            order = [str(i) for i in d.bag_ids]
+            order = None  # the loader keeps the file's order
     except (OSError, ValueError, TypeError, UnicodeDecodeError) as exc:
         text = str(exc)
         text = text[len(f"{dataset}: "):] if text.startswith(f"{dataset}: ") else text
@@ -159,8 +162,8 @@ def _read_folds_file(path, data):
         raise CLIError(f"cannot read the folds file {path}: {exc}") from None
     rows = [(no, [f.strip() for f in re.split(r"[,;\t]|\s+", line) if f.strip()])
             for no, line in lines if line and not line.startswith("#")]
-    if rows and len(rows[0][1]) == 2 and not rows[0][1][1].lstrip("+-").isdigit():
-        rows = rows[1:]  # a header line such as "bag,fold"
+    if rows and rows[0][1] and not rows[0][1][-1].lstrip("+-").isdigit():
+        rows = rows[1:]  # a header line such as "bag,fold" or "fold"
     if not rows:
         raise CLIError(f"the folds file {path} holds no folds")
     widths = {len(fields) for _, fields in rows}
@@ -175,7 +178,14 @@ def _read_folds_file(path, data):
         return int(text)
 
     n = len(data.y)
-    ids = [str(i) for i in (data.bags.ids.tolist() if data.bags.ids is not None else range(n))]
+    raw_ids = data.bags.ids if data.bags.ids is not None else np.arange(n)
+    integer_ids = raw_ids.dtype.kind in "iu"
+
+    def key(bag_id):  # "007" in a file names the integer id 7
+        text = str(bag_id).strip()
+        return str(int(text)) if integer_ids and text.lstrip("+-").isdigit() else text
+
+    ids = [key(i) for i in raw_ids.tolist()]
     position = {bag_id: b for b, bag_id in enumerate(ids)}
     folds = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
     if len(rows[0][1]) == 1:
@@ -183,11 +193,16 @@ def _read_folds_file(path, data):
             raise CLIError(f"the folds file {path} has {len(rows)} fold numbers but {data.name} has "
                            f"{n} bags; give one per bag, in the order of the bags in the data file "
                            f"(or lines 'bag id, fold')")
-        order = data.file_order or ids
-        for (no, fields), bag_id in zip(rows, order):
-            folds[position[bag_id]] = fold(no, fields[0])
+        # The bags' order in the file (CSV: the loader sorts them by id).
+        where = range(n) if data.file_order is None else [position[key(i)] for i in data.file_order]
+        for (no, fields), b in zip(rows, where):
+            folds[b] = fold(no, fields[0])
     else:
+        if len(position) != n:
+            raise CLIError(f"{data.name} has bags with the same id; give the folds as one fold number "
+                           f"per line, in the order of the bags in the file")
         for no, (bag_id, value) in rows:
+            bag_id = key(bag_id)
             if bag_id not in position:
                 raise CLIError(f"{path}: line {no}: bag {bag_id!r} is not in {data.name}")
             if folds[position[bag_id]] != np.iinfo(np.int64).min:
@@ -283,13 +298,13 @@ def _cmd_evaluate(args):
     results, skipped = [], []
     with Progress(len(names) * len(splits), enabled=False if quiet else None) as bar:
         for learner in names:
-            bar.set_label(learner)
+            bar.set_label(learner, len(splits))
             before = bar.done
-            est = make_learner(learner, **_learner_params(learner, positive, args.seed))
             try:
+                est = make_learner(learner, **_learner_params(learner, positive, args.seed))
                 res = evaluate(est, data.bags, data.y, splits, progress=bar, n_jobs=args.jobs,
                                positive_class=positive)
-            except (ValueError, TypeError) as exc:  # the learner cannot take this input
+            except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
                 skipped.append((learner, _reason(exc)))
                 bar.skip(len(splits) - (bar.done - before))
                 continue
@@ -310,6 +325,7 @@ def _cmd_evaluate(args):
     records += [{"learner": learner, "status": "skipped", "accuracy_mean": None, "accuracy_std": None,
                  "auc_mean": None, "fit_time_s": None, "predict_time_s": None, "reason": reason,
                  **common} for learner, reason in skipped]
+    records.sort(key=lambda r: names.index(r["learner"]))  # the order the learners were asked in
     if args.json:
         print(json.dumps(records, indent=2, default=str))
     elif args.csv:
@@ -575,8 +591,15 @@ least one learner ran, 2 for bad input or options (one line on stderr).
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """Option errors as one line (with a pointer to --help), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
                                 "With no command, show the configuration and evaluate every "
                                 "available learner on the shipped Musk1.",

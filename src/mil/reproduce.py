@@ -19,7 +19,7 @@ from mil.datasets import load_dataset
 from mil.evaluation import evaluate, fold_indices
 
 __all__ = ["DATASET_NAMES", "TREE_LEARNERS", "milweb_table", "reproduce_distances", "reproduce_milweb",
-           "reproduce_trees"]
+           "reproduce_trees", "reproduce_three_class"]
 
 DATASET_NAMES = ("musk1", "musk2", "elephant", "fox", "tiger")
 TREE_LEARNERS = ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree", "mi-forest")
@@ -91,7 +91,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
                 params = {"n_estimators": 10}
             est = make_learner(learner, **params)
             if progress is not None:
-                progress.set_label(f"{learner} on {name}")
+                progress.set_label(f"{learner} on {name}", len(splits))
             plot = learner == "gdbt-mi" and name in STAGED_DATASETS
             t0 = time.perf_counter()
             res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
@@ -296,3 +296,55 @@ def accuracy_table(result):
             cells.append(f"{a.mean():.1f} ± {a.std():.1f}")
         rows.append(cells)
     return rows
+
+
+#: The 3-class multi-instance task: the positive bags of these sets are the classes.
+THREE_CLASS_SETS = ("elephant", "fox", "tiger")
+
+
+def three_class_task(repeats=1):
+    """The positive bags of Elephant, Fox and Tiger as a 3-class multi-instance task.
+
+    Each class keeps its own published fold assignment: fold k of repetition
+    r holds the positive bags that fold k of repetition r of their own data
+    set holds.
+
+    Returns
+    -------
+    bags : list of ndarray
+    y : ndarray of str
+        ``"elephant"``, ``"fox"`` or ``"tiger"``.
+    splits : list of (train, test) index arrays
+        10 folds per repetition.
+    """
+    bags, y, folds = [], [], []
+    for name in THREE_CLASS_SETS:
+        data = load_dataset(name)
+        pos = np.flatnonzero(np.asarray(data.target) == 1)
+        bags.extend(data.data[i] for i in pos)
+        y.extend([name] * pos.shape[0])
+        folds.append(data.folds[:repeats, pos])
+    folds = np.concatenate(folds, axis=1)
+    splits = [(np.flatnonzero(folds[r] != k), np.flatnonzero(folds[r] == k))
+              for r in range(repeats) for k in range(10)]
+    return bags, np.array(y), splits
+
+
+def reproduce_three_class(learners=("ripper-mi", "citation-knn"), repeats=1, progress=None,
+                          n_jobs=None):
+    """10-fold CV of registry learners on :func:`three_class_task`.
+
+    Returns
+    -------
+    result : Bunch
+        ``accuracy[learner]`` (array, one per fold over all repetitions) and
+        ``seconds[learner]``.
+    """
+    bags, y, splits = three_class_task(repeats)
+    acc, secs = {}, {}
+    for learner in learners:
+        t0 = time.perf_counter()
+        res = evaluate(make_learner(learner), bags, y, splits, progress=progress, n_jobs=n_jobs)
+        secs[learner] = time.perf_counter() - t0
+        acc[learner] = res["accuracy"]
+    return Bunch(accuracy=acc, seconds=secs, learners=tuple(learners), repeats=repeats)

@@ -15,6 +15,11 @@ from mil.rules._mdl import data_dl, ruleset_dl, subset_dl, theory_dl
 from mil.rules._ripper import _Ripper
 from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
 
+#: Binary RIPPER-MI as Chevaleyre & Zucker's: bag coverage, rules for the positive class,
+#: Cohen's pruning value and 50 % error stop on the pruning bags.
+MI = dict(assumption="standard", rule_order="ordered", smoothing=False, error_check="prune")
+COHEN = dict(smoothing=False, error_check="prune")
+
 
 def conjunction_bags(n_bags=80, seed=0):
     """Concept: some instance has x0 >= 5 and x1 <= 3; feature 2 is noise.
@@ -40,11 +45,12 @@ def conjunction_bags(n_bags=80, seed=0):
 
 def test_sklearn_contract():
     check_bag_classifier(RipperMIClassifier(random_state=0), param_grid={"k": [0, 1]})
+    check_bag_classifier(RipperMIClassifier(**MI, random_state=0))
 
 
 def test_learns_one_conjunction_exactly(backend):
     X, y = conjunction_bags()
-    clf = RipperMIClassifier(random_state=0).fit(X, y)
+    clf = RipperMIClassifier(**MI, random_state=0).fit(X, y)
     assert len(clf.rules_) == 1
     rule = clf.rules_[0]
     assert {(c.feature, c.op) for c in rule.conditions} == {(0, 1), (1, 0)}
@@ -92,7 +98,7 @@ def test_learner_dl_matches_hand_count():
     # so 8 possible conditions; the rule x0 >= 1.5 covers both positives exactly.
     X = [np.array([[float(v)]]) for v in range(4)]
     bags = Bags.from_list(X)
-    learner = _Ripper(RipperMIClassifier(), bags, np.array([0, 0, 1, 1], bool), check_random_state(0))
+    learner = _Ripper(RipperMIClassifier(**COHEN), bags, np.array([0, 0, 1, 1], bool), check_random_state(0))
     assert learner.n_conditions == 8
     rule = ((0, 1, 1.5),)
     # Theory: 0.5 * subset_dl(8, 1, 1/8); data: cover 2, uncover 2, no errors: log2(5).
@@ -107,7 +113,7 @@ def test_learns_a_rule_for_values_near_the_largest_double(backend):
     big = np.finfo(np.float64).max
     X = [np.array([[v]]) for v in (0.1 * big, 0.3 * big, 0.5 * big, 0.7 * big, 0.8 * big, big)]
     y = np.array([0, 0, 0, 1, 1, 1])
-    clf = RipperMIClassifier(min_bags=1, random_state=0).fit(X, y)
+    clf = RipperMIClassifier(**MI, min_bags=1, random_state=0).fit(X, y)
     assert len(clf.rules_) == 1
     assert all(np.isfinite(c.threshold) for c in clf.rules_[0].conditions)
     assert clf.score(X, y) == 1.0
@@ -118,7 +124,7 @@ def test_prune_deletes_final_conditions():
     # pruned on bags where the second condition only loses positives.
     X = np.array([[2, 0], [2, 1], [3, 1], [0, 0], [0, 1]], dtype=float)
     pos = np.array([1, 1, 1, 0, 0], bool)
-    learner = _Ripper(RipperMIClassifier(), Bags.from_instances(X, np.arange(5)), pos,
+    learner = _Ripper(RipperMIClassifier(**COHEN), Bags.from_instances(X, np.arange(5)), pos,
                       check_random_state(0))
     rule = ((0, 1, 1.5), (1, 0, 0.5))
     prune_mask = np.ones(5, bool)
@@ -129,7 +135,7 @@ def test_prune_deletes_final_conditions():
     # When the last condition removes a negative it survives pruning.
     X2 = np.vstack([X, [[2, 1]]])
     pos2 = np.append(pos, False)
-    learner2 = _Ripper(RipperMIClassifier(), Bags.from_instances(X2, np.arange(6)), pos2,
+    learner2 = _Ripper(RipperMIClassifier(**COHEN), Bags.from_instances(X2, np.arange(6)), pos2,
                        check_random_state(0))
     # Prefix 1: 3+/1- -> 0.5; full rule: 1+/0- -> 1.
     assert learner2.prune(rule, np.ones(6, bool)) == rule
@@ -137,7 +143,7 @@ def test_prune_deletes_final_conditions():
 
 def test_predict_proba_is_laplace_of_covering_rules():
     X, y = make_toy_bags(n_bags=40, random_state=3)
-    clf = RipperMIClassifier(random_state=0).fit(X, y)
+    clf = RipperMIClassifier(**MI, random_state=0).fit(X, y)
     clf.rules_ = [Rule([(0, 1, 1.0)], p=8, n=2, label=1, counts=[2, 8]),
                   Rule([(1, 1, 0.0)], p=3, n=3, label=1, counts=[3, 3])]
     clf.default_rule_ = Rule((), p=10, n=2, label=0, counts=[10, 2])
@@ -154,7 +160,7 @@ def test_positive_class_selects_the_rules_class():
     X, y = conjunction_bags()
     labels = np.where(y == 1, "concept", "other")
     # Rules for "concept", which sorts first: decision_function stays oriented to classes_[1].
-    clf = RipperMIClassifier(positive_class="concept", random_state=0).fit(X, labels)
+    clf = RipperMIClassifier(**MI, positive_class="concept", random_state=0).fit(X, labels)
     assert list(clf.classes_) == ["concept", "other"]
     assert len(clf.rules_) == 1 and clf.rules_[0].p == 40
     assert (clf.predict(X) == labels).all()
@@ -164,7 +170,7 @@ def test_positive_class_selects_the_rules_class():
 
 def test_export_text():
     X, y = conjunction_bags()
-    clf = RipperMIClassifier(random_state=0).fit(X, y)
+    clf = RipperMIClassifier(**MI, random_state=0).fit(X, y)
     lines = clf.export_text().splitlines()
     assert len(lines) == 2
     assert lines[0].startswith("IF f") and lines[0].endswith("THEN 1  [40+, 0-]")
@@ -192,7 +198,7 @@ def test_positive_class_with_more_than_two_classes_is_an_error():
                                     dict(error_check="remaining"), dict(rule_order="unordered")])
 def test_options_still_learn_the_concept(params):
     X, y = conjunction_bags()
-    clf = RipperMIClassifier(random_state=0, **params).fit(X, y)
+    clf = RipperMIClassifier(random_state=0, **{**MI, **params}).fit(X, y)
     X_test, y_test = conjunction_bags(n_bags=200, seed=1)
     assert clf.score(X_test, y_test) >= 0.95
 
@@ -202,7 +208,7 @@ def test_lrs_threshold_prunes_insignificant_rules():
     rng = np.random.default_rng(0)
     X = [rng.normal(size=(3, 4)) for _ in range(40)]
     y = np.arange(40) % 2
-    clf = RipperMIClassifier(use_lrs=True, lrs_threshold=20.0, random_state=0).fit(X, y)
+    clf = RipperMIClassifier(**MI, use_lrs=True, lrs_threshold=20.0, random_state=0).fit(X, y)
     assert clf.rules_ == []
     assert (clf.predict(X) == 0).all()
 
@@ -250,7 +256,7 @@ def test_single_instance_bags_match_wittgenstein_ripper():
     for seed in range(3):
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
         # Rules for the malignant class (label 0), as wittgenstein's pos_class.
-        clf = RipperMIClassifier(positive_class=0, random_state=0)
+        clf = RipperMIClassifier(**MI, positive_class=0, random_state=0)
         clf.fit(Bags.from_instances(X_tr, np.arange(len(X_tr))), y_tr)
         ours.append(clf.score(Bags.from_instances(X_te, np.arange(len(X_te))), y_te))
         n_ours.append(len(clf.rules_))
@@ -268,7 +274,7 @@ def test_single_instance_bags_match_wittgenstein_ripper():
 
 
 def _learner(X, y, **params):
-    return _Ripper(RipperMIClassifier(**params), Bags.from_list(X), np.asarray(y) == 1,
+    return _Ripper(RipperMIClassifier(**{**COHEN, **params}), Bags.from_list(X), np.asarray(y) == 1,
                    check_random_state(0))
 
 
@@ -349,7 +355,7 @@ def test_unordered_learns_each_class_against_the_rest(seed):
 def test_ordered_learns_by_increasing_frequency_with_a_default(seed):
     X, y = three_class_bags()
     X, y = X[:-1], y[:-1]            # class 2 keeps 7 bags: the least frequent
-    clf = RipperMIClassifier(random_state=seed).fit(X, y)
+    clf = RipperMIClassifier(**MI, random_state=seed).fit(X, y)
     # Class 2 (7 bags) first, then class 0 (8, before 1 by index); class 1 is the default.
     assert [r.label for r in clf.rules_] == [2, 0]
     (f, op, t), = clf.rules_[0].conditions
@@ -366,7 +372,7 @@ def test_ordered_counts_are_taken_on_the_bags_a_class_is_learned_on():
     # All classes eight bags: 0 first, then 1 against class 2 only: one condition x0 <= t
     # suffices, and its counts leave out the class-0 bags it also covers.
     X, y = three_class_bags()
-    clf = RipperMIClassifier(random_state=0).fit(X, y)
+    clf = RipperMIClassifier(**MI, random_state=0).fit(X, y)
     assert [r.label for r in clf.rules_] == [0, 1]
     (f, op, t), = clf.rules_[1].conditions
     assert (f, op) == (0, 0) and 13 < t < 20 and clf.rules_[1].counts == (0, 8, 0)
@@ -379,16 +385,17 @@ def test_unordered_covering_keeps_the_other_classes_bags():
     X, y = three_class_bags()
     bags = Bags.from_list(X)
     wide = ((0, 1, 6.5),)               # covers classes 1 and 2
-    learner = _Ripper(RipperMIClassifier(), bags, y == 1, check_random_state(0), keep_negatives=True)
+    learner = _Ripper(RipperMIClassifier(**COHEN), bags, y == 1, check_random_state(0), keep_negatives=True)
     np.testing.assert_array_equal(learner.left([wide]), y != 1)
-    plain = _Ripper(RipperMIClassifier(), bags, y == 1, check_random_state(0))
+    plain = _Ripper(RipperMIClassifier(**COHEN), bags, y == 1, check_random_state(0))
     np.testing.assert_array_equal(plain.left([wide]), y == 0)
 
 
 def _hand_model(rule_order, conflict="laplace-vote"):
     """Three rules over one feature, set by hand, on classes a / b / c."""
     X = [np.array([[0.0]]), np.array([[1.0]]), np.array([[2.0]])]
-    clf = RipperMIClassifier(rule_order=rule_order, conflict=conflict).fit(X, ["a", "b", "c"])
+    clf = RipperMIClassifier(assumption="standard", rule_order=rule_order, conflict=conflict,
+                             **COHEN).fit(X, ["a", "b", "c"])
     clf.rules_ = [
         Rule([(0, 1, 1.0)], p=3, n=1, label="a", counts=[3, 1, 0]),                # x >= 1
         Rule([(0, 1, 2.0), (0, 0, 9.0)], p=8, n=0, label="b", counts=[0, 8, 0]),   # 2 <= x <= 9
@@ -436,7 +443,7 @@ def test_ordered_two_classes_equals_the_binary_learner():
     # RIPPER-MI learner's (same splits, same random stream), and so are the predictions.
     X, y = make_toy_bags(n_bags=60, random_state=5)
     for positive_class in (None, 0):
-        clf = RipperMIClassifier(random_state=3, positive_class=positive_class).fit(X, y)
+        clf = RipperMIClassifier(**MI, random_state=3, positive_class=positive_class).fit(X, y)
         pos = y == (1 if positive_class is None else 0)
         bags = Bags.from_list(X)
         binary = _Ripper(clf, bags, pos, check_random_state(3)).run()

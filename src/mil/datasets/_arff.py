@@ -75,12 +75,51 @@ def _parse_type(spec, path, line_no):
 _ATTR = re.compile(r"@attribute\s+('[^']*'|\"[^\"]*\"|\S+)\s+(.*)$", re.IGNORECASE)
 
 
-def load_arff(path, *, return_X_y=False):
+def _quote_open(text):
+    """Whether `text` ends inside a quoted value (same quoting rules as :func:`_split_fields`)."""
+    quote, i = None, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        i += 1
+    return quote is not None
+
+
+def read_text(path, encoding):
+    """The text of `path` in `encoding`, without a UTF-8 byte-order mark.
+
+    A file that does not decode raises a ValueError naming the file, the
+    encoding and the offending byte, instead of a bare UnicodeDecodeError.
+    """
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    enc = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+    try:
+        text = raw.decode(enc)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not valid {encoding} text (byte {raw[exc.start:exc.start + 1]!r} "
+                         f"at offset {exc.start}); pass the file's encoding, e.g. "
+                         "encoding='latin-1'") from None
+    except LookupError:
+        raise ValueError(f"unknown encoding {encoding!r}") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def load_arff(path, *, encoding="utf-8", return_X_y=False):
     """Read a Weka multi-instance ARFF file.
 
     Parameters
     ----------
     path : str or path-like
+    encoding : str, default="utf-8"
+        Text encoding of the file (a UTF-8 byte-order mark is skipped).
     return_X_y : bool, default=False
         Return ``(data, target)`` instead of a Bunch.
 
@@ -97,11 +136,11 @@ def load_arff(path, *, return_X_y=False):
     ------
     ValueError
         The file is not in the multi-instance layout (bag id, one relational
-        attribute, class), a bag is empty, a row has the wrong number of
-        values, or a value cannot be read.
+        attribute, class), a bag is empty or has no label, a row has the
+        wrong number of values, a value cannot be read, or the file does not
+        decode in `encoding`.
     """
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
+    lines = read_text(path, encoding).splitlines()
 
     relation, top, inner, in_bag, data_start = None, [], [], False, None
     for no, raw in enumerate(lines, start=1):
@@ -140,15 +179,24 @@ def load_arff(path, *, return_X_y=False):
     class_values = top[2][1]
 
     bag_ids, labels, bags = [], [], []
-    for no in range(data_start + 1, len(lines) + 1):
+    no, n_lines = data_start, len(lines)
+    while no < n_lines:
+        no += 1
         line = lines[no - 1].strip()
         if not line or line.startswith("%"):
             continue
         if line.startswith("{"):
             raise ValueError(f"{path}: line {no}: sparse ARFF rows are not supported")
-        fields = _split_fields(line, path, no)
+        first = no
+        while _quote_open(line) and no < n_lines:  # a quoted bag over several lines
+            no += 1
+            line = line + "\n" + lines[no - 1]
+        fields = _split_fields(line, path, first)
         if len(fields) != 3:
             raise ValueError(f"{path}: line {no}: expected 3 values (bag id, bag, class), got {len(fields)}")
+        if fields[2] in ("", "?") or fields[2].lower() == "nan":
+            raise ValueError(f"{path}: line {first}: bag {fields[0]!r} has no label "
+                             f"({fields[2]!r}); every bag needs a class value")
         bag_ids.append(fields[0])
         labels.append(fields[2])
         rows = [r for r in fields[1].split("\n") if r.strip()]

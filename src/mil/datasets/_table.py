@@ -1,18 +1,45 @@
 """Long tables (one row per instance: bag id, bag label, features) to bags."""
 
 import csv
+import io
 
 import numpy as np
 from sklearn.utils import Bunch
 
+from mil.datasets._arff import read_text
 from mil.utils.validation import bags_from_instances
 
 __all__ = ["from_frame", "load_csv"]
 
 
+def _missing_labels(labels):
+    """Rows whose label is missing: NaN, None, or an empty / "nan" / "?" string."""
+    labels = np.asarray(labels)
+    if labels.dtype.kind == "f":
+        return np.isnan(labels)
+    if labels.dtype.kind not in "OUS":
+        return np.zeros(labels.shape, dtype=bool)
+
+    def missing(v):
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return True
+        if isinstance(v, bytes):
+            v = v.decode(errors="replace")
+        return isinstance(v, str) and v.strip().lower() in ("", "nan", "?")
+
+    return np.fromiter((missing(v) for v in labels.ravel()), dtype=bool, count=labels.size)
+
+
 def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, return_X_y):
     if len(bag_ids) == 0:
         raise ValueError("the table has no rows")
+    gone = _missing_labels(labels)
+    if gone.any():
+        r = int(np.flatnonzero(gone)[0])
+        bag_id = np.asarray(bag_ids)[r]
+        bag_id = bag_id.item() if hasattr(bag_id, "item") else bag_id
+        raise ValueError(f"bag {bag_id!r} has no label (row {r} of the table: "
+                         f"{np.asarray(labels)[r]!r} in the label column {label!r}); every bag needs one")
     bags = bags_from_instances(features, bag_ids)
     # Labels per bag, in the same (sorted-id) order as the bags.
     order = np.argsort(np.asarray(bag_ids), kind="stable")
@@ -77,7 +104,7 @@ def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False)
                                bag, label, return_X_y)
 
 
-def load_csv(path, bag="bag", label="label", *, delimiter=",", return_X_y=False):
+def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8", return_X_y=False):
     """Read a long CSV file (header row; one row per instance) into bags.
 
     Parameters
@@ -87,6 +114,8 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", return_X_y=False)
         Names of the bag-id and label columns; every other column is a
         numeric feature (empty cells and ``?`` are read as NaN).
     delimiter : str, default=","
+    encoding : str, default="utf-8"
+        Text encoding of the file (a UTF-8 byte-order mark is skipped).
     return_X_y : bool, default=False
 
     Returns
@@ -94,13 +123,12 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", return_X_y=False)
     data : Bunch or tuple
         As :func:`from_frame`.
     """
-    with open(path, newline="") as fh:
-        reader = csv.reader(fh, delimiter=delimiter)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise ValueError(f"{path} is empty") from None
-        rows = [r for r in reader if r and any(cell.strip() for cell in r)]
+    reader = csv.reader(io.StringIO(read_text(path, encoding), newline=""), delimiter=delimiter)
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise ValueError(f"{path} is empty") from None
+    rows = [r for r in reader if r and any(cell.strip() for cell in r)]
     for name, what in ((bag, "bag"), (label, "label")):
         if name not in header:
             raise ValueError(f"{path}: no {what} column {name!r} in the header {header}")
@@ -120,6 +148,10 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", return_X_y=False)
                 raise ValueError(f"{path}: line {r + 2}, column {header[i]!r}: "
                                  f"{cell!r} is not a number") from None
     bag_ids = _maybe_numeric([row[ib].strip() for row in rows])
+    for r, row in enumerate(rows):
+        if row[il].strip().lower() in ("", "nan", "?"):
+            raise ValueError(f"{path}: line {r + 2}: bag {row[ib].strip()!r} has no label "
+                             f"({row[il].strip()!r} in the column {label!r}); every bag needs one")
     labels = _maybe_numeric([row[il].strip() for row in rows])
     return _bunch_from_columns(bag_ids, labels, values, [header[i] for i in feats], bag, label,
                                return_X_y)

@@ -272,9 +272,16 @@ class GDBTMIClassifier(BaseBagClassifier):
         if self.n_iter_no_change is not None:
             idx = np.arange(bags.n_bags)
             stratify = y01 if min(np.bincount(y_enc.astype(np.intp), minlength=2)) >= 2 else None
-            train_idx, val_idx = train_test_split(
-                idx, test_size=self.validation_fraction, stratify=stratify,
-                random_state=rng.randint(np.iinfo(np.int32).max))
+            try:
+                train_idx, val_idx = train_test_split(
+                    idx, test_size=self.validation_fraction, stratify=stratify,
+                    random_state=rng.randint(np.iinfo(np.int32).max))
+            except ValueError as exc:  # too few bags to hold some out
+                raise ValueError(
+                    f"early stopping (n_iter_no_change={self.n_iter_no_change}) holds out "
+                    f"validation_fraction={self.validation_fraction} of the {bags.n_bags} bags, "
+                    f"which fails: {exc}. Use more bags, a larger validation_fraction, or "
+                    "n_iter_no_change=None") from None
             train_idx, val_idx = np.sort(train_idx), np.sort(val_idx)
             val = bags.subset(val_idx), y01[val_idx]
             bags, y01 = bags.subset(train_idx), y01[train_idx]
@@ -380,9 +387,6 @@ class GDBTMIClassifier(BaseBagClassifier):
             pass
         return S
 
-    def _oriented(self, S):
-        return S if self._pos_index == 1 else -S
-
     def decision_function(self, X):
         """Bag log-odds of ``classes_[1]``.
 
@@ -404,7 +408,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         proba : ndarray of shape (n_bags, 2)
             Columns follow ``classes_``.
         """
-        return self._proba_from_positive(expit(self._bag_scores(X)))
+        S = self._bag_scores(X)
+        return self._proba_from_positive(expit(S), S > 0)  # a score of exactly 0 is negative
 
     def predict(self, X):
         """Positive iff the pooled bag score is positive.
@@ -433,7 +438,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         proba : ndarray of shape (n_bags, 2)
         """
         for S in self._staged_bag_scores(X):
-            yield self._proba_from_positive(expit(S))
+            yield self._proba_from_positive(expit(S), S > 0)
 
     def staged_predict(self, X):
         """:meth:`predict` after each round (a generator).

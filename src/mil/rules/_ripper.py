@@ -51,7 +51,7 @@ from mil.base import BaseBagClassifier
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import Rule, format_rules, pack_rules
 from mil.utils._threads import RowThreads
-from mil.utils.validation import check_bag_labels, check_bags
+from mil.utils.validation import check_bag_labels, check_bags, set_feature_names
 
 __all__ = ["RipperMIClassifier"]
 
@@ -59,11 +59,16 @@ __all__ = ["RipperMIClassifier"]
 class RipperMIClassifier(BaseBagClassifier):
     """RIPPER rule learner for multi-instance data (RIPPER-MI), any number of classes.
 
-    With two classes and the default ``rule_order="ordered"`` it learns
-    rules ``IF x_f <= t AND ... THEN <positive class>``; a bag is predicted
+    By default it learns an unordered rule set, class by class, on the
+    instances labelled with their bag's class, with Weka JRip's smoothed
+    estimates, and scores a bag by the mean of its instances' class
+    probabilities (``assumption="collective"``). With
+    ``assumption="standard", rule_order="ordered", smoothing=False,
+    error_check="prune"`` and two classes it is RIPPER-MI as Chevaleyre &
+    Zucker (2001): rules
+    ``IF x_f <= t AND ... THEN <positive class>``, and a bag is predicted
     positive iff some rule covers one of its instances. With one instance
-    per bag it is plain RIPPER (Cohen 1995). More classes are learned class
-    by class (see ``rule_order``).
+    per bag it is plain RIPPER (Cohen 1995).
 
     Parameters
     ----------
@@ -85,15 +90,15 @@ class RipperMIClassifier(BaseBagClassifier):
     lrs_threshold : float, default=3.84
         Threshold on the likelihood-ratio statistic (chi-square with one
         degree of freedom; 3.84 is the 95 % level).
-    smoothing : bool, default=False
+    smoothing : bool, default=True
         Weka JRip's smoothed precision estimates: FOIL's gain with
         ``(p + 1) / (p + n + 1)`` in place of ``p / (p + n)`` and the pruning
         value ``(p + 1) / (p + n + 2)`` in place of ``(p - n) / (p + n)``.
-    error_check : {"prune", "remaining"}, default="prune"
+    error_check : {"remaining", "prune"}, default="remaining"
         Where a new rule's error rate is checked against 50 % to stop the
         building phase: on the pruning bags (Cohen 1995) or on all the bags
         still to cover (Weka's JRip).
-    rule_order : {"ordered", "unordered"}, default="ordered"
+    rule_order : {"unordered", "ordered"}, default="unordered"
         ``"ordered"``: a rule list as JRip's. With two classes the rules
         describe the positive class (``positive_class``) and the other class
         is the default; with more, the classes are learned by increasing
@@ -106,10 +111,10 @@ class RipperMIClassifier(BaseBagClassifier):
     conflict : {"laplace-vote", "first", "shortest"}, default="laplace-vote"
         Unordered mode, a bag covered by rules of several classes:
         ``"laplace-vote"`` predicts the class of highest probability
-        (``predict_proba``), ``"first"`` the class of the first covering rule
-        in ``rules_``, ``"shortest"`` that of the covering rule with the
+        (``predict_proba``; ties to the class learned first), ``"first"`` the
+        class of the first covering rule in ``rules_``, ``"shortest"`` that of the covering rule with the
         fewest conditions (ties: higher Laplace estimate, then first).
-    assumption : {"standard", "collective"}, default="standard"
+    assumption : {"collective", "standard"}, default="collective"
         ``"standard"``: a rule covers a bag iff it covers one of its
         instances, counts are bags (Chevaleyre & Zucker 2001).
         ``"collective"``: the rules are learned on the instances, each with
@@ -117,7 +122,8 @@ class RipperMIClassifier(BaseBagClassifier):
         instances' (as Weka's MIWrapper); counts are instances.
     positive_class : label, default=None
         Two classes only: the class the rules describe in the ordered mode
-        (``classes_[1]`` when None).
+        (``classes_[1]`` when None); the unordered mode learns rules for
+        both classes and does not use it.
     random_state : int, RandomState instance or None, default=None
         Seeds the grow/prune splits.
     n_jobs : int or None, default=None
@@ -129,7 +135,8 @@ class RipperMIClassifier(BaseBagClassifier):
     ----------
     rules_ : list of Rule
         The learned rules, class by class in learning order (the decision
-        list in the ordered mode). ``rule.label`` is the rule's class,
+        list in the ordered mode; ``classes_`` order in the unordered mode,
+        except that with two classes the positive class comes last). ``rule.label`` is the rule's class,
         ``rule.conditions`` are ``(feature, op, threshold)`` named tuples
         (op 0: ``<=``, op 1: ``>=``), ``rule.counts`` the training bags of
         each class (``classes_`` order) the rule covers among those its class
@@ -162,7 +169,8 @@ class RipperMIClassifier(BaseBagClassifier):
     >>> for bag, label in zip(X, y):
     ...     if label:
     ...         bag[0] = [2.0, 2.0]       # positive bags hold one instance near (2, 2)
-    >>> clf = RipperMIClassifier(random_state=0).fit(X, y)
+    >>> clf = RipperMIClassifier(assumption="standard", rule_order="ordered", smoothing=False,
+    ...                          error_check="prune", random_state=0).fit(X, y)
     >>> print(clf.export_text())
     IF f0 >= 1.49097 THEN 1  [20+, 0-]
     ELSE 0  [0: 20, 1: 0]
@@ -190,8 +198,8 @@ class RipperMIClassifier(BaseBagClassifier):
     }
 
     def __init__(self, k=2, prune_ratio=1 / 3, min_bags=2, beam_width=1, use_lrs=False,
-                 lrs_threshold=3.84, smoothing=False, error_check="prune", rule_order="ordered",
-                 conflict="laplace-vote", assumption="standard", positive_class=None,
+                 lrs_threshold=3.84, smoothing=True, error_check="remaining", rule_order="unordered",
+                 conflict="laplace-vote", assumption="collective", positive_class=None,
                  random_state=None, n_jobs=None):
         self.k = k
         self.prune_ratio = prune_ratio
@@ -236,9 +244,15 @@ class RipperMIClassifier(BaseBagClassifier):
                              f"{classes.tolist()[:10]}")
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
+        set_feature_names(self, X)
         if self.assumption == "collective":
-            learn = Bags.from_instances(bags.instances, np.arange(bags.n_instances))
-            y_learn = y_idx[bags.instance_bag]
+            # Instances in a canonical order (by bag, then lexicographically), so that the
+            # random grow/prune splits do not depend on the order of instances in a bag.
+            X = bags.instances
+            keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)] + [bags.instance_bag]
+            canon = np.lexsort(keys)
+            learn = Bags.from_instances(X[canon], np.arange(bags.n_instances))
+            y_learn = y_idx[bags.instance_bag[canon]]
         else:
             learn, y_learn = bags, y_idx
         counts = np.bincount(y_learn, minlength=n_classes)
@@ -263,7 +277,7 @@ class RipperMIClassifier(BaseBagClassifier):
                     left = left[~learner.covered_by(conds)]
             else:
                 learner = None
-                for c in range(n_classes):
+                for c in self._class_order():
                     pos = y_learn == c
                     learner = (_Ripper(self, learn, pos, rng, threads, keep_negatives=True)
                                if learner is None else learner.for_class(pos))
@@ -292,9 +306,29 @@ class RipperMIClassifier(BaseBagClassifier):
         left = onehot[~cov.any(axis=0)].sum(axis=0)
         if default is None:
             # Unordered: the most frequent class among the bags no rule covers, else overall.
-            default = int(np.argmax(left)) if left.sum() else int(np.argmax(onehot.sum(axis=0)))
+            # Ties go to the class learned first.
+            order = self._class_order()
+            base = left if left.sum() else onehot.sum(axis=0)
+            default = int(order[np.argmax(base[order])])
         return out, Rule((), p=left[default], n=left.sum() - left[default],
                          label=self.classes_[default], counts=left)
+
+    def _class_order(self):
+        """Classes in the order the unordered mode learns them (and breaks ties).
+
+        ``classes_`` order; with two classes the positive class
+        (``positive_class``, else ``classes_[1]``) last, so that naming the
+        positive class is the same model as relabelling.
+        """
+        if self.classes_.shape[0] == 2:
+            pos = self._pos_index
+            return np.array([1 - pos, pos], dtype=np.intp)
+        return np.arange(self.classes_.shape[0], dtype=np.intp)
+
+    def _most_probable(self, proba):
+        """Index of the most probable class per row, ties to the class learned first."""
+        order = self._class_order()
+        return order[np.argmax(proba[:, order], axis=1)]
 
     def _class_index(self, rules):
         index = {c: i for i, c in enumerate(self.classes_.tolist())}
@@ -339,7 +373,7 @@ class RipperMIClassifier(BaseBagClassifier):
         proba[~covered] = self.default_rule_.distribution
         if self.rule_order == "unordered":
             if self.conflict == "laplace-vote":
-                decided = np.argmax(proba, axis=1)
+                decided = self._most_probable(proba)
             else:
                 if self.conflict == "first":
                     chosen = first
@@ -360,7 +394,7 @@ class RipperMIClassifier(BaseBagClassifier):
                 Bags.from_instances(bags.instances, np.arange(bags.n_instances))))
             sizes = np.diff(bags.offsets)
             proba = np.add.reduceat(proba, bags.offsets[:-1], axis=0) / sizes[:, None]
-            return proba, np.argmax(proba, axis=1)
+            return proba, self._most_probable(proba)
         return self._unit_scores(self._coverage(bags))
 
     def predict_proba(self, X):

@@ -23,9 +23,13 @@ __all__ = [
     "check_offsets",
     "positive_index",
     "bag_name",
+    "bag_feature_names",
+    "check_feature_names",
+    "set_feature_names",
 ]
 
 _NUMERIC_KINDS = "biuf"
+_RaggedWarning = getattr(getattr(np, "exceptions", np), "VisibleDeprecationWarning")
 
 
 def _numeric_array(values, what):
@@ -34,8 +38,11 @@ def _numeric_array(values, what):
         raise TypeError(f"{what} is a scipy sparse matrix, not accepted here; "
                         "convert it with .toarray()")
     try:
-        arr = np.asarray(values)
-    except ValueError as exc:  # ragged nested lists
+        with warnings.catch_warnings():
+            # NumPy < 1.24 makes an object array of ragged lists, with this warning.
+            warnings.simplefilter("error", _RaggedWarning)
+            arr = np.asarray(values)
+    except (ValueError, _RaggedWarning) as exc:  # ragged nested lists
         raise ValueError(f"{what} is ragged: its rows have different lengths ({exc})") from None
     if arr.dtype.kind in _NUMERIC_KINDS:
         return arr
@@ -474,3 +481,109 @@ def check_int(value, name, minimum=None):
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}; got {value}")
     return int(value)
+
+
+# -- feature names of DataFrame bags ---------------------------------------------
+
+def bag_feature_names(X, name="X"):
+    """Column names shared by DataFrame bags, as scikit-learn keeps them.
+
+    Parameters
+    ----------
+    X : sequence of bags
+        Bags that are pandas DataFrames (anything with ``columns``) carry
+        feature names; arrays and :class:`~mil.Bags` do not.
+    name : str, default="X"
+        How the input is called in error messages.
+
+    Returns
+    -------
+    names : ndarray of object or None
+        The column names when every bag is a DataFrame with the same string
+        columns; None when no bag has columns or the columns are not
+        strings (scikit-learn's rule).
+
+    Raises
+    ------
+    ValueError
+        Some bags are DataFrames and others not, or two bags have different
+        columns (naming the first such bag).
+    TypeError
+        Column names mix strings and other types.
+    """
+    if isinstance(X, (Bags, np.ndarray)) or not hasattr(X, "__len__") or hasattr(X, "iloc"):
+        return None
+    try:
+        has_cols = [hasattr(X[i], "columns") for i in range(len(X))]
+    except (TypeError, IndexError, KeyError):
+        return None
+    if not any(has_cols):
+        return None
+    if not all(has_cols):
+        b = has_cols.index(not has_cols[0])
+        kinds = ("a DataFrame", "an array") if has_cols[0] else ("an array", "a DataFrame")
+        raise ValueError(f"bag {b} of {name} is {kinds[1]} but bag 0 is {kinds[0]}; give every bag "
+                         "as a DataFrame with the same columns, or every bag as an array")
+    cols = list(X[0].columns)
+    for b in range(1, len(X)):
+        other = list(X[b].columns)
+        if other != cols:
+            raise ValueError(f"bag {b} of {name} has the columns {other[:10]} but bag 0 has "
+                             f"{cols[:10]}; every bag needs the same columns in the same order")
+    types = {type(c).__name__ for c in cols}
+    is_str = [isinstance(c, str) for c in cols]
+    if all(is_str):
+        return np.asarray(cols, dtype=object)
+    if any(is_str):
+        raise TypeError("Feature names are only supported if all input features have string names, "
+                        f"but your input has {sorted(types)} as feature name / column name types. "
+                        "Convert them all to strings, e.g. with df.columns.astype(str).")
+    return None
+
+
+def set_feature_names(estimator, X):
+    """At fit: set or remove ``feature_names_in_`` from DataFrame bags."""
+    names = bag_feature_names(X)
+    if names is None:
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+    else:
+        estimator.feature_names_in_ = names
+
+
+def check_feature_names(estimator, X):
+    """At predict: compare the bags' column names with ``feature_names_in_``, as scikit-learn does.
+
+    Mismatched names (other names, missing names, another order) raise a
+    ValueError; names on one side only warn (UserWarning).
+    """
+    fitted = getattr(estimator, "feature_names_in_", None)
+    names = bag_feature_names(X)
+    who = type(estimator).__name__
+    if fitted is None and names is None:
+        return
+    if fitted is None:
+        warnings.warn(f"X has feature names, but {who} was fitted without feature names", UserWarning,
+                      stacklevel=3)
+        return
+    if names is None:
+        warnings.warn(f"X does not have valid feature names, but {who} was fitted with feature names",
+                      UserWarning, stacklevel=3)
+        return
+    if len(fitted) == len(names) and np.all(fitted == names):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unseen = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+
+    def listed(items):
+        shown = "".join(f"- {n}\n" for n in items[:5])
+        return shown + ("- ...\n" if len(items) > 5 else "")
+
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + listed(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + listed(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
