@@ -564,9 +564,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         return S
 
     def _oriented(self, S):
-        if S.ndim == 2:
-            return S
-        return S if self._pos_index == 1 else -S
+        # Two classes: the shared rule (an exact 0 is negative); more: every class's score.
+        return S if S.ndim == 2 else super()._oriented(S)
 
     def _proba(self, S):
         # Two classes: a bag scored exactly 0 is negative (predict), and its
