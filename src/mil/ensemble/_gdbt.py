@@ -159,7 +159,9 @@ class GDBTMIClassifier(BaseBagClassifier):
     subsample : float in (0, 1], default=0.5
         Fraction of the training bags drawn (without replacement) for each
         round (stochastic gradient boosting, Friedman 2002). 1.0 uses every
-        bag every round.
+        bag every round. This default, `max_features` and
+        `l2_regularization` were chosen on the five shipped sets (see
+        :doc:`/results/boosting_wrappers`).
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
         Features each tree may split on, drawn at random (without
         replacement) for every tree: an int is a count, a float a share of
