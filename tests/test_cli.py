@@ -451,3 +451,16 @@ def test_a_learner_missing_from_the_installation_is_skipped(tmp_path, monkeypatc
     records = _json(capsys)
     assert records["c45-mi"]["reason"] == "learner 'c45-mi' is not available in this installation"
     assert records["bag-knn"]["status"] == "ok"
+    assert list(records) == ["c45-mi", "bag-knn"]  # the order asked for, skipped or not
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "--repeats", "x"], "argument --repeats: invalid int value: 'x'"),
+    (["evaluate", "--unknown"], "unrecognized arguments: --unknown"),
+    (["reproduce", "forest"], "invalid choice: 'forest'"),
+])
+def test_option_errors_are_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and message in err and "--help)" in err

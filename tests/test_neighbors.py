@@ -40,8 +40,8 @@ def test_citers_outvote_references():
     clf = CitationKNNClassifier(references=1, citers=3, scale=None, positive_class="pos").fit(X, y)
     np.testing.assert_allclose(clf.citer_threshold_, [5, 4, 4.5, 5])
     assert clf.predict(points(1.9))[0] == "pos"
-    # Laplace-smoothed shares: (2 + 1) / (5 + 2) and (3 + 1) / (5 + 2).
-    np.testing.assert_allclose(clf.predict_proba(points(1.9)), [[3 / 7, 4 / 7]])
+    # Smoothed shares (2 pseudo-votes per class): (2 + 2) / (5 + 4) and (3 + 2) / (5 + 4).
+    np.testing.assert_allclose(clf.predict_proba(points(1.9)), [[4 / 9, 5 / 9]])
     np.testing.assert_allclose(clf.set_params(smoothing=0).predict_proba(points(1.9)), [[2 / 5, 3 / 5]])
     # Without citers the nearest reference decides.
     assert CitationKNNClassifier(references=1, citers=0, scale=None, positive_class="pos").fit(
@@ -58,13 +58,13 @@ def test_citer_threshold_is_inclusive():
 def test_binary_tie_goes_negative():
     # Q = 5 between a negative bag at 0 and a positive one at 10: one vote each.
     # One vote each: the negative class wins and its share carries half a vote
-    # more, (1 + 0.5 + 1) / (2 + 0.5 + 2), whichever column it is in.
+    # more, (1 + 0.5 + 2) / (2 + 0.5 + 4), whichever column it is in.
     for labels, pos, neg in ((["a", "b"], "b", "a"), ([1, 0], 1, 0), (["a", "b"], "a", "b")):
         clf = CitationKNNClassifier(references=2, citers=0, scale=None,
                                     positive_class=pos).fit(points(0, 10), labels)
         proba = clf.predict_proba(points(5))[0]
         col = list(clf.classes_).index(neg)
-        np.testing.assert_allclose(proba[col], 2.5 / 4.5)
+        np.testing.assert_allclose(proba[col], 3.5 / 6.5)
         assert clf.predict(points(5))[0] == neg == clf.classes_[np.argmax(proba)]
 
 
@@ -79,7 +79,7 @@ def test_multiclass_tie_goes_to_nearest_reference():
     knn = BagKNNClassifier(n_neighbors=2, scale=None).fit(points(0, 10, 20), ["a", "b", "c"])
     # k=2 at Q = 6: 10 (b) then 0 (a): one vote each, the nearest (b) wins.
     assert knn.predict(points(6))[0] == "b"
-    np.testing.assert_allclose(knn.predict_proba(points(6)), [[2 / 5.5, 2.5 / 5.5, 1 / 5.5]])
+    np.testing.assert_allclose(knn.predict_proba(points(6)), [[3 / 8.5, 3.5 / 8.5, 2 / 8.5]])
 
 
 def test_bag_knn_tie_binary_goes_to_nearest():
@@ -92,7 +92,7 @@ def test_references_beyond_training_size():
     clf = CitationKNNClassifier(references=10, citers=10, scale=None).fit(points(0, 1, 5), [0, 0, 1])
     assert clf.predict(points(4.9)).shape == (1,)
     knn = BagKNNClassifier(n_neighbors=10, scale=None).fit(points(0, 1, 5), [0, 0, 1])
-    np.testing.assert_allclose(knn.predict_proba(points(4.9)), [[3 / 5, 2 / 5]])
+    np.testing.assert_allclose(knn.predict_proba(points(4.9)), [[4 / 7, 3 / 7]])
 
 
 @pytest.mark.parametrize("metric", ["minimal", "maximal", "average", "adapted"])

@@ -149,7 +149,14 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         return proba
 
     def _oriented(self, score):
-        """A positive-class score as the score of ``classes_[1]`` (``decision_function``'s sign)."""
+        """A positive-class score as the score of ``classes_[1]`` (``decision_function``'s sign).
+
+        An exact 0 is a tie, which goes to the negative class: it becomes
+        the smallest negative double first, so the sign still agrees with
+        ``predict`` when ``classes_[0]`` is the positive class.
+        """
+        score = np.asarray(score, dtype=np.float64)
+        score = np.where(score == 0, -np.finfo(np.float64).smallest_subnormal, score)
         return score if self._pos_index == 1 else -score
 
     def predict(self, X):

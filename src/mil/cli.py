@@ -1,7 +1,10 @@
 """The ``mil`` command line: evaluate learners on bags, show the configuration.
 
 ``mil`` with no arguments evaluates the available learners on the shipped
-Musk1 with its published 10-fold assignment.
+Musk1 with its published 10-fold assignment. ``mil evaluate`` takes a user's
+ARFF or long CSV file as it is (word labels, NaN, more than two classes): a
+learner that cannot take the data is reported as skipped with its reason and
+the others run. User errors are one line on stderr and exit status 2.
 """
 
 import argparse
@@ -322,6 +325,7 @@ def _cmd_evaluate(args):
     records += [{"learner": learner, "status": "skipped", "accuracy_mean": None, "accuracy_std": None,
                  "auc_mean": None, "fit_time_s": None, "predict_time_s": None, "reason": reason,
                  **common} for learner, reason in skipped]
+    records.sort(key=lambda r: names.index(r["learner"]))  # the order the learners were asked in
     if args.json:
         print(json.dumps(records, indent=2, default=str))
     elif args.csv:
@@ -587,8 +591,15 @@ least one learner ran, 2 for bad input or options (one line on stderr).
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """Option errors as one line (with a pointer to --help), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
                                 "With no command, show the configuration and evaluate every "
                                 "available learner on the shipped Musk1.",

@@ -15,8 +15,10 @@ from mil.rules._mdl import data_dl, ruleset_dl, subset_dl, theory_dl
 from mil.rules._ripper import _Ripper
 from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
 
-#: Binary RIPPER-MI as Chevaleyre & Zucker's: bag coverage, rules for the positive class.
-MI = dict(assumption="standard", rule_order="ordered")
+#: Binary RIPPER-MI as Chevaleyre & Zucker's: bag coverage, rules for the positive class,
+#: Cohen's pruning value and 50 % error stop on the pruning bags.
+MI = dict(assumption="standard", rule_order="ordered", smoothing=False, error_check="prune")
+COHEN = dict(smoothing=False, error_check="prune")
 
 
 def conjunction_bags(n_bags=80, seed=0):
@@ -96,7 +98,7 @@ def test_learner_dl_matches_hand_count():
     # so 8 possible conditions; the rule x0 >= 1.5 covers both positives exactly.
     X = [np.array([[float(v)]]) for v in range(4)]
     bags = Bags.from_list(X)
-    learner = _Ripper(RipperMIClassifier(), bags, np.array([0, 0, 1, 1], bool), check_random_state(0))
+    learner = _Ripper(RipperMIClassifier(**COHEN), bags, np.array([0, 0, 1, 1], bool), check_random_state(0))
     assert learner.n_conditions == 8
     rule = ((0, 1, 1.5),)
     # Theory: 0.5 * subset_dl(8, 1, 1/8); data: cover 2, uncover 2, no errors: log2(5).
@@ -122,7 +124,7 @@ def test_prune_deletes_final_conditions():
     # pruned on bags where the second condition only loses positives.
     X = np.array([[2, 0], [2, 1], [3, 1], [0, 0], [0, 1]], dtype=float)
     pos = np.array([1, 1, 1, 0, 0], bool)
-    learner = _Ripper(RipperMIClassifier(), Bags.from_instances(X, np.arange(5)), pos,
+    learner = _Ripper(RipperMIClassifier(**COHEN), Bags.from_instances(X, np.arange(5)), pos,
                       check_random_state(0))
     rule = ((0, 1, 1.5), (1, 0, 0.5))
     prune_mask = np.ones(5, bool)
@@ -133,7 +135,7 @@ def test_prune_deletes_final_conditions():
     # When the last condition removes a negative it survives pruning.
     X2 = np.vstack([X, [[2, 1]]])
     pos2 = np.append(pos, False)
-    learner2 = _Ripper(RipperMIClassifier(), Bags.from_instances(X2, np.arange(6)), pos2,
+    learner2 = _Ripper(RipperMIClassifier(**COHEN), Bags.from_instances(X2, np.arange(6)), pos2,
                        check_random_state(0))
     # Prefix 1: 3+/1- -> 0.5; full rule: 1+/0- -> 1.
     assert learner2.prune(rule, np.ones(6, bool)) == rule
@@ -272,7 +274,7 @@ def test_single_instance_bags_match_wittgenstein_ripper():
 
 
 def _learner(X, y, **params):
-    return _Ripper(RipperMIClassifier(**params), Bags.from_list(X), np.asarray(y) == 1,
+    return _Ripper(RipperMIClassifier(**{**COHEN, **params}), Bags.from_list(X), np.asarray(y) == 1,
                    check_random_state(0))
 
 
@@ -383,16 +385,17 @@ def test_unordered_covering_keeps_the_other_classes_bags():
     X, y = three_class_bags()
     bags = Bags.from_list(X)
     wide = ((0, 1, 6.5),)               # covers classes 1 and 2
-    learner = _Ripper(RipperMIClassifier(), bags, y == 1, check_random_state(0), keep_negatives=True)
+    learner = _Ripper(RipperMIClassifier(**COHEN), bags, y == 1, check_random_state(0), keep_negatives=True)
     np.testing.assert_array_equal(learner.left([wide]), y != 1)
-    plain = _Ripper(RipperMIClassifier(), bags, y == 1, check_random_state(0))
+    plain = _Ripper(RipperMIClassifier(**COHEN), bags, y == 1, check_random_state(0))
     np.testing.assert_array_equal(plain.left([wide]), y == 0)
 
 
 def _hand_model(rule_order, conflict="laplace-vote"):
     """Three rules over one feature, set by hand, on classes a / b / c."""
     X = [np.array([[0.0]]), np.array([[1.0]]), np.array([[2.0]])]
-    clf = RipperMIClassifier(assumption="standard", rule_order=rule_order, conflict=conflict).fit(X, ["a", "b", "c"])
+    clf = RipperMIClassifier(assumption="standard", rule_order=rule_order, conflict=conflict,
+                             **COHEN).fit(X, ["a", "b", "c"])
     clf.rules_ = [
         Rule([(0, 1, 1.0)], p=3, n=1, label="a", counts=[3, 1, 0]),                # x >= 1
         Rule([(0, 1, 2.0), (0, 0, 9.0)], p=8, n=0, label="b", counts=[0, 8, 0]),   # 2 <= x <= 9

@@ -387,9 +387,6 @@ class GDBTMIClassifier(BaseBagClassifier):
             pass
         return S
 
-    def _oriented(self, S):
-        return S if self._pos_index == 1 else -S
-
     def decision_function(self, X):
         """Bag log-odds of ``classes_[1]``.
 
@@ -411,7 +408,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         proba : ndarray of shape (n_bags, 2)
             Columns follow ``classes_``.
         """
-        return self._proba_from_positive(expit(self._bag_scores(X)))
+        S = self._bag_scores(X)
+        return self._proba_from_positive(expit(S), S > 0)  # a score of exactly 0 is negative
 
     def predict(self, X):
         """Positive iff the pooled bag score is positive.
@@ -440,7 +438,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         proba : ndarray of shape (n_bags, 2)
         """
         for S in self._staged_bag_scores(X):
-            yield self._proba_from_positive(expit(S))
+            yield self._proba_from_positive(expit(S), S > 0)
 
     def staged_predict(self, X):
         """:meth:`predict` after each round (a generator).

@@ -60,10 +60,12 @@ class RipperMIClassifier(BaseBagClassifier):
     """RIPPER rule learner for multi-instance data (RIPPER-MI), any number of classes.
 
     By default it learns an unordered rule set, class by class, on the
-    instances labelled with their bag's class, and scores a bag by the mean
-    of its instances' class probabilities (``assumption="collective"``).
-    With ``assumption="standard", rule_order="ordered"`` and two classes it
-    is RIPPER-MI as Chevaleyre & Zucker (2001): rules
+    instances labelled with their bag's class, with Weka JRip's smoothed
+    estimates, and scores a bag by the mean of its instances' class
+    probabilities (``assumption="collective"``). With
+    ``assumption="standard", rule_order="ordered", smoothing=False,
+    error_check="prune"`` and two classes it is RIPPER-MI as Chevaleyre &
+    Zucker (2001): rules
     ``IF x_f <= t AND ... THEN <positive class>``, and a bag is predicted
     positive iff some rule covers one of its instances. With one instance
     per bag it is plain RIPPER (Cohen 1995).
@@ -88,11 +90,11 @@ class RipperMIClassifier(BaseBagClassifier):
     lrs_threshold : float, default=3.84
         Threshold on the likelihood-ratio statistic (chi-square with one
         degree of freedom; 3.84 is the 95 % level).
-    smoothing : bool, default=False
+    smoothing : bool, default=True
         Weka JRip's smoothed precision estimates: FOIL's gain with
         ``(p + 1) / (p + n + 1)`` in place of ``p / (p + n)`` and the pruning
         value ``(p + 1) / (p + n + 2)`` in place of ``(p - n) / (p + n)``.
-    error_check : {"prune", "remaining"}, default="prune"
+    error_check : {"remaining", "prune"}, default="remaining"
         Where a new rule's error rate is checked against 50 % to stop the
         building phase: on the pruning bags (Cohen 1995) or on all the bags
         still to cover (Weka's JRip).
@@ -167,8 +169,8 @@ class RipperMIClassifier(BaseBagClassifier):
     >>> for bag, label in zip(X, y):
     ...     if label:
     ...         bag[0] = [2.0, 2.0]       # positive bags hold one instance near (2, 2)
-    >>> clf = RipperMIClassifier(assumption="standard", rule_order="ordered",
-    ...                          random_state=0).fit(X, y)
+    >>> clf = RipperMIClassifier(assumption="standard", rule_order="ordered", smoothing=False,
+    ...                          error_check="prune", random_state=0).fit(X, y)
     >>> print(clf.export_text())
     IF f0 >= 1.49097 THEN 1  [20+, 0-]
     ELSE 0  [0: 20, 1: 0]
@@ -196,7 +198,7 @@ class RipperMIClassifier(BaseBagClassifier):
     }
 
     def __init__(self, k=2, prune_ratio=1 / 3, min_bags=2, beam_width=1, use_lrs=False,
-                 lrs_threshold=3.84, smoothing=False, error_check="prune", rule_order="unordered",
+                 lrs_threshold=3.84, smoothing=True, error_check="remaining", rule_order="unordered",
                  conflict="laplace-vote", assumption="collective", positive_class=None,
                  random_state=None, n_jobs=None):
         self.k = k
