@@ -123,6 +123,26 @@ def table(configs, datasets, repeats, path):
     return "\n".join(lines)
 
 
+def rst_table(configs, datasets, repeats, path):
+    """The same table as a reStructuredText list-table (for docs/results/trees.rst)."""
+    done = load_cache(path)
+    out = [".. list-table::", "   :header-rows: 1", "", "   * - configuration"]
+    out += [f"     - {d}" for d in datasets] + ["     - mean"]
+    for config in configs:
+        out.append(f"   * - ``{config}``")
+        means = []
+        for name in datasets:
+            reps = [done.get((config, name, r)) for r in range(repeats)]
+            if any(rec is None for rec in reps):
+                out.append("     - n/a")
+                continue
+            acc = [100 * np.mean(rec["accuracy"]) for rec in reps]
+            means.append(np.mean(acc))
+            out.append(f"     - {np.mean(acc):.1f} ({acc[0]:.1f})")
+        out.append(f"     - {np.mean(means):.1f}" if len(means) == len(datasets) else "     - n/a")
+    return "\n".join(out)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configs", nargs="+", default=[])
@@ -131,6 +151,7 @@ def main():
     parser.add_argument("--cache", default="compare_trees.jsonl")
     parser.add_argument("--table-only", action="store_true")
     parser.add_argument("--list", action="store_true", help="print the configurations and exit")
+    parser.add_argument("--rst", action="store_true", help="print the table as a reStructuredText list-table")
     args = parser.parse_args()
     if args.list:
         for name, (module, cls, params) in CONFIGS.items():
@@ -140,6 +161,9 @@ def main():
         run(args.configs, args.datasets, args.repeats, args.cache)
     print(f"\n5 x 10-fold accuracy (%): mean of {args.repeats} repetitions (repetition 0)")
     print(table(args.configs, args.datasets, args.repeats, args.cache))
+    if args.rst:
+        print()
+        print(rst_table(args.configs, args.datasets, args.repeats, args.cache))
 
 
 if __name__ == "__main__":

@@ -160,3 +160,19 @@ def test_test_distances_do_not_depend_on_the_batch(backend):
         alone = hausdorff_all([q], train)
         for kind in batch:
             np.testing.assert_array_equal(alone[kind][0], batch[kind][i])
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_whole_finite_range_sparse(backend, factor):
+    # The sparse path (CSR bags) gets the same power-of-two scaling; before,
+    # 1e200 gave NaN and 1e-200 all zeros there too.
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    bags = [rng.normal(size=(int(rng.integers(1, 4)), 3)) for _ in range(4)]
+    bags.append(bags[0].copy())
+    ref = _reference(bags, bags) * factor
+    d = hausdorff_all([sp.csr_matrix(b * factor) for b in bags])
+    for i, kind in enumerate(("minimal", "maximal", "average")):
+        np.testing.assert_allclose(d[kind], ref[i], rtol=1e-12, atol=0)
+        assert d[kind][0, 4] == 0.0

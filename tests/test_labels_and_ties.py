@@ -165,3 +165,19 @@ def test_knn_log_loss_beats_the_prior_on_musk1(backend, musk1, make):
     p1 = y.mean()
     prior = -(p1 * np.log(p1) + (1 - p1) * np.log(1 - p1))
     assert log_loss(np.concatenate(truth), np.concatenate(proba)) < prior - 0.1
+
+
+@pytest.mark.parametrize("pos", [0, 1])
+def test_gdbt_exact_zero_score_is_negative_everywhere(pos):
+    # A bag score of exactly 0 (expit = 1/2) is not positive in predict; the
+    # probabilities and the decision function must say the same, whichever
+    # class is positive.
+    from mil import GDBTMIClassifier
+
+    X, y = make_toy_bags(n_bags=20, random_state=0)
+    clf = GDBTMIClassifier(n_estimators=2, positive_class=pos, random_state=0).fit(X, y)
+    clf._bag_scores = lambda X: np.zeros(len(X))  # force the tie
+    negative = clf.classes_[1 - clf._pos_index]
+    assert (clf.predict(X[:4]) == negative).all()
+    assert (clf.classes_[np.argmax(clf.predict_proba(X[:4]), axis=1)] == negative).all()
+    assert ((clf.decision_function(X[:4]) > 0) == (negative == clf.classes_[1])).all()

@@ -118,8 +118,13 @@ def test_miwrapper_max_respects_positive_class():
     assert_allclose(clf.predict_proba(bag), [[0.8, 0.2]])
     clf = MIWrapperClassifier(Recorder(), combine="max", positive_class="b").fit(BAGS, ["a", "b"])
     assert_allclose(clf.predict_proba(bag), [[0.1, 0.9]])
+    clf = MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, [0, 1])  # 1 is positive
+    assert_allclose(clf.predict_proba(bag), [[0.1, 0.9]])
+    # Unnamed labels: the maximum needs to know the positive class; the means do not.
     with pytest.raises(ValueError, match="positive_class='a' or positive_class='b'"):
         MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, ["a", "b"])
+    MIWrapperClassifier(Recorder(), combine="geometric").fit(BAGS, ["a", "b"])
+    SimpleMIClassifier(Recorder()).fit(BAGS, ["a", "b"])
     with pytest.raises(ValueError, match="positive_class"):
         MIWrapperClassifier(Recorder(), combine="max", positive_class="c").fit(BAGS, ["a", "b"])
 

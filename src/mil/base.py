@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from mil.utils.validation import (_implicit_positive, check_bags, check_bags_y, check_feature_names,
-                                  positive_index, set_feature_names)
+                                  positive_index, set_feature_names, bag_sample_weight)
 
 __all__ = ["BaseBagClassifier"]
 
@@ -90,6 +90,10 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         set_feature_names(self, X)
         return bags, y_enc
 
+    def _bag_weights(self, sample_weight, y, n_bags):
+        """Per-bag weights from `sample_weight` and the ``class_weight`` parameter (None: unweighted)."""
+        return bag_sample_weight(sample_weight, y, n_bags, getattr(self, "class_weight", None))
+
     def _validate_predict(self, X):
         """Check fitted state and validate bags against the fitted feature count."""
         check_is_fitted(self, "classes_")
@@ -145,7 +149,14 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         return proba
 
     def _oriented(self, score):
-        """A positive-class score as the score of ``classes_[1]`` (``decision_function``'s sign)."""
+        """A positive-class score as the score of ``classes_[1]`` (``decision_function``'s sign).
+
+        An exact 0 is a tie, which goes to the negative class: it becomes
+        the smallest negative double first, so the sign still agrees with
+        ``predict`` when ``classes_[0]`` is the positive class.
+        """
+        score = np.asarray(score, dtype=np.float64)
+        score = np.where(score == 0, -np.finfo(np.float64).smallest_subnormal, score)
         return score if self._pos_index == 1 else -score
 
     def predict(self, X):

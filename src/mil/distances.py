@@ -190,20 +190,44 @@ def _centred_scaled(X, Y):
     depend on the other bags of the call.
     """
     arrays = [X.instances] if Y is None else [X.instances, Y.instances]
-    big = max((max(float(a.max()), -float(a.min())) for a in arrays if a.size), default=0.0)
-    exponent = int(np.frexp(big)[1]) if big > 0 else 0
-    if -SAFE_EXPONENT <= exponent <= SAFE_EXPONENT:
-        exponent = 0
+    exponent = _power_of_two_exponent(arrays)
+    if exponent == 0:
         centre = arrays[-1].mean(axis=0)
         scaled = [a - centre for a in arrays]
     else:
-        # Two exact steps: 2.0 ** exponent alone may not be representable.
-        half = -exponent // 2
-        f1, f2 = 2.0 ** half, 2.0 ** (-exponent - half)
-        scaled = [(a * f1) * f2 for a in arrays]
+        scaled = [_scaled_by(a, exponent) for a in arrays]
         centre = scaled[-1].mean(axis=0)
         for a in scaled:
             a -= centre
+    return scaled[0], (None if Y is None else scaled[1]), exponent
+
+
+def _power_of_two_exponent(arrays):
+    """Exponent e with the largest magnitude of `arrays` in [2**(e-1), 2**e); 0 inside the safe range."""
+    big = max((max(float(a.max()), -float(a.min())) for a in arrays if a.size), default=0.0)
+    exponent = int(np.frexp(big)[1]) if big > 0 else 0
+    return 0 if -SAFE_EXPONENT <= exponent <= SAFE_EXPONENT else exponent
+
+
+def _scaled_by(a, exponent):
+    # Two exact steps: 2.0 ** exponent alone may not be representable.
+    half = -exponent // 2
+    return (a * 2.0 ** half) * 2.0 ** (-exponent - half)
+
+
+def _scaled_sparse(X, Y):
+    """Sparse (or mixed) bags scaled by a power of two as in :func:`_centred_scaled` (no centring:
+    it would fill the zeros)."""
+    sides = [X] if Y is None else [X, Y]
+    exponent = _power_of_two_exponent([b.instances.data if b.is_sparse else b.instances for b in sides])
+    if exponent == 0:
+        return X, Y, 0
+    scaled = []
+    for b in sides:
+        inst = b.instances.copy() if b.is_sparse else _scaled_by(b.instances, exponent)
+        if b.is_sparse:
+            inst.data = _scaled_by(inst.data, exponent)
+        scaled.append(Bags._trusted(inst, b.offsets, b.ids))
     return scaled[0], (None if Y is None else scaled[1]), exponent
 
 
@@ -228,7 +252,8 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
 
         if out is not None:
             _check_out(out, (X.n_bags, X.n_bags if Y is None else Y.n_bags))
-        return sparse_hausdorff_matrices(X, Y, n_jobs=n_jobs, out=out)
+        X, Y, exponent = _scaled_sparse(X, Y)
+        return _unscaled(sparse_hausdorff_matrices(X, Y, n_jobs=n_jobs, out=out), exponent)
     block_size = BLOCK_SIZE if block_size is None else block_size
     symmetric = Y is None
     Xc, Yc, exponent = _centred_scaled(X, Y)

@@ -73,7 +73,8 @@ def test_max_features_subsets(backend):
     # One feature per node: the concept feature x0 is still found (when a
     # drawn feature cannot split, the next one of the node's random order is
     # searched), and the tree depends on the seed alone.
-    one = [C45MIClassifier(growth="best", max_features=1, random_state=s).fit(X, y2) for s in (0, 0, 5)]
+    one = [C45MIClassifier(split_shares="parent", max_features=1, random_state=s).fit(X, y2)
+           for s in (0, 0, 5)]
     assert one[0].tree_ == one[1].tree_
     assert all(clf.score(X, y2) == 1.0 for clf in one)
     # A constant feature can never split: with max_features=1 every node then
