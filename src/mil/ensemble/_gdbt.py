@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil.base import BaseBagClassifier
-from mil.utils.validation import check_bag_labels, check_bags_y
+from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
 from mil.ensemble._pooling import POOLINGS, pool
 from mil.tree._builder import _Presorted, build_tree
 
@@ -305,6 +305,7 @@ class GDBTMIClassifier(BaseBagClassifier):
                              f"{classes.shape[0]}: {classes.tolist()[:10]}")
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
+        set_feature_names(self, X)
         return bags, y_enc
 
     def _pool(self, f, offsets, derivatives=False):
