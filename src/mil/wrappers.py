@@ -248,7 +248,8 @@ class SimpleMIClassifier(_BaseWrapper):
         -------
         y : ndarray of shape (n_bags,)
         """
-        return self.classes_[np.asarray(self.estimator_.predict(self._summaries(X)), dtype=np.intp)]
+        Z = self._summaries(X)  # validates first: NotFittedError before fit
+        return self.classes_[np.asarray(self.estimator_.predict(Z), dtype=np.intp)]
 
     def predict_proba(self, X):
         """The inner estimator's class probabilities (one-hot votes without ``predict_proba``).
