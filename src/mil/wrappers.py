@@ -314,7 +314,8 @@ class MIWrapperClassifier(_BaseWrapper):
         accepts ``sample_weight``.
     positive_class : label or None, default=None
         For ``combine="max"`` with two classes: the class whose probability
-        is the maximum over the instances (``classes_[1]`` when None).
+        is the maximum over the instances. None is the larger label for
+        0/1, -1/1 and False/True; other labels must name it (``fit`` raises).
 
     Attributes
     ----------
