@@ -205,3 +205,13 @@ def test_nan_follows_the_inner_estimator():
     X = [b.copy() for b in bags]
     MIWrapperClassifier(DecisionTreeClassifier()).fit(X, y)
     assert_array_equal(X[0], bags[0])  # input not modified
+
+
+def test_dataframe_bags_set_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, y = make_toy_bags(n_bags=20, random_state=4)
+    frames = [pd.DataFrame(b, columns=["a", "b", "c", "d"]) for b in X]
+    for clf in (SimpleMIClassifier(), MIWrapperClassifier()):
+        clf.fit(frames, y)
+        assert clf.feature_names_in_.tolist() == ["a", "b", "c", "d"]
+        assert_array_equal(clf.predict(frames), clf.predict(X))
