@@ -3,12 +3,15 @@
 Both fit 200 rounds of trees of the same depth limit (by default none, GDBT-MI's
 default; ``--depth 3`` is GradientBoostingClassifier's default) on the same
 6598 x 166 instance matrix in this process: GDBT-MI on the 102 bags, GradientBoostingClassifier
-on the instances with their bag's label. Prints both times and their ratio
+on the instances with their bag's label. Both use the same ``subsample`` and
+``max_features`` (GDBT-MI's defaults, 0.5 and "sqrt"; GDBT-MI draws the
+features per tree, scikit-learn per split; ``--subsample 1 --max-features all``
+compares full rounds). Prints both times and their ratio
 (target <= 2), best of `repeat` interleaved runs. ``--profile`` prints where
 GDBT-MI's time goes (cProfile, cumulative).
 
 Usage: python benchmarks/bench_boosting.py [--repeat 1] [--rounds 200] [--depth 0 (= none) | 3]
-       [--backend compiled|python] [--profile]
+       [--subsample 0.5] [--max-features sqrt|all|N] [--backend compiled|python] [--profile]
 """
 
 import argparse
@@ -44,19 +47,26 @@ def main():
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--depth", type=int, default=0, help="0: no depth limit")
+    parser.add_argument("--subsample", type=float, default=0.5)
+    parser.add_argument("--max-features", default="sqrt", help='"sqrt", "all" or a count')
     parser.add_argument("--backend", default="compiled", choices=["compiled", "python"])
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
 
     depth = args.depth or None
+    max_features = {"all": None, "sqrt": "sqrt"}.get(args.max_features) if not args.max_features.isdigit() \
+        else int(args.max_features)
     X, bag_ids, y = load_musk2()
     bags = Bags.from_instances(X, bag_ids)
     y_inst = np.asarray(y)[bags.instance_bag]
     print(f"Musk2: {bags.n_bags} bags, {bags.n_instances} instances, {bags.n_features} features; "
-          f"{args.rounds} rounds, depth limit {depth}, backend {args.backend}")
+          f"{args.rounds} rounds, depth limit {depth}, subsample {args.subsample}, "
+          f"max_features {max_features}, backend {args.backend}")
 
-    gdbt = GDBTMIClassifier(n_estimators=args.rounds, max_depth=depth)
-    sk = GradientBoostingClassifier(n_estimators=args.rounds, max_depth=depth, random_state=0)
+    gdbt = GDBTMIClassifier(n_estimators=args.rounds, max_depth=depth, subsample=args.subsample,
+                            max_features=max_features, random_state=0)
+    sk = GradientBoostingClassifier(n_estimators=args.rounds, max_depth=depth, subsample=args.subsample,
+                                    max_features=max_features, random_state=0)
     with use_backend(args.backend):
         if args.profile:
             prof = cProfile.Profile()

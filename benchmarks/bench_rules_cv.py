@@ -14,6 +14,12 @@ of ``RipperMIClassifier`` (``random_state=0`` is added):
     breast cancer, wine class 0 vs rest, digits 3 vs 8, iris versicolor vs
     rest), 10 stratified folds, ``StratifiedKFold(10, shuffle=True,
     random_state=0)``.
+``dl``
+    The description-length diagnosis: binary RIPPER (rules for the positive
+    class, Cohen's estimates) fitted on all of a shipped set, once on the
+    bags (bag coverage) and once on the instances with their bag's label:
+    the number of possible conditions, the bits of a rule with 1, 2, 3
+    conditions, the rules kept and their coverage.
 ``three``
     The 3-class multi-instance task of ``mil.reproduce.three_class_task``
     (positive bags of Elephant, Fox and Tiger), registry learners
@@ -21,6 +27,7 @@ of ``RipperMIClassifier`` (``random_state=0`` is added):
 
     python benchmarks/bench_rules_cv.py mi --sets musk1,fox --reps 0,1,2,3,4 '{}' '{"assumption": "standard"}'
     python benchmarks/bench_rules_cv.py single --sets iris,wine,digits '{}' '{"rule_order": "ordered"}'
+    python benchmarks/bench_rules_cv.py dl --sets musk1,fox '{}'
     python benchmarks/bench_rules_cv.py three --reps 5 '{"learner": "ripper-mi"}' '{"learner": "citation-knn"}'
 """
 
@@ -107,6 +114,34 @@ def run_single(sets, variants):
                                   rules=round(float(np.mean(n_rules)), 1))), flush=True)
 
 
+def run_dl(sets, variants):
+    from sklearn.utils import check_random_state
+
+    from mil.datasets import load_dataset
+    from mil.rules._mdl import theory_dl
+    from mil.rules._ripper import _Ripper
+
+    for spec in variants:
+        params = {"smoothing": False, "error_check": "prune", **json.loads(spec)}
+        for name in sets:
+            data = load_dataset(name)
+            bags, y = data.bags, np.asarray(data.target)
+            instances = Bags.from_instances(bags.instances, np.arange(bags.n_instances))
+            for label, units, pos in (("bags", bags, y == 1),
+                                      ("instances", instances, y[bags.instance_bag] == 1)):
+                learner = _Ripper(RipperMIClassifier(random_state=0, **params), units, pos,
+                                  check_random_state(0))
+                rules = learner.run()
+                cov = learner.covered_by(rules)
+                print(json.dumps(dict(
+                    set=name, on=label, params=params, examples=units.n_bags,
+                    possible_conditions=int(learner.n_conditions),
+                    bits_1_2_3=[round(theory_dl(k, learner.n_conditions), 1) for k in (1, 2, 3)],
+                    rules=len(rules), conditions=sum(map(len, rules)),
+                    covered_pos=int((cov & pos).sum()), covered_neg=int((cov & ~pos).sum()),
+                    pos=int(pos.sum()), neg=int((~pos).sum()))), flush=True)
+
+
 def run_three(repeats, variants):
     from mil._learners import make_learner
     from mil.evaluation import evaluate
@@ -127,7 +162,7 @@ def run_three(repeats, variants):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=("mi", "single", "three"))
+    parser.add_argument("kind", choices=("mi", "single", "dl", "three"))
     parser.add_argument("variants", nargs="+", help="JSON keyword arguments, one per variant")
     parser.add_argument("--sets", default=None, help="comma-separated data set names")
     parser.add_argument("--reps", default="0,1,2,3,4",
@@ -138,6 +173,8 @@ def main():
         run_mi(sets, [int(r) for r in args.reps.split(",")], args.variants)
     elif args.kind == "single":
         run_single(args.sets.split(",") if args.sets else SINGLE_SETS, args.variants)
+    elif args.kind == "dl":
+        run_dl(args.sets.split(",") if args.sets else MI_SETS, args.variants)
     else:
         run_three(len(args.reps.split(",")) if "," in args.reps else int(args.reps), args.variants)
 

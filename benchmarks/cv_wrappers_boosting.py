@@ -8,11 +8,14 @@ prior (the training folds' class shares). --json appends one record per
 data set (every fold's accuracy and log loss) to a file.
 
 Usage: python benchmarks/cv_wrappers_boosting.py LEARNER [--repeats 5] [--datasets musk1 ...]
-       [--param key=value ...] [--json results.jsonl]
+       [--param key=value ...] [--json results.jsonl] [--staged 50 100 200]
 
 LEARNER is one of the names in LEARNERS below (e.g. miwrapper-tree,
 simplemi-tree, gdbt-mi); --param sets estimator parameters through
 ``set_params`` (``estimator__max_depth=5`` for a wrapper's inner estimator).
+--staged (boosting only) also prints the accuracy and log loss after the
+given numbers of rounds, from the same fits (staged predictions). Accuracy
+there counts a bag positive when its probability exceeds 1/2.
 """
 
 import argparse
@@ -75,15 +78,16 @@ def log_loss(y, p_pos):
     return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
 
 
-def run(learner, name, repeats, params):
+def run(learner, name, repeats, params, staged=False):
     data = load_dataset(name)
     bags, y = data.bags, data.target
     pos = y.max()
     acc, loss, prior, seconds = [], [], [], 0.0
+    staged_acc, staged_loss = [], []
     for r in range(repeats):
         p_oof = np.empty(y.size)
         p_prior = np.empty(y.size)
-        fold_acc = []
+        fold_acc, p_staged, acc_staged = [], None, []
         for k in np.unique(data.folds[r]):
             test = data.folds[r] == k
             est = LEARNERS[learner]().set_params(**params)
@@ -93,13 +97,26 @@ def run(learner, name, repeats, params):
             seconds += time.perf_counter() - t0
             pred = est.classes_[np.argmax(proba, axis=1)]
             fold_acc.append(float(np.mean(pred == y[test])))
-            p_oof[test] = proba[:, list(est.classes_).index(pos)]
+            col = list(est.classes_).index(pos)
+            p_oof[test] = proba[:, col]
             p_prior[test] = np.mean(y[~test] == pos)
+            if staged:
+                stages = np.array([p[:, col] for p in est.staged_predict_proba(bags[test])])
+                if p_staged is None:
+                    p_staged = np.empty((stages.shape[0], y.size))
+                p_staged[:, test] = stages
+                acc_staged.append(np.mean((stages > 0.5) == (y[test] == pos), axis=1))
         acc.append(fold_acc)
         loss.append(log_loss(y == pos, p_oof))
         prior.append(log_loss(y == pos, p_prior))
-    return {"learner": learner, "dataset": name, "params": params, "repeats": repeats,
-            "fold_accuracy": acc, "log_loss": loss, "prior_log_loss": prior, "seconds": seconds}
+        if staged:
+            staged_acc.append(np.mean(acc_staged, axis=0).tolist())
+            staged_loss.append([log_loss(y == pos, p) for p in p_staged])
+    out = {"learner": learner, "dataset": name, "params": params, "repeats": repeats,
+           "fold_accuracy": acc, "log_loss": loss, "prior_log_loss": prior, "seconds": seconds}
+    if staged:
+        out["staged_accuracy"], out["staged_log_loss"] = staged_acc, staged_loss
+    return out
 
 
 def main():
@@ -109,15 +126,22 @@ def main():
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--param", action="append")
     parser.add_argument("--json")
+    parser.add_argument("--staged", type=int, nargs="*",
+                        help="boosting: also print accuracy and log loss after these rounds")
     args = parser.parse_args()
     params = parse_params(args.param)
     print(f"{args.learner} {params} repetitions 0..{args.repeats - 1}")
     for name in args.datasets:
-        res = run(args.learner, name, args.repeats, params)
+        res = run(args.learner, name, args.repeats, params, staged=args.staged is not None)
         per_rep = [100 * np.mean(a) for a in res["fold_accuracy"]]
         print(f"{name:9s} acc {np.mean(per_rep):5.1f}  reps [{' '.join(f'{a:.1f}' for a in per_rep)}]  "
               f"logloss {np.mean(res['log_loss']):.3f} (prior {np.mean(res['prior_log_loss']):.3f})  "
               f"{res['seconds']:.0f} s", flush=True)
+        for m in args.staged or ():
+            if m <= len(res["staged_accuracy"][0]):
+                a = [100 * np.mean(x[m - 1]) for x in res["staged_accuracy"]]
+                print(f"{'':9s} after {m:4d} rounds: acc {np.mean(a):5.1f} [{' '.join(f'{v:.1f}' for v in a)}]  "
+                      f"logloss {np.mean([x[m - 1] for x in res['staged_log_loss']]):.3f}", flush=True)
         if args.json:
             with open(args.json, "a") as fh:
                 fh.write(json.dumps(res) + "\n")

@@ -464,3 +464,31 @@ def test_option_errors_are_one_line(argv, message, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and message in err and "--help)" in err
+
+
+def test_evaluate_reports_log_loss_against_the_constant_prior(capsys):
+    # Musk1's published folds: the neighbour classifiers' smoothed vote shares
+    # must beat predicting the training class frequencies.
+    assert main(["evaluate", "--dataset", "musk1", "--model", "citation-knn", "bag-knn", "--json"]) == 0
+    records = _json(capsys)
+    for r in records.values():
+        assert r["prior_log_loss_mean"] == pytest.approx(0.69, abs=0.01)
+        assert r["log_loss_mean"] < r["prior_log_loss_mean"]
+    assert main(["evaluate", "--dataset", "musk1", "--model", "bag-knn"]) == 0
+    out = capsys.readouterr().out
+    assert "log loss" in out and "constant prior" in out
+
+
+def test_fold_log_losses_by_hand():
+    from mil.evaluation import _log_losses
+
+    class Fitted:  # a fitted estimator with known probabilities
+        classes_ = np.array([0, 1])
+
+        def predict_proba(self, bags):
+            return np.array([[0.25, 0.75], [0.5, 0.5]])
+
+    y_train, y_test = np.array([0, 0, 0, 1]), np.array([1, 0])
+    loss, prior = _log_losses(Fitted(), None, y_train, y_test)
+    assert loss == pytest.approx(-(np.log(0.75) + np.log(0.5)) / 2)
+    assert prior == pytest.approx(-(np.log(0.25) + np.log(0.75)) / 2)

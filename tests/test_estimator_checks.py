@@ -11,10 +11,11 @@ import pytest
 import sklearn
 from sklearn.utils.fixes import parse_version
 
-from mil.ensemble import GDBTMIClassifier
+from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
 from mil.utils.estimator_checks import (
     BAG_CHECKS, check_bag_classifier, check_bag_invariants, expected_failed_checks, make_toy_bags,
     one_instance_bags)
@@ -27,6 +28,9 @@ ESTIMATORS = [
     RipperMIClassifier(random_state=0),
     BagKNNClassifier(),
     CitationKNNClassifier(),
+    MIRandomForestClassifier(n_estimators=10, random_state=0),
+    SimpleMIClassifier(),
+    MIWrapperClassifier(),
 ]
 
 # The expected failures are kept for scikit-learn 1.9: the common checks change

@@ -118,8 +118,13 @@ def test_miwrapper_max_respects_positive_class():
     assert_allclose(clf.predict_proba(bag), [[0.8, 0.2]])
     clf = MIWrapperClassifier(Recorder(), combine="max", positive_class="b").fit(BAGS, ["a", "b"])
     assert_allclose(clf.predict_proba(bag), [[0.1, 0.9]])
+    clf = MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, [0, 1])  # 1 is positive
+    assert_allclose(clf.predict_proba(bag), [[0.1, 0.9]])
+    # Unnamed labels: the maximum needs to know the positive class; the means do not.
     with pytest.raises(ValueError, match="positive_class='a' or positive_class='b'"):
         MIWrapperClassifier(Recorder(), combine="max").fit(BAGS, ["a", "b"])
+    MIWrapperClassifier(Recorder(), combine="geometric").fit(BAGS, ["a", "b"])
+    SimpleMIClassifier(Recorder()).fit(BAGS, ["a", "b"])
     with pytest.raises(ValueError, match="positive_class"):
         MIWrapperClassifier(Recorder(), combine="max", positive_class="c").fit(BAGS, ["a", "b"])
 
@@ -200,3 +205,13 @@ def test_nan_follows_the_inner_estimator():
     X = [b.copy() for b in bags]
     MIWrapperClassifier(DecisionTreeClassifier()).fit(X, y)
     assert_array_equal(X[0], bags[0])  # input not modified
+
+
+def test_dataframe_bags_set_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, y = make_toy_bags(n_bags=20, random_state=4)
+    frames = [pd.DataFrame(b, columns=["a", "b", "c", "d"]) for b in X]
+    for clf in (SimpleMIClassifier(), MIWrapperClassifier()):
+        clf.fit(frames, y)
+        assert clf.feature_names_in_.tolist() == ["a", "b", "c", "d"]
+        assert_array_equal(clf.predict(frames), clf.predict(X))

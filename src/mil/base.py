@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from mil.utils.validation import (_implicit_positive, check_bags, check_bags_y, check_feature_names,
-                                  positive_index, set_feature_names)
+                                  positive_index, set_feature_names, bag_sample_weight)
 
 __all__ = ["BaseBagClassifier"]
 
@@ -89,6 +89,10 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
         return bags, y_enc
+
+    def _bag_weights(self, sample_weight, y, n_bags):
+        """Per-bag weights from `sample_weight` and the ``class_weight`` parameter (None: unweighted)."""
+        return bag_sample_weight(sample_weight, y, n_bags, getattr(self, "class_weight", None))
 
     def _validate_predict(self, X):
         """Check fitted state and validate bags against the fitted feature count."""

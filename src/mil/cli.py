@@ -317,13 +317,16 @@ def _cmd_evaluate(args):
         "accuracy_mean": float(res["accuracy"].mean()),
         "accuracy_std": float(res["accuracy"].std()),
         "auc_mean": float(np.nanmean(res["auc"])) if np.isfinite(res["auc"]).any() else None,
+        "log_loss_mean": float(np.mean(res["log_loss"])) if np.isfinite(res["log_loss"]).all() else None,
+        "prior_log_loss_mean": float(np.mean(res["prior_log_loss"])),
         "fit_time_s": float(res["fit_time"].mean()),
         "predict_time_s": float(res["predict_time"].mean()),
         "reason": None,
         **common,
     } for learner, res in results]
     records += [{"learner": learner, "status": "skipped", "accuracy_mean": None, "accuracy_std": None,
-                 "auc_mean": None, "fit_time_s": None, "predict_time_s": None, "reason": reason,
+                 "auc_mean": None, "log_loss_mean": None, "prior_log_loss_mean": None,
+                 "fit_time_s": None, "predict_time_s": None, "reason": reason,
                  **common} for learner, reason in skipped]
     records.sort(key=lambda r: names.index(r["learner"]))  # the order the learners were asked in
     if args.json:
@@ -343,10 +346,15 @@ def _cmd_evaluate(args):
               f"({source})\n")
         rows = [[r["learner"], f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}",
                  "-" if r["auc_mean"] is None else f"{r['auc_mean']:.3f}",
+                 "-" if r["log_loss_mean"] is None else f"{r['log_loss_mean']:.3f}",
                  f"{r['fit_time_s'] * 1000:.1f}", f"{r['predict_time_s'] * 1000:.1f}"]
                 for r in records if r["status"] == "ok"]
         if rows:
-            print(_table(rows, ["learner", "accuracy %", "AUC", "fit ms/fold", "predict ms/fold"]))
+            print(_table(rows, ["learner", "accuracy %", "AUC", "log loss", "fit ms/fold",
+                                "predict ms/fold"]))
+            prior = next(r["prior_log_loss_mean"] for r in records if r["status"] == "ok")
+            print(f"\nlog loss: mean over the test folds; predicting the training class frequencies "
+                  f"(constant prior) gives {prior:.3f}")
         for learner, reason in skipped:
             print(f"skipped {learner}: {reason}")
     if not results:

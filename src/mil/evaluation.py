@@ -5,7 +5,7 @@ import time
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import log_loss, roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
 from mil.utils.validation import check_bag_labels, check_bags
@@ -85,8 +85,25 @@ def _fold(estimator, bags, y, train, test, callback, positive=None):
     t2 = time.perf_counter()
     two = scores is not None and len(np.unique(y[test])) == 2
     auc = float(roc_auc_score(y[test] == positive, scores)) if two else np.nan
+    loss, prior_loss = _log_losses(est, bags[test], y[train], y[test])
     extra = callback(est, train, test) if callback is not None else None
-    return float(np.mean(pred == y[test])), auc, t1 - t0, t2 - t1, extra
+    return float(np.mean(pred == y[test])), auc, loss, prior_loss, t1 - t0, t2 - t1, extra
+
+
+def _log_losses(est, test_bags, y_train, y_test):
+    """Log loss of the fitted estimator and of the constant training prior on one test fold.
+
+    The prior predicts every test bag with the class frequencies of the
+    training bags; a learner whose probabilities carry information beats it.
+    NaN when the estimator has no ``predict_proba``.
+    """
+    classes = est.classes_
+    counts = np.array([np.sum(y_train == c) for c in classes], dtype=np.float64)
+    prior = np.tile(counts / counts.sum(), (len(y_test), 1))
+    prior_loss = float(log_loss(y_test, prior, labels=classes))
+    if not hasattr(est, "predict_proba"):
+        return np.nan, prior_loss
+    return float(log_loss(y_test, est.predict_proba(test_bags), labels=classes)), prior_loss
 
 
 def _indexed_fold(i, *args):
@@ -121,7 +138,10 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
     -------
     result : dict
         ``accuracy`` and ``auc`` (arrays, one per fold; AUC is NaN for a fold
-        with one class or an estimator without scores), ``fit_time`` and
+        with one class or an estimator without scores), ``log_loss`` (of
+        ``predict_proba`` on each test fold; NaN without it) and
+        ``prior_log_loss`` (of the constant training-fold class frequencies,
+        the reference a useful probability beats), ``fit_time`` and
         ``predict_time`` (seconds per fold), ``callback`` (list, one value per
         fold; None without a callback).
     """
@@ -149,7 +169,8 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
             if progress is not None:
                 progress()
         folds = [done[i] for i in range(len(splits))]
-    acc, auc, fit_t, pred_t, extra = zip(*folds)
+    acc, auc, loss, prior_loss, fit_t, pred_t, extra = zip(*folds)
     return {"accuracy": np.array(acc), "auc": np.array(auc),
+            "log_loss": np.array(loss), "prior_log_loss": np.array(prior_loss),
             "fit_time": np.array(fit_t), "predict_time": np.array(pred_t),
             "callback": list(extra) if callback is not None else None}

@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
 
 from mil.base import BaseBagClassifier
-from mil.utils.validation import check_bags_y, positive_index
+from mil.utils.validation import check_bags_y, positive_index, set_feature_names
 
 __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "bag_summaries"]
 
@@ -112,6 +112,7 @@ class _BaseWrapper(BaseBagClassifier):
             positive_index(classes, pc, estimator=type(self).__name__)
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
+        set_feature_names(self, X)
         return bags, y_enc
 
     def _positive_class_matters(self):
@@ -247,7 +248,8 @@ class SimpleMIClassifier(_BaseWrapper):
         -------
         y : ndarray of shape (n_bags,)
         """
-        return self.classes_[np.asarray(self.estimator_.predict(self._summaries(X)), dtype=np.intp)]
+        Z = self._summaries(X)  # validates first: NotFittedError before fit
+        return self.classes_[np.asarray(self.estimator_.predict(Z), dtype=np.intp)]
 
     def predict_proba(self, X):
         """The inner estimator's class probabilities (one-hot votes without ``predict_proba``).
@@ -312,7 +314,8 @@ class MIWrapperClassifier(_BaseWrapper):
         accepts ``sample_weight``.
     positive_class : label or None, default=None
         For ``combine="max"`` with two classes: the class whose probability
-        is the maximum over the instances (``classes_[1]`` when None).
+        is the maximum over the instances. None is the larger label for
+        0/1, -1/1 and False/True; other labels must name it (``fit`` raises).
 
     Attributes
     ----------

@@ -3,13 +3,14 @@
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.special import expit
+from scipy.optimize import minimize, minimize_scalar
+from scipy.special import expit, log_softmax, softmax
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil.base import BaseBagClassifier
+from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
 from mil.ensemble._pooling import POOLINGS, pool
 from mil.tree._builder import _Presorted, build_tree
 
@@ -22,6 +23,15 @@ _INIT_BOUND = 50.0
 def _bag_loss(S, y):
     """Mean binomial log-loss of bag scores `S` (log-odds) for 0/1 labels `y`."""
     return float(np.mean(np.logaddexp(0.0, S) - y * S))
+
+
+def _softmax(S):
+    return softmax(S, axis=1)
+
+
+def _softmax_loss(S, Y):
+    """Mean cross-entropy of bag scores `S` (n_bags, K) for one-hot labels `Y`."""
+    return float(-np.mean(np.sum(Y * log_softmax(S, axis=1), axis=1)))
 
 
 def newton_leaf_values(leaves, n_nodes, instance_bag, a, b, k, grad_bag, hess_bag, l2):
@@ -82,6 +92,28 @@ def newton_leaf_values(leaves, n_nodes, instance_bag, a, b, k, grad_bag, hess_ba
     return np.where(denom > 0, -G / np.where(denom > 0, denom, 1.0), 0.0)
 
 
+class _Layout:
+    """The presorted layout of one round's in-bag instances, for any feature subset.
+
+    Only the rows of the features a tree may use are filtered to the in-bag
+    instances (filtering keeps them sorted), so a round with few features
+    costs little however many the data have.
+    """
+
+    def __init__(self, presorted, keep_inst, bag_map):
+        self.presorted, self.keep_inst, self.bag_map = presorted, keep_inst, bag_map
+        self._all = None
+
+    def get(self, cols):
+        pre = self.presorted
+        if cols is None:
+            if self._all is None:
+                self._all = pre if self.keep_inst is None else pre.subset(self.keep_inst, self.bag_map)
+            return self._all
+        rows = _Presorted._from_arrays(pre.order[cols], pre.vals[cols], pre.bag[cols])
+        return rows if self.keep_inst is None else rows.subset(self.keep_inst, self.bag_map)
+
+
 class GDBTMIClassifier(BaseBagClassifier):
     """GDBT-MI: gradient boosting of multi-instance C4.5-MI trees.
 
@@ -93,6 +125,12 @@ class GDBTMIClassifier(BaseBagClassifier):
     the sign of r_b and weighted by ``|r_b|``, then sets every leaf value by a
     Newton step on the bag loss, with the gradient flowing to instances
     through the pooling (see :func:`newton_leaf_values`).
+
+    With K > 2 classes every class c has its own instance score F_c and
+    pooled bag score S_c, the bag probabilities are softmax(S) and the loss
+    the bag cross-entropy: each round grows one tree per class on that
+    class's residuals y_bc - p_bc (bags of class c against the rest), as
+    Friedman's K-class gradient boosting (Friedman 2001).
 
     Parameters
     ----------
@@ -118,9 +156,18 @@ class GDBTMIClassifier(BaseBagClassifier):
         every set (see :doc:`/results/trees_boosting_rules`).
     sharpness : float, default=3.0
         r of the log-sum-exp pooling, S = (1/r) log(mean exp(r f)).
-    subsample : float in (0, 1], default=1.0
+    subsample : float in (0, 1], default=0.5
         Fraction of the training bags drawn (without replacement) for each
-        tree (stochastic gradient boosting).
+        round (stochastic gradient boosting, Friedman 2002). 1.0 uses every
+        bag every round. This default, `max_features` and
+        `l2_regularization` were chosen on the five shipped sets (see
+        :doc:`/results/boosting_wrappers`).
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+        Features each tree may split on, drawn at random (without
+        replacement) for every tree: an int is a count, a float a share of
+        the features, "sqrt" / "log2" those functions of the feature count,
+        None all of them. Besides randomising the ensemble it makes each
+        round cheaper (Musk2: 13 of 166 features per tree).
     validation_fraction : float in (0, 1), default=0.1
         Share of the training bags held out (stratified) to decide early
         stopping; used only when `n_iter_no_change` is set.
@@ -130,8 +177,11 @@ class GDBTMIClassifier(BaseBagClassifier):
         GradientBoostingClassifier). None: no early stopping.
     tol : float, default=1e-4
         Improvement counted by early stopping.
-    l2_regularization : float, default=1e-3
-        Added to the curvature of every leaf's Newton step.
+    l2_regularization : float, default=1.0
+        Added to the curvature of every leaf's Newton step: it shrinks the
+        values of leaves that hold little evidence (a few bags), which keeps
+        the probabilities from over-confidence (see
+        :doc:`/user_guide/boosting`).
     split_shares : {"children", "parent"}, default="children"
         How each tree's Gain_multi weighs a child's entropy (see
         :class:`mil.tree.C45MIClassifier`).
@@ -141,7 +191,7 @@ class GDBTMIClassifier(BaseBagClassifier):
     positive_bag_removal : bool, default=True
         Positive-bag removal while growing each tree (see :class:`mil.tree.ID3MIClassifier`).
     positive_class : label or None, default=None
-        The positive class; ``classes_[1]`` when None.
+        The positive class of a two-class problem; ``classes_[1]`` when None.
     random_state : int, RandomState or None, default=None
         Seeds the subsampling and the validation split.
     n_jobs : int or None, default=None
@@ -152,21 +202,24 @@ class GDBTMIClassifier(BaseBagClassifier):
     Attributes
     ----------
     estimators_ : list of mil.tree.Tree
-        The fitted trees; ``tree.value`` holds the Newton leaf values (before
-        shrinkage).
-    init_score_ : float
-        F_0, the constant instance score minimising the training loss.
+        The fitted trees, one per round; ``tree.value`` holds the Newton leaf
+        values (before shrinkage). With more than two classes, one list of
+        n_classes trees per round.
+    init_score_ : float or ndarray of shape (n_classes,)
+        F_0, the constant instance score minimising the training loss (one
+        per class with more than two classes).
     n_estimators_ : int
         Rounds actually fitted.
     train_score_ : ndarray of shape (``n_estimators_``,)
-        Mean bag log-loss on the round's (in-bag) training bags after each
+        Mean bag log-loss (cross-entropy with more classes) on the round's
+        (in-bag) training bags after each
         round.
     validation_score_ : ndarray of shape (``n_estimators_``,)
         The same on the validation bags (only with early stopping).
     feature_importances_ : ndarray of shape (n_features,)
         Split gains weighted by the node's bag weight, normalised per tree,
         averaged over the trees.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
     Notes
@@ -188,6 +241,7 @@ class GDBTMIClassifier(BaseBagClassifier):
     20
     """
 
+    _binary_only = False
     _allow_nan = True
 
     _parameter_constraints = {
@@ -198,6 +252,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         "pooling": [StrOptions(set(POOLINGS))],
         "sharpness": [Interval(Real, 0.0, None, closed="neither")],
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
+        "max_features": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0.0, None, closed="left")],
@@ -211,8 +267,9 @@ class GDBTMIClassifier(BaseBagClassifier):
     }
 
     def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=None, min_bags_leaf=2,
-                 pooling="lse", sharpness=3.0, subsample=1.0, validation_fraction=0.1,
-                 n_iter_no_change=None, tol=1e-4, l2_regularization=1e-3,
+                 pooling="lse", sharpness=3.0, subsample=0.5, max_features="sqrt",
+                 validation_fraction=0.1,
+                 n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
                  positive_class=None, random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
@@ -222,6 +279,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         self.pooling = pooling
         self.sharpness = sharpness
         self.subsample = subsample
+        self.max_features = max_features
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
@@ -234,6 +292,22 @@ class GDBTMIClassifier(BaseBagClassifier):
         self.n_jobs = n_jobs
 
     # -- fitting ---------------------------------------------------------------
+    def _validate_fit(self, X, y):
+        """As the base class, but `positive_class` applies only with two classes."""
+        self._validate_params()
+        bags, classes, y_enc = check_bags_y(X, y, allow_nan=True, estimator=type(self).__name__)
+        if classes.shape[0] == 2:
+            classes, y_enc = check_bag_labels(y, bags.n_bags, binary=True,
+                                              positive_class=self.positive_class,
+                                              estimator=type(self).__name__)
+        elif self.positive_class is not None:
+            raise ValueError(f"positive_class applies to two classes only; y has "
+                             f"{classes.shape[0]}: {classes.tolist()[:10]}")
+        self.classes_ = classes
+        self.n_features_in_ = bags.n_features
+        set_feature_names(self, X)
+        return bags, y_enc
+
     def _pool(self, f, offsets, derivatives=False):
         return pool(f, offsets, self.pooling, self.sharpness, derivatives)
 
@@ -250,6 +324,40 @@ class GDBTMIClassifier(BaseBagClassifier):
                               options={"xatol": 1e-10})
         return float(res.x)
 
+    def _init_scores(self, bags, Y):
+        """Constant instance score of every class minimising the softmax bag loss.
+
+        log(class share) for the maximum and log-sum-exp poolings (exact: a
+        constant instance score is the bag score); a bounded quasi-Newton
+        search from there for noisy-or.
+        """
+        f0 = np.log(np.maximum(Y.mean(axis=0), 1e-12))
+        if self.pooling == "noisy-or":
+            ones = np.ones(bags.instances.shape[0])
+
+            def loss(v):
+                S = np.column_stack([self._pool(c * ones, bags.offsets) for c in v])
+                return _softmax_loss(S, Y)
+
+            res = minimize(loss, f0, method="L-BFGS-B",
+                           bounds=[(-_INIT_BOUND, _INIT_BOUND)] * f0.shape[0])
+            f0 = res.x
+        return f0
+
+    def _n_features_per_tree(self, d):
+        mf = self.max_features
+        if mf is None:
+            return d
+        if mf == "sqrt":
+            return max(1, int(np.sqrt(d)))
+        if mf == "log2":
+            return max(1, int(np.log2(d)))
+        if isinstance(mf, Integral):
+            if mf > d:
+                raise ValueError(f"max_features={mf} is more than the {d} features of X")
+            return int(mf)
+        return max(1, int(mf * d))
+
     def fit(self, X, y):
         """Boost C4.5-MI trees on the bags.
 
@@ -258,20 +366,26 @@ class GDBTMIClassifier(BaseBagClassifier):
         X : sequence of 2-D arrays or Bags
             Training bags; NaN marks a missing value.
         y : array-like of shape (n_bags,)
-            Two classes.
+            Two or more classes.
 
         Returns
         -------
         self
         """
         bags, y_enc = self._validate_fit(X, y)
-        y01 = (y_enc == 1).astype(np.float64)
+        n_classes = self.classes_.shape[0]
+        # Binary: one score, the log-odds of the positive class (y01). More
+        # classes: one score per class and a softmax over them (Y one-hot).
+        binary = n_classes == 2
+        Y = (y_enc == 1).astype(np.float64)[:, None] if binary else \
+            np.eye(n_classes)[y_enc]
         rng = check_random_state(self.random_state)
 
         val = None
         if self.n_iter_no_change is not None:
             idx = np.arange(bags.n_bags)
-            stratify = y01 if min(np.bincount(y_enc.astype(np.intp), minlength=2)) >= 2 else None
+            stratify = y_enc if min(np.bincount(y_enc.astype(np.intp), minlength=n_classes)) >= 2 \
+                else None
             try:
                 train_idx, val_idx = train_test_split(
                     idx, test_size=self.validation_fraction, stratify=stratify,
@@ -283,17 +397,18 @@ class GDBTMIClassifier(BaseBagClassifier):
                     f"which fails: {exc}. Use more bags, a larger validation_fraction, or "
                     "n_iter_no_change=None") from None
             train_idx, val_idx = np.sort(train_idx), np.sort(val_idx)
-            val = bags.subset(val_idx), y01[val_idx]
-            bags, y01 = bags.subset(train_idx), y01[train_idx]
+            val = bags.subset(val_idx), Y[val_idx]
+            bags, Y = bags.subset(train_idx), Y[train_idx]
 
-        n_bags, n = bags.n_bags, bags.instances.shape[0]
-        f0 = self._init_score(bags, y01)
-        F = np.full(n, f0)
+        n_bags, n, d = bags.n_bags, bags.instances.shape[0], bags.n_features
+        f0 = np.array([self._init_score(bags, Y[:, 0])]) if binary else self._init_scores(bags, Y)
+        F = [np.full(n, c) for c in f0]
         if val is not None:
-            F_val = np.full(val[0].instances.shape[0], f0)
+            F_val = [np.full(val[0].instances.shape[0], c) for c in f0]
             history = np.full(self.n_iter_no_change, np.inf)
         presorted = _Presorted(bags.instances, bags.instance_bag)
         n_inbag = max(1, int(self.subsample * n_bags))
+        n_feat = self._n_features_per_tree(d)
         trees, train_score, val_score = [], [], []
         for m in range(self.n_estimators):
             if n_inbag < n_bags:
@@ -304,55 +419,103 @@ class GDBTMIClassifier(BaseBagClassifier):
                 sub = bags.subset(inbag)
                 bag_map = np.full(n_bags, -1, dtype=np.intp)
                 bag_map[inbag] = np.arange(n_inbag)
-                sub_pre = presorted.subset(keep_inst, bag_map)
-                F_sub, y_sub = F[keep_inst], y01[inbag]
+                F_sub, Y_sub = [f[keep_inst] for f in F], Y[inbag]
             else:
-                sub, sub_pre, F_sub, y_sub, keep_inst = bags, presorted, F, y01, None
-            tree = self._fit_stage(sub, sub_pre, F_sub, y_sub)
-            trees.append(tree)
-            F = F + self.learning_rate * tree.predict_value(bags.instances)
-            S = self._pool(F, bags.offsets)
-            if keep_inst is None:
-                train_score.append(_bag_loss(S, y01))
+                inbag, keep_inst, bag_map, sub, F_sub, Y_sub = None, None, None, bags, F, Y
+            layout = _Layout(presorted, keep_inst, bag_map)
+            if binary:
+                stage = [self._fit_stage(sub, layout, F_sub[0], Y_sub[:, 0], rng, n_feat)]
             else:
-                train_score.append(_bag_loss(S[inbag], y01[inbag]))
+                stage = self._fit_softmax_stage(sub, layout, F_sub, Y_sub, rng, n_feat)
+            trees.append(stage[0] if binary else stage)
+            F = [f + self.learning_rate * t.predict_value(bags.instances) for f, t in zip(F, stage)]
+            S = np.column_stack([self._pool(f, bags.offsets) for f in F])
+            if inbag is not None:
+                S, Y_in = S[inbag], Y[inbag]
+            else:
+                Y_in = Y
+            train_score.append(_bag_loss(S[:, 0], Y_in[:, 0]) if binary else _softmax_loss(S, Y_in))
             if val is not None:
-                F_val = F_val + self.learning_rate * tree.predict_value(val[0].instances)
-                loss = _bag_loss(self._pool(F_val, val[0].offsets), val[1])
+                F_val = [f + self.learning_rate * t.predict_value(val[0].instances)
+                         for f, t in zip(F_val, stage)]
+                S_val = np.column_stack([self._pool(f, val[0].offsets) for f in F_val])
+                loss = _bag_loss(S_val[:, 0], val[1][:, 0]) if binary else _softmax_loss(S_val, val[1])
                 val_score.append(loss)
                 if np.any(loss + self.tol < history):
                     history[m % history.shape[0]] = loss
                 else:
                     break
 
-        self.init_score_ = f0
+        self.init_score_ = float(f0[0]) if binary else f0
         self.estimators_ = trees
         self.n_estimators_ = len(trees)
         self.train_score_ = np.array(train_score)
         if val is not None:
             self.validation_score_ = np.array(val_score)
-        self.feature_importances_ = self._importances(trees, bags.n_features)
+        flat = trees if binary else [t for stage in trees for t in stage]
+        self.feature_importances_ = self._importances(flat, bags.n_features)
         return self
 
-    def _fit_stage(self, bags, presorted, F, y):
-        """One round: pseudo-residuals, a C4.5-MI tree on them, Newton leaf values."""
-        S, a, b, k = self._pool(F, bags.offsets, derivatives=True)
-        p = expit(S)
-        residual = y - p
-        # Sign of the residual; a residual that underflowed to 0 keeps the label.
+    def _grow(self, bags, layout, bag_pos, weight, rng, n_feat):
+        """A C4.5-MI tree on all features, or on a random subset of `n_feat` of them."""
+        d = bags.n_features
+        cols = None if n_feat >= d else np.sort(rng.choice(d, n_feat, replace=False))
+        instances = bags.instances if cols is None else np.ascontiguousarray(bags.instances[:, cols])
+        tree, _ = build_tree(
+            instances, bags.instance_bag, bag_pos, weight, criterion="gain_ratio",
+            max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf, growth=self.growth,
+            split_shares=self.split_shares, remove_positive_bags=self.positive_bag_removal,
+            presorted=layout.get(cols), n_jobs=self.n_jobs)
+        if cols is not None:
+            # Back to the indices of all features (the subset keeps their order,
+            # so ties still go to the lowest original index).
+            internal = tree.feature >= 0
+            tree.feature[internal] = cols[tree.feature[internal]]
+        return tree
+
+    @staticmethod
+    def _residual_tree_inputs(residual, y):
+        """Bag labels (sign of the residual) and weights (|residual|, mean 1) for the tree."""
+        # A residual that underflowed to 0 keeps the label.
         bag_pos = ((residual > 0) | ((residual == 0) & (y == 1))).astype(np.uint8)
         weight = np.abs(residual)
         total = float(np.cumsum(weight)[-1])
-        weight = weight * (bags.n_bags / total) if total > 0 else np.ones(bags.n_bags)
-        tree, _ = build_tree(
-            bags.instances, bags.instance_bag, bag_pos, weight, criterion="gain_ratio",
-            max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf,
-            growth=self.growth, split_shares=self.split_shares,
-            remove_positive_bags=self.positive_bag_removal, presorted=presorted, n_jobs=self.n_jobs)
+        weight = weight * (residual.shape[0] / total) if total > 0 else np.ones(residual.shape[0])
+        return bag_pos, weight
+
+    def _fit_stage(self, bags, layout, F, y, rng, n_feat):
+        """One round: pseudo-residuals, a C4.5-MI tree on them, Newton leaf values."""
+        S, a, b, k = self._pool(F, bags.offsets, derivatives=True)
+        p = expit(S)
+        bag_pos, weight = self._residual_tree_inputs(y - p, y)
+        tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
         leaves = tree.apply(bags.instances)
         tree.value = newton_leaf_values(leaves, tree.node_count, bags.instance_bag, a, b, k,
                                         p - y, p * (1.0 - p), self.l2_regularization)
         return tree
+
+    def _fit_softmax_stage(self, bags, layout, F, Y, rng, n_feat):
+        """One round with K classes: one tree per class on the softmax pseudo-residuals.
+
+        Every class's residual y_bc - p_bc is taken at the scores before the
+        round (as Friedman's K-class algorithm and scikit-learn do); leaf
+        values are the class's Newton step scaled by (K - 1) / K.
+        """
+        n_classes = Y.shape[1]
+        pooled = [self._pool(f, bags.offsets, derivatives=True) for f in F]
+        P = _softmax(np.column_stack([q[0] for q in pooled]))
+        stage = []
+        for c in range(n_classes):
+            _, a, b, k = pooled[c]
+            p, y = P[:, c], Y[:, c]
+            bag_pos, weight = self._residual_tree_inputs(y - p, y)
+            tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
+            leaves = tree.apply(bags.instances)
+            tree.value = (n_classes - 1) / n_classes * newton_leaf_values(
+                leaves, tree.node_count, bags.instance_bag, a, b, k, p - y, p * (1.0 - p),
+                self.l2_regularization)
+            stage.append(tree)
+        return stage
 
     @staticmethod
     def _importances(trees, n_features):
@@ -372,14 +535,30 @@ class GDBTMIClassifier(BaseBagClassifier):
         return total / n_used if n_used else total
 
     # -- prediction -------------------------------------------------------------
+    @property
+    def _binary(self):
+        return self.classes_.shape[0] == 2
+
+    def _stages(self):
+        """Every round's trees as a list (one tree, or one per class)."""
+        return ([t] for t in self.estimators_) if self._binary else iter(self.estimators_)
+
+    def _staged_instance_scores(self, bags):
+        init = np.atleast_1d(self.init_score_)
+        F = [np.full(bags.instances.shape[0], c) for c in init]
+        for stage in self._stages():
+            F = [f + self.learning_rate * t.predict_value(bags.instances) for f, t in zip(F, stage)]
+            yield F
+
     def _staged_bag_scores(self, X):
-        """Bag scores (log-odds of the positive class) after each round."""
+        """Bag scores after each round: log-odds of the positive class, or one per class."""
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
-        F = np.full(bags.instances.shape[0], self.init_score_)
-        for tree in self.estimators_:
-            F = F + self.learning_rate * tree.predict_value(bags.instances)
-            yield self._pool(F, bags.offsets)
+        for F in self._staged_instance_scores(bags):
+            if len(F) == 1:
+                yield self._pool(F[0], bags.offsets)
+            else:
+                yield np.column_stack([self._pool(f, bags.offsets) for f in F])
 
     def _bag_scores(self, X):
         S = None
@@ -387,8 +566,20 @@ class GDBTMIClassifier(BaseBagClassifier):
             pass
         return S
 
+    def _oriented(self, S):
+        # Two classes: the shared rule (an exact 0 is negative); more: every class's score.
+        return S if S.ndim == 2 else super()._oriented(S)
+
+    def _proba(self, S):
+        # Two classes: a bag scored exactly 0 is negative (predict), and its
+        # probabilities say so (the base class's tie rule).
+        return _softmax(S) if S.ndim == 2 else self._proba_from_positive(expit(S), S > 0)
+
+    def _labels(self, S):
+        return self.classes_[np.argmax(S, axis=1)] if S.ndim == 2 else self._labels_from_positive(S > 0)
+
     def decision_function(self, X):
-        """Bag log-odds of ``classes_[1]``.
+        """Bag log-odds of ``classes_[1]`` (two classes), or every class's bag score.
 
         Parameters
         ----------
@@ -396,36 +587,37 @@ class GDBTMIClassifier(BaseBagClassifier):
 
         Returns
         -------
-        scores : ndarray of shape (n_bags,)
+        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
+            With more than two classes, the pooled score of each class (the
+            probabilities are their softmax).
         """
         return self._oriented(self._bag_scores(X))
 
     def predict_proba(self, X):
-        """Bag probabilities, sigmoid of the pooled bag score.
+        """Bag probabilities: sigmoid of the pooled bag score (softmax with more classes).
 
         Returns
         -------
-        proba : ndarray of shape (n_bags, 2)
+        proba : ndarray of shape (n_bags, n_classes)
             Columns follow ``classes_``.
         """
-        S = self._bag_scores(X)
-        return self._proba_from_positive(expit(S), S > 0)  # a score of exactly 0 is negative
+        return self._proba(self._bag_scores(X))
 
     def predict(self, X):
-        """Positive iff the pooled bag score is positive.
+        """Positive iff the pooled bag score is positive (the largest class score with more classes).
 
         Returns
         -------
         y : ndarray of shape (n_bags,)
         """
-        return self._labels_from_positive(self._bag_scores(X) > 0)
+        return self._labels(self._bag_scores(X))
 
     def staged_decision_function(self, X):
         """:meth:`decision_function` after each round (a generator).
 
         Yields
         ------
-        scores : ndarray of shape (n_bags,)
+        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
         """
         for S in self._staged_bag_scores(X):
             yield self._oriented(S)
@@ -435,10 +627,10 @@ class GDBTMIClassifier(BaseBagClassifier):
 
         Yields
         ------
-        proba : ndarray of shape (n_bags, 2)
+        proba : ndarray of shape (n_bags, n_classes)
         """
         for S in self._staged_bag_scores(X):
-            yield self._proba_from_positive(expit(S), S > 0)
+            yield self._proba(S)
 
     def staged_predict(self, X):
         """:meth:`predict` after each round (a generator).
@@ -448,21 +640,21 @@ class GDBTMIClassifier(BaseBagClassifier):
         y : ndarray of shape (n_bags,)
         """
         for S in self._staged_bag_scores(X):
-            yield self._labels_from_positive(S > 0)
+            yield self._labels(S)
 
     def instance_scores(self, X):
         """Instance scores F(x) (log-odds contributions before pooling).
 
         Returns
         -------
-        scores : ndarray of shape (n_instances,)
-            Oriented like :meth:`decision_function` (positive favours
-            ``classes_[1]``); bag after bag (the order of
-            ``Bags.from_list(X).instances``).
+        scores : ndarray of shape (n_instances,) or (n_instances, n_classes)
+            Two classes: oriented like :meth:`decision_function` (positive
+            favours ``classes_[1]``). More classes: one column per class.
+            Bag after bag (the order of ``Bags.from_list(X).instances``).
         """
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
-        F = np.full(bags.instances.shape[0], self.init_score_)
-        for tree in self.estimators_:
-            F = F + self.learning_rate * tree.predict_value(bags.instances)
-        return self._oriented(F)  # log-odds of classes_[1], like decision_function
+        F = None
+        for F in self._staged_instance_scores(bags):
+            pass
+        return self._oriented(F[0]) if len(F) == 1 else np.column_stack(F)

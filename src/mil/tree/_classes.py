@@ -67,11 +67,12 @@ class _BaseMITree(BaseBagClassifier):
         "max_features": [Interval(Integral, 1, None, closed="left"),
                          Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
         "positive_class": "no_validation",
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grow (and optionally prune) the tree.
 
         Parameters
@@ -81,13 +82,26 @@ class _BaseMITree(BaseBagClassifier):
         y : array-like of shape (n_bags,)
             Two classes (the positive one is ``classes_[1]`` unless
             `positive_class` says otherwise), or more: one tree per class.
+        sample_weight : array-like of shape (n_bags,), default=None
+            One weight per bag (times `class_weight`): it weighs the bag in
+            Gain_multi, `min_bags_leaf` and the leaf estimates, so an integer
+            weight equals repeating the bag; a zero weight leaves it out.
 
         Returns
         -------
         self
         """
         bags, y_enc = self._validate_fit(X, y)
-        return self._fit_encoded(bags, y_enc)
+        weight = self._bag_weights(sample_weight, y, bags.n_bags)
+        if weight is None:
+            return self._fit_encoded(bags, y_enc)
+        keep = weight > 0
+        if not keep.all():
+            bags, y_enc, weight = bags.subset(np.flatnonzero(keep)), y_enc[keep], weight[keep]
+        self._fit_encoded(bags, y_enc, weight)
+        for tree in self.trees_:
+            tree.weighted_leaves = True
+        return self
 
     def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None):
         """Grow the concept trees on validated bags and encoded labels (``classes_`` set).
@@ -355,6 +369,9 @@ _PARAMS_DOC = """
         square root / log2 of their number), as in a random forest's trees.
         If none of the drawn features can split the node, the next ones of
         the same random order are searched.
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, multiplying ``sample_weight``: "balanced"
+        gives class c the weight n_bags / (n_classes * n_bags_c).
     positive_class : label or None, default=None
         Two classes: the positive class; ``classes_[1]`` when None. Must be
         None with more than two classes.
@@ -416,7 +433,8 @@ class ID3MIClassifier(_BaseMITree):
 
     def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
                  confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
-                 max_features=None, positive_class=None, random_state=None, n_jobs=None):
+                 max_features=None, class_weight=None, positive_class=None, random_state=None,
+                 n_jobs=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -426,6 +444,7 @@ class ID3MIClassifier(_BaseMITree):
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
         self.max_features = max_features
+        self.class_weight = class_weight
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -457,7 +476,8 @@ class C45MIClassifier(_BaseMITree):
 
     def __init__(self, *, max_depth=None, min_bags_leaf=5, growth="best", pruning=False,
                  confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
-                 max_features=None, positive_class=None, random_state=None, n_jobs=None):
+                 max_features=None, class_weight=None, positive_class=None, random_state=None,
+                 n_jobs=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -467,6 +487,7 @@ class C45MIClassifier(_BaseMITree):
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
         self.max_features = max_features
+        self.class_weight = class_weight
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs

@@ -75,11 +75,23 @@ class Tree:
     @property
     def positive_leaf(self):
         """True where a leaf holds more positive than negative bags (pi > nu)."""
-        return self.is_leaf & (self.n_pos_bags > self.n_neg_bags)
+        pi, nu = self._leaf_counts()
+        return self.is_leaf & (pi > nu)
 
     def laplace(self):
         """(pi + 1) / (pi + nu + 2) of every node."""
-        return (self.n_pos_bags + 1.0) / (self.n_pos_bags + self.n_neg_bags + 2.0)
+        pi, nu = self._leaf_counts()
+        return (pi + 1.0) / (pi + nu + 2.0)
+
+    # A tree fitted with user bag weights (sample_weight / class_weight)
+    # predicts from the weighted counts, so that an integer weight equals
+    # repeating the bag; bootstrap weights (the forest) keep distinct counts.
+    weighted_leaves = False
+
+    def _leaf_counts(self):
+        if self.weighted_leaves:
+            return self.weighted_pos, self.weighted_neg
+        return self.n_pos_bags, self.n_neg_bags
 
     def apply(self, instances):
         """Leaf index of every row of a C-contiguous float64 instance matrix.

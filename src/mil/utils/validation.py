@@ -26,6 +26,7 @@ __all__ = [
     "bag_feature_names",
     "check_feature_names",
     "set_feature_names",
+    "bag_sample_weight",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -587,3 +588,53 @@ def check_feature_names(estimator, X):
     if not unseen and not missing:
         message += "Feature names must be in the same order as they were in fit.\n"
     raise ValueError(message)
+
+
+# -- bag weights ----------------------------------------------------------------
+
+def bag_sample_weight(sample_weight, y, n_bags, class_weight=None):
+    """One weight per bag: `sample_weight` times the weight of the bag's class.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_bags,) or None
+        Non-negative finite weights, not all zero.
+    y : array-like of shape (n_bags,)
+        The bag labels (as given to ``fit``).
+    n_bags : int
+    class_weight : "balanced", dict or None, default=None
+        scikit-learn's convention: "balanced" weighs class c by
+        ``n_bags / (n_classes * n_bags_c)``; a dict maps labels to weights
+        (missing labels weigh 1).
+
+    Returns
+    -------
+    weight : ndarray of float64 of shape (n_bags,) or None
+        None when both `sample_weight` and `class_weight` are None (the
+        unweighted path stays exactly as it was).
+    """
+    if sample_weight is None and class_weight is None:
+        return None
+    if sample_weight is None:
+        weight = np.ones(n_bags)
+    else:
+        weight = np.asarray(sample_weight, dtype=np.float64)
+        if weight.ndim == 0:
+            weight = np.full(n_bags, float(weight))
+        if weight.shape != (n_bags,):
+            raise ValueError(f"sample_weight has shape {weight.shape}; expected ({n_bags},), "
+                             "one weight per bag")
+        if not np.isfinite(weight).all():
+            raise ValueError("sample_weight contains NaN or infinity")
+        if (weight < 0).any():
+            b = int(np.flatnonzero(weight < 0)[0])
+            raise ValueError(f"sample_weight of bag {b} is negative ({weight[b]}); weights must be >= 0")
+        weight = weight.copy()
+    if class_weight is not None:
+        from sklearn.utils.class_weight import compute_sample_weight
+
+        y_arr = np.asarray(y)
+        weight *= compute_sample_weight(class_weight, y_arr.ravel() if y_arr.ndim == 2 else y_arr)
+    if not weight.sum() > 0:
+        raise ValueError("the bag weights sum to zero; at least one bag needs a positive weight")
+    return weight
