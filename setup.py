@@ -52,7 +52,9 @@ class BuildExt(build_ext):
 def extensions():
     modules = sorted(p.stem for p in CORE.glob("*.pyx"))
     exts = [Extension(f"mil._core.{name}", [str(CORE / f"{name}.pyx")]) for name in modules]
-    exts = cythonize(exts, compiler_directives=DIRECTIVES, include_path=["src"])
+    # Generated C goes to build/, not next to the sources: the source tree stays
+    # what git holds (and `pip install .` leaves no generated files in src/).
+    exts = cythonize(exts, compiler_directives=DIRECTIVES, include_path=["src"], build_dir="build")
     # cythonize() resets Extension.optional: set it after the call.
     required = os.environ.get("MIL_REQUIRE_COMPILED", "").strip().lower() in {"1", "true", "yes", "on"}
     for ext in exts:

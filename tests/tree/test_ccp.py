@@ -37,14 +37,14 @@ def test_estimator_path_and_ccp_alpha(cls, backend):
     X = [rng.normal(size=(rng.integers(1, 5), 3)) for _ in range(40)]
     y = np.array([int(b[:, 0].max() > 0.8) for b in X])
     y[:4] = 1 - y[:4]  # label noise: the full tree overfits it
-    clf = cls(growth="best", split_shares="children")
+    clf = cls(growth="best", split_shares="children", min_bags_leaf=1)
     path = clf.cost_complexity_pruning_path(X, y)
     assert np.all(np.diff(path.ccp_alphas) >= 0) and np.all(np.diff(path.impurities) >= 0)
     full = clf.fit(X, y).tree_
     assert path.ccp_alphas.size > 2
     sizes = []
     for alpha in path.ccp_alphas:
-        t = cls(growth="best", split_shares="children", ccp_alpha=alpha).fit(X, y).tree_
+        t = cls(growth="best", split_shares="children", min_bags_leaf=1, ccp_alpha=alpha).fit(X, y).tree_
         assert t == prune_cost_complexity(full, alpha)
         sizes.append(t.n_leaves)
     assert sizes[0] == full.n_leaves and sizes[-1] == 1  # 0 prunes nothing, as scikit-learn and sizes == sorted(sizes, reverse=True)

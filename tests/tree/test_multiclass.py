@@ -67,13 +67,13 @@ def test_max_features_subsets(backend):
     y2 = (y == 1).astype(int)
     # Searching "all" features through the subset path gives the plain tree
     # (a random rank only breaks exact ties; there are none here).
-    plain = C45MIClassifier(growth="best", random_state=0).fit(X, y2)
-    same = C45MIClassifier(growth="best", random_state=0, max_features=3).fit(X, y2)
+    plain = C45MIClassifier(min_bags_leaf=1, random_state=0).fit(X, y2)
+    same = C45MIClassifier(min_bags_leaf=1, random_state=0, max_features=3).fit(X, y2)
     assert plain.tree_ == same.tree_
     # One feature per node: the concept feature x0 is still found (when a
     # drawn feature cannot split, the next one of the node's random order is
     # searched), and the tree depends on the seed alone.
-    one = [C45MIClassifier(split_shares="parent", max_features=1, random_state=s).fit(X, y2)
+    one = [C45MIClassifier(split_shares="parent", min_bags_leaf=2, max_features=1, random_state=s).fit(X, y2)
            for s in (0, 0, 5)]
     assert one[0].tree_ == one[1].tree_
     assert all(clf.score(X, y2) == 1.0 for clf in one)
@@ -81,5 +81,5 @@ def test_max_features_subsets(backend):
     # falls through to another feature instead of becoming a leaf.
     Xc = [np.column_stack([np.zeros(len(b)), b[:, 0]]) for b in X]
     for seed in range(4):
-        clf = ID3MIClassifier(growth="best", max_features=1, random_state=seed).fit(Xc, y2)
+        clf = ID3MIClassifier(min_bags_leaf=1, max_features=1, random_state=seed).fit(Xc, y2)
         assert clf.tree_.feature[0] == 1 and clf.score(Xc, y2) == 1.0
