@@ -64,6 +64,7 @@ class _BagNeighbors(BaseBagClassifier):
         "sigma_scale": [StrOptions({"absolute", "median"})],
         "alpha_search": [StrOptions({"golden", "grid-golden"})],
         "smoothing": [Interval(Real, 0, None, closed="left")],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         "positive_class": "no_validation",
         "n_jobs": [Integral, None],
     }
@@ -78,7 +79,7 @@ class _BagNeighbors(BaseBagClassifier):
         return tags
 
     # -- fitting ----------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on training bags (or a precomputed bag distance matrix).
 
         Parameters
@@ -87,6 +88,11 @@ class _BagNeighbors(BaseBagClassifier):
             Training bags; with ``metric="precomputed"`` the square matrix of
             distances between the training bags.
         y : array-like of shape (n_bags,)
+        sample_weight : array-like of shape (n_bags,), default=None
+            One weight per training bag (times `class_weight`): the bag's
+            vote counts its weight, so a zero-weight bag casts no vote (it
+            still takes its place among the nearest bags). Scaling, alpha
+            and the citer thresholds do not use the weights.
 
         Returns
         -------
@@ -99,19 +105,22 @@ class _BagNeighbors(BaseBagClassifier):
                 y, D.shape[0], positive_class=self.positive_class,
                 require_positive=self._positive_class_matters(), estimator=type(self).__name__)
             self.n_train_ = D.shape[0]
+            self.vote_weight_ = self._bag_weights(sample_weight, y, D.shape[0])
             self._fit_matrix(D, y_enc)
             return self
         bags, y_enc = self._validate_fit(X, y)
+        weight = self._bag_weights(sample_weight, y, bags.n_bags)
         if self.scale is not None:
             self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
             bags = _apply_scaling(bags, self.offset_, self.scale_)
         self.train_bags_ = bags
-        self._fit_distances(_all_from_bags(bags, None, n_jobs=self.n_jobs), y_enc)
+        self._fit_distances(_all_from_bags(bags, None, n_jobs=self.n_jobs), y_enc, bag_weight=weight)
         return self
 
-    def _fit_distances(self, mats, y_enc, alpha_cache=None):
+    def _fit_distances(self, mats, y_enc, alpha_cache=None, bag_weight=None):
         """Fit from the train-vs-train minimal/maximal/average matrices (used by nested_cv)."""
         self.y_train_ = np.asarray(y_enc, dtype=np.intp)
+        self.vote_weight_ = bag_weight
         if self.metric == "adapted" and len(self.classes_) != 2:
             raise ValueError(f"metric='adapted' needs two classes (it picks the distance form from "
                              f"positive/negative labels); y has {len(self.classes_)}")
@@ -175,7 +184,10 @@ class _BagNeighbors(BaseBagClassifier):
         return _rank(D, k)
 
     def _decide(self, votes, ref_classes, binary_rule):
-        """Class index per row: binary rule (ties negative) or plurality with nearest tie-break."""
+        """Class index per row: binary rule (ties negative) or plurality with nearest tie-break.
+
+        `ref_classes` holds -1 for a reference that casts no vote (zero weight).
+        """
         if binary_rule and votes.shape[1] == 2:
             pos = self._pos_index
             return np.where(votes[:, pos] > votes[:, 1 - pos], pos, 1 - pos).astype(np.intp)
@@ -185,18 +197,27 @@ class _BagNeighbors(BaseBagClassifier):
         multi = np.flatnonzero(tied.sum(axis=1) > 1)
         for q in multi:
             for c in ref_classes[q]:
-                if tied[q, c]:
+                if c >= 0 and tied[q, c]:
                     pred[q] = c
                     break
         return pred
+
+    def _weighted_refs(self, near):
+        """Classes of the references and their vote weights (None: one vote each)."""
+        ref_classes = self.y_train_[near]
+        w = self.vote_weight_
+        if w is None:
+            return ref_classes, None
+        ref_w = w[near]
+        return np.where(ref_w > 0, ref_classes, -1), ref_w
 
     def _proba_matrix(self, D):
         """Smoothed vote shares with the tie rule written in (rows follow D)."""
         votes, ref_classes = self._votes(D)
         pred = self._decide(votes, ref_classes, self._binary_rule)
         # A tied vote: the class the tie rule picks gets half a vote more, so
-        # argmax(predict_proba) is predict (integer votes: the order of
-        # untied classes cannot change).
+        # argmax(predict_proba) is predict (only the winner gains, so the
+        # order of the other classes cannot change).
         rows = np.arange(votes.shape[0])
         tied = (votes == votes[rows, pred][:, None]).sum(axis=1) > 1
         votes[rows[tied], pred[tied]] += _TIE_VOTE
@@ -269,6 +290,9 @@ class BagKNNClassifier(_BagNeighbors):
         of 0.5, 1, 2 and 5 whose out-of-fold log loss is below the constant
         prior's on all five shipped sets for both classifiers (see
         :doc:`/user_guide/labels_and_ties`).
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` in the vote:
+        "balanced" weighs class c by ``n_bags / (n_classes * n_bags_c)``.
     positive_class : label or None, default=None
         The multi-instance positive class; used only by
         ``metric="adapted"`` (which compares two positive bags by the
@@ -303,7 +327,7 @@ class BagKNNClassifier(_BagNeighbors):
 
     def __init__(self, n_neighbors=3, *, metric="minimal", sigma=1.0, alpha=None,
                  scale="standard", sigma_scale="absolute", alpha_search="golden",
-                 smoothing=2.0, positive_class=None, n_jobs=None):
+                 smoothing=2.0, class_weight=None, positive_class=None, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.metric = metric
         self.sigma = sigma
@@ -312,6 +336,7 @@ class BagKNNClassifier(_BagNeighbors):
         self.sigma_scale = sigma_scale
         self.alpha_search = alpha_search
         self.smoothing = smoothing
+        self.class_weight = class_weight
         self.positive_class = positive_class
         self.n_jobs = n_jobs
 
@@ -324,11 +349,14 @@ class BagKNNClassifier(_BagNeighbors):
 
     def _votes(self, D):
         near = self._nearest(D, self.n_neighbors)
-        ref_classes = self.y_train_[near]
+        ref_classes, ref_w = self._weighted_refs(near)
         K = len(self.classes_)
         votes = np.zeros((D.shape[0], K))
         for c in range(K):
-            votes[:, c] = (ref_classes == c).sum(axis=1)
+            if ref_w is None:
+                votes[:, c] = (ref_classes == c).sum(axis=1)
+            else:
+                votes[:, c] = np.where(ref_classes == c, ref_w, 0.0).sum(axis=1)
         return votes, ref_classes
 
 
@@ -366,6 +394,9 @@ class CitationKNNClassifier(_BagNeighbors):
     smoothing : float >= 0, default=2.0
         Pseudo-votes added to every class before normalising the vote
         shares (see :class:`BagKNNClassifier`); ``predict`` does not change.
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` in the vote
+        of references and citers (see :class:`BagKNNClassifier`).
     positive_class : label or None, default=None
         The multi-instance positive class, which wins only with more votes
         (ties negative). Labels other than {0, 1}, {-1, 1} or
@@ -401,7 +432,7 @@ class CitationKNNClassifier(_BagNeighbors):
 
     def __init__(self, references=2, citers=4, *, metric="minimal", sigma=1.0, alpha=None,
                  scale="standard", sigma_scale="absolute", alpha_search="golden",
-                 smoothing=2.0, positive_class=None, n_jobs=None):
+                 smoothing=2.0, class_weight=None, positive_class=None, n_jobs=None):
         self.references = references
         self.citers = citers
         self.metric = metric
@@ -411,6 +442,7 @@ class CitationKNNClassifier(_BagNeighbors):
         self.sigma_scale = sigma_scale
         self.alpha_search = alpha_search
         self.smoothing = smoothing
+        self.class_weight = class_weight
         self.positive_class = positive_class
         self.n_jobs = n_jobs
 
@@ -430,15 +462,19 @@ class CitationKNNClassifier(_BagNeighbors):
 
     def _votes(self, D):
         near = self._nearest(D, self.references)
-        ref_classes = self.y_train_[near]
+        ref_classes, ref_w = self._weighted_refs(near)
         K = len(self.classes_)
         # d(b, Q) <= threshold, with DISTANCE_RTOL: a true tie (Q a copy of
         # a training bag) counts whatever the last bits of either side.
         # (Thresholds are >= 0 or +-inf, so the product keeps their meaning.)
         cites = D <= self.citer_threshold_[None, :] * (1.0 + DISTANCE_RTOL)
         onehot = np.zeros((self.y_train_.shape[0], K))
-        onehot[np.arange(self.y_train_.shape[0]), self.y_train_] = 1.0
+        onehot[np.arange(self.y_train_.shape[0]), self.y_train_] = (
+            1.0 if self.vote_weight_ is None else self.vote_weight_)
         votes = cites.astype(np.float64) @ onehot
         for c in range(K):
-            votes[:, c] += (ref_classes == c).sum(axis=1)
+            if ref_w is None:
+                votes[:, c] += (ref_classes == c).sum(axis=1)
+            else:
+                votes[:, c] += np.where(ref_classes == c, ref_w, 0.0).sum(axis=1)
         return votes, ref_classes
