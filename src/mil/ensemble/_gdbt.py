@@ -20,18 +20,23 @@ __all__ = ["GDBTMIClassifier"]
 _INIT_BOUND = 50.0
 
 
-def _bag_loss(S, y):
-    """Mean binomial log-loss of bag scores `S` (log-odds) for 0/1 labels `y`."""
-    return float(np.mean(np.logaddexp(0.0, S) - y * S))
+def _mean(v, w):
+    """Mean of `v`, weighted by the bag weights `w` (None: unweighted)."""
+    return float(np.mean(v)) if w is None else float(np.sum(w * v) / np.sum(w))
+
+
+def _bag_loss(S, y, w=None):
+    """Mean binomial log-loss of bag scores `S` (log-odds) for 0/1 labels `y` (weights `w`)."""
+    return _mean(np.logaddexp(0.0, S) - y * S, w)
 
 
 def _softmax(S):
     return softmax(S, axis=1)
 
 
-def _softmax_loss(S, Y):
-    """Mean cross-entropy of bag scores `S` (n_bags, K) for one-hot labels `Y`."""
-    return float(-np.mean(np.sum(Y * log_softmax(S, axis=1), axis=1)))
+def _softmax_loss(S, Y, w=None):
+    """Mean cross-entropy of bag scores `S` (n_bags, K) for one-hot labels `Y` (weights `w`)."""
+    return -_mean(np.sum(Y * log_softmax(S, axis=1), axis=1), w)
 
 
 def newton_leaf_values(leaves, n_nodes, instance_bag, a, b, k, grad_bag, hess_bag, l2):
@@ -190,6 +195,9 @@ class GDBTMIClassifier(BaseBagClassifier):
         matters through positive-bag removal.
     positive_bag_removal : bool, default=True
         Positive-bag removal while growing each tree (see :class:`mil.tree.ID3MIClassifier`).
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` in the loss:
+        "balanced" weighs class c by ``n_bags / (n_classes * n_bags_c)``.
     positive_class : label or None, default=None
         The positive class of a two-class problem; ``classes_[1]`` when None.
     random_state : int, RandomState or None, default=None
@@ -262,6 +270,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         "growth": [StrOptions({"depth", "best"})],
         "positive_bag_removal": ["boolean"],
         "positive_class": "no_validation",
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
@@ -271,7 +280,7 @@ class GDBTMIClassifier(BaseBagClassifier):
                  validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
-                 positive_class=None, random_state=None, n_jobs=None):
+                 class_weight=None, positive_class=None, random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -287,6 +296,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         self.split_shares = split_shares
         self.growth = growth
         self.positive_bag_removal = positive_bag_removal
+        self.class_weight = class_weight
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -311,7 +321,7 @@ class GDBTMIClassifier(BaseBagClassifier):
     def _pool(self, f, offsets, derivatives=False):
         return pool(f, offsets, self.pooling, self.sharpness, derivatives)
 
-    def _init_score(self, bags, y):
+    def _init_score(self, bags, y, w=None):
         """Constant instance score F_0 minimising the training loss.
 
         logit(mean y) for the maximum and log-sum-exp poolings (a constant
@@ -319,25 +329,26 @@ class GDBTMIClassifier(BaseBagClassifier):
         general (noisy-or depends on the bag sizes).
         """
         ones = np.ones(bags.instances.shape[0])
-        res = minimize_scalar(lambda f0: _bag_loss(self._pool(f0 * ones, bags.offsets), y),
+        res = minimize_scalar(lambda f0: _bag_loss(self._pool(f0 * ones, bags.offsets), y, w),
                               bounds=(-_INIT_BOUND, _INIT_BOUND), method="bounded",
                               options={"xatol": 1e-10})
         return float(res.x)
 
-    def _init_scores(self, bags, Y):
+    def _init_scores(self, bags, Y, w=None):
         """Constant instance score of every class minimising the softmax bag loss.
 
         log(class share) for the maximum and log-sum-exp poolings (exact: a
         constant instance score is the bag score); a bounded quasi-Newton
         search from there for noisy-or.
         """
-        f0 = np.log(np.maximum(Y.mean(axis=0), 1e-12))
+        share = Y.mean(axis=0) if w is None else (w[:, None] * Y).sum(axis=0) / w.sum()
+        f0 = np.log(np.maximum(share, 1e-12))
         if self.pooling == "noisy-or":
             ones = np.ones(bags.instances.shape[0])
 
             def loss(v):
                 S = np.column_stack([self._pool(c * ones, bags.offsets) for c in v])
-                return _softmax_loss(S, Y)
+                return _softmax_loss(S, Y, w)
 
             res = minimize(loss, f0, method="L-BFGS-B",
                            bounds=[(-_INIT_BOUND, _INIT_BOUND)] * f0.shape[0])
@@ -358,7 +369,7 @@ class GDBTMIClassifier(BaseBagClassifier):
             return int(mf)
         return max(1, int(mf * d))
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Boost C4.5-MI trees on the bags.
 
         Parameters
@@ -367,12 +378,22 @@ class GDBTMIClassifier(BaseBagClassifier):
             Training bags; NaN marks a missing value.
         y : array-like of shape (n_bags,)
             Two or more classes.
+        sample_weight : array-like of shape (n_bags,), default=None
+            One weight per bag (times `class_weight`): it multiplies the
+            bag's term in the loss, so in the initial score, the residual
+            weights the trees are grown on, the Newton gradient and hessian
+            sums of the leaf values, and the training and validation losses.
+            A zero-weight bag is left out.
 
         Returns
         -------
         self
         """
         bags, y_enc = self._validate_fit(X, y)
+        w = self._bag_weights(sample_weight, y, bags.n_bags)
+        if w is not None and not (w > 0).all():
+            keep = np.flatnonzero(w > 0)
+            bags, y_enc, w = bags.subset(keep), y_enc[keep], w[keep]
         n_classes = self.classes_.shape[0]
         # Binary: one score, the log-odds of the positive class (y01). More
         # classes: one score per class and a softmax over them (Y one-hot).
@@ -397,11 +418,12 @@ class GDBTMIClassifier(BaseBagClassifier):
                     f"which fails: {exc}. Use more bags, a larger validation_fraction, or "
                     "n_iter_no_change=None") from None
             train_idx, val_idx = np.sort(train_idx), np.sort(val_idx)
-            val = bags.subset(val_idx), Y[val_idx]
+            val = bags.subset(val_idx), Y[val_idx], None if w is None else w[val_idx]
             bags, Y = bags.subset(train_idx), Y[train_idx]
+            w = None if w is None else w[train_idx]
 
         n_bags, n, d = bags.n_bags, bags.instances.shape[0], bags.n_features
-        f0 = np.array([self._init_score(bags, Y[:, 0])]) if binary else self._init_scores(bags, Y)
+        f0 = np.array([self._init_score(bags, Y[:, 0], w)]) if binary else self._init_scores(bags, Y, w)
         F = [np.full(n, c) for c in f0]
         if val is not None:
             F_val = [np.full(val[0].instances.shape[0], c) for c in f0]
@@ -420,13 +442,14 @@ class GDBTMIClassifier(BaseBagClassifier):
                 bag_map = np.full(n_bags, -1, dtype=np.intp)
                 bag_map[inbag] = np.arange(n_inbag)
                 F_sub, Y_sub = [f[keep_inst] for f in F], Y[inbag]
+                w_sub = None if w is None else w[inbag]
             else:
-                inbag, keep_inst, bag_map, sub, F_sub, Y_sub = None, None, None, bags, F, Y
+                inbag, keep_inst, bag_map, sub, F_sub, Y_sub, w_sub = None, None, None, bags, F, Y, w
             layout = _Layout(presorted, keep_inst, bag_map)
             if binary:
-                stage = [self._fit_stage(sub, layout, F_sub[0], Y_sub[:, 0], rng, n_feat)]
+                stage = [self._fit_stage(sub, layout, F_sub[0], Y_sub[:, 0], rng, n_feat, w_sub)]
             else:
-                stage = self._fit_softmax_stage(sub, layout, F_sub, Y_sub, rng, n_feat)
+                stage = self._fit_softmax_stage(sub, layout, F_sub, Y_sub, rng, n_feat, w_sub)
             trees.append(stage[0] if binary else stage)
             F = [f + self.learning_rate * t.predict_value(bags.instances) for f, t in zip(F, stage)]
             S = np.column_stack([self._pool(f, bags.offsets) for f in F])
@@ -434,12 +457,14 @@ class GDBTMIClassifier(BaseBagClassifier):
                 S, Y_in = S[inbag], Y[inbag]
             else:
                 Y_in = Y
-            train_score.append(_bag_loss(S[:, 0], Y_in[:, 0]) if binary else _softmax_loss(S, Y_in))
+            train_score.append(_bag_loss(S[:, 0], Y_in[:, 0], w_sub) if binary
+                               else _softmax_loss(S, Y_in, w_sub))
             if val is not None:
                 F_val = [f + self.learning_rate * t.predict_value(val[0].instances)
                          for f, t in zip(F_val, stage)]
                 S_val = np.column_stack([self._pool(f, val[0].offsets) for f in F_val])
-                loss = _bag_loss(S_val[:, 0], val[1][:, 0]) if binary else _softmax_loss(S_val, val[1])
+                loss = _bag_loss(S_val[:, 0], val[1][:, 0], val[2]) if binary else \
+                    _softmax_loss(S_val, val[1], val[2])
                 val_score.append(loss)
                 if np.any(loss + self.tol < history):
                     history[m % history.shape[0]] = loss
@@ -474,27 +499,30 @@ class GDBTMIClassifier(BaseBagClassifier):
         return tree
 
     @staticmethod
-    def _residual_tree_inputs(residual, y):
-        """Bag labels (sign of the residual) and weights (|residual|, mean 1) for the tree."""
+    def _residual_tree_inputs(residual, y, w=None):
+        """Bag labels (sign of the residual) and weights (|residual| x bag weight, mean 1) for the tree."""
         # A residual that underflowed to 0 keeps the label.
         bag_pos = ((residual > 0) | ((residual == 0) & (y == 1))).astype(np.uint8)
-        weight = np.abs(residual)
+        weight = np.abs(residual) if w is None else np.abs(residual) * w
         total = float(np.cumsum(weight)[-1])
         weight = weight * (residual.shape[0] / total) if total > 0 else np.ones(residual.shape[0])
         return bag_pos, weight
 
-    def _fit_stage(self, bags, layout, F, y, rng, n_feat):
+    def _fit_stage(self, bags, layout, F, y, rng, n_feat, w=None):
         """One round: pseudo-residuals, a C4.5-MI tree on them, Newton leaf values."""
         S, a, b, k = self._pool(F, bags.offsets, derivatives=True)
         p = expit(S)
-        bag_pos, weight = self._residual_tree_inputs(y - p, y)
+        bag_pos, weight = self._residual_tree_inputs(y - p, y, w)
         tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
         leaves = tree.apply(bags.instances)
+        grad, hess = p - y, p * (1.0 - p)
+        if w is not None:
+            grad, hess = grad * w, hess * w
         tree.value = newton_leaf_values(leaves, tree.node_count, bags.instance_bag, a, b, k,
-                                        p - y, p * (1.0 - p), self.l2_regularization)
+                                        grad, hess, self.l2_regularization)
         return tree
 
-    def _fit_softmax_stage(self, bags, layout, F, Y, rng, n_feat):
+    def _fit_softmax_stage(self, bags, layout, F, Y, rng, n_feat, w=None):
         """One round with K classes: one tree per class on the softmax pseudo-residuals.
 
         Every class's residual y_bc - p_bc is taken at the scores before the
@@ -508,11 +536,14 @@ class GDBTMIClassifier(BaseBagClassifier):
         for c in range(n_classes):
             _, a, b, k = pooled[c]
             p, y = P[:, c], Y[:, c]
-            bag_pos, weight = self._residual_tree_inputs(y - p, y)
+            bag_pos, weight = self._residual_tree_inputs(y - p, y, w)
             tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
             leaves = tree.apply(bags.instances)
+            grad, hess = p - y, p * (1.0 - p)
+            if w is not None:
+                grad, hess = grad * w, hess * w
             tree.value = (n_classes - 1) / n_classes * newton_leaf_values(
-                leaves, tree.node_count, bags.instance_bag, a, b, k, p - y, p * (1.0 - p),
+                leaves, tree.node_count, bags.instance_bag, a, b, k, grad, hess,
                 self.l2_regularization)
             stage.append(tree)
         return stage
