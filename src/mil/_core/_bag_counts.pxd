@@ -44,6 +44,20 @@ cdef void c_bag_max(
 ) noexcept nogil
 
 
+cdef inline void enter_left(
+    intp_t b, const uint8_t* bag_pos, const float64_t* bag_weight, uint8_t* seen,
+    float64_t* acc_pos, float64_t* acc_neg,
+) noexcept nogil:
+    # One step of a forward sweep: the first time bag b is met its flag is set
+    # and its weight joins the left side (the flags stay set for the caller).
+    if not seen[b]:
+        seen[b] = 1
+        if bag_pos[b]:
+            acc_pos[0] = acc_pos[0] + bag_weight[b]
+        else:
+            acc_neg[0] = acc_neg[0] + bag_weight[b]
+
+
 cdef inline void leave_right(
     intp_t b, const uint8_t* bag_pos, const float64_t* bag_weight, uint8_t* seen,
     float64_t* acc_pos, float64_t* acc_neg,

@@ -26,18 +26,12 @@ cdef void c_sweep_left_distinct_bags(
     const float64_t* bag_weight, uint8_t* seen,
     float64_t* left_pos, float64_t* left_neg,
 ) noexcept nogil:
-    cdef intp_t k, b
+    cdef intp_t k
     cdef float64_t acc_pos = 0.0, acc_neg = 0.0
     # A bag is counted from its first instance in sweep order; the flags stay
     # set (the caller's backward pass clears them).
     for k in range(n):
-        b = inst_bag[k]
-        if not seen[b]:
-            seen[b] = 1
-            if bag_pos[b]:
-                acc_pos = acc_pos + bag_weight[b]
-            else:
-                acc_neg = acc_neg + bag_weight[b]
+        enter_left(inst_bag[k], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
         left_pos[k] = acc_pos
         left_neg[k] = acc_neg
 
@@ -63,16 +57,10 @@ cdef void c_distinct_bag_weights(
     const float64_t* bag_weight, uint8_t* seen,
     float64_t* pos, float64_t* neg,
 ) noexcept nogil:
-    cdef intp_t k, b
+    cdef intp_t k
     cdef float64_t acc_pos = 0.0, acc_neg = 0.0
     for k in range(n):
-        b = inst_bag[k]
-        if not seen[b]:
-            seen[b] = 1
-            if bag_pos[b]:
-                acc_pos = acc_pos + bag_weight[b]
-            else:
-                acc_neg = acc_neg + bag_weight[b]
+        enter_left(inst_bag[k], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
     for k in range(n):
         seen[inst_bag[k]] = 0
     pos[0] = acc_pos

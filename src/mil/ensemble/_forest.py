@@ -285,13 +285,3 @@ class MIRandomForestClassifier(BaseBagClassifier):
         logit = np.log(p) - np.log1p(-p)
         return logit[:, 1] if len(self.classes_) == 2 else logit
 
-    def predict(self, X):
-        """The most probable class of each bag (under the averaged probabilities).
-
-        Returns
-        -------
-        y : ndarray of shape (n_bags,)
-            Labels from ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
