@@ -511,15 +511,18 @@ class GDBTMIClassifier(BaseBagClassifier):
     def _fit_stage(self, bags, layout, F, y, rng, n_feat, w=None):
         """One round: pseudo-residuals, a C4.5-MI tree on them, Newton leaf values."""
         S, a, b, k = self._pool(F, bags.offsets, derivatives=True)
-        p = expit(S)
+        return self._newton_tree(bags, layout, expit(S), y, (a, b, k), rng, n_feat, w)
+
+    def _newton_tree(self, bags, layout, p, y, pool_derivatives, rng, n_feat, w, scale=1.0):
+        """A C4.5-MI tree on the residuals y - p, its leaves set by a Newton step (times `scale`)."""
         bag_pos, weight = self._residual_tree_inputs(y - p, y, w)
         tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
         leaves = tree.apply(bags.instances)
         grad, hess = p - y, p * (1.0 - p)
         if w is not None:
             grad, hess = grad * w, hess * w
-        tree.value = newton_leaf_values(leaves, tree.node_count, bags.instance_bag, a, b, k,
-                                        grad, hess, self.l2_regularization)
+        tree.value = scale * newton_leaf_values(leaves, tree.node_count, bags.instance_bag,
+                                                *pool_derivatives, grad, hess, self.l2_regularization)
         return tree
 
     def _fit_softmax_stage(self, bags, layout, F, Y, rng, n_feat, w=None):
@@ -534,18 +537,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         P = _softmax(np.column_stack([q[0] for q in pooled]))
         stage = []
         for c in range(n_classes):
-            _, a, b, k = pooled[c]
-            p, y = P[:, c], Y[:, c]
-            bag_pos, weight = self._residual_tree_inputs(y - p, y, w)
-            tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
-            leaves = tree.apply(bags.instances)
-            grad, hess = p - y, p * (1.0 - p)
-            if w is not None:
-                grad, hess = grad * w, hess * w
-            tree.value = (n_classes - 1) / n_classes * newton_leaf_values(
-                leaves, tree.node_count, bags.instance_bag, a, b, k, grad, hess,
-                self.l2_regularization)
-            stage.append(tree)
+            stage.append(self._newton_tree(bags, layout, P[:, c], Y[:, c], pooled[c][1:], rng, n_feat,
+                                           w, scale=(n_classes - 1) / n_classes))
         return stage
 
     @staticmethod
