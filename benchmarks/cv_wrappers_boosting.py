@@ -29,6 +29,7 @@ from sklearn.tree import DecisionTreeClassifier
 from mil.datasets import load_dataset
 from mil.ensemble import GDBTMIClassifier
 from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
+from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 EPS = 1e-15
@@ -55,22 +56,6 @@ LEARNERS = {
     "simplemi-hgb": lambda: SimpleMIClassifier(_hgb()),
     "gdbt-mi": lambda: GDBTMIClassifier(random_state=0),
 }
-
-
-def parse_params(items):
-    params = {}
-    for item in items or []:
-        key, value = item.split("=", 1)
-        for cast in (int, float):
-            try:
-                value = cast(value)
-                break
-            except ValueError:
-                pass
-        else:
-            value = {"True": True, "False": False, "None": None}.get(value, value)
-        params[key] = value
-    return params
 
 
 def log_loss(y, p_pos):

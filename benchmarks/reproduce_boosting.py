@@ -23,7 +23,7 @@ from mil.tree import C45MIClassifier
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 
 
-from _data import load  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+from _data import load, parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def cv_accuracy(make, bags, y, folds):
@@ -33,22 +33,6 @@ def cv_accuracy(make, bags, y, folds):
         clf = make().fit(bags[~test], y[~test])
         correct += int((clf.predict(bags[test]) == y[test]).sum())
     return correct / y.size
-
-
-def parse_params(items):
-    params = {}
-    for item in items or []:
-        key, value = item.split("=", 1)
-        for cast in (int, float):
-            try:
-                value = cast(value)
-                break
-            except ValueError:
-                pass
-        else:
-            value = {"True": True, "False": False, "None": None}.get(value, value)
-        params[key] = value
-    return params
 
 
 def plot(path, params):
