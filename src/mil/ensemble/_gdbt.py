@@ -245,6 +245,28 @@ class GDBTMIClassifier(BaseBagClassifier):
     badly predicted bags. Missing values (NaN) are routed as in
     :class:`mil.tree.C45MIClassifier`.
 
+    No publication of this exact algorithm could be identified; its closest
+    published relative is MILBoost (Viola, Platt and Zhang 2005), which
+    boosts a noisy-or bag likelihood (``pooling="noisy-or"``) with simple
+    threshold classifiers.
+
+    References
+    ----------
+    J. H. Friedman (2001). Greedy function approximation: a gradient boosting
+    machine. *Annals of Statistics* 29(5), 1189-1232.
+
+    J. H. Friedman (2002). Stochastic gradient boosting. *Computational
+    Statistics and Data Analysis* 38(4), 367-378.
+
+    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
+    multiple-part learning problems with decision trees and rule sets.
+    *Advances in Artificial Intelligence (Canadian AI 2001)*, LNCS 2056,
+    204-214.
+
+    P. Viola, J. C. Platt and C. Zhang (2005). Multiple instance boosting for
+    object detection. *Advances in Neural Information Processing Systems 18*,
+    1417-1424.
+
     Examples
     --------
     >>> from mil.ensemble import GDBTMIClassifier
