@@ -100,7 +100,7 @@ def test_average_instances_toy_case_by_hand():
     # it goes to the negative class, as a tree's pi == nu leaf.
     t = forest.estimators_[1].tree_
     leaf = t.apply(np.array([[1.0]]))[0]
-    t.n_pos_bags[leaf], t.n_neg_bags[leaf] = 0, 1
+    t.leaf_pos[leaf], t.leaf_neg[leaf] = 0, 1
     tie = forest.predict_proba([np.array([[1.0]])])[0, 1]
     assert tie < 0.5 and tie == pytest.approx(0.5, abs=1e-15)
     assert forest.predict([np.array([[1.0]])])[0] == 0
