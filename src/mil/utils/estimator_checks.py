@@ -323,6 +323,12 @@ _FAILS_BY_CLASS["GDBTMIClassifier"] = {**_FAILS_BINARY, "check_sample_weight_equ
     "bags and features are drawn at random per round: two copies of a bag are two draws, a "
     "weight of 2 is one (with subsample=1.0 and max_features=None the check passes)")}
 _FAILS_BY_CLASS["CitationKNNClassifier"] = {**_FAILS_BINARY, **_KNN_WEIGHTS}
+# The forest draws each tree's bootstrap sample uniformly over the bags (as
+# scikit-learn's random forest): two copies of a bag are two chances to be
+# drawn, a weight of 2 is one, and the number of bags changes every draw.
+_FAILS_BY_CLASS["MIRandomForestClassifier"] = {**_FAILS_BINARY, "check_sample_weight_equivalence_on_dense_data": (
+    "bootstrap samples are drawn uniformly over the bags: two copies of a bag are two chances to "
+    "be drawn, a weight of 2 is one")}
 
 
 def expected_failed_checks(estimator):
