@@ -7,7 +7,9 @@ attribute subsampling do: each tree is grown on a bootstrap sample of the
 *bags* (a bag drawn k times weighs k in the criteria) with the multi-instance
 split machinery of :mod:`mil.tree` (the same builder and kernels), searching a
 random subset of the features at every node. A bag's probability is the
-average of the trees' bag probabilities.
+average of the trees' bag probabilities (``average="bags"``), or the largest
+over its instances of their forest probability, the average of the trees'
+leaf estimates (``average="instances"``, the bag rule of MIForests).
 """
 
 from numbers import Integral, Real
@@ -18,6 +20,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
+from mil._core import kernel
 from mil.base import BaseBagClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.tree._builder import _Presorted
@@ -78,8 +81,9 @@ class MIRandomForestClassifier(BaseBagClassifier):
     drawn at random, with the split criterion and machinery of
     :class:`~mil.tree.C45MIClassifier` / :class:`~mil.tree.ID3MIClassifier`.
     A bag's class probabilities are the average of the trees' bag
-    probabilities; the predicted class is the most probable one. More than two
-    classes: every tree holds one concept per class (see the trees).
+    probabilities (`average`); the predicted class is the most probable one.
+    More than two classes: every tree holds one concept per class (see the
+    trees).
 
     Parameters
     ----------
@@ -114,6 +118,19 @@ class MIRandomForestClassifier(BaseBagClassifier):
         gives class c the weight n_bags / (n_classes * n_bags_c).
     positive_class : label or None, default=None
         Two classes: the positive class (``classes_[1]`` when None).
+    average : {"bags", "instances"}, default="bags"
+        How the trees' outputs combine into a bag's probability. "bags":
+        every tree scores the bag (the largest Laplace estimate
+        (pi + 1) / (pi + nu + 2) among the leaves its instances reach, see
+        the trees) and the forest averages these bag probabilities.
+        "instances": every instance's probability is the average over the
+        trees of the Laplace estimate of the leaf it reaches, and the bag's
+        is the largest over its instances (the multi-instance rule applied
+        to the forest's instance estimates, as MIForests, Leistner et al.
+        2010). With "bags" a negative bag of many instances is positive in
+        every tree in which any one of them reaches a positive leaf; with
+        "instances" one instance must do so in most trees. More than two
+        classes: per concept, then normalised over the classes.
     random_state : int, RandomState or None, default=None
         Seeds the bootstrap samples and feature subsets (one seed per tree,
         drawn in tree order, so `n_jobs` never changes the forest).
@@ -180,6 +197,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
         "positive_bag_removal": ["boolean"],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "positive_class": "no_validation",
+        "average": [StrOptions({"bags", "instances"})],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
@@ -187,7 +205,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
     def __init__(self, n_estimators=100, *, criterion="gain_ratio", max_features="sqrt", bootstrap=True,
                  max_samples=None, oob_score=False, max_depth=None, min_bags_leaf=1, growth="best",
                  split_shares="children", positive_bag_removal=True, class_weight=None,
-                 positive_class=None, random_state=None, n_jobs=None):
+                 positive_class=None, average="bags", random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_features = max_features
@@ -201,6 +219,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
         self.positive_bag_removal = positive_bag_removal
         self.class_weight = class_weight
         self.positive_class = positive_class
+        self.average = average
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -259,34 +278,67 @@ class MIRandomForestClassifier(BaseBagClassifier):
         return self
 
     def _set_oob(self, bags, y_enc, counts, weight=None):
-        n_bags, k = bags.n_bags, len(self.classes_)
-        total = np.zeros((n_bags, k))
+        n_bags = bags.n_bags
+        total = np.zeros((self._rows(bags, np.arange(n_bags)).size, self._n_outputs()))
         seen = np.zeros(n_bags, dtype=np.intp)
         for tree, c in zip(self.estimators_, counts):
             split_weight = c if weight is None else c * weight
             out = np.flatnonzero(split_weight == 0)  # bags that did not shape this tree
             if out.size:
-                total[out] += tree._proba_bags(bags.subset(out))
+                total[self._rows(bags, out)] += self._tree_output(tree, bags.subset(out))
                 seen[out] += 1
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.oob_decision_function_ = total / seen[:, None]
         if not seen.any():
             raise ValueError("no bag was left out of every bootstrap sample: oob_score needs more "
                              "bags or fewer trees")
-        ok = seen > 0
+        ok = np.flatnonzero(seen > 0)
         if weight is not None and not weight[ok].sum() > 0:
             raise ValueError("every bag of positive weight is in every bootstrap sample: oob_score needs "
                              "more bags or fewer trees")
+        divisor = seen[ok] if self.average == "bags" else np.repeat(seen[ok], np.diff(bags.offsets)[ok])
+        oob = np.full((n_bags, len(self.classes_)), np.nan)
+        oob[ok] = self._combine(total[self._rows(bags, ok)] / divisor[:, None], bags.subset(ok))
+        self.oob_decision_function_ = oob
+        pred = np.argmax(oob[ok], axis=1)
         truth = y_enc[ok]  # class indices
-        pred = np.argmax(self.oob_decision_function_[ok], axis=1)
         self.oob_score_ = float(np.average(pred == truth, weights=None if weight is None else weight[ok]))
 
-    def _tree_probas(self, bags):
-        return Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(tree._proba_bags)(bags) for tree in self.estimators_)
+    def _rows(self, bags, index):
+        """Rows of the summed tree outputs that belong to the bags `index`: theirs, or their instances'."""
+        if self.average == "bags":
+            return index
+        starts, sizes = bags.offsets[index], np.diff(bags.offsets)[index]
+        return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
+
+    def _n_outputs(self):
+        """Columns of one tree's output: classes ("bags"), or concepts ("instances")."""
+        if self.average == "bags":
+            return len(self.classes_)
+        return 1 if len(self.classes_) == 2 else len(self.classes_)
+
+    def _tree_output(self, tree, bags):
+        """One tree's share of the average, on validated bags.
+
+        ``average="bags"``: its class probabilities per bag. "instances": per
+        instance, the Laplace estimate of the leaf reached in each concept tree.
+        """
+        if self.average == "bags":
+            return tree._proba_bags(bags)
+        return np.column_stack([t.laplace()[t.apply(bags.instances)] for t in tree.trees_])
+
+    def _combine(self, mean, bags):
+        """Class probabilities of `bags` from the trees' averaged outputs."""
+        if self.average == "bags":
+            return mean
+        bag_max = kernel("_bag_counts").bag_max
+        p = np.column_stack([bag_max(np.ascontiguousarray(mean[:, j]), bags.offsets)
+                             for j in range(mean.shape[1])])
+        if p.shape[1] == 1:
+            # An exact 1/2 goes to the negative class, as a tree's tie (pi == nu).
+            return self._proba_from_positive(p[:, 0], p[:, 0] > 0.5)
+        return p / p.sum(axis=1, keepdims=True)
 
     def predict_proba(self, X):
-        """Class probabilities: the average of the trees' bag probabilities.
+        """Class probabilities: the trees' bag or instance probabilities averaged (see `average`).
 
         Parameters
         ----------
@@ -299,10 +351,12 @@ class MIRandomForestClassifier(BaseBagClassifier):
         """
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
-        total = np.zeros((bags.n_bags, len(self.classes_)))
-        for p in self._tree_probas(bags):  # summed in tree order: n_jobs cannot change the result
+        outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(self._tree_output)(tree, bags) for tree in self.estimators_)
+        total = np.zeros((self._rows(bags, np.arange(bags.n_bags)).size, self._n_outputs()))
+        for p in outputs:  # summed in tree order: n_jobs cannot change the result
             total += p
-        return total / len(self.estimators_)
+        return self._combine(total / len(self.estimators_), bags)
 
     def decision_function(self, X):
         """Log-odds of the averaged probabilities.
