@@ -4,7 +4,12 @@
 optional bag weights. Each feature is argsorted once at the root; every node
 owns one segment ``[start, end)`` of each feature's sorted row and a split
 partitions those segments stably (``_tree_split.partition``), so the per-node
-search (``_tree_split.best_splits``) never sorts. The choice between features
+search (``_tree_split.best_splits``) never sorts. With a random feature subset
+per node (``max_features``, forests) only the node's instance ids are
+partitioned, and each searched feature's values are gathered from the root's
+sorted row in that row's order (``_tree_split.gather_best_splits``): the same
+sequences the partitioned segments would hold, so the same tree, without
+moving the rows of the features not searched. The choice between features
 (ID3-MI: largest gain; C4.5-MI: largest gain ratio among features whose gain
 is at least the average) is made here, in Python shared by both backends.
 
@@ -20,6 +25,7 @@ leaf statistics, :meth:`Tree.apply` routes instances to leaves, and
 """
 
 import heapq
+import threading
 
 import numpy as np
 from scipy.stats import norm
@@ -77,7 +83,25 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL):
 
 
 class _Presorted:
-    """The presorted layout: per feature, instance ids / values / bags in node segments."""
+    """The presorted layout: per feature, instance ids / values / bags in node segments.
+
+    ``rank[f, i]`` (made on first use, once, then shared read-only) is the
+    position of instance i in row f of the root layout.
+    """
+
+    _rank = None
+    _rank_lock = threading.Lock()
+
+    @property
+    def rank(self):
+        if self._rank is None:
+            with self._rank_lock:
+                if self._rank is None:
+                    rank = np.empty_like(self.order)
+                    np.put_along_axis(rank, self.order, np.arange(self.order.shape[1], dtype=np.intp)[None, :],
+                                      axis=1)
+                    self._rank = rank
+        return self._rank
 
     def __init__(self, instances, instance_bag, threads=None):
         Xt = np.ascontiguousarray(instances.T)
@@ -110,7 +134,7 @@ class _Presorted:
         return pre
 
     def copy(self):
-        """An independent copy (the builder partitions its layout in place)."""
+        """An independent copy (the builder partitions its layout in place; the rank is not copied)."""
         return self._from_arrays(self.order.copy(), self.vals.copy(), self.bag.copy())
 
     def subset(self, keep, bag_map):
@@ -132,7 +156,7 @@ class _Presorted:
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
-               random_state=None, copy_presorted=True):
+               random_state=None, copy_presorted=True, leaf_weight=None):
     """Grow a multi-instance tree.
 
     Parameters
@@ -144,11 +168,11 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     bag_pos : ndarray of uint8, shape (n_bags,)
         1 for positive bags.
     bag_weight : ndarray of float64, shape (n_bags,), default=None
-        Bag weights (ones by default). They weigh pi and nu in the criteria
-        and in `min_bags_leaf`; purity and the leaf statistics
-        ``n_pos_bags`` / ``n_neg_bags`` are plain counts. Bags of weight 0
-        are left out entirely (a forest's out-of-bag bags): their instances
-        are moved past the root's segment before growth.
+        Split bag weights (ones by default). They weigh pi and nu in the
+        criteria and in `min_bags_leaf` (``weighted_pos`` / ``weighted_neg``);
+        purity and ``n_pos_bags`` / ``n_neg_bags`` are plain counts. Bags of
+        weight 0 are left out entirely (a forest's out-of-bag bags): their
+        instances are moved past the root's segment before growth.
     criterion : {"gain_ratio", "gain"}
         C4.5-MI or ID3-MI.
     max_depth : int or None
@@ -169,7 +193,8 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     presorted : _Presorted, default=None
         The presorted layout of exactly these instances, to skip the sort
         when many trees grow on the same data (boosting, forests); it is
-        copied, not modified, unless `copy_presorted` is False. None sorts here.
+        copied, not modified, unless `copy_presorted` is False (with
+        `max_features` it is only read, never copied). None sorts here.
     n_jobs : int, default=None
         Threads sharing out the features of each node's split search and
         partition (joblib's convention: None is 1, -1 one per core). The
@@ -190,6 +215,14 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     copy_presorted : bool, default=True
         False lets the builder partition `presorted` in place (when the
         caller made it for this tree alone, e.g. ``presorted.subset``).
+    leaf_weight : ndarray of float64, shape (n_bags,), default=None
+        Leaf bag weights: they weigh pi and nu in the leaf estimates
+        (``leaf_pos`` / ``leaf_neg``, from which the Laplace estimate and
+        pi > nu are computed). None counts every bag of positive
+        `bag_weight` once (distinct counts), as a forest's trees do with
+        their bootstrap multiplicity in `bag_weight`; a tree fitted with
+        sample weights passes them here too, so that an integer weight
+        counts like copies of the bag.
 
     Returns
     -------
@@ -205,6 +238,10 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     if bag_weight is None:
         bag_weight = np.ones(n_bags)
     bag_weight = np.ascontiguousarray(bag_weight, dtype=np.float64)
+    if leaf_weight is not None:
+        leaf_weight = np.asarray(leaf_weight, dtype=np.float64)
+        if leaf_weight.shape != (n_bags,):
+            raise ValueError(f"leaf_weight has shape {leaf_weight.shape}; expected ({n_bags},), one per bag")
     if rank is None:
         rank = np.arange(d, dtype=np.intp)
     max_depth = np.iinfo(np.intp).max if max_depth is None else int(max_depth)
@@ -222,53 +259,117 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     try:
         if presorted is None:
             pre = _Presorted(instances, instance_bag, threads)
+        elif max_features is None and copy_presorted:
+            pre = presorted.copy()
         else:
-            pre = presorted.copy() if copy_presorted else presorted
+            pre = presorted  # gathered from (read only), or the caller's to partition
+        if max_features is None:
+            layout = _PartitionLayout(ts, threads, pre)
+        else:
+            layout = _GatherLayout(ts, pre, instances, instance_bag)
         n_root = instances.shape[0]
         if not (bag_weight > 0).all():
             keep = (bag_weight > 0)[instance_bag].view(np.uint8)
-            n_root = _partition(ts, threads, pre, 0, n_root, np.ascontiguousarray(keep))
-        return _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion,
+            n_root = layout.partition(0, n_root, np.ascontiguousarray(keep))
+        return _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
-                     max_features, random_state, n_root)
+                     max_features, random_state, n_root, leaf_weight)
     finally:
         threads.close()
 
 
-def _partition(ts, threads, pre, start, end, go_left):
-    """Partition every feature's segment (rows shared out among the threads)."""
-    parts = threads.run(lambda lo, hi: ts.partition(pre.order[lo:hi], pre.vals[lo:hi], pre.bag[lo:hi],
-                                                    start, end, go_left), cells=(end - start) * pre.n_rows)
-    return parts[0]
+class _PartitionLayout:
+    """Node segments of every feature's sorted row, all partitioned at each split.
+
+    The builder made the layout from validated bags, so it calls the
+    kernels' underscored (unchecked) entry points.
+    """
+
+    def __init__(self, ts, threads, pre):
+        self.ts, self.threads, self.pre = ts, threads, pre
+
+    def ids(self, start, end):
+        """The node's instance ids."""
+        return self.pre.order[0, start:end]
+
+    def bags(self, start, end):
+        """The bag of each of the node's instances."""
+        return self.pre.bag[0, start:end]
+
+    def values(self, feature, start, end):
+        """The node's instance ids and their values of `feature`."""
+        return self.pre.order[feature, start:end], self.pre.vals[feature, start:end]
+
+    def partition(self, start, end, go_left):
+        """Move the instances with ``go_left[id]`` to the front of the node; returns how many."""
+        pre, ts = self.pre, self.ts
+        parts = self.threads.run(lambda lo, hi: ts._partition(pre.order[lo:hi], pre.vals[lo:hi], pre.bag[lo:hi],
+                                                              start, end, go_left),
+                                 cells=(end - start) * pre.n_rows)
+        return parts[0]
+
+    def search(self, start, end, args, features=None):
+        """``best_splits`` of every feature (rows shared out among the threads) or of `features`."""
+        pre, ts = self.pre, self.ts
+        if features is not None:
+            return ts._best_splits(pre.vals, pre.bag, start, end, *args, features=features)
+        return self.threads.concat(lambda lo, hi: ts._best_splits(pre.vals[lo:hi], pre.bag[lo:hi], start, end,
+                                                                  *args),
+                                   cells=(end - start) * pre.n_rows)
 
 
-def _best_splits(ts, threads, pre, start, end, *args):
-    """``best_splits`` of every feature of a node (rows shared out among the threads)."""
-    return threads.concat(lambda lo, hi: ts.best_splits(pre.vals[lo:hi], pre.bag[lo:hi], start, end, *args),
-                          cells=(end - start) * pre.n_rows)
+class _GatherLayout:
+    """Node segments of one array of instance ids; searched features gathered from the root's rows.
+
+    The root layout is only read (a forest's trees share it).
+    """
+
+    def __init__(self, ts, pre, instances, instance_bag):
+        self.ts, self.pre, self.instances, self.instance_bag = ts, pre, instances, instance_bag
+        self.samples = np.arange(instances.shape[0], dtype=np.intp)
+
+    def ids(self, start, end):
+        return self.samples[start:end]
+
+    def bags(self, start, end):
+        return self.instance_bag[self.samples[start:end]]
+
+    def values(self, feature, start, end):
+        ids = self.samples[start:end]
+        return ids, self.instances[ids, feature]
+
+    def partition(self, start, end, go_left):
+        ids = self.samples[start:end]
+        left = go_left[ids].view(bool)
+        self.samples[start:end] = np.concatenate([ids[left], ids[~left]])
+        return int(np.count_nonzero(left))
+
+    def search(self, start, end, args, features):
+        pre = self.pre
+        return self.ts._gather_best_splits(pre.vals, pre.bag, pre.rank, self.samples[start:end], features, *args)
 
 
-def _search(ts, threads, pre, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
+def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
             split_shares, criterion, rank, max_features, rng):
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
     args = (bag_pos, bag_weight, w_pos, w_neg, float(min_bags_leaf), TIE_TOL, split_shares == "children")
     if max_features is None:
-        found, split = _best_splits(ts, threads, pre, start, end, *args)
+        found, split = layout.search(start, end, args)
         feature = choose_feature(found, split, criterion, rank)
         return feature, (split[feature] if feature >= 0 else None)
-    order = rng.permutation(pre.n_rows).astype(np.intp)
+    order = rng.permutation(rank.shape[0]).astype(np.intp)
     for lo in range(0, order.size, max_features):
         block = np.ascontiguousarray(order[lo:lo + max_features])
-        found, split = ts.best_splits(pre.vals, pre.bag, start, end, *args, features=block)
+        found, split = layout.search(start, end, args, block)
         best = choose_feature(found, split, criterion, rank[block])
         if best >= 0:
             return int(block[best]), split[best]
     return -1, None
 
 
-def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
+def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
-          rng=None, n_root=None):
+          rng=None, n_root=None, leaf_weight=None):
     n = instances.shape[0]
     n_bags = bag_pos.shape[0]
     is_pos = bag_pos.astype(bool)
@@ -278,13 +379,19 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
     train_leaf = np.full(n, -1, dtype=np.intp)
     nodes = []  # per node: dict of the Tree fields
 
+    def weight_sum(weight, mask):
+        return float(np.cumsum(weight[mask])[-1]) if mask.any() else 0.0
+
     def stats(start, end):
         present = np.zeros(n_bags, dtype=bool)
-        present[pre.bag[0, start:end]] = True
+        present[layout.bags(start, end)] = True
         pos, neg = present & is_pos, present & ~is_pos
-        w_pos = float(np.cumsum(bag_weight[pos])[-1]) if pos.any() else 0.0
-        w_neg = float(np.cumsum(bag_weight[neg])[-1]) if neg.any() else 0.0
-        return present, int(pos.sum()), int(neg.sum()), w_pos, w_neg
+        n_pos, n_neg = int(pos.sum()), int(neg.sum())
+        if leaf_weight is None:
+            leaf = (float(n_pos), float(n_neg))
+        else:
+            leaf = (weight_sum(leaf_weight, pos), weight_sum(leaf_weight, neg))
+        return (present, n_pos, n_neg, weight_sum(bag_weight, pos), weight_sum(bag_weight, neg)) + leaf
 
     def share(w_pos, w_neg):
         return w_pos / (w_pos + w_neg) if w_pos + w_neg > 0 else 0.0
@@ -321,11 +428,11 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
         if node["epoch"] != epoch:
             # Bags explained since this node was made leave it now.
             if end > start:
-                ids = pre.order[0, start:end]
+                ids = layout.ids(start, end)
                 stay = ~removed[instance_bag[ids]]
                 if not stay.all():  # often none of them: skip the partition of every row
                     go_left[ids] = stay
-                    end = start + _partition(ts, threads, pre, start, end, go_left)
+                    end = start + layout.partition(start, end, go_left)
                     node["end"] = end
             node["epoch"] = epoch
             node["stats"] = stats(start, end)
@@ -333,22 +440,21 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
             if growth == "best" and new_share < priority:
                 push(node_id, new_share)  # shares only fall: a lazy update is exact
                 continue
-        present, pi, nu, w_pos, w_neg = node["stats"]
+        present, pi, nu, w_pos, w_neg = node["stats"][:5]
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth:
-            feature, split = _search(ts, threads, pre, start, end, bag_pos, bag_weight, w_pos, w_neg,
+            feature, split = _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg,
                                      min_bags_leaf, split_shares, criterion, rank, max_features, rng)
         if feature < 0:
-            train_leaf[pre.order[0, start:end]] = node_id
+            train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
                 removed |= present
                 epoch += 1
             continue
         threshold, missing_left = split[2], bool(split[3])
-        ids = pre.order[feature, start:end]
-        v = pre.vals[feature, start:end]
+        ids, v = layout.values(feature, start, end)
         go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
-        mid = start + _partition(ts, threads, pre, start, end, go_left)
+        mid = start + layout.partition(start, end, go_left)
         node.update(feature=feature, threshold=threshold, missing_left=int(missing_left),
                     gain=split[0])
         left, left_share = new_node(start, mid, node["depth"] + 1)
@@ -368,9 +474,11 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
     arrays["n_neg_bags"] = np.array([nd["stats"][2] for nd in nodes])
     arrays["weighted_pos"] = np.array([nd["stats"][3] for nd in nodes])
     arrays["weighted_neg"] = np.array([nd["stats"][4] for nd in nodes])
+    arrays["leaf_pos"] = np.array([nd["stats"][5] for nd in nodes])
+    arrays["leaf_neg"] = np.array([nd["stats"][6] for nd in nodes])
     arrays["n_instances"] = np.array([nd["end"] - nd["start"] for nd in nodes])
-    arrays["value"] = (arrays["n_pos_bags"] + 1.0) / (arrays["n_pos_bags"] + arrays["n_neg_bags"] + 2.0)
-    return Tree(**arrays), train_leaf
+    arrays["value"] = (arrays["leaf_pos"] + 1.0) / (arrays["leaf_pos"] + arrays["leaf_neg"] + 2.0)
+    return Tree(n_features=instances.shape[1], **arrays), train_leaf
 
 
 def pessimistic_errors(n, e, confidence):

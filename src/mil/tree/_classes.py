@@ -98,16 +98,14 @@ class _BaseMITree(BaseBagClassifier):
         keep = weight > 0
         if not keep.all():
             bags, y_enc, weight = bags.subset(np.flatnonzero(keep)), y_enc[keep], weight[keep]
-        self._fit_encoded(bags, y_enc, weight)
-        for tree in self.trees_:
-            tree.weighted_leaves = True
-        return self
+        return self._fit_encoded(bags, y_enc, weight, leaf_weight=weight)
 
-    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None):
+    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None, leaf_weight=None):
         """Grow the concept trees on validated bags and encoded labels (``classes_`` set).
 
-        The forest calls this with bootstrap weights (0 leaves a bag out)
-        and the presorted layout of `bags`, shared by its trees (copied).
+        The forest calls this with bootstrap weights (0 leaves a bag out),
+        the leaf weights of its sample weights (None: distinct counts) and
+        the presorted layout of `bags`, shared by its trees (copied).
         """
         d = bags.n_features
         if not hasattr(self, "classes_"):
@@ -134,7 +132,8 @@ class _BaseMITree(BaseBagClassifier):
                 remove_positive_bags=self.positive_bag_removal, split_shares=self.split_shares,
                 rank=rank, n_jobs=self.n_jobs, presorted=presorted,
                 copy_presorted=not (own_presorted and i == len(concepts) - 1),
-                max_features=resolve_max_features(self.max_features, d), random_state=rng)
+                max_features=resolve_max_features(self.max_features, d), random_state=rng,
+                leaf_weight=leaf_weight)
             if self.pruning:
                 tree = prune_pessimistic(tree, self.confidence)
             if self.ccp_alpha > 0:
