@@ -98,6 +98,14 @@ def test_instance_weight_reduces_to_equal(backend):
         a = RipperMIClassifier(random_state=0).fit(X, y)
         b = RipperMIClassifier(random_state=0, instance_weight=mode).fit(X, y)
         _same_model(a, b, X)
+    # (1 / 49) * 49 is not 1 in floating point: equal sizes still give weights of exactly 1,
+    # with and without unit sample weights.
+    X49 = [rng.normal(size=(49, 2)) + 2 * (i % 2) for i in range(12)]
+    y12 = np.arange(12) % 2
+    a = RipperMIClassifier(random_state=0).fit(X49, y12)
+    for sw in (None, np.ones(12)):
+        b = RipperMIClassifier(random_state=0, instance_weight="bag-rescaled").fit(X49, y12, sample_weight=sw)
+        _same_model(a, b, X49)
 
 
 def test_instance_weight_bag_counts_bags(backend):

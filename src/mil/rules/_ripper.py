@@ -332,9 +332,14 @@ class RipperMIClassifier(BaseBagClassifier):
         if self.instance_weight == "equal":
             return None if weight is None else weight[bags.instance_bag]
         sizes = np.diff(bags.offsets).astype(np.float64)
-        factor = 1.0 / sizes
-        if self.instance_weight == "bag-rescaled":
-            factor = factor * (bags.n_instances / bags.n_bags)
+        if self.instance_weight == "bag-rescaled" and (sizes == sizes[0]).all():
+            factor = np.ones_like(sizes)   # bags of one size: every instance weighs 1, exactly
+        else:
+            factor = 1.0 / sizes
+            if self.instance_weight == "bag-rescaled":
+                factor = factor * (bags.n_instances / bags.n_bags)
+        if weight is None and (factor == 1.0).all():
+            return None   # the unweighted path (same rules, faster)
         per_bag = factor if weight is None else weight * factor
         return per_bag[bags.instance_bag]
 
