@@ -20,7 +20,8 @@ from mil.base import BaseBagClassifier
 from mil.tree._builder import (_Presorted, build_tree, cost_complexity_path, prune_cost_complexity,
                                prune_pessimistic)
 
-__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels"]
+__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels",
+           "prune_reduced_error"]
 
 
 def resolve_max_features(max_features, n_features):
@@ -42,6 +43,113 @@ def concept_labels(y_enc, n_classes, pos_index=1):
     return [(y_enc == c).astype(np.uint8) for c in range(n_classes)]
 
 
+def _held_out_bags(y_enc, bag_weight, fraction, rng):
+    """Bags set aside for reduced-error pruning: a `fraction` of each class, drawn at random.
+
+    Only bags of positive weight are drawn. Returns a boolean mask over the bags.
+    """
+    held = np.zeros(y_enc.shape[0], dtype=bool)
+    eligible = np.ones(y_enc.shape[0], dtype=bool) if bag_weight is None else bag_weight > 0
+    for c in np.unique(y_enc):
+        members = np.flatnonzero(eligible & (y_enc == c))
+        n_held = int(np.floor(fraction * members.size))
+        if n_held:
+            held[rng.choice(members, n_held, replace=False)] = True
+    return held
+
+
+def prune_reduced_error(tree, instances, instance_bag, bag_pos, bag_weight=None):
+    """Reduced-error pruning (Quinlan 1987) of a multi-instance tree on held-out bags.
+
+    The internal nodes are visited bottom-up (every node after all of its
+    descendants). A node becomes a leaf, labelled by its own training counts
+    (positive iff pi > nu), when that does not increase the bag-level error on
+    the held-out bags, the current pruned tree being applied as the tree's
+    predictions are: a bag is predicted positive iff one of its instances
+    reaches a positive leaf. Pruning a node can thus change the prediction of
+    a bag whose other instances end elsewhere; the error is always that of
+    the whole pruned tree. A node that no held-out instance reaches is pruned
+    (it cannot increase the error).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree grown without the held-out bags.
+    instances : ndarray of float64, shape (n_instances, n_features)
+        Instances of the held-out bags (C-contiguous).
+    instance_bag : ndarray of intp, shape (n_instances,)
+        Held-out bag index (0 .. n_held - 1) of each instance.
+    bag_pos : ndarray of shape (n_held,)
+        1 (or True) for the positive held-out bags.
+    bag_weight : ndarray of float64, shape (n_held,), default=None
+        Weight of each held-out bag in the error (ones by default).
+
+    Returns
+    -------
+    tree : Tree
+        A pruned copy (or `tree` itself when nothing is pruned).
+
+    References
+    ----------
+    J. R. Quinlan, "Simplifying decision trees", International Journal of
+    Man-Machine Studies 27(3), 1987.
+    """
+    n_nodes = tree.node_count
+    left, right = tree.children_left, tree.children_right
+    internal = np.flatnonzero(left >= 0)
+    if internal.size == 0:
+        return tree
+    instance_bag = np.asarray(instance_bag, dtype=np.intp)
+    target = np.asarray(bag_pos).astype(bool)
+    n_held = target.shape[0]
+    weight = np.ones(n_held) if bag_weight is None else np.asarray(bag_weight, dtype=np.float64)
+    parent = np.full(n_nodes, -1, dtype=np.intp)
+    parent[left[internal]] = internal
+    parent[right[internal]] = internal
+    pi, nu = tree._leaf_counts()
+    node_positive = (pi > nu).astype(np.intp)  # the label of every node made a leaf
+    leaf = tree.apply(instances)
+    # (node, instance) for every node on every instance's root-to-leaf path.
+    path_nodes, path_inst = [], []
+    node, inst = leaf, np.arange(leaf.shape[0], dtype=np.intp)
+    while inst.size:
+        path_nodes.append(node)
+        path_inst.append(inst)
+        up = parent[node]
+        node, inst = up[up >= 0], inst[up >= 0]
+    path_nodes, path_inst = np.concatenate(path_nodes), np.concatenate(path_inst)
+    by_node = np.argsort(path_nodes, kind="stable")
+    path_inst = path_inst[by_node]
+    bounds = np.searchsorted(path_nodes[by_node], np.arange(n_nodes + 1))
+
+    label = node_positive[leaf]  # current label of the leaf each instance reaches
+    n_pos = np.bincount(instance_bag, weights=label, minlength=n_held).astype(np.intp)
+
+    def error(pos_count):
+        return float(weight[(pos_count > 0) != target].sum())
+
+    err = error(n_pos)
+    tol = 1e-12 * max(float(weight.sum()), 1.0)
+    make_leaf = np.zeros(n_nodes, dtype=bool)
+    # Children are numbered after their parents: a reverse scan is bottom-up.
+    for node in internal[::-1]:
+        through = path_inst[bounds[node]:bounds[node + 1]]
+        delta = node_positive[node] - label[through]
+        changed = delta != 0
+        if changed.any():
+            new_pos = n_pos.copy()
+            np.add.at(new_pos, instance_bag[through[changed]], delta[changed])
+            new_err = error(new_pos)
+            if new_err > err + tol:
+                continue
+            n_pos, err = new_pos, new_err
+            label[through] = node_positive[node]
+        make_leaf[node] = True
+    if not make_leaf.any():
+        return tree
+    return tree.subtree(make_leaf)
+
+
 class _BaseMITree(BaseBagClassifier):
     """Shared fit / predict of the multi-instance trees (not for direct use).
 
@@ -59,7 +167,8 @@ class _BaseMITree(BaseBagClassifier):
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "min_bags_leaf": [Interval(Integral, 1, None, closed="left")],
         "growth": [StrOptions({"depth", "best"})],
-        "pruning": ["boolean"],
+        "pruning": ["boolean", StrOptions({"pessimistic", "reduced-error"})],
+        "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "confidence": [Interval(Real, 0.0, 0.5, closed="right")],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "positive_bag_removal": ["boolean"],
@@ -98,16 +207,15 @@ class _BaseMITree(BaseBagClassifier):
         keep = weight > 0
         if not keep.all():
             bags, y_enc, weight = bags.subset(np.flatnonzero(keep)), y_enc[keep], weight[keep]
-        self._fit_encoded(bags, y_enc, weight)
-        for tree in self.trees_:
-            tree.weighted_leaves = True
-        return self
+        return self._fit_encoded(bags, y_enc, weight, weighted_leaves=True)
 
-    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None):
+    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None, weighted_leaves=False):
         """Grow the concept trees on validated bags and encoded labels (``classes_`` set).
 
         The forest calls this with bootstrap weights (0 leaves a bag out)
         and the presorted layout of `bags`, shared by its trees (copied).
+        `weighted_leaves` makes the leaves predict from the weighted counts
+        (user bag weights), before any pruning that reads the leaf labels.
         """
         d = bags.n_features
         if not hasattr(self, "classes_"):
@@ -122,6 +230,15 @@ class _BaseMITree(BaseBagClassifier):
         # y_enc holds class indices (these learners validate as multi-class).
         concepts = concept_labels(y_enc, len(self.classes_),
                                   self._pos_index if len(self.classes_) == 2 else None)
+        held, weight_in = None, bag_weight
+        if self.pruning == "reduced-error":
+            held = _held_out_bags(y_enc, bag_weight, self.validation_fraction, rng)
+            if held.any():
+                # The held-out bags weigh 0 in growth (the builder leaves them out).
+                bag_weight = np.where(held, 0.0, 1.0 if bag_weight is None else bag_weight)
+                pruning_bags = bags.subset(np.flatnonzero(held))
+            else:
+                held = None
         own_presorted = False
         if presorted is None and len(concepts) > 1:
             presorted, own_presorted = _Presorted(bags.instances, bags.instance_bag), True
@@ -135,10 +252,15 @@ class _BaseMITree(BaseBagClassifier):
                 rank=rank, n_jobs=self.n_jobs, presorted=presorted,
                 copy_presorted=not (own_presorted and i == len(concepts) - 1),
                 max_features=resolve_max_features(self.max_features, d), random_state=rng)
-            if self.pruning:
+            tree.weighted_leaves = weighted_leaves
+            if held is not None:
+                tree = prune_reduced_error(tree, pruning_bags.instances, pruning_bags.instance_bag,
+                                           bag_pos[held], None if weight_in is None else weight_in[held])
+            elif self.pruning in (True, "pessimistic"):
                 tree = prune_pessimistic(tree, self.confidence)
             if self.ccp_alpha > 0:
                 tree = prune_cost_complexity(tree, self.ccp_alpha)
+            tree.weighted_leaves = weighted_leaves  # a pruned copy starts unweighted
             trees.append(tree)
         self.trees_ = trees
         if len(trees) == 1:
@@ -340,13 +462,23 @@ _PARAMS_DOC = """
         positive bags first (as MITI); or depth-first, the papers' order.
         With ``split_shares="children"`` best-first measured best on the
         five shipped sets (5 x 10-fold CV, see :doc:`/results/trees`).
-    pruning : bool, default={pruning}
-        C4.5 pessimistic (error-based) pruning on bag counts after growth: a
-        node is a leaf of N = pi + nu bags with min(pi, nu) errors, and a
-        subtree is replaced by a leaf when the leaf's upper error bound is at
-        most its leaves' sum plus 0.1 (no subtree raising).
+    pruning : bool or {{"pessimistic", "reduced-error"}}, default={pruning}
+        Pruning after growth. True or "pessimistic": C4.5 pessimistic
+        (error-based) pruning on bag counts: a node is a leaf of
+        N = pi + nu bags with min(pi, nu) errors, and a subtree is replaced
+        by a leaf when the leaf's upper error bound is at most its leaves'
+        sum plus 0.1 (no subtree raising). "reduced-error": a share
+        `validation_fraction` of the bags of each class is held out, the
+        tree is grown on the others, and nodes are made leaves bottom-up
+        while that does not increase the bag-level error on the held-out
+        bags (Quinlan 1987; see :func:`~mil.tree.prune_reduced_error`).
+        False: no pruning.
     confidence : float in (0, 0.5], default=0.25
-        Confidence factor of the pruning (smaller prunes more).
+        Confidence factor of the pessimistic pruning (smaller prunes more).
+    validation_fraction : float in (0, 1), default=1/3
+        Share of each class's bags held out for ``pruning="reduced-error"``
+        (drawn with `random_state`; Weka's reduced-error pruning holds out
+        one fold of three). Unused by the other prunings.
     ccp_alpha : float >= 0, default=0.0
         Minimal cost-complexity pruning on bag counts after growth (and
         after pessimistic pruning, if on): the weakest links whose error
@@ -432,7 +564,7 @@ class ID3MIClassifier(_BaseMITree):
     _criterion = "gain"
 
     def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
-                 confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
+                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None):
         self.max_depth = max_depth
@@ -440,6 +572,7 @@ class ID3MIClassifier(_BaseMITree):
         self.growth = growth
         self.pruning = pruning
         self.confidence = confidence
+        self.validation_fraction = validation_fraction
         self.ccp_alpha = ccp_alpha
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
@@ -475,7 +608,7 @@ class C45MIClassifier(_BaseMITree):
     _criterion = "gain_ratio"
 
     def __init__(self, *, max_depth=None, min_bags_leaf=5, growth="best", pruning=False,
-                 confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
+                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None):
         self.max_depth = max_depth
@@ -483,6 +616,7 @@ class C45MIClassifier(_BaseMITree):
         self.growth = growth
         self.pruning = pruning
         self.confidence = confidence
+        self.validation_fraction = validation_fraction
         self.ccp_alpha = ccp_alpha
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
