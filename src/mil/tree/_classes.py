@@ -4,7 +4,8 @@ ID3-MI: Chevaleyre & Zucker, "Solving multiple-instance and multiple-part
 learning problems with decision trees and rule sets. Application to the
 mutagenesis problem" (Canadian AI 2001). C4.5-MI: C4.5's gain ratio and
 pessimistic pruning (Quinlan, "C4.5: Programs for Machine Learning", 1993)
-on the same bag counts.
+on the same bag counts. Reduced-error pruning: Quinlan, "Simplifying decision
+trees" (International Journal of Man-Machine Studies 27, 1987).
 """
 
 from numbers import Integral, Real
@@ -589,7 +590,7 @@ class C45MIClassifier(_BaseMITree):
     Splits maximise the gain ratio Gain_multi / SplitInfo_multi among the
     features whose gain is at least the average (C4.5's guard), on distinct
     bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag removal; optional C4.5 pessimistic
-    pruning on bag counts. Pruning is off by default: on the five benchmark
+    pruning on bag counts, or reduced-error pruning on held-out bags. Pruning is off by default: on the five benchmark
     sets it collapsed the long trees that Gain_multi grows (many leaves of one
     or two bags) and lost 3 to 26 points of accuracy (see the results in the documentation, :doc:`/results/trees_boosting_rules`).
     """ + _PARAMS_DOC.format(min_bags=5, pruning=False) + """
