@@ -55,6 +55,8 @@ for _tag, _cls, _min in (("id3", "ID3MIClassifier", 1), ("c45", "C45MIClassifier
     for _leaf in (1, 2, 3, 5):
         _add(f"{_tag}-rep-leaf{_leaf}", _m, _cls, growth="best", split_shares="children",
              min_bags_leaf=_leaf, pruning="reduced-error", random_state=0)
+    _add(f"{_tag}-rep-leaf1-vf0.2", _m, _cls, growth="best", split_shares="children",
+         min_bags_leaf=1, pruning="reduced-error", validation_fraction=0.2, random_state=0)
 
 _F = ("mil.ensemble", "MIRandomForestClassifier")
 _add("forest", *_F, random_state=0)
