@@ -28,6 +28,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mil.datasets import load_dataset
 from mil.ensemble import GDBTMIClassifier
+from mil.tree import C45MIClassifier
 from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
 from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
@@ -37,6 +38,11 @@ EPS = 1e-15
 
 def _tree():
     return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
+
+
+def _c45():
+    # C4.5 on one-instance bags, J48's -M 2 (see the wrappers' user guide).
+    return C45MIClassifier(min_bags_leaf=2)
 
 
 def _forest():
@@ -49,9 +55,11 @@ def _hgb():
 
 LEARNERS = {
     "miwrapper-tree": lambda: MIWrapperClassifier(_tree()),
+    "miwrapper-c45": lambda: MIWrapperClassifier(_c45()),
     "miwrapper-forest": lambda: MIWrapperClassifier(_forest()),
     "miwrapper-hgb": lambda: MIWrapperClassifier(_hgb()),
     "simplemi-tree": lambda: SimpleMIClassifier(_tree()),
+    "simplemi-c45": lambda: SimpleMIClassifier(_c45()),
     "simplemi-forest": lambda: SimpleMIClassifier(_forest()),
     "simplemi-hgb": lambda: SimpleMIClassifier(_hgb()),
     "gdbt-mi": lambda: GDBTMIClassifier(random_state=0),

@@ -10,9 +10,11 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from mil import Bags
+from mil._core import use_backend
+from mil.tree import C45MIClassifier
 from mil.utils.estimator_checks import make_toy_bags
 from mil.utils.validation import check_bags
-from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, bag_summaries
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, bag_summaries, one_instance_bags
 
 
 class Recorder(ClassifierMixin, BaseEstimator):
@@ -215,3 +217,120 @@ def test_dataframe_bags_set_feature_names():
         clf.fit(frames, y)
         assert clf.feature_names_in_.tolist() == ["a", "b", "c", "d"]
         assert_array_equal(clf.predict(frames), clf.predict(X))
+
+
+# -- mil's own trees inside: every row a bag of one instance --------------------
+
+# Bag means 0, 1 (negative) and 3, 4 (positive): one cut separates them.
+MEAN_BAGS = [np.array([[-1.0], [1.0]]), np.array([[1.0]]), np.array([[2.0], [4.0]]), np.array([[4.0]])]
+
+
+def test_one_instance_bags():
+    bags = one_instance_bags(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    assert bags.n_bags == 3
+    assert_array_equal(bags.sizes, [1, 1, 1])
+    assert_array_equal(bags.instances, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+
+
+def test_simplemi_c45_is_c45_on_summaries_with_laplace_leaves(backend):
+    clf = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=1)).fit(MEAN_BAGS, [0, 0, 1, 1])
+    assert isinstance(clf.estimator_, C45MIClassifier)
+    assert clf.estimator_.get_n_leaves() == 2
+    # Leaves of two bags each, pure: Laplace (pi + 1) / (pi + nu + 2) = 3/4 and 1/4.
+    new = [np.array([[3.0], [5.0]]), np.array([[0.0]])]  # means 4 and 0
+    assert_allclose(clf.predict_proba(new), [[0.25, 0.75], [0.75, 0.25]])
+    assert_array_equal(clf.predict(new), [1, 0])
+    assert_allclose(clf.decision_function(new), [np.log(3.0), -np.log(3.0)])
+    # The same as the tree fitted on the summaries as one-instance bags.
+    Z = bag_summaries(Bags.from_list(MEAN_BAGS))
+    ref = C45MIClassifier(min_bags_leaf=1).fit(one_instance_bags(Z), [0, 0, 1, 1])
+    assert_allclose(clf.predict_proba(new), ref.predict_proba(one_instance_bags(
+        bag_summaries(Bags.from_list(new)))))
+
+
+def test_miwrapper_c45_weighs_instances_in_the_leaves(backend):
+    # weighting="bag": N / (B n_b) = 4 / (2 * 1) = 2 for the negative bag's
+    # instance and 4 / (2 * 3) = 2/3 for each positive instance: each leaf
+    # weighs 2, Laplace gives 1/4 and 3/4 (unweighted counts would give 1/3 and 4/5).
+    bags = [np.array([[0.0]]), np.array([[2.0], [3.0], [4.0]])]
+    clf = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=1), combine="arithmetic").fit(bags, [0, 1])
+    new = [np.array([[5.0]]), np.array([[0.0], [0.0], [5.0]])]
+    assert_allclose(clf.predict_proba(new), [[0.25, 0.75], [1.0 - 5.0 / 12, 5.0 / 12]])
+    # The inner tree got every instance as a one-instance bag with its weight.
+    inst = Bags.from_list(bags).instances
+    ref = C45MIClassifier(min_bags_leaf=1).fit(one_instance_bags(inst), [0, 1, 1, 1],
+                                               sample_weight=[2.0, 2 / 3, 2 / 3, 2 / 3])
+    assert_allclose(clf.estimator_.tree_.laplace(), ref.tree_.laplace())
+    geo = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=1)).fit(bags, [0, 1])
+    # Geometric means per class of the instances' (3/4, 1/4), (1/4, 3/4), (1/4, 3/4), normalised.
+    p = np.cbrt([0.75 * 0.25 * 0.25, 0.25 * 0.75 * 0.75])
+    assert_allclose(geo.predict_proba([np.array([[0.0], [5.0], [5.0]])]), [p / p.sum()])
+
+
+def test_wrapped_c45_bag_weights_repeat_bags(backend):
+    X, y = make_toy_bags(n_bags=30, random_state=5)
+    w = np.ones(30)
+    w[:6] = 2.0
+    for make in (lambda: SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2)),
+                 lambda: MIWrapperClassifier(C45MIClassifier(min_bags_leaf=2), weighting="inverse_size")):
+        weighted = make().fit(X, y, sample_weight=w)
+        repeated = make().fit(X + X[:6], np.concatenate([y, y[:6]]))
+        assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X))
+
+
+def test_wrapped_c45_backends_agree():
+    X, y = make_toy_bags(n_bags=40, random_state=6)
+    out = {}
+    for kind in ("compiled", "python"):
+        try:
+            with use_backend(kind):
+                out[kind] = [make().fit(X, y).predict_proba(X) for make in (
+                    lambda: SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2), summary="minmax"),
+                    lambda: MIWrapperClassifier(C45MIClassifier(min_bags_leaf=2)))]
+        except (ImportError, RuntimeError):
+            pytest.skip("compiled kernels are not available")
+    for a, b in zip(out["compiled"], out["python"]):
+        assert_array_equal(a, b)
+
+
+def test_wrapped_c45_string_labels_and_positive_class(backend):
+    X, y = make_toy_bags(n_bags=30, random_state=7)
+    names = np.where(y == 1, "active", "inactive")
+    # The wrappers' inner tree sees the class indices 0/1: no positive_class needed.
+    clf = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2)).fit(X, names)
+    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2)).fit(X, y)
+    assert_array_equal(clf.classes_, ["active", "inactive"])
+    assert_allclose(clf.predict_proba(X)[:, ::-1], ref.predict_proba(X))
+    assert_array_equal(clf.predict(X), clf.classes_[np.argmax(clf.predict_proba(X), axis=1)])
+    # An inner positive_class names a label; the inner tree gets its index.
+    named = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, positive_class="active")).fit(X, names)
+    assert named.estimator_.positive_class == 0
+    assert_array_equal(named.predict(X), clf.classes_[np.argmax(named.predict_proba(X), axis=1)])
+    with pytest.raises(ValueError, match="inner estimator's positive_class='x'"):
+        SimpleMIClassifier(C45MIClassifier(positive_class="x")).fit(X, names)
+    clf = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=2), combine="max",
+                              positive_class="active").fit(X, names)
+    assert clf.score(X, names) > 0.8
+
+
+def test_wrapped_c45_nan_and_three_classes():
+    bags = [np.array([[0.0, np.nan], [1.0, 2.0]]), np.array([[5.0, 1.0]]), np.array([[6.0, 1.0]]),
+            np.array([[0.5, 3.0]])]
+    clf = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=1)).fit(bags, [0, 1, 1, 0])
+    assert_array_equal(clf.predict(bags), [0, 1, 1, 0])
+    X, y = make_toy_bags(n_bags=45, n_classes=3, random_state=0)
+    for clf in (SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2), summary="meanminmax"),
+                MIWrapperClassifier(C45MIClassifier(min_bags_leaf=2))):
+        proba = clf.fit(X, y).predict_proba(X)
+        assert_allclose(proba.sum(axis=1), 1.0)
+        assert_array_equal(clf.predict(X), clf.classes_[np.argmax(proba, axis=1)])
+        assert clf.score(X, y) > 0.8
+
+
+def test_grid_search_reaches_wrapped_c45_parameters():
+    X, y = make_toy_bags(n_bags=40, random_state=2)
+    search = GridSearchCV(SimpleMIClassifier(C45MIClassifier()),
+                          {"estimator__min_bags_leaf": [1, 4], "estimator__pruning": [False, True]}, cv=3)
+    search.fit(X, y)
+    assert search.best_estimator_.estimator_.min_bags_leaf == search.best_params_["estimator__min_bags_leaf"]
+    assert isinstance(search.best_estimator_.estimator_, C45MIClassifier)

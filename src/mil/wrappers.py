@@ -26,10 +26,11 @@ from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
 
+from mil.bags import Bags
 from mil.base import BaseBagClassifier
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names
 
-__all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "bag_summaries"]
+__all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "bag_summaries", "one_instance_bags"]
 
 #: Weka's MIWrapper clips instance probabilities to [0.001, 0.999] before
 #: the geometric mean, so one confident instance cannot zero a class.
@@ -41,6 +42,32 @@ SUMMARIES = ("mean", "midrange", "minmax", "meanminmax")
 def _default_estimator():
     # A J48-like tree: entropy splits, at least two instances per leaf.
     return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
+
+
+def _is_bag_classifier(estimator):
+    return isinstance(estimator, BaseBagClassifier)
+
+
+def one_instance_bags(Z):
+    """Every row of a 2-D array as a bag of one instance.
+
+    This is how the wrappers hand their rows (bag summaries, instances) to
+    a bag classifier of mil: with one instance per bag a multi-instance
+    tree is the ordinary tree on the rows (a bag is positive iff its only
+    instance is), so e.g. :class:`mil.tree.C45MIClassifier` inside is C4.5
+    with Laplace leaf probabilities.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_rows, n_features)
+
+    Returns
+    -------
+    bags : Bags
+        ``n_rows`` bags; bag i holds row i.
+    """
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    return Bags(Z, np.arange(Z.shape[0] + 1, dtype=np.intp))
 
 
 def bag_summaries(bags, summary="mean"):
@@ -131,8 +158,23 @@ class _BaseWrapper(BaseBagClassifier):
         return _check_sample_weight(sample_weight, np.empty((n_bags, 1)), ensure_non_negative=True)
 
     def _fit_inner(self, Z, y, weight):
-        """Clone and fit the inner estimator, with `weight` unless it is None."""
+        """Clone and fit the inner estimator, with `weight` unless it is None.
+
+        A bag classifier of mil inside gets every row of `Z` as a bag of
+        one instance (see :func:`one_instance_bags`); its ``positive_class``,
+        if set, names one of ``classes_`` and is handed on as that class's
+        index, the label the inner estimator sees.
+        """
         est = clone(self._inner_template())
+        if _is_bag_classifier(est):
+            pc = est.get_params().get("positive_class")
+            if pc is not None:
+                hits = np.flatnonzero(self.classes_ == pc)
+                if hits.size == 0:
+                    raise ValueError(f"the inner estimator's positive_class={pc!r} is not one of the "
+                                     f"labels {self.classes_.tolist()}")
+                est.set_params(positive_class=int(hits[0]))
+        Z = self._inner_input(Z, est)
         if weight is None:
             est.fit(Z, y)
         else:
@@ -140,16 +182,22 @@ class _BaseWrapper(BaseBagClassifier):
         self.estimator_ = est
         return est
 
+    @staticmethod
+    def _inner_input(Z, est):
+        """`Z` as the inner estimator takes it: one-instance bags for a mil bag classifier."""
+        return one_instance_bags(Z) if _is_bag_classifier(est) else Z
+
     def _inner_proba(self, Z):
         """Inner class probabilities, columns = our class indices (one-hot votes without predict_proba)."""
         est = self.estimator_
         k = self.classes_.shape[0]
         cols = np.asarray(est.classes_, dtype=np.intp)
         out = np.zeros((Z.shape[0], k))
+        Z = self._inner_input(Z, est)
         if hasattr(est, "predict_proba"):
             out[:, cols] = est.predict_proba(Z)
         else:
-            out[np.arange(Z.shape[0]), np.asarray(est.predict(Z), dtype=np.intp)] = 1.0
+            out[np.arange(out.shape[0]), np.asarray(est.predict(Z), dtype=np.intp)] = 1.0
         return out
 
     @staticmethod
@@ -167,10 +215,14 @@ class SimpleMIClassifier(_BaseWrapper):
 
     Parameters
     ----------
-    estimator : scikit-learn classifier, default=None
+    estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the summaries. None is
         ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2,
-        random_state=0)``, a J48-like tree.
+        random_state=0)``. A bag classifier of mil (e.g.
+        :class:`mil.tree.C45MIClassifier`) gets every summary as a bag of
+        one instance (:func:`one_instance_bags`): with one instance per bag
+        C4.5-MI is C4.5 (gain ratio) with Laplace leaf probabilities, the
+        closest tree here to Weka's J48.
     summary : {"mean", "midrange", "minmax", "meanminmax"}, default="mean"
         The bag summary, per feature: the mean (Weka ``-M 1``, its default),
         the mid-range (min + max) / 2 (``-M 2``, "geometric centre" in Weka),
@@ -249,6 +301,7 @@ class SimpleMIClassifier(_BaseWrapper):
         y : ndarray of shape (n_bags,)
         """
         Z = self._summaries(X)  # validates first: NotFittedError before fit
+        Z = self._inner_input(Z, self.estimator_)
         return self.classes_[np.asarray(self.estimator_.predict(Z), dtype=np.intp)]
 
     def predict_proba(self, X):
@@ -273,7 +326,7 @@ class SimpleMIClassifier(_BaseWrapper):
         check_is_fitted(self, "estimator_")
         Z = self._summaries(X)
         if hasattr(self.estimator_, "decision_function"):
-            return self.estimator_.decision_function(Z)
+            return self.estimator_.decision_function(self._inner_input(Z, self.estimator_))
         proba = self._inner_proba(Z)
         if proba.shape[1] == 2:
             return self._log_odds(proba)
@@ -290,11 +343,15 @@ class MIWrapperClassifier(_BaseWrapper):
 
     Parameters
     ----------
-    estimator : scikit-learn classifier, default=None
+    estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the instances. None is
         ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2,
-        random_state=0)``, a J48-like tree. Without ``predict_proba`` an
-        instance votes for its predicted class (probability 1).
+        random_state=0)``. A bag classifier of mil gets every instance as a
+        bag of one instance, its instance weight as that bag's
+        ``sample_weight`` (:class:`mil.tree.C45MIClassifier` inside: C4.5 on
+        the weighted instances, Laplace leaf probabilities on the weights).
+        Without ``predict_proba`` an instance votes for its predicted class
+        (probability 1).
     combine : {"geometric", "arithmetic", "max"}, default="geometric"
         How a bag's probabilities combine its instances' (Weka's ``-P``):
         the arithmetic mean per class (``-P 1``); the geometric mean per

@@ -226,3 +226,124 @@ def test_both_twins_export_the_same_names():
         pytest.skip("compiled kernels are not built")
     assert sorted(compiled.__all__) == sorted(python.__all__)
     assert compiled_available("_rule_split")
+
+
+# -- weighted counts ------------------------------------------------------------
+def test_weighted_foil_gain_hand_computed(backend):
+    # Precision 2.5 / 4 -> 1.5 / 2: 1.5 * (log2(0.75) - log2(0.625)) = 1.5 * log2(1.2).
+    g = kernel("_rule_split").foil_gain(2.5, 1.5, 1.5, 0.5)
+    assert g == pytest.approx(1.5 * math.log2(1.2), rel=1e-14)
+    # Smoothed (JRip): (1.5 + 1) / (2 + 1) against (2.5 + 1) / (4 + 1).
+    g = kernel("_rule_split").foil_gain(2.5, 1.5, 1.5, 0.5, smooth=1)
+    assert g == pytest.approx(1.5 * (math.log2(2.5 / 3) - math.log2(3.5 / 5)), rel=1e-14)
+
+
+def test_weighted_best_condition_hand_computed(backend):
+    # One feature; bags b0 (pos, weight 0.5) at 1, b1 (pos, weight 2) at 2, b2 (neg, weight 1.5) at 3.
+    # p0 = 2.5, n0 = 1.5. x <= 2.5 keeps b0, b1: 2.5 * (0 - log2(2.5 / 4)); x <= 1.5 keeps b0 only
+    # (0.5 * 0.678 < 1.695); x >= 1.5 keeps b1, b2: 2 * (log2(2 / 3.5) - log2(0.625)) < 0.
+    bags_list = [np.array([[1.0]]), np.array([[2.0]]), np.array([[3.0]])]
+    bags = Bags.from_list(bags_list)
+    order, svals, sbag = _presort(bags.instances, bags.instance_bag)
+    w = np.array([0.5, 2.0, 1.5])
+    gain, thr, p, n = kernel("_rule_split").best_conditions(
+        svals, order, np.ones(3, np.uint8), sbag, np.array([1, 1, 0], np.uint8), 2.5, 1.5, 0.5,
+        bag_weight=w)
+    assert gain[0, 0] == pytest.approx(-2.5 * math.log2(2.5 / 4), rel=1e-14)
+    assert (thr[0, 0], p[0, 0], n[0, 0]) == (2.5, 2.5, 0.0)
+    assert gain[0, 1] == 0.0
+    # min_bags counts weight: 3 > 2.5, no condition keeps enough positive weight.
+    gain, *_ = kernel("_rule_split").best_conditions(
+        svals, order, np.ones(3, np.uint8), sbag, np.array([1, 1, 0], np.uint8), 2.5, 1.5, 3,
+        bag_weight=w)
+    assert (gain == 0).all()
+
+
+def brute_candidates(X, inst_bag, bag_pos, w, active, p0, n0, min_bags, smooth):
+    """Gain of every midpoint threshold per (feature, operator), weights summed bag by bag."""
+    act = active.astype(bool)
+    cands = {}
+    for f in range(X.shape[1]):
+        vals = np.unique(X[act, f])
+        for a, b in zip(vals[:-1], vals[1:]):
+            mid = a * 0.5 + b * 0.5
+            for op, t in ((0, mid if a <= mid < b else a), (1, mid if a < mid <= b else b)):
+                keep = act & ((X[:, f] <= t) if op == 0 else (X[:, f] >= t))
+                kept = np.unique(inst_bag[keep])
+                p1 = float(w[kept][bag_pos[kept] == 1].sum())
+                n1 = float(w[kept][bag_pos[kept] == 0].sum())
+                if p1 < min_bags or p1 <= 0:
+                    continue
+                s = smooth
+                g = p1 * (math.log2((p1 + s) / (p1 + n1 + s)) - math.log2((p0 + s) / (p0 + n0 + s)))
+                cands.setdefault((f, op), {})[t] = g
+    return cands
+
+
+@settings(deadline=None, max_examples=60)
+@given(small_problem(), st.integers(0, 1), st.data())
+def test_weighted_best_conditions_brute_force_and_twins(problem, smooth, data):
+    X, offsets, bag_pos, active, min_bags = problem
+    n_bags = len(offsets) - 1
+    w = np.array(data.draw(st.lists(st.sampled_from([0.25, 0.5, 1.0, 1.5, 2.0, 1 / 3, 3.0]),
+                                    min_size=n_bags, max_size=n_bags)))
+    inst_bag = np.repeat(np.arange(n_bags), np.diff(offsets)).astype(np.intp)
+    covered = np.unique(inst_bag[active.astype(bool)])
+    p0 = float(w[covered][bag_pos[covered] == 1].sum())
+    n0 = float(w[covered][bag_pos[covered] == 0].sum())
+    if p0 == 0:
+        return
+    order, svals, sbag = _presort(X, inst_bag)
+    args = (svals, order, active, sbag, bag_pos, p0, n0, min_bags, smooth)
+    compiled, python = twins("_rule_split")
+    results = [python.best_conditions(*args, bag_weight=w)]
+    if compiled is not None:
+        results.append(compiled.best_conditions(*args, bag_weight=w))
+        for a, b in zip(results[0], results[1]):
+            np.testing.assert_array_equal(a, b)  # bit-identical, also with fractional weights
+    gain, thr, p, n = results[0]
+    cands = brute_candidates(X, inst_bag, bag_pos, w, active, p0, n0, min_bags, smooth)
+    for f in range(X.shape[1]):
+        for op in (0, 1):
+            best = max([g for g in cands.get((f, op), {}).values()] + [0.0])
+            assert gain[f, op] == pytest.approx(best, rel=1e-12, abs=1e-12)
+            if gain[f, op] > 0:
+                assert cands[(f, op)][thr[f, op]] == pytest.approx(best, rel=1e-12, abs=1e-12)
+
+
+@settings(deadline=None, max_examples=40)
+@given(small_problem(), st.integers(0, 1), st.data())
+def test_unit_and_integer_weights_are_counts(problem, smooth, data):
+    """Unit weights give the unweighted result bit for bit; integer weights equal repeated bags."""
+    X, offsets, bag_pos, active, min_bags = problem
+    n_bags = len(offsets) - 1
+    inst_bag = np.repeat(np.arange(n_bags), np.diff(offsets)).astype(np.intp)
+    covered = np.unique(inst_bag[active.astype(bool)])
+    p0 = int(bag_pos[covered].sum())
+    n0 = int(covered.shape[0] - p0)
+    if p0 == 0:
+        return
+    order, svals, sbag = _presort(X, inst_bag)
+    reps = np.array(data.draw(st.lists(st.integers(1, 3), min_size=n_bags, max_size=n_bags)))
+    # The repeated problem: bag b appears reps[b] times (its instances copied).
+    rows = np.concatenate([np.arange(offsets[b], offsets[b + 1]) for b in range(n_bags)
+                           for _ in range(reps[b])])
+    rbag = np.repeat(np.arange(reps.sum()), np.repeat(np.diff(offsets), reps)).astype(np.intp)
+    rpos = np.repeat(bag_pos, reps)
+    rorder, rsvals, rsbag = _presort(X[rows], rbag)
+    rp0 = int(reps[covered][bag_pos[covered] == 1].sum())
+    rn0 = int(reps[covered][bag_pos[covered] == 0].sum())
+    for module in twins("_rule_split"):
+        if module is None:
+            continue
+        plain = module.best_conditions(svals, order, active, sbag, bag_pos, p0, n0, min_bags, smooth)
+        unit = module.best_conditions(svals, order, active, sbag, bag_pos, float(p0), float(n0),
+                                      min_bags, smooth, bag_weight=np.ones(n_bags))
+        for a, b in zip(plain, unit):
+            np.testing.assert_array_equal(a, b)
+        weighted = module.best_conditions(svals, order, active, sbag, bag_pos, rp0, rn0, min_bags,
+                                          smooth, bag_weight=reps.astype(np.float64))
+        repeated = module.best_conditions(rsvals, rorder, active[rows], rsbag, rpos, rp0, rn0,
+                                          min_bags, smooth)
+        for a, b in zip(weighted, repeated):
+            np.testing.assert_array_equal(a, b)

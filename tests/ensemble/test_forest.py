@@ -52,10 +52,87 @@ def test_proba_is_the_average_of_the_trees(n_classes, criterion, backend):
     assert forest.score(X_test, y_test) >= 0.9
 
 
+def instance_average_by_hand(forest, X):
+    """max over a bag's instances of the trees' mean leaf Laplace estimate, per concept, normalised."""
+    per_concept = []
+    for k in range(len(forest.estimators_[0].trees_)):
+        bag_scores = []
+        for bag in X:
+            leaf_p = [t.trees_[k].laplace()[t.trees_[k].apply(np.asarray(bag, dtype=float))]
+                      for t in forest.estimators_]
+            bag_scores.append(np.max(np.mean(leaf_p, axis=0)))
+        per_concept.append(bag_scores)
+    p = np.array(per_concept).T
+    if p.shape[1] == 1:
+        return np.column_stack([1 - p[:, 0], p[:, 0]])
+    return p / p.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_average_instances_is_the_max_of_the_instance_average(n_classes, backend):
+    X, y = concept_bags(8, n_classes=n_classes)
+    forest = MIRandomForestClassifier(n_estimators=5, average="instances", random_state=2).fit(X, y)
+    X_test, y_test = concept_bags(9, n_bags=30, n_classes=n_classes)
+    expected = instance_average_by_hand(forest, X_test)
+    np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(forest.predict(X_test), forest.classes_[np.argmax(expected, axis=1)])
+    assert forest.score(X_test, y_test) >= 0.9
+    # The same trees as average="bags" (the rule only combines their outputs).
+    bags_forest = MIRandomForestClassifier(n_estimators=5, random_state=2).fit(X, y)
+    assert all(a.trees_[k] == b.trees_[k] for a, b in zip(forest.estimators_, bags_forest.estimators_)
+               for k in range(len(a.trees_)))
+
+
+def test_average_instances_toy_case_by_hand():
+    """Two trees on one feature; a bag whose instances are positive in different trees."""
+    X = [np.array([[0.0]]), np.array([[1.0]]), np.array([[2.0]]), np.array([[3.0]])]
+    y = np.array([0, 1, 0, 1])
+    forest = MIRandomForestClassifier(n_estimators=2, bootstrap=False, average="instances",
+                                      random_state=0).fit(X, y)
+    # Without bootstrap both trees see all bags and split x at 0.5, 1.5, 2.5 into pure leaves of one
+    # bag each: Laplace 2/3 on the positive bags' cells, 1/3 on the negative ones.
+    for t in forest.estimators_:
+        np.testing.assert_allclose(t.tree_.laplace()[t.tree_.apply(np.array([[0.0], [1.0], [2.0], [3.0]]))],
+                                   [1 / 3, 2 / 3, 1 / 3, 2 / 3])
+    proba = forest.predict_proba([np.array([[0.0], [2.0]]), np.array([[0.0], [3.0]])])
+    np.testing.assert_allclose(proba[:, 1], [1 / 3, 2 / 3])
+    # A tie: make x = 1's leaf negative in the second tree (pi = 0, nu = 1), so its mean is exactly 1/2;
+    # it goes to the negative class, as a tree's pi == nu leaf.
+    t = forest.estimators_[1].tree_
+    leaf = t.apply(np.array([[1.0]]))[0]
+    t.leaf_pos[leaf], t.leaf_neg[leaf] = 0, 1
+    tie = forest.predict_proba([np.array([[1.0]])])[0, 1]
+    assert tie < 0.5 and tie == pytest.approx(0.5, abs=1e-15)
+    assert forest.predict([np.array([[1.0]])])[0] == 0
+
+
+@pytest.mark.parametrize("average", ["bags", "instances"])
+def test_oob_decision_function_by_hand_both_averages(average, backend):
+    X, y = concept_bags(10)
+    forest = MIRandomForestClassifier(n_estimators=8, oob_score=True, average=average,
+                                      random_state=0).fit(X, y)
+    oob = np.full((len(X), 2), np.nan)
+    for i in range(len(X)):
+        trees = [t for t, s in zip(forest.estimators_, forest.estimators_samples_) if i not in s]
+        if not trees:
+            continue
+        if average == "bags":
+            oob[i] = np.mean([t.predict_proba([X[i]])[0] for t in trees], axis=0)
+        else:
+            p = np.max(np.mean([t.tree_.laplace()[t.tree_.apply(X[i])] for t in trees], axis=0))
+            oob[i] = [1 - p, p]
+    np.testing.assert_allclose(forest.oob_decision_function_, oob, atol=1e-14)
+    ok = ~np.isnan(oob[:, 0])
+    assert forest.oob_score_ == pytest.approx(np.mean(np.argmax(oob[ok], axis=1) == y[ok]))
+
+
 def test_n_jobs_does_not_change_the_forest(backend):
     X, y = concept_bags(2, n_classes=3)
     one = MIRandomForestClassifier(n_estimators=6, random_state=3, oob_score=True).fit(X, y)
     two = MIRandomForestClassifier(n_estimators=6, random_state=3, oob_score=True, n_jobs=2).fit(X, y)
+    for average in ("bags", "instances"):
+        np.testing.assert_array_equal(one.set_params(average=average).predict_proba(X),
+                                      two.set_params(average=average).predict_proba(X))
     for a, b in zip(one.estimators_, two.estimators_):
         assert all(ta == tb for ta, tb in zip(a.trees_, b.trees_))
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
@@ -151,5 +228,7 @@ def test_bad_parameters():
         MIRandomForestClassifier(max_samples=50).fit(X, y)
     with pytest.raises(ValueError):
         MIRandomForestClassifier(criterion="gini").fit(X, y)
+    with pytest.raises(ValueError, match="average"):
+        MIRandomForestClassifier(average="max").fit(X, y)
     with pytest.raises(ValueError, match="two classes"):
         MIRandomForestClassifier(positive_class=2).fit(X[:3], [0, 1, 2])

@@ -12,11 +12,12 @@ cdef void c_best_conditions(
     const uint8_t* active,      # 1 for the instances covered by the rule being grown (length n)
     const intp_t* sorted_bag,   # row-major (d x n): bag of instance order[f, k]
     const uint8_t* bag_pos,     # 1 if the bag is positive (length n_bags)
-    const float64_t* bag_weight,  # ones (length n_bags): the sweep counts bags
-    const float64_t* log2_table,  # log2_table[i] = log2(i), i = 0..n_bags
+    const float64_t* bag_weight,  # weight of each bag (length n_bags; ones count bags)
+    const float64_t* log2_table,  # log2_table[i] = log2(i) (NumPy), i = 0..table_len - 1
+    intp_t table_len,           # entries of log2_table; other arguments use libm's log2
     float64_t base,             # log2(p0 / (p0 + n0)) of the rule before the new condition
-    intp_t min_bags,            # a condition must keep at least this many positive bags
-    intp_t smooth,              # 1: precisions (p + 1) / (p + n + 1) (JRip), 0: p / (p + n)
+    float64_t min_weight,       # a condition must keep at least this weight of positive bags
+    float64_t smooth,           # 1: precisions (p + 1) / (p + n + 1) (JRip), 0: p / (p + n)
     intp_t* scratch_bag,        # scratch, length n
     float64_t* scratch_val,     # scratch, length n
     float64_t* lp,              # scratch, length n (sweep counts, left positive)

@@ -17,7 +17,10 @@ candidate is scored by FOIL's information gain
 
 (or, with ``smooth=1``, Weka JRip's smoothed precisions ``(p + 1) / (p + n + 1)``)
 
-with the logarithms read from a table computed by NumPy, so that the NumPy
+Counts are weighted: a bag counts its weight (ones give counts of bags), as
+Weka's JRip sums instance weights. A whole-number argument of a logarithm is
+read from a table computed by NumPy, any other from the C library's
+``log2`` (the function Python's ``math.log2`` calls), so that the NumPy
 twin (``_rule_split_py``) gets bit-identical gains. Ties go to the lowest
 threshold here; across features and operators the caller takes the first
 maximum in (feature, operator) order, so both paths pick the same condition.
@@ -25,21 +28,30 @@ maximum in (feature, operator) order, so both paths pick the same condition.
 
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 from mil._core._bag_counts cimport c_sweep_distinct_bags
+from libc.math cimport log2
 
 import numpy as np
 
 # Pure NumPy helpers are shared with the twin, so both read the same log table.
-from mil._core._rule_split_py import _log2_table, foil_gain, prune_metric
+from mil._core._rule_split_py import _gain_setup, foil_gain, prune_metric
 
 __all__ = ["best_conditions", "prefix_coverage", "ruleset_coverage", "foil_gain", "prune_metric"]
 
 
-cdef inline float64_t _gain(const float64_t* log2_table, float64_t base,
-                            float64_t p1, float64_t n1, intp_t smooth) noexcept nogil:
-    # Counts are whole numbers of bags (unit weights), exact in float64.
-    cdef intp_t ip = <intp_t> p1 + smooth
-    cdef intp_t it = <intp_t> (p1 + n1) + smooth
-    cdef float64_t t = log2_table[ip] - log2_table[it]
+cdef inline float64_t _lg(const float64_t* log2_table, intp_t table_len, float64_t x) noexcept nogil:
+    # log2(x), x >= 0: from the table for a whole number it holds (always with
+    # unit weights), else from libm (x > 0 there: 0 is in the table).
+    cdef intp_t i
+    if x < table_len:
+        i = <intp_t> x
+        if <float64_t> i == x:
+            return log2_table[i]
+    return log2(x)
+
+
+cdef inline float64_t _gain(const float64_t* log2_table, intp_t table_len, float64_t base,
+                            float64_t p1, float64_t n1, float64_t smooth) noexcept nogil:
+    cdef float64_t t = _lg(log2_table, table_len, p1 + smooth) - _lg(log2_table, table_len, p1 + n1 + smooth)
     t = t - base
     return p1 * t
 
@@ -53,8 +65,8 @@ cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
 cdef void c_best_conditions(
     const float64_t* sorted_vals, intp_t n, intp_t d, const intp_t* order,
     const uint8_t* active, const intp_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
-    const float64_t* log2_table, float64_t base, intp_t min_bags, intp_t smooth,
-    intp_t* scratch_bag, float64_t* scratch_val,
+    const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
+    float64_t smooth, intp_t* scratch_bag, float64_t* scratch_val,
     float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn, uint8_t* seen,
     float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
 ) noexcept nogil:
@@ -91,8 +103,8 @@ cdef void c_best_conditions(
             if not (a < b):
                 continue  # no cut between equal values
             # x <= t keeps instances 0..k (left side of the cut).
-            if lp[k] >= min_bags and lp[k] > 0.0:
-                g = _gain(log2_table, base, lp[k], ln[k], smooth)
+            if lp[k] >= min_weight and lp[k] > 0.0:
+                g = _gain(log2_table, table_len, base, lp[k], ln[k], smooth)
                 if g > best_le:
                     t = _midpoint(a, b)
                     if not (a <= t and t < b):
@@ -103,8 +115,8 @@ cdef void c_best_conditions(
                     out_p[2 * f] = lp[k]
                     out_n[2 * f] = ln[k]
             # x >= t keeps instances k+1..m-1 (right side of the cut).
-            if rp[k] >= min_bags and rp[k] > 0.0:
-                g = _gain(log2_table, base, rp[k], rn[k], smooth)
+            if rp[k] >= min_weight and rp[k] > 0.0:
+                g = _gain(log2_table, table_len, base, rp[k], rn[k], smooth)
                 if g > best_ge:
                     t = _midpoint(a, b)
                     if not (a < t and t <= b):
@@ -168,8 +180,7 @@ cdef void c_ruleset_coverage(
 
 def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] order,
                     const uint8_t[::1] active, const intp_t[:, ::1] sorted_bag,
-                    const uint8_t[::1] bag_pos, intp_t p0, intp_t n0, intp_t min_bags,
-                    intp_t smooth=0):
+                    const uint8_t[::1] bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None):
     """Best next condition of a growing rule for every (feature, operator).
 
     Parameters
@@ -185,14 +196,16 @@ def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] or
         ``sorted_bag[f, k]``: the bag of instance ``order[f, k]``.
     bag_pos : ndarray of uint8, shape (n_bags,)
         1 for positive bags.
-    p0, n0 : int
-        Positive and negative bags covered by the rule before the condition
-        (p0 > 0).
-    min_bags : int
-        Minimum number of positive bags a condition must keep.
+    p0, n0 : float
+        Weight of the positive and negative bags covered by the rule before
+        the condition (p0 > 0); numbers of bags with unit weights.
+    min_bags : float
+        Minimum weight of positive bags a condition must keep.
     smooth : {0, 1}, default=0
         1: precisions are smoothed as ``(p + 1) / (p + n + 1)`` in the gain
         (Weka's JRip), 0: plain ``p / (p + n)``.
+    bag_weight : ndarray of float64, shape (n_bags,), default=None
+        Weight of each bag (non-negative, finite); None counts bags.
 
     Returns
     -------
@@ -200,24 +213,24 @@ def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] or
         Column 0 is ``x_f <= t``, column 1 is ``x_f >= t``: the best FOIL gain
         (0 when no condition has a positive gain), its threshold (the lowest
         among equal gains; a midpoint between consecutive distinct values)
-        and the bags it keeps.
+        and the weight of the positive and negative bags it keeps.
     """
     cdef intp_t d = sorted_vals.shape[0], n = sorted_vals.shape[1], n_bags = bag_pos.shape[0]
-    if smooth not in (0, 1):
-        raise ValueError(f"smooth must be 0 or 1; got {smooth}")
-    table = _log2_table(n_bags + smooth)
+    weights, table, base_ = _gain_setup(n_bags, p0, n0, smooth, bag_weight)
     cdef const float64_t[::1] lg = table
-    cdef float64_t base = lg[p0 + smooth] - lg[p0 + n0 + smooth]
+    cdef const float64_t[::1] w = weights
+    cdef float64_t base = base_
+    cdef float64_t min_weight = min_bags
+    cdef float64_t smooth_ = smooth
     out = np.zeros((4, d, 2), dtype=np.float64)
     cdef float64_t[:, :, ::1] o = out
     cdef intp_t[::1] sb = np.empty(max(n, 1), dtype=np.intp)
     cdef float64_t[:, ::1] sv = np.empty((5, max(n, 1)), dtype=np.float64)
     cdef uint8_t[::1] seen = np.zeros(max(n_bags, 1), dtype=np.uint8)
-    cdef const float64_t[::1] w = np.ones(max(n_bags, 1), dtype=np.float64)
     if n and d:
         with nogil:
             c_best_conditions(&sorted_vals[0, 0], n, d, &order[0, 0], &active[0], &sorted_bag[0, 0],
-                              &bag_pos[0], &w[0], &lg[0], base, min_bags, smooth,
+                              &bag_pos[0], &w[0], &lg[0], lg.shape[0], base, min_weight, smooth_,
                               &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &sv[3, 0], &sv[4, 0],
                               &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
     return out[0], out[1], out[2], out[3]

@@ -7,7 +7,9 @@ attribute subsampling do: each tree is grown on a bootstrap sample of the
 *bags* (a bag drawn k times weighs k in the criteria) with the multi-instance
 split machinery of :mod:`mil.tree` (the same builder and kernels), searching a
 random subset of the features at every node. A bag's probability is the
-average of the trees' bag probabilities.
+average of the trees' bag probabilities (``average="bags"``), or the largest
+over its instances of their forest probability, the average of the trees'
+leaf estimates (``average="instances"``, the bag rule of MIForests).
 """
 
 from numbers import Integral, Real
@@ -18,6 +20,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
+from mil._core import kernel
 from mil.base import BaseBagClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.tree._builder import _Presorted
@@ -43,15 +46,29 @@ def _bootstrap_counts(seed, n_bags, n_drawn):
     return np.bincount(rng.randint(0, n_bags, n_drawn), minlength=n_bags)
 
 
-def _grow_one(template, seed, bags, y_enc, classes, presorted, counts):
-    """Fit one tree on the bags with ``counts > 0``, weighted by their counts.
+def _tree_weights(counts, weight):
+    """Split and leaf bag weights of one tree: (counts x weight, (counts > 0) x weight).
 
-    Bags of count 0 weigh 0, which the builder reads as absent.
+    The split weight counts a bag drawn k times k times; the leaf weight once
+    (the trees' leaf estimates are on distinct bags). Without sample weights
+    the leaf weight is None, the builder's distinct counts (the same numbers).
+    """
+    if weight is None:
+        return (None if counts is None else counts.astype(np.float64)), None
+    if counts is None:
+        return weight, weight
+    return counts * weight, (counts > 0) * weight
+
+
+def _grow_one(template, seed, bags, y_enc, classes, presorted, counts, weight):
+    """Fit one tree on the bags with ``counts > 0``, weighted by their counts (times `weight`).
+
+    Bags of split weight 0 are absent for the builder.
     """
     tree = clone(template).set_params(random_state=seed)
     tree.classes_ = classes
-    weight = None if counts is None else counts.astype(np.float64)
-    tree._fit_encoded(bags, y_enc, bag_weight=weight, presorted=presorted)
+    split_weight, leaf_weight = _tree_weights(counts, weight)
+    tree._fit_encoded(bags, y_enc, bag_weight=split_weight, presorted=presorted, leaf_weight=leaf_weight)
     return tree
 
 
@@ -64,8 +81,9 @@ class MIRandomForestClassifier(BaseBagClassifier):
     drawn at random, with the split criterion and machinery of
     :class:`~mil.tree.C45MIClassifier` / :class:`~mil.tree.ID3MIClassifier`.
     A bag's class probabilities are the average of the trees' bag
-    probabilities; the predicted class is the most probable one. More than two
-    classes: every tree holds one concept per class (see the trees).
+    probabilities (`average`); the predicted class is the most probable one.
+    More than two classes: every tree holds one concept per class (see the
+    trees).
 
     Parameters
     ----------
@@ -84,8 +102,9 @@ class MIRandomForestClassifier(BaseBagClassifier):
         Bags drawn per tree with `bootstrap`: None as many as there are
         bags, an int that many, a float that fraction.
     oob_score : bool, default=False
-        Score every bag with the trees whose sample left it out, and store
-        the accuracy in ``oob_score_``.
+        Score every bag with the trees whose sample left it out (or in which
+        it weighs 0), and store the accuracy in ``oob_score_``, weighted by
+        the bag weights when `sample_weight` or `class_weight` is given.
     max_depth : int or None, default=None
     min_bags_leaf : int, default=1
         Minimum (weighted) number of distinct bags in each child of a split.
@@ -94,8 +113,24 @@ class MIRandomForestClassifier(BaseBagClassifier):
     split_shares : {"children", "parent"}, default="children"
         How Gain_multi weighs the children (see the trees).
     positive_bag_removal : bool, default=True
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, multiplying ``sample_weight``: "balanced"
+        gives class c the weight n_bags / (n_classes * n_bags_c).
     positive_class : label or None, default=None
         Two classes: the positive class (``classes_[1]`` when None).
+    average : {"bags", "instances"}, default="bags"
+        How the trees' outputs combine into a bag's probability. "bags":
+        every tree scores the bag (the largest Laplace estimate
+        (pi + 1) / (pi + nu + 2) among the leaves its instances reach, see
+        the trees) and the forest averages these bag probabilities.
+        "instances": every instance's probability is the average over the
+        trees of the Laplace estimate of the leaf it reaches, and the bag's
+        is the largest over its instances (the multi-instance rule applied
+        to the forest's instance estimates, as MIForests, Leistner et al.
+        2010). With "bags" a negative bag of many instances is positive in
+        every tree in which any one of them reaches a positive leaf; with
+        "instances" one instance must do so in most trees. More than two
+        classes: per concept, then normalised over the classes.
     random_state : int, RandomState or None, default=None
         Seeds the bootstrap samples and feature subsets (one seed per tree,
         drawn in tree order, so `n_jobs` never changes the forest).
@@ -160,15 +195,17 @@ class MIRandomForestClassifier(BaseBagClassifier):
         "growth": [StrOptions({"depth", "best"})],
         "split_shares": [StrOptions({"parent", "children"})],
         "positive_bag_removal": ["boolean"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         "positive_class": "no_validation",
+        "average": [StrOptions({"bags", "instances"})],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
 
     def __init__(self, n_estimators=100, *, criterion="gain_ratio", max_features="sqrt", bootstrap=True,
                  max_samples=None, oob_score=False, max_depth=None, min_bags_leaf=1, growth="best",
-                 split_shares="children", positive_bag_removal=True, positive_class=None,
-                 random_state=None, n_jobs=None):
+                 split_shares="children", positive_bag_removal=True, class_weight=None,
+                 positive_class=None, average="bags", random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_features = max_features
@@ -180,7 +217,9 @@ class MIRandomForestClassifier(BaseBagClassifier):
         self.growth = growth
         self.split_shares = split_shares
         self.positive_bag_removal = positive_bag_removal
+        self.class_weight = class_weight
         self.positive_class = positive_class
+        self.average = average
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -190,7 +229,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
                    positive_bag_removal=self.positive_bag_removal, split_shares=self.split_shares,
                    max_features=self.max_features, positive_class=self.positive_class)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grow the forest.
 
         Parameters
@@ -198,12 +237,19 @@ class MIRandomForestClassifier(BaseBagClassifier):
         X : sequence of 2-D arrays or Bags
             Training bags; NaN marks a missing value.
         y : array-like of shape (n_bags,)
+        sample_weight : array-like of shape (n_bags,), default=None
+            One weight per bag (times `class_weight`). The bootstrap draws
+            bags uniformly, as without weights; a bag drawn k times then
+            weighs k times its weight in Gain_multi and `min_bags_leaf`, and
+            its weight (once) in the leaf estimates. A zero weight leaves the
+            bag out of every tree.
 
         Returns
         -------
         self
         """
         bags, y_enc = self._validate_fit(X, y)
+        weight = self._bag_weights(sample_weight, y, bags.n_bags)
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")
         n_bags = bags.n_bags
@@ -216,7 +262,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
         presorted = _Presorted(bags.instances, bags.instance_bag)
         template = self._template()
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_grow_one)(template, int(seed), bags, y_enc, self.classes_, presorted, c)
+            delayed(_grow_one)(template, int(seed), bags, y_enc, self.classes_, presorted, c, weight)
             for seed, c in zip(seeds, counts))
         self.estimators_samples_ = [np.repeat(np.arange(n_bags), c) if c is not None else np.arange(n_bags)
                                     for c in counts]
@@ -226,36 +272,73 @@ class MIRandomForestClassifier(BaseBagClassifier):
         total = importances.sum()
         self.feature_importances_ = importances / total if total > 0 else importances
         if self.oob_score:
-            self._set_oob(bags, y_enc, counts)
+            self._set_oob(bags, y_enc, counts, weight)
         elif hasattr(self, "oob_score_"):
             del self.oob_score_, self.oob_decision_function_
         return self
 
-    def _set_oob(self, bags, y_enc, counts):
-        n_bags, k = bags.n_bags, len(self.classes_)
-        total = np.zeros((n_bags, k))
+    def _set_oob(self, bags, y_enc, counts, weight=None):
+        n_bags = bags.n_bags
+        total = np.zeros((self._rows(bags, np.arange(n_bags)).size, self._n_outputs()))
         seen = np.zeros(n_bags, dtype=np.intp)
         for tree, c in zip(self.estimators_, counts):
-            out = np.flatnonzero(c == 0)
+            split_weight = c if weight is None else c * weight
+            out = np.flatnonzero(split_weight == 0)  # bags that did not shape this tree
             if out.size:
-                total[out] += tree._proba_bags(bags.subset(out))
+                total[self._rows(bags, out)] += self._tree_output(tree, bags.subset(out))
                 seen[out] += 1
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.oob_decision_function_ = total / seen[:, None]
         if not seen.any():
             raise ValueError("no bag was left out of every bootstrap sample: oob_score needs more "
                              "bags or fewer trees")
-        ok = seen > 0
+        ok = np.flatnonzero(seen > 0)
+        if weight is not None and not weight[ok].sum() > 0:
+            raise ValueError("every bag of positive weight is in every bootstrap sample: oob_score needs "
+                             "more bags or fewer trees")
+        divisor = seen[ok] if self.average == "bags" else np.repeat(seen[ok], np.diff(bags.offsets)[ok])
+        oob = np.full((n_bags, len(self.classes_)), np.nan)
+        oob[ok] = self._combine(total[self._rows(bags, ok)] / divisor[:, None], bags.subset(ok))
+        self.oob_decision_function_ = oob
+        pred = np.argmax(oob[ok], axis=1)
         truth = y_enc[ok]  # class indices
-        pred = np.argmax(self.oob_decision_function_[ok], axis=1)
-        self.oob_score_ = float(np.mean(pred == truth))
+        self.oob_score_ = float(np.average(pred == truth, weights=None if weight is None else weight[ok]))
 
-    def _tree_probas(self, bags):
-        return Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(tree._proba_bags)(bags) for tree in self.estimators_)
+    def _rows(self, bags, index):
+        """Rows of the summed tree outputs that belong to the bags `index`: theirs, or their instances'."""
+        if self.average == "bags":
+            return index
+        starts, sizes = bags.offsets[index], np.diff(bags.offsets)[index]
+        return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
+
+    def _n_outputs(self):
+        """Columns of one tree's output: classes ("bags"), or concepts ("instances")."""
+        if self.average == "bags":
+            return len(self.classes_)
+        return 1 if len(self.classes_) == 2 else len(self.classes_)
+
+    def _tree_output(self, tree, bags):
+        """One tree's share of the average, on validated bags.
+
+        ``average="bags"``: its class probabilities per bag. "instances": per
+        instance, the Laplace estimate of the leaf reached in each concept tree.
+        """
+        if self.average == "bags":
+            return tree._proba_bags(bags)
+        return np.column_stack([t.laplace()[t.apply(bags.instances)] for t in tree.trees_])
+
+    def _combine(self, mean, bags):
+        """Class probabilities of `bags` from the trees' averaged outputs."""
+        if self.average == "bags":
+            return mean
+        bag_max = kernel("_bag_counts").bag_max
+        p = np.column_stack([bag_max(np.ascontiguousarray(mean[:, j]), bags.offsets)
+                             for j in range(mean.shape[1])])
+        if p.shape[1] == 1:
+            # An exact 1/2 goes to the negative class, as a tree's tie (pi == nu).
+            return self._proba_from_positive(p[:, 0], p[:, 0] > 0.5)
+        return p / p.sum(axis=1, keepdims=True)
 
     def predict_proba(self, X):
-        """Class probabilities: the average of the trees' bag probabilities.
+        """Class probabilities: the trees' bag or instance probabilities averaged (see `average`).
 
         Parameters
         ----------
@@ -268,10 +351,12 @@ class MIRandomForestClassifier(BaseBagClassifier):
         """
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
-        total = np.zeros((bags.n_bags, len(self.classes_)))
-        for p in self._tree_probas(bags):  # summed in tree order: n_jobs cannot change the result
+        outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(self._tree_output)(tree, bags) for tree in self.estimators_)
+        total = np.zeros((self._rows(bags, np.arange(bags.n_bags)).size, self._n_outputs()))
+        for p in outputs:  # summed in tree order: n_jobs cannot change the result
             total += p
-        return total / len(self.estimators_)
+        return self._combine(total / len(self.estimators_), bags)
 
     def decision_function(self, X):
         """Log-odds of the averaged probabilities.

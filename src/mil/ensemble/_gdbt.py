@@ -496,6 +496,7 @@ class GDBTMIClassifier(BaseBagClassifier):
             # so ties still go to the lowest original index).
             internal = tree.feature >= 0
             tree.feature[internal] = cols[tree.feature[internal]]
+            tree.n_features = d
         return tree
 
     @staticmethod

@@ -132,7 +132,7 @@ class _Presorted:
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
-               random_state=None, copy_presorted=True):
+               random_state=None, copy_presorted=True, leaf_weight=None):
     """Grow a multi-instance tree.
 
     Parameters
@@ -144,11 +144,11 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     bag_pos : ndarray of uint8, shape (n_bags,)
         1 for positive bags.
     bag_weight : ndarray of float64, shape (n_bags,), default=None
-        Bag weights (ones by default). They weigh pi and nu in the criteria
-        and in `min_bags_leaf`; purity and the leaf statistics
-        ``n_pos_bags`` / ``n_neg_bags`` are plain counts. Bags of weight 0
-        are left out entirely (a forest's out-of-bag bags): their instances
-        are moved past the root's segment before growth.
+        Split bag weights (ones by default). They weigh pi and nu in the
+        criteria and in `min_bags_leaf` (``weighted_pos`` / ``weighted_neg``);
+        purity and ``n_pos_bags`` / ``n_neg_bags`` are plain counts. Bags of
+        weight 0 are left out entirely (a forest's out-of-bag bags): their
+        instances are moved past the root's segment before growth.
     criterion : {"gain_ratio", "gain"}
         C4.5-MI or ID3-MI.
     max_depth : int or None
@@ -190,6 +190,14 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     copy_presorted : bool, default=True
         False lets the builder partition `presorted` in place (when the
         caller made it for this tree alone, e.g. ``presorted.subset``).
+    leaf_weight : ndarray of float64, shape (n_bags,), default=None
+        Leaf bag weights: they weigh pi and nu in the leaf estimates
+        (``leaf_pos`` / ``leaf_neg``, from which the Laplace estimate and
+        pi > nu are computed). None counts every bag of positive
+        `bag_weight` once (distinct counts), as a forest's trees do with
+        their bootstrap multiplicity in `bag_weight`; a tree fitted with
+        sample weights passes them here too, so that an integer weight
+        counts like copies of the bag.
 
     Returns
     -------
@@ -205,6 +213,10 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     if bag_weight is None:
         bag_weight = np.ones(n_bags)
     bag_weight = np.ascontiguousarray(bag_weight, dtype=np.float64)
+    if leaf_weight is not None:
+        leaf_weight = np.asarray(leaf_weight, dtype=np.float64)
+        if leaf_weight.shape != (n_bags,):
+            raise ValueError(f"leaf_weight has shape {leaf_weight.shape}; expected ({n_bags},), one per bag")
     if rank is None:
         rank = np.arange(d, dtype=np.intp)
     max_depth = np.iinfo(np.intp).max if max_depth is None else int(max_depth)
@@ -230,7 +242,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
             n_root = _partition(ts, threads, pre, 0, n_root, np.ascontiguousarray(keep))
         return _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
-                     max_features, random_state, n_root)
+                     max_features, random_state, n_root, leaf_weight)
     finally:
         threads.close()
 
@@ -268,7 +280,7 @@ def _search(ts, threads, pre, start, end, bag_pos, bag_weight, w_pos, w_neg, min
 
 def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
-          rng=None, n_root=None):
+          rng=None, n_root=None, leaf_weight=None):
     n = instances.shape[0]
     n_bags = bag_pos.shape[0]
     is_pos = bag_pos.astype(bool)
@@ -278,13 +290,19 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
     train_leaf = np.full(n, -1, dtype=np.intp)
     nodes = []  # per node: dict of the Tree fields
 
+    def weight_sum(weight, mask):
+        return float(np.cumsum(weight[mask])[-1]) if mask.any() else 0.0
+
     def stats(start, end):
         present = np.zeros(n_bags, dtype=bool)
         present[pre.bag[0, start:end]] = True
         pos, neg = present & is_pos, present & ~is_pos
-        w_pos = float(np.cumsum(bag_weight[pos])[-1]) if pos.any() else 0.0
-        w_neg = float(np.cumsum(bag_weight[neg])[-1]) if neg.any() else 0.0
-        return present, int(pos.sum()), int(neg.sum()), w_pos, w_neg
+        n_pos, n_neg = int(pos.sum()), int(neg.sum())
+        if leaf_weight is None:
+            leaf = (float(n_pos), float(n_neg))
+        else:
+            leaf = (weight_sum(leaf_weight, pos), weight_sum(leaf_weight, neg))
+        return (present, n_pos, n_neg, weight_sum(bag_weight, pos), weight_sum(bag_weight, neg)) + leaf
 
     def share(w_pos, w_neg):
         return w_pos / (w_pos + w_neg) if w_pos + w_neg > 0 else 0.0
@@ -333,7 +351,7 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
             if growth == "best" and new_share < priority:
                 push(node_id, new_share)  # shares only fall: a lazy update is exact
                 continue
-        present, pi, nu, w_pos, w_neg = node["stats"]
+        present, pi, nu, w_pos, w_neg = node["stats"][:5]
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth:
             feature, split = _search(ts, threads, pre, start, end, bag_pos, bag_weight, w_pos, w_neg,
@@ -368,9 +386,11 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
     arrays["n_neg_bags"] = np.array([nd["stats"][2] for nd in nodes])
     arrays["weighted_pos"] = np.array([nd["stats"][3] for nd in nodes])
     arrays["weighted_neg"] = np.array([nd["stats"][4] for nd in nodes])
+    arrays["leaf_pos"] = np.array([nd["stats"][5] for nd in nodes])
+    arrays["leaf_neg"] = np.array([nd["stats"][6] for nd in nodes])
     arrays["n_instances"] = np.array([nd["end"] - nd["start"] for nd in nodes])
-    arrays["value"] = (arrays["n_pos_bags"] + 1.0) / (arrays["n_pos_bags"] + arrays["n_neg_bags"] + 2.0)
-    return Tree(**arrays), train_leaf
+    arrays["value"] = (arrays["leaf_pos"] + 1.0) / (arrays["leaf_pos"] + arrays["leaf_neg"] + 2.0)
+    return Tree(n_features=instances.shape[1], **arrays), train_leaf
 
 
 def pessimistic_errors(n, e, confidence):

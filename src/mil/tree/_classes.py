@@ -107,8 +107,7 @@ def prune_reduced_error(tree, instances, instance_bag, bag_pos, bag_weight=None)
     parent = np.full(n_nodes, -1, dtype=np.intp)
     parent[left[internal]] = internal
     parent[right[internal]] = internal
-    pi, nu = tree._leaf_counts()
-    node_positive = (pi > nu).astype(np.intp)  # the label of every node made a leaf
+    node_positive = (tree.leaf_pos > tree.leaf_neg).astype(np.intp)  # the label of every node made a leaf
     leaf = tree.apply(instances)
     # (node, instance) for every node on every instance's root-to-leaf path.
     path_nodes, path_inst = [], []
@@ -208,15 +207,14 @@ class _BaseMITree(BaseBagClassifier):
         keep = weight > 0
         if not keep.all():
             bags, y_enc, weight = bags.subset(np.flatnonzero(keep)), y_enc[keep], weight[keep]
-        return self._fit_encoded(bags, y_enc, weight, weighted_leaves=True)
+        return self._fit_encoded(bags, y_enc, weight, leaf_weight=weight)
 
-    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None, weighted_leaves=False):
+    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None, leaf_weight=None):
         """Grow the concept trees on validated bags and encoded labels (``classes_`` set).
 
-        The forest calls this with bootstrap weights (0 leaves a bag out)
-        and the presorted layout of `bags`, shared by its trees (copied).
-        `weighted_leaves` makes the leaves predict from the weighted counts
-        (user bag weights), before any pruning that reads the leaf labels.
+        The forest calls this with bootstrap weights (0 leaves a bag out),
+        the leaf weights of its sample weights (None: distinct counts) and
+        the presorted layout of `bags`, shared by its trees (copied).
         """
         d = bags.n_features
         if not hasattr(self, "classes_"):
@@ -231,7 +229,7 @@ class _BaseMITree(BaseBagClassifier):
         # y_enc holds class indices (these learners validate as multi-class).
         concepts = concept_labels(y_enc, len(self.classes_),
                                   self._pos_index if len(self.classes_) == 2 else None)
-        held, weight_in = None, bag_weight
+        held = None
         if self.pruning == "reduced-error":
             held = _held_out_bags(y_enc, bag_weight, self.validation_fraction, rng)
             if held.any():
@@ -252,16 +250,15 @@ class _BaseMITree(BaseBagClassifier):
                 remove_positive_bags=self.positive_bag_removal, split_shares=self.split_shares,
                 rank=rank, n_jobs=self.n_jobs, presorted=presorted,
                 copy_presorted=not (own_presorted and i == len(concepts) - 1),
-                max_features=resolve_max_features(self.max_features, d), random_state=rng)
-            tree.weighted_leaves = weighted_leaves
+                max_features=resolve_max_features(self.max_features, d), random_state=rng,
+                leaf_weight=leaf_weight)
             if held is not None:
                 tree = prune_reduced_error(tree, pruning_bags.instances, pruning_bags.instance_bag,
-                                           bag_pos[held], None if weight_in is None else weight_in[held])
+                                           bag_pos[held], None if leaf_weight is None else leaf_weight[held])
             elif self.pruning in (True, "pessimistic"):
                 tree = prune_pessimistic(tree, self.confidence)
             if self.ccp_alpha > 0:
                 tree = prune_cost_complexity(tree, self.ccp_alpha)
-            tree.weighted_leaves = weighted_leaves  # a pruned copy starts unweighted
             trees.append(tree)
         self.trees_ = trees
         if len(trees) == 1:

@@ -23,10 +23,15 @@ _FIELDS = (
     ("n_neg_bags", np.intp),       # nu: distinct negative bags
     ("weighted_pos", np.float64),  # the same counts weighted by the bag weights
     ("weighted_neg", np.float64),
+    ("leaf_pos", np.float64),      # the bag weight of the leaf estimates (distinct counts by default)
+    ("leaf_neg", np.float64),
     ("n_instances", np.intp),      # training instances in the node when it was expanded
     ("gain", np.float64),          # Gain_multi of the split (0 for leaves)
     ("value", np.float64),         # leaf output: Laplace estimate (pi + 1) / (pi + nu + 2)
 )
+# Fields a tree pickled (or built) before they existed gets from the others.
+_DERIVED = {"leaf_pos": lambda a: np.asarray(a["n_pos_bags"], dtype=np.float64),
+            "leaf_neg": lambda a: np.asarray(a["n_neg_bags"], dtype=np.float64)}
 
 
 class Tree:
@@ -42,7 +47,14 @@ class Tree:
         pi and nu of each node: distinct positive / negative bags with an
         instance in the node when it was expanded (after positive-bag removal).
     weighted_pos, weighted_neg : ndarray of float64
-        The same with bag weights (equal to the counts for unit weights).
+        The same with the split bag weights (equal to the counts for unit
+        weights; a forest's bootstrap counts, times any sample weights).
+    leaf_pos, leaf_neg : ndarray of float64
+        The same with the leaf bag weights, from which :meth:`laplace` and
+        :attr:`positive_leaf` are computed: the distinct counts by default;
+        the sample weights of a tree (or forest) fitted with them, so that
+        an integer weight counts like copies of the bag while a forest's
+        bootstrap multiplicity does not.
     n_instances : ndarray of intp
         Training instances in each node when it was expanded.
     gain : ndarray of float64
@@ -50,11 +62,19 @@ class Tree:
     value : ndarray of float64
         Output of each leaf; the Laplace estimate by default. Writable: a
         boosting learner sets its Newton-step leaf values here.
+    n_features : int or None
+        Number of features of the training instances; :meth:`apply` rejects
+        a matrix with another number of columns. None (a tree pickled
+        before it was stored) checks only the features the splits use.
     """
 
-    def __init__(self, **arrays):
+    def __init__(self, n_features=None, **arrays):
+        for name, derive in _DERIVED.items():
+            if name not in arrays:
+                arrays[name] = derive(arrays)
         for name, dtype in _FIELDS:
             setattr(self, name, np.ascontiguousarray(arrays[name], dtype=dtype))
+        self.n_features = None if n_features is None else int(n_features)
 
     @property
     def node_count(self):
@@ -74,31 +94,19 @@ class Tree:
 
     @property
     def positive_leaf(self):
-        """True where a leaf holds more positive than negative bags (pi > nu)."""
-        pi, nu = self._leaf_counts()
-        return self.is_leaf & (pi > nu)
+        """True where a leaf holds more positive than negative bag weight (pi > nu, leaf weights)."""
+        return self.is_leaf & (self.leaf_pos > self.leaf_neg)
 
     def laplace(self):
-        """(pi + 1) / (pi + nu + 2) of every node."""
-        pi, nu = self._leaf_counts()
-        return (pi + 1.0) / (pi + nu + 2.0)
-
-    # A tree fitted with user bag weights (sample_weight / class_weight)
-    # predicts from the weighted counts, so that an integer weight equals
-    # repeating the bag; bootstrap weights (the forest) keep distinct counts.
-    weighted_leaves = False
-
-    def _leaf_counts(self):
-        if self.weighted_leaves:
-            return self.weighted_pos, self.weighted_neg
-        return self.n_pos_bags, self.n_neg_bags
+        """(pi + 1) / (pi + nu + 2) of every node, on the leaf weights ``leaf_pos`` / ``leaf_neg``."""
+        return (self.leaf_pos + 1.0) / (self.leaf_pos + self.leaf_neg + 2.0)
 
     def apply(self, instances):
         """Leaf index of every row of a C-contiguous float64 instance matrix.
 
-        Raises a ValueError when the matrix is not 2-D or has fewer columns
-        than a split feature of the tree needs (the kernel would read past
-        each row); estimators check the exact fitted feature count first.
+        Raises a ValueError when the matrix is not 2-D or its number of
+        columns is not the training one (``n_features``; for a tree without
+        it, fewer columns than a split feature needs).
         """
         instances = np.asarray(instances)
         if instances.ndim != 2:
@@ -108,6 +116,9 @@ class Tree:
         if instances.shape[1] < needed:
             raise ValueError(f"instances have {instances.shape[1]} features but the tree splits "
                              f"on feature {needed - 1}")
+        if self.n_features is not None and instances.shape[1] != self.n_features:
+            raise ValueError(f"instances have {instances.shape[1]} features but the tree was "
+                             f"trained on {self.n_features}")
         return kernel("_tree_split").apply(
             instances, self.feature, self.threshold, self.missing_left,
             self.children_left, self.children_right)
@@ -139,20 +150,27 @@ class Tree:
         arrays["feature"] = np.where(leaf, -1, arrays["feature"])
         arrays["threshold"] = np.where(leaf, np.nan, arrays["threshold"])
         arrays["gain"] = np.where(leaf, 0.0, arrays["gain"])
-        return Tree(**arrays)
+        return Tree(n_features=self.n_features, **arrays)
 
     def __getstate__(self):
-        return {name: getattr(self, name) for name, _ in _FIELDS}
+        state = {name: getattr(self, name) for name, _ in _FIELDS}
+        state["n_features"] = self.n_features
+        return state
 
     def __setstate__(self, state):
+        state = dict(state)
+        for name, derive in _DERIVED.items():
+            if name not in state:
+                state[name] = derive(state)
         for name, _ in _FIELDS:
             setattr(self, name, state[name])
+        self.n_features = state.get("n_features")
 
     def __eq__(self, other):
         if not isinstance(other, Tree):
             return NotImplemented
-        return all(np.array_equal(getattr(self, n), getattr(other, n), equal_nan=True)
-                   for n, _ in _FIELDS)
+        return self.n_features == other.n_features and all(
+            np.array_equal(getattr(self, n), getattr(other, n), equal_nan=True) for n, _ in _FIELDS)
 
     __hash__ = None
 
