@@ -26,10 +26,7 @@ from mil._core import use_backend
 from mil.tree import C45MIClassifier, ID3MIClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reproduce_trees import parse_params  # noqa: E402
-
-
-from _data import load_musk2  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+from _data import load_musk2, parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def best_times(fns, repeat):

@@ -16,9 +16,14 @@ the children's shares can sum above one. Optionally (``shares_of_children``)
 the children are weighed by their share of lp + ln + rp + rn instead, so the
 shares sum to one: ... / (lp + ln + rp + rn) in the second term.
 
-Every feature is presorted once at the root; the builder keeps each node's
-instances as one segment of every feature's sorted row (stable partition,
-``c_partition``), so a node's search is one sweep per feature: distinct bags
+Every feature is presorted once at the root. When every feature is searched,
+the builder keeps each node's instances as one segment of every feature's
+sorted row (stable partition, ``c_partition``); when a random forest searches
+a few features per node, it gathers only those features' values of the node's
+instances in the order of their presorted rows (``c_gather_feature``: their
+positions are marked, then the row is scanned), which is the same order a
+stable partition would have left. Either way a node's search is one sweep per
+feature: distinct bags
 on each side come from ``c_sweep_distinct_bags`` (O(1) per instance) and
 cuts lie midway between consecutive distinct values. For each feature the
 kernel returns the cut of largest gain (gains within ``tol`` of the best are
@@ -37,13 +42,17 @@ The NumPy twin ``_tree_split_py`` computes the same numbers in the same order
 """
 
 from libc.math cimport INFINITY, NAN, isnan, log2
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
 
 from mil._core._bag_counts cimport c_sweep_distinct_bags, c_sweep_left_distinct_bags, leave_right
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
-__all__ = ["best_splits", "partition", "apply"]
+from mil._core._checks import tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args
+
+__all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
 
 
 cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
@@ -259,6 +268,35 @@ cdef intp_t c_partition(
     return n_left
 
 
+cdef intp_t c_gather_feature(
+    const float64_t* vals, const intp_t* inst_bag, const intp_t* rank, intp_t n,
+    const intp_t* ids, intp_t m, uint8_t* mark, float64_t* out_vals, intp_t* out_bag,
+) noexcept nogil:
+    cdef intp_t t, j, k, c = 0, n8 = n - n % 8
+    cdef uint64_t word
+    for t in range(m):
+        mark[rank[ids[t]]] = 1
+    # Scan the row 8 marks at a time, skipping blocks without one (a small
+    # node marks few); inside a block, write every entry and advance the
+    # output where marked (no data-dependent branch). `out_*` hold m + 1.
+    j = 0
+    while j < n8:
+        memcpy(&word, mark + j, 8)
+        if word != 0:
+            for k in range(j, j + 8):
+                out_vals[c] = vals[k]
+                out_bag[c] = inst_bag[k]
+                c += mark[k]
+                mark[k] = 0
+        j += 8
+    for k in range(n8, n):
+        out_vals[c] = vals[k]
+        out_bag[c] = inst_bag[k]
+        c += mark[k]
+        mark[k] = 0
+    return c
+
+
 cdef void c_apply(
     const float64_t* X, intp_t n, intp_t n_features,
     const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
@@ -279,15 +317,14 @@ cdef void c_apply(
         out[i] = node
 
 
-# Python wrappers over C-contiguous arrays; the builder (mil.tree._builder)
-# owns the presorted layout and hands the same arrays to the twin.
+# Python wrappers. The public ones check sizes, dtypes, segment bounds and
+# index ranges first (mil._core._checks, shared with the twin), so bad
+# arguments raise instead of reading or writing out of bounds. The builder
+# (mil.tree._builder), which makes its own layout from validated bags, calls
+# the underscored ones, which trust their arguments.
 
-def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
-                intp_t start, intp_t end,
-                const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
-                float64_t total_pos, float64_t total_neg,
-                float64_t min_weight, float64_t tol, bint shares_of_children=False,
-                const intp_t[::1] features=None):
+def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg, min_weight, tol,
+                shares_of_children=False, features=None):
     """Best cut of every feature (or of `features`) for the node owning columns ``start:end``.
 
     Parameters
@@ -321,7 +358,23 @@ def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
     stats : ndarray of float64, shape (n_searched, 6)
         Per feature: gain, split information, threshold, NaN-goes-left flag,
         left and right bag weight of the chosen cut (undefined where not found).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a wrong dtype or shape, a segment outside the rows, a feature
+        outside [0, n_features) or a bag index outside [0, n_bags).
     """
+    return _best_splits(*tree_search_args(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos,
+                                          total_neg, min_weight, tol, shares_of_children, features))
+
+
+def _best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
+                 intp_t start, intp_t end,
+                 const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
+                 float64_t total_pos, float64_t total_neg,
+                 float64_t min_weight, float64_t tol, bint shares_of_children=False,
+                 const intp_t[::1] features=None):
     cdef intp_t n_features = vals.shape[0] if features is None else features.shape[0]
     cdef intp_t n = end - start, f, row
     cdef bint subset = features is not None
@@ -343,8 +396,74 @@ def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
     return found, stats
 
 
-def partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_bag,
-              intp_t start, intp_t end, const uint8_t[::1] go_left):
+def gather_best_splits(vals, inst_bag, rank, ids, features, bag_pos, bag_weight, total_pos, total_neg,
+                       min_weight, tol, shares_of_children=False):
+    """``best_splits`` of `features` for the node holding the instances `ids`, from the root's rows.
+
+    Instead of a node segment kept up to date by partitions, each searched
+    feature's values of the node's instances are gathered from the root's
+    presorted row, in that row's order: the order a stable partition of the
+    row would have left, hence the same cuts, sums and results.
+
+    Parameters
+    ----------
+    vals, inst_bag : ndarray, shape (n_features, n_instances)
+        The root's presorted rows (every training instance), as in
+        :func:`best_splits`.
+    rank : ndarray of intp, shape (n_features, n_instances)
+        ``rank[f, i]``: the position of instance i in row f.
+    ids : ndarray of intp, shape (m,)
+        The node's instances (distinct, any order).
+    features : ndarray of intp, shape (n_searched,)
+        The rows to search.
+    bag_pos, bag_weight, total_pos, total_neg, min_weight, tol, shares_of_children
+        As in :func:`best_splits`.
+
+    Returns
+    -------
+    found, stats
+        As :func:`best_splits` with ``features``.
+    """
+    return _gather_best_splits(*tree_gather_args(vals, inst_bag, rank, ids, features, bag_pos, bag_weight,
+                                                 total_pos, total_neg, min_weight, tol, shares_of_children))
+
+
+def _gather_best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
+                        const intp_t[:, ::1] rank, const intp_t[::1] ids, const intp_t[::1] features,
+                        const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
+                        float64_t total_pos, float64_t total_neg,
+                        float64_t min_weight, float64_t tol, bint shares_of_children=False):
+    cdef intp_t n_searched = features.shape[0], m = ids.shape[0], n = vals.shape[1], f, row, got = 0
+    cdef bint duplicate = False
+    found = np.zeros(n_searched, dtype=np.uint8)
+    stats = np.zeros((n_searched, SPLIT_N_FIELDS), dtype=np.float64)
+    cdef uint8_t[::1] fo = found
+    cdef float64_t[:, ::1] st = stats
+    if m < 2:
+        return found, stats
+    cdef uint8_t[::1] mark = np.zeros(n, dtype=np.uint8)
+    cdef float64_t[::1] g_vals = np.empty(m + 1, dtype=np.float64)
+    cdef intp_t[::1] g_bag = np.empty(m + 1, dtype=np.intp)
+    cdef uint8_t[::1] seen = np.zeros(max(bag_pos.shape[0], 1), dtype=np.uint8)
+    cdef intp_t[::1] scratch = np.empty(m, dtype=np.intp)
+    cdef float64_t[::1] work = np.empty(10 * m, dtype=np.float64)
+    with nogil:
+        for f in range(n_searched):
+            row = features[f]
+            got = c_gather_feature(&vals[row, 0], &inst_bag[row, 0], &rank[row, 0], n, &ids[0], m,
+                                   &mark[0], &g_vals[0], &g_bag[0])
+            if got != m:
+                duplicate = True
+                break
+            fo[f] = <uint8_t>c_best_split_feature(
+                &g_vals[0], &g_bag[0], m, &bag_pos[0], &bag_weight[0], total_pos, total_neg, min_weight,
+                tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0])
+    if duplicate:
+        raise ValueError(f"ids must be distinct instances; {m} ids name {got} of them")
+    return found, stats
+
+
+def partition(order, vals, inst_bag, start, end, go_left):
     """Stably move the instances with ``go_left[id] == 1`` to the front of every row's segment.
 
     Modifies `order`, `vals` and `inst_bag` in place (columns ``start:end``).
@@ -353,7 +472,18 @@ def partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_
     -------
     n_left : int
         How many instances moved to the front (the same in every row).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a wrong dtype, shape or writability, a segment outside the rows,
+        or an instance id in `order` outside [0, len(go_left)).
     """
+    return _partition(*tree_partition_args(order, vals, inst_bag, start, end, go_left))
+
+
+def _partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_bag,
+               intp_t start, intp_t end, const uint8_t[::1] go_left):
     cdef intp_t n = end - start, n_left = 0
     cdef intp_t[::1] s_order = np.empty(max(n, 1), dtype=np.intp)
     cdef float64_t[::1] s_vals = np.empty(max(n, 1), dtype=np.float64)
@@ -367,14 +497,25 @@ def partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_
     return n_left
 
 
-def apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
-          const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right):
+def apply(X, feature, threshold, missing_left, left, right):
     """Leaf reached by every instance (row of `X`) in a tree stored as flat arrays.
 
     Returns
     -------
     leaves : ndarray of intp, shape (n_instances,)
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a wrong dtype or shape, node arrays of different lengths, a split
+        feature outside X's columns, or children that do not form a tree
+        numbered from the root down (each child after its parent).
     """
+    return _apply(*tree_apply_args(X, feature, threshold, missing_left, left, right))
+
+
+def _apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
+           const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right):
     cdef intp_t n = X.shape[0]
     out = np.empty(n, dtype=np.intp)
     cdef intp_t[::1] o = out
