@@ -14,7 +14,7 @@ from mil._core import use_backend
 from mil.tree import C45MIClassifier
 from mil.utils.estimator_checks import make_toy_bags
 from mil.utils.validation import check_bags
-from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, bag_summaries, one_instance_bags
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, SingleInstanceClassifier, bag_summaries
 
 
 class Recorder(ClassifierMixin, BaseEstimator):
@@ -225,11 +225,8 @@ def test_dataframe_bags_set_feature_names():
 MEAN_BAGS = [np.array([[-1.0], [1.0]]), np.array([[1.0]]), np.array([[2.0], [4.0]]), np.array([[4.0]])]
 
 
-def test_one_instance_bags():
-    bags = one_instance_bags(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
-    assert bags.n_bags == 3
-    assert_array_equal(bags.sizes, [1, 1, 1])
-    assert_array_equal(bags.instances, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+def one_instance_bags(Z):
+    return [row[None, :] for row in np.asarray(Z, dtype=float)]
 
 
 def test_simplemi_c45_is_c45_on_summaries_with_laplace_leaves(backend):
@@ -334,3 +331,72 @@ def test_grid_search_reaches_wrapped_c45_parameters():
     search.fit(X, y)
     assert search.best_estimator_.estimator_.min_bags_leaf == search.best_params_["estimator__min_bags_leaf"]
     assert isinstance(search.best_estimator_.estimator_, C45MIClassifier)
+
+
+def test_single_instance_classifier_is_the_tree_on_rows(backend):
+    X = np.array([[0.0], [1.0], [3.0], [4.0], [np.nan]])
+    y = np.array(["a", "a", "b", "b", "b"])
+    clf = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1, positive_class="b")).fit(X, y)
+    assert_array_equal(clf.classes_, ["a", "b"])
+    assert clf.n_features_in_ == 1
+    ref = C45MIClassifier(min_bags_leaf=1, positive_class="b").fit(one_instance_bags(X), y)
+    new = np.array([[0.5], [3.5]])
+    assert_allclose(clf.predict_proba(new), ref.predict_proba(one_instance_bags(new)))
+    assert_array_equal(clf.predict(new), ["a", "b"])
+    assert_allclose(clf.decision_function(new), ref.decision_function(one_instance_bags(new)))
+    # Row weights reach the tree: weight 3 on a row equals the row three times.
+    w = np.array([1.0, 3.0, 1.0, 1.0, 1.0])
+    weighted = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1)).fit(X, y == "b", sample_weight=w)
+    repeated = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1)).fit(
+        np.vstack([X, X[[1, 1]]]), np.concatenate([y, y[[1, 1]]]) == "b")
+    assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X))
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(np.zeros((2, 3)))
+
+
+def test_calibrated_c45_inside_simplemi():
+    from sklearn.calibration import CalibratedClassifierCV
+
+    X, y = make_toy_bags(n_bags=40, random_state=8)
+    tree = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True))
+    clf = SimpleMIClassifier(CalibratedClassifierCV(tree, method="sigmoid", cv=5, ensemble=False)).fit(X, y)
+    # ensemble=False: one tree fitted on all the bags' summaries; the sigmoid maps its Laplace estimate.
+    plain = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True)).fit(X, y)
+    inner = clf.estimator_.calibrated_classifiers_[0].estimator
+    assert_allclose(inner.predict_proba(bag_summaries(Bags.from_list(X))), plain.predict_proba(X))
+    p = clf.predict_proba(X)[:, 1]
+    q = plain.predict_proba(X)[:, 1]
+    order = np.argsort(q, kind="stable")
+    assert np.all(np.diff(p[order]) >= -1e-12)  # a monotone (increasing) map of the tree's estimate
+    search = GridSearchCV(clf, {"estimator__estimator__estimator__min_bags_leaf": [2, 4]}, cv=3).fit(X, y)
+    best = search.best_params_["estimator__estimator__estimator__min_bags_leaf"]
+    assert search.best_estimator_.estimator_.estimator.estimator.min_bags_leaf == best
+
+
+def test_registry_learners_get_fresh_inner_estimators():
+    from mil._learners import LEARNERS, make_learner
+
+    a, b = make_learner("simplemi-tree"), make_learner("simplemi-tree")
+    assert a.estimator is not b.estimator
+    a.set_params(estimator__estimator__estimator__min_bags_leaf=7)
+    assert b.get_params()["estimator__estimator__estimator__min_bags_leaf"] == 2
+    c = make_learner("miwrapper-tree", combine="arithmetic")
+    assert c.combine == "arithmetic" and c.weighting == "inverse_size"
+    assert isinstance(c.estimator, C45MIClassifier)
+    assert "C4.5" in LEARNERS["simplemi-tree"][3] and "C4.5" in LEARNERS["miwrapper-tree"][3]
+
+
+def test_default_inner_estimator_is_c45():
+    # SimpleMI: J48's -M 2 with pessimistic pruning; MIWrapper: -M 2 on instance weights, unpruned.
+    X, y = make_toy_bags(n_bags=40, random_state=9)
+    simple = SimpleMIClassifier().fit(X, y)
+    assert simple.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, pruning=True).get_params()
+    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True)).fit(X, y)
+    assert_array_equal(simple.predict_proba(X), ref.predict_proba(X))
+    wrapper = MIWrapperClassifier().fit(X, y)
+    assert wrapper.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2).get_params()
+    assert wrapper.estimator is None and simple.estimator is None  # parameters are not touched
+    # Laplace leaves: no bag probability is exactly 0 or 1.
+    for clf in (simple, wrapper):
+        p = clf.predict_proba(X)
+        assert np.all((p > 0) & (p < 1))

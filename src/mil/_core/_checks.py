@@ -275,3 +275,73 @@ def golden_args(func, lo, hi, tol, max_iter):
     if hi < lo:
         raise ValueError(f"the interval must have lo <= hi; got [{lo}, {hi}]")
     return func, lo, hi, check_float(tol, "tol", positive=True), check_int(max_iter, "max_iter", 0)
+
+
+# -- _rule_split (RIPPER-MI's condition search and coverage) -------------------
+def rule_presort_args(X, offsets):
+    X = as_array(X, "X", np.float64, 2)
+    offsets = check_offsets(offsets, X.shape[0])
+    if X.shape[0] >= 2**31 or X.shape[1] >= 2**31:
+        raise ValueError(f"the condition search indexes instances with int32; got {X.shape[0]} rows")
+    return X, offsets
+
+
+def rule_search_args(presorted, presorted_type, active, bag_pos, p0, n0, min_bags, smooth, bag_weight,
+                     start, stop):
+    if not isinstance(presorted, presorted_type):
+        raise TypeError(f"presorted must be made by presort(X, offsets); got {type(presorted).__name__}")
+    d, n = presorted.sorted_vals.shape
+    active = as_array(active, "active", np.uint8, 1)
+    if active.shape[0] != n:
+        raise ValueError(f"active has {active.shape[0]} entries; the presorted data hold {n} instances")
+    if n and active.max() > 1:
+        raise ValueError(f"active must hold 0 or 1; got {active.max()}")
+    bag_pos = as_array(bag_pos, "bag_pos", np.uint8, 1)
+    if bag_pos.shape[0] != presorted.n_bags:
+        raise ValueError(f"bag_pos has {bag_pos.shape[0]} entries; the presorted data hold "
+                         f"{presorted.n_bags} bags")
+    if bag_weight is not None:
+        bag_weight = as_array(bag_weight, "bag_weight", np.float64, 1)
+        if bag_weight.shape[0] != presorted.n_bags:
+            raise ValueError(f"bag_weight has {bag_weight.shape[0]} entries; the presorted data hold "
+                             f"{presorted.n_bags} bags")
+        if not (np.isfinite(bag_weight).all() and (bag_weight >= 0).all()):
+            raise ValueError("bag_weight must be finite and non-negative")
+    p0, n0 = check_float(p0, "p0", positive=True), check_float(n0, "n0")
+    if n0 < 0:
+        raise ValueError(f"n0 must be >= 0; got {n0}")
+    min_bags = check_float(min_bags, "min_bags")
+    smooth = check_int(smooth, "smooth", 0, 1)
+    start = check_int(start, "start", 0, d)
+    stop = check_int(d if stop is None else stop, "stop", start, d)
+    return active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop
+
+
+def rule_conditions_args(X, features, ops, thresholds):
+    features = as_array(features, "features", np.intp, 1)
+    ops = as_array(ops, "ops", np.uint8, 1)
+    thresholds = as_array(thresholds, "thresholds", np.float64, 1)
+    m = features.shape[0]
+    if ops.shape[0] != m or thresholds.shape[0] != m:
+        raise ValueError(f"features, ops and thresholds must have one entry per condition; got "
+                         f"{m}, {ops.shape[0]} and {thresholds.shape[0]}")
+    if m and (features.min() < 0 or features.max() >= X.shape[1]):
+        raise ValueError(f"features must lie in [0, {X.shape[1]}); got {features.min()} to {features.max()}")
+    if m and ops.max() > 1:
+        raise ValueError(f"ops must be 0 (<=) or 1 (>=); got {ops.max()}")
+    return features, ops, thresholds
+
+
+def rule_coverage_args(X, offsets, features, ops, thresholds, rule_ptr=None):
+    X = as_array(X, "X", np.float64, 2)
+    offsets = check_offsets(offsets, X.shape[0])
+    features, ops, thresholds = rule_conditions_args(X, features, ops, thresholds)
+    if rule_ptr is None:
+        return X, offsets, features, ops, thresholds
+    rule_ptr = as_array(rule_ptr, "rule_ptr", np.intp, 1)
+    if rule_ptr.shape[0] == 0 or rule_ptr[0] != 0 or rule_ptr[-1] != features.shape[0]:
+        raise ValueError(f"rule_ptr must start at 0 and end at the number of conditions "
+                         f"({features.shape[0]})")
+    if (np.diff(rule_ptr) < 0).any():
+        raise ValueError("rule_ptr must be non-decreasing")
+    return X, offsets, features, ops, thresholds, rule_ptr

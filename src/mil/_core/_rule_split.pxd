@@ -2,15 +2,16 @@
 # are prefixed c_, nogil, and trust their inputs; the Python wrappers of the
 # same names without c_ live in _rule_split.pyx. Operators are coded 0 for
 # "x_f <= t" and 1 for "x_f >= t".
+from libc.stdint cimport int32_t
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 cdef void c_best_conditions(
     const float64_t* sorted_vals,  # row-major (d x n): sorted_vals[f, k] = X[order[f, k], f]
     intp_t n,                   # number of instances
     intp_t d,                   # number of features
-    const intp_t* order,        # row-major (d x n): instances sorted by each feature (stable)
+    const int32_t* order,       # row-major (d x n): instances sorted by each feature (stable)
     const uint8_t* active,      # 1 for the instances covered by the rule being grown (length n)
-    const intp_t* sorted_bag,   # row-major (d x n): bag of instance order[f, k]
+    const int32_t* sorted_bag,  # row-major (d x n): bag of instance order[f, k]
     const uint8_t* bag_pos,     # 1 if the bag is positive (length n_bags)
     const float64_t* bag_weight,  # weight of each bag (length n_bags; ones count bags)
     const float64_t* log2_table,  # log2_table[i] = log2(i) (NumPy), i = 0..table_len - 1

@@ -29,13 +29,16 @@ maximum in (feature, operator) order, so both paths pick the same condition.
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 from mil._core._bag_counts cimport c_sweep_distinct_bags
 from libc.math cimport log2
+from libc.stdint cimport int32_t
 
 import numpy as np
 
 # Pure NumPy helpers are shared with the twin, so both read the same log table.
-from mil._core._rule_split_py import _gain_setup, foil_gain, prune_metric
+from mil._core._checks import rule_coverage_args, rule_search_args
+from mil._core._rule_split_py import Presorted, _gain_setup, foil_gain, presort, prune_metric
 
-__all__ = ["best_conditions", "prefix_coverage", "ruleset_coverage", "foil_gain", "prune_metric"]
+__all__ = ["presort", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
+           "foil_gain", "prune_metric"]
 
 
 cdef inline float64_t _lg(const float64_t* log2_table, intp_t table_len, float64_t x) noexcept nogil:
@@ -63,15 +66,15 @@ cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
 
 
 cdef void c_best_conditions(
-    const float64_t* sorted_vals, intp_t n, intp_t d, const intp_t* order,
-    const uint8_t* active, const intp_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
+    const float64_t* sorted_vals, intp_t n, intp_t d, const int32_t* order,
+    const uint8_t* active, const int32_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
     const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
     float64_t smooth, intp_t* scratch_bag, float64_t* scratch_val,
     float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn, uint8_t* seen,
     float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
 ) noexcept nogil:
     cdef intp_t f, k, m
-    cdef const intp_t* row
+    cdef const int32_t* row
     cdef float64_t a, b, t, g, best_le, best_ge
     for f in range(d):
         # Gather the covered instances in this feature's sorted order; the
@@ -80,10 +83,11 @@ cdef void c_best_conditions(
         row = order + f * n
         m = 0
         for k in range(n):
-            if active[row[k]]:
-                scratch_bag[m] = sorted_bag[f * n + k]
-                scratch_val[m] = sorted_vals[f * n + k]
-                m += 1
+            # Branch-free: always copy, advance only past covered instances (a
+            # branch on the scattered flags is mispredicted about half the time).
+            scratch_bag[m] = sorted_bag[f * n + k]
+            scratch_val[m] = sorted_vals[f * n + k]
+            m += active[row[k]]
         best_le = 0.0
         best_ge = 0.0
         out_gain[2 * f] = 0.0
@@ -175,25 +179,20 @@ cdef void c_ruleset_coverage(
                     break
 
 
-# Python wrappers: the caller hands in C-contiguous arrays of these dtypes;
-# the twin in _rule_split_py takes the same arguments.
+# Python wrappers: each checks its arguments first (mil._core._checks, shared with
+# the twin in _rule_split_py), so bad arguments raise, never read out of bounds.
 
-def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] order,
-                    const uint8_t[::1] active, const intp_t[:, ::1] sorted_bag,
-                    const uint8_t[::1] bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None):
+def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None,
+                    start=0, stop=None):
     """Best next condition of a growing rule for every (feature, operator).
 
     Parameters
     ----------
-    sorted_vals : ndarray of float64, shape (d, n)
-        ``sorted_vals[f, k] = X[order[f, k], f]``: each feature's values, sorted.
-    order : ndarray of intp, shape (d, n)
-        ``order[f]`` lists the instances sorted by feature f (stable).
+    presorted : Presorted
+        The training instances sorted by each feature (:func:`presort`).
     active : ndarray of uint8, shape (n,)
         1 for the instances covered by the rule being grown (only instances
         of the bags being learned from).
-    sorted_bag : ndarray of intp, shape (d, n)
-        ``sorted_bag[f, k]``: the bag of instance ``order[f, k]``.
     bag_pos : ndarray of uint8, shape (n_bags,)
         1 for positive bags.
     p0, n0 : float
@@ -206,16 +205,33 @@ def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] or
         (Weka's JRip), 0: plain ``p / (p + n)``.
     bag_weight : ndarray of float64, shape (n_bags,), default=None
         Weight of each bag (non-negative, finite); None counts bags.
+    start, stop : int, default=0, None
+        The features searched: ``start:stop`` (None: to the last).
 
     Returns
     -------
-    gain, threshold, p, n : ndarray of float64, shape (d, 2)
+    gain, threshold, p, n : ndarray of float64, shape (stop - start, 2)
         Column 0 is ``x_f <= t``, column 1 is ``x_f >= t``: the best FOIL gain
         (0 when no condition has a positive gain), its threshold (the lowest
         among equal gains; a midpoint between consecutive distinct values)
         and the weight of the positive and negative bags it keeps.
+
+    Raises
+    ------
+    TypeError, ValueError
+        When `presorted` is not made by :func:`presort`, or the other
+        arguments do not match it (sizes, dtypes, ranges); the checks cost
+        O(n + n_bags).
     """
-    cdef intp_t d = sorted_vals.shape[0], n = sorted_vals.shape[1], n_bags = bag_pos.shape[0]
+    active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop = rule_search_args(
+        presorted, Presorted, active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop)
+    cdef const float64_t[:, ::1] sorted_vals = presorted.sorted_vals
+    cdef const int32_t[:, ::1] order = presorted.order
+    cdef const int32_t[:, ::1] sorted_bag = presorted.sorted_bag
+    cdef const uint8_t[::1] act = active
+    cdef const uint8_t[::1] pos = bag_pos
+    cdef intp_t n = sorted_vals.shape[1], n_bags = presorted.n_bags
+    cdef intp_t lo = start, d = stop - start
     weights, table, base_ = _gain_setup(n_bags, p0, n0, smooth, bag_weight)
     cdef const float64_t[::1] lg = table
     cdef const float64_t[::1] w = weights
@@ -229,16 +245,14 @@ def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] or
     cdef uint8_t[::1] seen = np.zeros(max(n_bags, 1), dtype=np.uint8)
     if n and d:
         with nogil:
-            c_best_conditions(&sorted_vals[0, 0], n, d, &order[0, 0], &active[0], &sorted_bag[0, 0],
-                              &bag_pos[0], &w[0], &lg[0], lg.shape[0], base, min_weight, smooth_,
+            c_best_conditions(&sorted_vals[lo, 0], n, d, &order[lo, 0], &act[0], &sorted_bag[lo, 0],
+                              &pos[0], &w[0], &lg[0], lg.shape[0], base, min_weight, smooth_,
                               &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &sv[3, 0], &sv[4, 0],
                               &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
     return out[0], out[1], out[2], out[3]
 
 
-def prefix_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
-                    const intp_t[::1] features, const uint8_t[::1] ops,
-                    const float64_t[::1] thresholds):
+def prefix_coverage(X, offsets, features, ops, thresholds):
     """Bags covered by every prefix of a rule.
 
     Parameters
@@ -253,20 +267,29 @@ def prefix_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
     covered : ndarray of uint8, shape (m, n_bags)
         Row j: 1 for the bags that conditions ``0..j`` cover (some instance
         satisfies all of them).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On wrong dtypes, sizes, offsets, feature indices or operators.
     """
-    cdef intp_t n_bags = offsets.shape[0] - 1, m = features.shape[0]
+    X, offsets, features, ops, thresholds = rule_coverage_args(X, offsets, features, ops, thresholds)
+    cdef const float64_t[:, ::1] xv = X
+    cdef const intp_t[::1] off = offsets
+    cdef const intp_t[::1] fv = features
+    cdef const uint8_t[::1] ov = ops
+    cdef const float64_t[::1] tv = thresholds
+    cdef intp_t n_bags = off.shape[0] - 1, m = fv.shape[0]
     out = np.zeros((m, n_bags), dtype=np.uint8)
     cdef uint8_t[:, ::1] o = out
     if m and n_bags > 0:
         with nogil:
-            c_prefix_coverage(&X[0, 0], X.shape[1], &offsets[0], n_bags,
-                              &features[0], &ops[0], &thresholds[0], m, &o[0, 0])
+            c_prefix_coverage(&xv[0, 0], xv.shape[1], &off[0], n_bags,
+                              &fv[0], &ov[0], &tv[0], m, &o[0, 0])
     return out
 
 
-def ruleset_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
-                     const intp_t[::1] rule_ptr, const intp_t[::1] features,
-                     const uint8_t[::1] ops, const float64_t[::1] thresholds):
+def ruleset_coverage(X, offsets, rule_ptr, features, ops, thresholds):
     """Bags covered by each rule of a rule set.
 
     Parameters
@@ -281,8 +304,22 @@ def ruleset_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
     -------
     covered : ndarray of uint8, shape (n_rules, n_bags)
         1 when the rule covers the bag (an empty rule covers every bag).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On wrong dtypes, sizes, offsets, rule pointers, feature indices or
+        operators.
     """
-    cdef intp_t n_bags = offsets.shape[0] - 1, n_rules = rule_ptr.shape[0] - 1
+    X, offsets, features, ops, thresholds, rule_ptr = rule_coverage_args(
+        X, offsets, features, ops, thresholds, rule_ptr)
+    cdef const float64_t[:, ::1] xv = X
+    cdef const intp_t[::1] off = offsets
+    cdef const intp_t[::1] rp = rule_ptr
+    cdef const intp_t[::1] fv = features
+    cdef const uint8_t[::1] ov = ops
+    cdef const float64_t[::1] tv = thresholds
+    cdef intp_t n_bags = off.shape[0] - 1, n_rules = rp.shape[0] - 1
     out = np.zeros((n_rules, n_bags), dtype=np.uint8)
     cdef uint8_t[:, ::1] o = out
     cdef intp_t dummy_f = 0
@@ -291,10 +328,10 @@ def ruleset_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
     cdef const intp_t* fp = &dummy_f
     cdef const uint8_t* op = &dummy_op
     cdef const float64_t* tp = &dummy_t
-    if features.shape[0]:
-        fp, op, tp = &features[0], &ops[0], &thresholds[0]
+    if fv.shape[0]:
+        fp, op, tp = &fv[0], &ov[0], &tv[0]
     if n_rules > 0 and n_bags > 0:
         with nogil:
-            c_ruleset_coverage(&X[0, 0], X.shape[1], &offsets[0], n_bags, &rule_ptr[0],
+            c_ruleset_coverage(&xv[0, 0], xv.shape[1], &off[0], n_bags, &rp[0],
                                n_rules, fp, op, tp, &o[0, 0])
     return out

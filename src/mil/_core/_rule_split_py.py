@@ -13,8 +13,60 @@ import math
 import numpy as np
 
 from mil._core._bag_counts_py import sweep_distinct_bags
+from mil._core._checks import rule_coverage_args, rule_presort_args, rule_search_args
 
-__all__ = ["best_conditions", "prefix_coverage", "ruleset_coverage", "foil_gain", "prune_metric"]
+__all__ = ["presort", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
+           "foil_gain", "prune_metric"]
+
+
+class Presorted:
+    """Each feature's instances in sorted order, made once per fit by :func:`presort`.
+
+    Attributes
+    ----------
+    sorted_vals : ndarray of float64, shape (d, n)
+        ``sorted_vals[f, k] = X[order[f, k], f]``.
+    order : ndarray of int32, shape (d, n)
+        ``order[f]`` lists the instances sorted by feature f (stable).
+    sorted_bag : ndarray of int32, shape (d, n)
+        The bag of instance ``order[f, k]``.
+    n_bags : int
+
+    The arrays are read-only and consistent by construction (every index in
+    range), so the condition search checks only its O(n + n_bags) arguments.
+    Indices are int32: half the memory traffic of the search's scan.
+    """
+
+    __slots__ = ("sorted_vals", "order", "sorted_bag", "n_bags")
+
+    def __init__(self, sorted_vals, order, sorted_bag, n_bags):
+        for a in (sorted_vals, order, sorted_bag):
+            a.flags.writeable = False
+        self.sorted_vals, self.order, self.sorted_bag, self.n_bags = sorted_vals, order, sorted_bag, n_bags
+
+
+def presort(X, offsets):
+    """Sort every feature of the instances once, for :func:`best_conditions`.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The instances, bag after bag.
+    offsets : ndarray of intp, shape (n_bags + 1,)
+        Bag b owns rows ``offsets[b]:offsets[b + 1]``.
+
+    Returns
+    -------
+    presorted : Presorted
+    """
+    X, offsets = rule_presort_args(X, offsets)
+    n_bags = offsets.shape[0] - 1
+    inst_bag = np.repeat(np.arange(n_bags, dtype=np.int32), np.diff(offsets))
+    columns = np.ascontiguousarray(X.T)
+    order = np.argsort(columns, axis=1, kind="stable")
+    sorted_vals = np.ascontiguousarray(np.take_along_axis(columns, order, axis=1))
+    return Presorted(sorted_vals, np.ascontiguousarray(order, dtype=np.int32),
+                     np.ascontiguousarray(inst_bag[order]), n_bags)
 
 
 def _log2_table(n_bags):
@@ -48,23 +100,14 @@ def _gain_setup(n_bags, p0, n0, smooth, bag_weight):
 
     Shared by both twins of :func:`best_conditions`, so they read the same
     numbers. The table holds every whole number up to the total weight
-    (``n_bags`` with unit weights).
+    (``n_bags`` with unit weights). The arguments are checked by the caller.
     """
-    if smooth not in (0, 1):
-        raise ValueError(f"smooth must be 0 or 1; got {smooth}")
     if bag_weight is None:
         weights = np.ones(max(n_bags, 1), dtype=np.float64)
         size = n_bags + smooth
     else:
-        weights = np.ascontiguousarray(bag_weight, dtype=np.float64)
-        if weights.shape != (n_bags,):
-            raise ValueError(f"bag_weight has shape {weights.shape}; expected ({n_bags},), one weight per bag")
-        total = float(weights.sum())
-        if not (np.isfinite(total) and (weights >= 0).all()):
-            raise ValueError("bag_weight must be finite and non-negative")
-        size = int(math.ceil(total)) + 1 + smooth
-        if n_bags == 0:
-            weights = np.ones(1, dtype=np.float64)
+        weights = bag_weight if n_bags else np.ones(1, dtype=np.float64)
+        size = int(math.ceil(float(bag_weight.sum()))) + 1 + smooth
     table = _log2_table(size)
     base = float(_lg(table, p0 + smooth) - _lg(table, p0 + n0 + smooth))
     return weights, table, base
@@ -106,21 +149,22 @@ def prune_metric(p, n):
     return np.divide(p - n, total, out=np.zeros(np.broadcast(p, n).shape), where=total > 0)
 
 
-def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min_bags, smooth=0,
-                    bag_weight=None):
+def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None,
+                    start=0, stop=None):
     """Best next condition of a growing rule for every (feature, operator) (see the compiled twin)."""
-    d, n = sorted_vals.shape
-    n_bags = bag_pos.shape[0]
+    active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop = rule_search_args(
+        presorted, Presorted, active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop)
+    n_bags = presorted.n_bags
     weights, lg, base = _gain_setup(n_bags, p0, n0, smooth, bag_weight)
     weights = weights[:n_bags]
-    out = np.zeros((4, d, 2), dtype=np.float64)
+    out = np.zeros((4, stop - start, 2), dtype=np.float64)
     act = active.astype(bool)
-    for f in range(d):
-        keep = act[order[f]]
-        vals = sorted_vals[f][keep]
+    for f in range(start, stop):
+        keep = act[presorted.order[f]]
+        vals = presorted.sorted_vals[f][keep]
         if vals.shape[0] < 2:
             continue
-        lp, ln, rp, rn = sweep_distinct_bags(sorted_bag[f][keep], bag_pos, weights)
+        lp, ln, rp, rn = sweep_distinct_bags(presorted.sorted_bag[f][keep].astype(np.intp), bag_pos, weights)
         a, b = vals[:-1], vals[1:]
         cut = a < b
         mid = a * 0.5 + b * 0.5   # finite near the largest double, unlike (a + b) * 0.5
@@ -135,7 +179,7 @@ def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min
             gain[valid] = pv * ((_lg(lg, pv + smooth) - _lg(lg, pv + nv + smooth)) - base)
             k = int(np.argmax(gain))   # first maximum: the lowest threshold
             if gain[k] > 0.0:
-                out[:, f, col] = gain[k], thr[k], p1[k], n1[k]
+                out[:, f - start, col] = gain[k], thr[k], p1[k], n1[k]
     return out[0], out[1], out[2], out[3]
 
 
@@ -154,6 +198,7 @@ def _bag_any(inst_mask, offsets):
 
 def prefix_coverage(X, offsets, features, ops, thresholds):
     """Bags covered by every prefix of a rule, shape (m, n_bags) (see the compiled twin)."""
+    X, offsets, features, ops, thresholds = rule_coverage_args(X, offsets, features, ops, thresholds)
     m = features.shape[0]
     if m == 0:
         return np.zeros((0, offsets.shape[0] - 1), dtype=np.uint8)
@@ -163,6 +208,8 @@ def prefix_coverage(X, offsets, features, ops, thresholds):
 
 def ruleset_coverage(X, offsets, rule_ptr, features, ops, thresholds):
     """Bags covered by each rule of a rule set, shape (n_rules, n_bags) (see the compiled twin)."""
+    X, offsets, features, ops, thresholds, rule_ptr = rule_coverage_args(
+        X, offsets, features, ops, thresholds, rule_ptr)
     n_rules = rule_ptr.shape[0] - 1
     holds = _holds(X, features, ops, thresholds)
     masks = np.ones((n_rules, X.shape[0]), dtype=bool)

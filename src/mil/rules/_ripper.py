@@ -570,12 +570,9 @@ class _Ripper:
         self.total = float(self.w.sum())
         # Each feature's instances in sorted order (stable), with their values and
         # bags pre-sorted so the condition search reads them contiguously.
-        columns = np.ascontiguousarray(self.X.T)
-        self.order = np.argsort(columns, axis=1, kind="stable")
-        self.sorted_vals = np.take_along_axis(columns, self.order, axis=1)
-        self.sorted_bag = np.ascontiguousarray(self.inst_bag[self.order])
+        self.presorted = kernel("_rule_split").presort(self.X, self.offsets)
         # Possible conditions: two operators per distinct value of each feature.
-        distinct = 1 + (np.diff(self.sorted_vals, axis=1) > 0).sum(axis=1)
+        distinct = 1 + (np.diff(self.presorted.sorted_vals, axis=1) > 0).sum(axis=1)
         self.n_conditions = max(2.0 * float(distinct.sum()), 1.0)
         self.exp_fp_over_err = self._share(self.pos)
         self.keep_negatives = keep_negatives
@@ -712,10 +709,9 @@ class _Ripper:
         """``best_conditions`` of every feature, rows shared out among the threads."""
         return self.threads.concat(
             lambda lo, hi: split_kernel.best_conditions(
-                self.sorted_vals[lo:hi], self.order[lo:hi], active, self.sorted_bag[lo:hi],
-                self.bag_pos, float(p0), float(n0), self.est.min_bags, int(self.est.smoothing),
-                self.weight),
-            cells=self.order.size)
+                self.presorted, active, self.bag_pos, float(p0), float(n0), self.est.min_bags,
+                int(self.est.smoothing), self.weight, lo, hi),
+            cells=self.presorted.order.size)
 
     def prune(self, conds, prune_mask, whole_error=False):
         """Delete the final sequence of conditions that is best on the pruning bags.
