@@ -5,13 +5,15 @@ default; ``--depth 3`` is GradientBoostingClassifier's default) on the same
 6598 x 166 instance matrix in this process: GDBT-MI on the 102 bags, GradientBoostingClassifier
 on the instances with their bag's label. Both use the same ``subsample`` and
 ``max_features`` (GDBT-MI's defaults, 0.5 and "sqrt"; GDBT-MI draws the
-features per tree, scikit-learn per split; ``--subsample 1 --max-features all``
-compares full rounds). Prints both times and their ratio
+features per tree by default, scikit-learn per split, as GDBT-MI with
+``--feature-sampling node``; ``--subsample 1 --max-features all`` compares
+full rounds). Prints both times and their ratio
 (target <= 2), best of `repeat` interleaved runs. ``--profile`` prints where
 GDBT-MI's time goes (cProfile, cumulative).
 
 Usage: python benchmarks/bench_boosting.py [--repeat 1] [--rounds 200] [--depth 0 (= none) | 3]
-       [--subsample 0.5] [--max-features sqrt|all|N] [--backend compiled|python] [--profile]
+       [--subsample 0.5] [--max-features sqrt|all|N] [--feature-sampling tree|node]
+       [--backend compiled|python] [--profile]
 """
 
 import argparse
@@ -49,6 +51,7 @@ def main():
     parser.add_argument("--depth", type=int, default=0, help="0: no depth limit")
     parser.add_argument("--subsample", type=float, default=0.5)
     parser.add_argument("--max-features", default="sqrt", help='"sqrt", "all" or a count')
+    parser.add_argument("--feature-sampling", default="tree", choices=["tree", "node"])
     parser.add_argument("--backend", default="compiled", choices=["compiled", "python"])
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
@@ -61,10 +64,11 @@ def main():
     y_inst = np.asarray(y)[bags.instance_bag]
     print(f"Musk2: {bags.n_bags} bags, {bags.n_instances} instances, {bags.n_features} features; "
           f"{args.rounds} rounds, depth limit {depth}, subsample {args.subsample}, "
-          f"max_features {max_features}, backend {args.backend}")
+          f"max_features {max_features} (GDBT-MI per {args.feature_sampling}), backend {args.backend}")
 
     gdbt = GDBTMIClassifier(n_estimators=args.rounds, max_depth=depth, subsample=args.subsample,
-                            max_features=max_features, random_state=0)
+                            max_features=max_features, feature_sampling=args.feature_sampling,
+                            random_state=0)
     sk = GradientBoostingClassifier(n_estimators=args.rounds, max_depth=depth, subsample=args.subsample,
                                     max_features=max_features, random_state=0)
     with use_backend(args.backend):

@@ -23,8 +23,7 @@ from mil._core import use_backend
 from mil.ensemble import MIRandomForestClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import load_musk2  # noqa: E402
-from reproduce_trees import parse_params  # noqa: E402
+from _data import load_musk2, parse_params  # noqa: E402
 
 
 def best_times(fns, repeat):

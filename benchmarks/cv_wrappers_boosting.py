@@ -10,8 +10,11 @@ data set (every fold's accuracy and log loss) to a file.
 Usage: python benchmarks/cv_wrappers_boosting.py LEARNER [--repeats 5] [--datasets musk1 ...]
        [--param key=value ...] [--json results.jsonl] [--staged 50 100 200]
 
-LEARNER is one of the names in LEARNERS below (e.g. miwrapper-tree,
-simplemi-tree, gdbt-mi); --param sets estimator parameters through
+LEARNER is one of the names in LEARNERS below: ``simplemi-tree``,
+``miwrapper-tree`` and ``gdbt-mi`` are the ``mil`` registry's learners (with
+their registry parameters); ``*-c45`` are the wrappers with C4.5 in Weka's
+configuration (J48's -M 2, MIWrapper -A 3), ``*-sktree`` with scikit-learn's
+entropy tree; --param sets estimator parameters through
 ``set_params`` (``estimator__max_depth=5`` for a wrapper's inner estimator).
 --staged (boosting only) also prints the accuracy and log loss after the
 given numbers of rounds, from the same fits (staged predictions). Accuracy
@@ -26,8 +29,10 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+from mil._learners import make_learner
 from mil.datasets import load_dataset
 from mil.ensemble import GDBTMIClassifier
+from mil.tree import C45MIClassifier
 from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
 from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
@@ -39,6 +44,11 @@ def _tree():
     return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
 
 
+def _c45():
+    # C4.5 on one-instance bags, J48's -M 2 (see the wrappers' user guide).
+    return C45MIClassifier(min_bags_leaf=2)
+
+
 def _forest():
     return RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1)
 
@@ -48,10 +58,14 @@ def _hgb():
 
 
 LEARNERS = {
-    "miwrapper-tree": lambda: MIWrapperClassifier(_tree()),
+    "miwrapper-tree": lambda: make_learner("miwrapper-tree"),
+    "miwrapper-sktree": lambda: MIWrapperClassifier(_tree()),
+    "miwrapper-c45": lambda: MIWrapperClassifier(_c45()),
     "miwrapper-forest": lambda: MIWrapperClassifier(_forest()),
     "miwrapper-hgb": lambda: MIWrapperClassifier(_hgb()),
-    "simplemi-tree": lambda: SimpleMIClassifier(_tree()),
+    "simplemi-tree": lambda: make_learner("simplemi-tree"),
+    "simplemi-sktree": lambda: SimpleMIClassifier(_tree()),
+    "simplemi-c45": lambda: SimpleMIClassifier(_c45()),
     "simplemi-forest": lambda: SimpleMIClassifier(_forest()),
     "simplemi-hgb": lambda: SimpleMIClassifier(_hgb()),
     "gdbt-mi": lambda: GDBTMIClassifier(random_state=0),

@@ -492,3 +492,87 @@ def test_fold_log_losses_by_hand():
     loss, prior = _log_losses(Fitted(), None, y_train, y_test)
     assert loss == pytest.approx(-(np.log(0.75) + np.log(0.5)) / 2)
     assert prior == pytest.approx(-(np.log(0.25) + np.log(0.75)) / 2)
+
+
+def test_progress_plan_times_each_learner_by_its_own_fold_cost():
+    from mil._progress import Progress
+
+    clock = _Clock()
+    bar = Progress(8, stream=io.StringIO(), enabled=False, clock=clock,
+                   pending="time left known after one fold of each learner")
+    for _ in range(2):  # one fold of each of two learners: 1 s and 10 s
+        clock.now += 5.5
+        bar()
+    assert bar.status().endswith("11 s elapsed, time left known after one fold of each learner")
+    bar.plan([1.0] * 3 + [10.0] * 3, ["bag-knn"] * 3 + ["gdbt-mi"] * 3)
+    assert bar.status().endswith("about 33 s left")  # 3 x 1 s + 3 x 10 s, as measured
+    clock.now += 0.5  # bag-knn's later folds take half its first one (a shared cache) ...
+    bar()
+    assert bar.status().endswith("about 31 s left")  # ... which is not carried over to gdbt-mi
+    clock.now += 0.25  # a quarter second into the next fold
+    assert bar.status().endswith("about 31 s left")  # 30.75 s
+    clock.now += 0.75
+    bar(2)
+    clock.now += 4.0  # 4 s into gdbt-mi's first planned fold of 10 s
+    assert bar.status().endswith("about 26 s left")
+    clock.now += 6.0
+    bar()
+    bar.skip(2)  # gdbt-mi gave up on the rest: nothing planned is left
+    assert bar.total == 6 and bar.status() == "6/6 (100 %), 22 s elapsed"
+    with pytest.raises(ValueError, match="3 sizes but 2 groups"):
+        bar.plan([1, 2, 3], ["a", "b"])
+    bar.plan([0.2], ["a"])
+    bar.total = 7
+    assert bar.status().endswith("under 1 s left")
+
+
+def test_evaluate_runs_one_fold_of_each_learner_first_with_the_same_results(tmp_path, monkeypatch, capsys):
+    import mil.evaluation
+    from mil._learners import make_learner
+    from mil.cli import _learner_params, _load, _plan_folds, _run_learners, build_parser
+
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
+    args = build_parser().parse_args(["evaluate", "--dataset", path, "--folds", "4"])
+    data = _load(args)
+    splits = _plan_folds(args, data)[0]
+    calls = []
+    real = mil.evaluation.evaluate
+
+    def spy(est, X, y, splits, **kwargs):
+        calls.append((type(est).__name__, len(splits)))
+        if type(est).__name__ == "CitationKNNClassifier" and len(splits) > 1:
+            raise ValueError("a later fold this learner cannot take")
+        return real(est, X, y, splits, **kwargs)
+
+    monkeypatch.setattr(mil.evaluation, "evaluate", spy)
+
+    class Bar:  # records what the progress is told
+        done, clock = 0, staticmethod(lambda: 0.0)
+
+        def __init__(self):
+            self.plans, self.skips = [], []
+
+        def __call__(self, steps=1):
+            self.done += steps
+
+        def set_label(self, label, steps=None):
+            pass
+
+        def skip(self, steps):
+            self.skips.append(steps)
+
+        def plan(self, sizes, groups):
+            self.plans.append(list(groups))
+
+    bar = Bar()
+    results, skipped = _run_learners(["citation-knn", "c45-mi", "bag-knn"], data, splits, None, args, bar)
+    # First one fold of each, then the other three folds learner by learner.
+    assert calls == [("CitationKNNClassifier", 1), ("C45MIClassifier", 1), ("BagKNNClassifier", 1),
+                     ("CitationKNNClassifier", 3), ("C45MIClassifier", 3), ("BagKNNClassifier", 3)]
+    assert bar.plans == [["citation-knn"] * 3 + ["c45-mi"] * 3 + ["bag-knn"] * 3]
+    assert skipped == [("citation-knn", "a later fold this learner cannot take")] and bar.skips == [3]
+    for learner, res in results:  # the same as one evaluate over all the folds
+        whole = real(make_learner(learner, **_learner_params(learner, None, 0)), data.bags, data.y, splits)
+        for key in ("accuracy", "auc", "log_loss", "prior_log_loss"):
+            np.testing.assert_array_equal(res[key], whole[key])
+        assert len(res["fit_time"]) == 4

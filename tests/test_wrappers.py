@@ -10,9 +10,11 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from mil import Bags
+from mil._core import use_backend
+from mil.tree import C45MIClassifier
 from mil.utils.estimator_checks import make_toy_bags
 from mil.utils.validation import check_bags
-from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, bag_summaries
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, SingleInstanceClassifier, bag_summaries
 
 
 class Recorder(ClassifierMixin, BaseEstimator):
@@ -215,3 +217,186 @@ def test_dataframe_bags_set_feature_names():
         clf.fit(frames, y)
         assert clf.feature_names_in_.tolist() == ["a", "b", "c", "d"]
         assert_array_equal(clf.predict(frames), clf.predict(X))
+
+
+# -- mil's own trees inside: every row a bag of one instance --------------------
+
+# Bag means 0, 1 (negative) and 3, 4 (positive): one cut separates them.
+MEAN_BAGS = [np.array([[-1.0], [1.0]]), np.array([[1.0]]), np.array([[2.0], [4.0]]), np.array([[4.0]])]
+
+
+def one_instance_bags(Z):
+    return [row[None, :] for row in np.asarray(Z, dtype=float)]
+
+
+def test_simplemi_c45_is_c45_on_summaries_with_laplace_leaves(backend):
+    clf = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=1)).fit(MEAN_BAGS, [0, 0, 1, 1])
+    assert isinstance(clf.estimator_, C45MIClassifier)
+    assert clf.estimator_.get_n_leaves() == 2
+    # Leaves of two bags each, pure: Laplace (pi + 1) / (pi + nu + 2) = 3/4 and 1/4.
+    new = [np.array([[3.0], [5.0]]), np.array([[0.0]])]  # means 4 and 0
+    assert_allclose(clf.predict_proba(new), [[0.25, 0.75], [0.75, 0.25]])
+    assert_array_equal(clf.predict(new), [1, 0])
+    assert_allclose(clf.decision_function(new), [np.log(3.0), -np.log(3.0)])
+    # The same as the tree fitted on the summaries as one-instance bags.
+    Z = bag_summaries(Bags.from_list(MEAN_BAGS))
+    ref = C45MIClassifier(min_bags_leaf=1).fit(one_instance_bags(Z), [0, 0, 1, 1])
+    assert_allclose(clf.predict_proba(new), ref.predict_proba(one_instance_bags(
+        bag_summaries(Bags.from_list(new)))))
+
+
+def test_miwrapper_c45_weighs_instances_in_the_leaves(backend):
+    # weighting="bag": N / (B n_b) = 4 / (2 * 1) = 2 for the negative bag's
+    # instance and 4 / (2 * 3) = 2/3 for each positive instance: each leaf
+    # weighs 2, Laplace gives 1/4 and 3/4 (unweighted counts would give 1/3 and 4/5).
+    bags = [np.array([[0.0]]), np.array([[2.0], [3.0], [4.0]])]
+    clf = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=1), combine="arithmetic").fit(bags, [0, 1])
+    new = [np.array([[5.0]]), np.array([[0.0], [0.0], [5.0]])]
+    assert_allclose(clf.predict_proba(new), [[0.25, 0.75], [1.0 - 5.0 / 12, 5.0 / 12]])
+    # The inner tree got every instance as a one-instance bag with its weight.
+    inst = Bags.from_list(bags).instances
+    ref = C45MIClassifier(min_bags_leaf=1).fit(one_instance_bags(inst), [0, 1, 1, 1],
+                                               sample_weight=[2.0, 2 / 3, 2 / 3, 2 / 3])
+    assert_allclose(clf.estimator_.tree_.laplace(), ref.tree_.laplace())
+    geo = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=1)).fit(bags, [0, 1])
+    # Geometric means per class of the instances' (3/4, 1/4), (1/4, 3/4), (1/4, 3/4), normalised.
+    p = np.cbrt([0.75 * 0.25 * 0.25, 0.25 * 0.75 * 0.75])
+    assert_allclose(geo.predict_proba([np.array([[0.0], [5.0], [5.0]])]), [p / p.sum()])
+
+
+def test_wrapped_c45_bag_weights_repeat_bags(backend):
+    X, y = make_toy_bags(n_bags=30, random_state=5)
+    w = np.ones(30)
+    w[:6] = 2.0
+    for make in (lambda: SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2)),
+                 lambda: MIWrapperClassifier(C45MIClassifier(min_bags_leaf=2), weighting="inverse_size")):
+        weighted = make().fit(X, y, sample_weight=w)
+        repeated = make().fit(X + X[:6], np.concatenate([y, y[:6]]))
+        assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X))
+
+
+def test_wrapped_c45_backends_agree():
+    X, y = make_toy_bags(n_bags=40, random_state=6)
+    out = {}
+    for kind in ("compiled", "python"):
+        try:
+            with use_backend(kind):
+                out[kind] = [make().fit(X, y).predict_proba(X) for make in (
+                    lambda: SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2), summary="minmax"),
+                    lambda: MIWrapperClassifier(C45MIClassifier(min_bags_leaf=2)))]
+        except (ImportError, RuntimeError):
+            pytest.skip("compiled kernels are not available")
+    for a, b in zip(out["compiled"], out["python"]):
+        assert_array_equal(a, b)
+
+
+def test_wrapped_c45_string_labels_and_positive_class(backend):
+    X, y = make_toy_bags(n_bags=30, random_state=7)
+    names = np.where(y == 1, "active", "inactive")
+    # The wrappers' inner tree sees the class indices 0/1: no positive_class needed.
+    clf = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2)).fit(X, names)
+    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2)).fit(X, y)
+    assert_array_equal(clf.classes_, ["active", "inactive"])
+    assert_allclose(clf.predict_proba(X)[:, ::-1], ref.predict_proba(X))
+    assert_array_equal(clf.predict(X), clf.classes_[np.argmax(clf.predict_proba(X), axis=1)])
+    # An inner positive_class names a label; the inner tree gets its index.
+    named = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, positive_class="active")).fit(X, names)
+    assert named.estimator_.positive_class == 0
+    assert_array_equal(named.predict(X), clf.classes_[np.argmax(named.predict_proba(X), axis=1)])
+    with pytest.raises(ValueError, match="inner estimator's positive_class='x'"):
+        SimpleMIClassifier(C45MIClassifier(positive_class="x")).fit(X, names)
+    clf = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=2), combine="max",
+                              positive_class="active").fit(X, names)
+    assert clf.score(X, names) > 0.8
+
+
+def test_wrapped_c45_nan_and_three_classes():
+    bags = [np.array([[0.0, np.nan], [1.0, 2.0]]), np.array([[5.0, 1.0]]), np.array([[6.0, 1.0]]),
+            np.array([[0.5, 3.0]])]
+    clf = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=1)).fit(bags, [0, 1, 1, 0])
+    assert_array_equal(clf.predict(bags), [0, 1, 1, 0])
+    X, y = make_toy_bags(n_bags=45, n_classes=3, random_state=0)
+    for clf in (SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2), summary="meanminmax"),
+                MIWrapperClassifier(C45MIClassifier(min_bags_leaf=2))):
+        proba = clf.fit(X, y).predict_proba(X)
+        assert_allclose(proba.sum(axis=1), 1.0)
+        assert_array_equal(clf.predict(X), clf.classes_[np.argmax(proba, axis=1)])
+        assert clf.score(X, y) > 0.8
+
+
+def test_grid_search_reaches_wrapped_c45_parameters():
+    X, y = make_toy_bags(n_bags=40, random_state=2)
+    search = GridSearchCV(SimpleMIClassifier(C45MIClassifier()),
+                          {"estimator__min_bags_leaf": [1, 4], "estimator__pruning": [False, True]}, cv=3)
+    search.fit(X, y)
+    assert search.best_estimator_.estimator_.min_bags_leaf == search.best_params_["estimator__min_bags_leaf"]
+    assert isinstance(search.best_estimator_.estimator_, C45MIClassifier)
+
+
+def test_single_instance_classifier_is_the_tree_on_rows(backend):
+    X = np.array([[0.0], [1.0], [3.0], [4.0], [np.nan]])
+    y = np.array(["a", "a", "b", "b", "b"])
+    clf = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1, positive_class="b")).fit(X, y)
+    assert_array_equal(clf.classes_, ["a", "b"])
+    assert clf.n_features_in_ == 1
+    ref = C45MIClassifier(min_bags_leaf=1, positive_class="b").fit(one_instance_bags(X), y)
+    new = np.array([[0.5], [3.5]])
+    assert_allclose(clf.predict_proba(new), ref.predict_proba(one_instance_bags(new)))
+    assert_array_equal(clf.predict(new), ["a", "b"])
+    assert_allclose(clf.decision_function(new), ref.decision_function(one_instance_bags(new)))
+    # Row weights reach the tree: weight 3 on a row equals the row three times.
+    w = np.array([1.0, 3.0, 1.0, 1.0, 1.0])
+    weighted = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1)).fit(X, y == "b", sample_weight=w)
+    repeated = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1)).fit(
+        np.vstack([X, X[[1, 1]]]), np.concatenate([y, y[[1, 1]]]) == "b")
+    assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X))
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(np.zeros((2, 3)))
+
+
+def test_calibrated_c45_inside_simplemi():
+    from sklearn.calibration import CalibratedClassifierCV
+
+    X, y = make_toy_bags(n_bags=40, random_state=8)
+    tree = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True))
+    clf = SimpleMIClassifier(CalibratedClassifierCV(tree, method="sigmoid", cv=5, ensemble=False)).fit(X, y)
+    # ensemble=False: one tree fitted on all the bags' summaries; the sigmoid maps its Laplace estimate.
+    plain = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True)).fit(X, y)
+    inner = clf.estimator_.calibrated_classifiers_[0].estimator
+    assert_allclose(inner.predict_proba(bag_summaries(Bags.from_list(X))), plain.predict_proba(X))
+    p = clf.predict_proba(X)[:, 1]
+    q = plain.predict_proba(X)[:, 1]
+    order = np.argsort(q, kind="stable")
+    assert np.all(np.diff(p[order]) >= -1e-12)  # a monotone (increasing) map of the tree's estimate
+    search = GridSearchCV(clf, {"estimator__estimator__estimator__min_bags_leaf": [2, 4]}, cv=3).fit(X, y)
+    best = search.best_params_["estimator__estimator__estimator__min_bags_leaf"]
+    assert search.best_estimator_.estimator_.estimator.estimator.min_bags_leaf == best
+
+
+def test_registry_learners_get_fresh_inner_estimators():
+    from mil._learners import LEARNERS, make_learner
+
+    a, b = make_learner("simplemi-tree"), make_learner("simplemi-tree")
+    assert a.estimator is not b.estimator
+    a.set_params(estimator__estimator__estimator__min_bags_leaf=7)
+    assert b.get_params()["estimator__estimator__estimator__min_bags_leaf"] == 2
+    c = make_learner("miwrapper-tree", combine="arithmetic")
+    assert c.combine == "arithmetic" and c.weighting == "inverse_size"
+    assert isinstance(c.estimator, C45MIClassifier)
+    assert "C4.5" in LEARNERS["simplemi-tree"][3] and "C4.5" in LEARNERS["miwrapper-tree"][3]
+
+
+def test_default_inner_estimator_is_c45():
+    # SimpleMI: J48's -M 2 with pessimistic pruning; MIWrapper: -M 2 on instance weights, unpruned.
+    X, y = make_toy_bags(n_bags=40, random_state=9)
+    simple = SimpleMIClassifier().fit(X, y)
+    assert simple.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, pruning=True).get_params()
+    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True)).fit(X, y)
+    assert_array_equal(simple.predict_proba(X), ref.predict_proba(X))
+    wrapper = MIWrapperClassifier().fit(X, y)
+    assert wrapper.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2).get_params()
+    assert wrapper.estimator is None and simple.estimator is None  # parameters are not touched
+    # Laplace leaves: no bag probability is exactly 0 or 1.
+    for clf in (simple, wrapper):
+        p = clf.predict_proba(X)
+        assert np.all((p > 0) & (p < 1))

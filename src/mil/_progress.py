@@ -6,9 +6,11 @@ a plain line is written every `interval` seconds instead, so a long run
 shows that it is alive without filling the log.
 """
 
+import shutil
 import sys
 import threading
 import time
+from collections import deque
 
 __all__ = ["Progress", "format_duration"]
 
@@ -25,14 +27,28 @@ def format_duration(seconds):
     return f"{hours} h {minutes:02d} min"
 
 
+def _left(seconds):
+    """``", about 3 min 05 s left"``; ``", under 1 s left"`` at the end."""
+    return ", under 1 s left" if seconds < 0.5 else f", about {format_duration(seconds)} left"
+
+
 class Progress:
     """Count steps and report them on stderr with the time left.
 
-    The time left is the mean time per step so far times the steps left;
-    when a label says how many steps it covers (``set_label(label, steps)``,
-    e.g. one learner's folds), its remaining steps are timed at its own
-    pace. It stays rough when later steps differ in cost (the folds of a
-    boosted ensemble against those of a nearest-neighbour learner).
+    Three ways to estimate the time left, from the best informed:
+
+    - after :meth:`plan` gave the expected cost of every step still to come
+      (e.g. the measured time of one fold of each learner), the remaining
+      costs are summed and scaled by the pace of the steps done since (their
+      elapsed time over their planned cost), so a machine that got slower or
+      faster since the measurement is followed;
+    - otherwise, when a label says how many steps it covers
+      (``set_label(label, steps)``, e.g. one learner's folds), its remaining
+      steps are timed at its own pace and the others at the mean pace;
+    - otherwise, the mean time per step so far times the steps left. This is
+      rough when later steps differ in cost (the folds of a boosted ensemble
+      against those of a nearest-neighbour learner); `pending` then says
+      instead that no estimate is available yet.
 
     Parameters
     ----------
@@ -53,10 +69,14 @@ class Progress:
         Also report from a background thread while a step runs (a redraw
         every second on a terminal, a line every `interval` seconds
         otherwise). None: only with the real clock.
+    pending : str or None, default=None
+        Shown in place of the time left until :meth:`plan` is called (e.g.
+        ``"time left after one fold of each learner"``). None: estimate from
+        the steps done so far.
     """
 
     def __init__(self, total, label="", enabled=None, stream=None, interval=10.0, clock=time.monotonic,
-                 heartbeat=None):
+                 heartbeat=None, pending=None):
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = enabled is not False
         isatty = getattr(self.stream, "isatty", None)
@@ -67,6 +87,9 @@ class Progress:
         self._last_line = self.start
         self._lines = 0
         self._segment = None  # (start time, steps done at its start, its steps)
+        self.pending = pending
+        self._plan = None  # expected costs of the steps to come, in order
+        self._planned = None  # (start time, planned cost done, time of the last step)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
@@ -92,9 +115,52 @@ class Progress:
             elif self.enabled and self.done and self.clock() - self._last_line >= self.interval:
                 self._line()
 
+    def plan(self, sizes, groups=None):
+        """Give the expected cost of each step still to come, in the order they finish.
+
+        Parameters
+        ----------
+        sizes : sequence of float
+            Expected seconds of each remaining step (e.g. the measured time
+            of one fold of the learner the step belongs to).
+        groups : sequence or None, default=None
+            The group of each step (e.g. its learner), same length as
+            `sizes`. The steps of the group under way are timed at the pace
+            measured on its steps done so far (seconds taken per planned
+            second); later groups at their planned sizes. A pace is not
+            carried from one group to another: one learner's later folds may
+            be cheaper than its first (shared caches) while another's are not.
+            None: all steps form one group.
+        """
+        sizes = [max(float(size), 0.0) for size in sizes]
+        groups = [None] * len(sizes) if groups is None else list(groups)
+        if len(groups) != len(sizes):
+            raise ValueError(f"plan: {len(sizes)} sizes but {len(groups)} groups")
+        with self._lock:
+            self._plan = deque(zip(sizes, groups))
+            self._segment = None
+            self._new_group()
+
+    def _new_group(self):
+        """The head of the plan starts a group: its pace is measured from now."""
+        now = self.clock()
+        self._planned = [now, 0.0, now]  # group start, planned cost done in it, last step's end
+
+    def _pop(self, steps, done):
+        """Remove the next `steps` planned steps (done or skipped)."""
+        for _ in range(min(int(steps), len(self._plan))):
+            size, group = self._plan.popleft()
+            if done:
+                self._planned[1] += size
+                self._planned[2] = self.clock()
+            if self._plan and self._plan[0][1] != group:
+                self._new_group()
+
     def __call__(self, steps=1):
         with self._lock:
             self.done += steps
+            if self._plan is not None:
+                self._pop(steps, done=True)
             if self.tty:
                 self._draw()
             elif self.enabled and self.clock() - self._last_line >= self.interval:
@@ -104,6 +170,8 @@ class Progress:
         """Drop `steps` that will not run (a learner that was skipped) from the total."""
         with self._lock:
             self.total = max(self.total - int(steps), max(self.done, 1))
+            if self._plan is not None:  # the skipped steps are the next ones planned
+                self._pop(steps, done=False)
             if self.tty:
                 self._draw()
 
@@ -111,7 +179,13 @@ class Progress:
         """``"12/70 (17 %), 23 s elapsed, about 1 min 40 s left"``."""
         elapsed = self.clock() - self.start
         text = f"{self.done}/{self.total} ({100 * self.done // self.total} %), {format_duration(elapsed)} elapsed"
-        if 0 < self.done < self.total:
+        if self._plan is not None:
+            if self.done < self.total:
+                text += _left(self._planned_left())
+        elif self.pending is not None:
+            if self.done < self.total:
+                text += f", {self.pending}"
+        elif 0 < self.done < self.total:
             rate, left = elapsed / self.done, 0.0
             if self._segment is not None:
                 start, done0, steps = self._segment
@@ -121,17 +195,38 @@ class Progress:
                 left += max(self.total - self.done - remaining, 0) * rate
             else:
                 left = rate * (self.total - self.done)
-            text += f", about {format_duration(left)} left"
+            text += _left(left)
         return text
+
+    def _planned_left(self):
+        """Seconds left: the group under way at its measured pace, later groups as planned."""
+        if not self._plan:
+            return 0.0
+        start, cost_done, last = self._planned
+        pace = (last - start) / cost_done if cost_done > 0 else 1.0
+        head = self._plan[0][1]
+        left = 0.0
+        for size, group in self._plan:
+            left += size * pace if group == head else size
+        # The step under way has been running since the last one ended: count
+        # that time as done, but not beyond the step's own expected time.
+        running = min(self.clock() - last, self._plan[0][0] * pace)
+        return max(left - running, 0.0)
 
     def _draw(self):
         if not self.enabled:
             return
         frac = min(self.done / self.total, 1.0)
         bar = "#" * int(frac * 20)
-        line = f"{self.label[:28]:<28} [{bar:<20}] {self.status()}"
-        self.stream.write("\r" + line[:119].ljust(119))
+        line = f"{self.label[:34]:<34} [{bar:<20}] {self.status()}"
+        width = self._width()
+        self.stream.write("\r" + line[:width].ljust(width))
         self.stream.flush()
+
+    @staticmethod
+    def _width():
+        """Characters a redrawn line may use: one less than the terminal's width (no wrap)."""
+        return max(shutil.get_terminal_size((120, 24)).columns - 1, 20)
 
     def _line(self):
         self._last_line = self.clock()
@@ -147,7 +242,7 @@ class Progress:
         if not self.enabled:
             return
         if self.tty:
-            self.stream.write("\r" + " " * 119 + "\r")
+            self.stream.write("\r" + " " * self._width() + "\r")
             self.stream.flush()
         elif self._lines:  # the log said it was running: say it finished
             self.stream.write(f"mil: done, {format_duration(self.clock() - self.start)}\n")

@@ -277,10 +277,61 @@ def _learner_params(learner, positive, seed):
     return params
 
 
-def _cmd_evaluate(args):
-    from mil._learners import LEARNERS, available_learners, make_learner
-    from mil._progress import Progress
+def _run_learners(names, data, splits, positive, args, progress):
+    """Cross-validate each learner; ``(results, skipped)`` in the order of `names`.
+
+    The first fold of every learner runs first: it says which learners
+    cannot take the data (skipped with the reason) and how long a fold of
+    each one takes, so the progress can estimate the time left from the
+    folds still to come weighted by their learner's cost. The other folds
+    follow learner by learner. Folds are independent (each fits a clone),
+    so the results are those of one :func:`mil.evaluation.evaluate` call over
+    all the splits.
+    """
+    from joblib import effective_n_jobs
+
+    from mil._learners import make_learner
     from mil.evaluation import evaluate
+
+    first, rest = splits[:1], splits[1:]
+    started, skipped = [], []
+    for learner in names:
+        progress.set_label(f"{learner} (fold 1)")
+        t0 = progress.clock()
+        try:
+            est = make_learner(learner, **_learner_params(learner, positive, args.seed))
+            res = evaluate(est, data.bags, data.y, first, progress=progress, positive_class=positive)
+        except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
+            skipped.append((learner, _reason(exc)))
+            progress.skip(len(splits))
+            continue
+        started.append((learner, est, res, progress.clock() - t0))
+    # Folds of one learner run side by side with --jobs.
+    workers = max(min(effective_n_jobs(args.jobs), max(len(rest), 1)), 1)
+    progress.plan([seconds / workers for _, _, _, seconds in started for _ in rest],
+                  [learner for learner, _, _, _ in started for _ in rest])
+    results = []
+    for learner, est, res, _ in started:
+        if rest:
+            progress.set_label(learner)
+            before = progress.done
+            try:
+                more = evaluate(est, data.bags, data.y, rest, progress=progress, n_jobs=args.jobs,
+                                positive_class=positive)
+            except (ValueError, TypeError) as exc:  # e.g. a later fold the learner cannot take
+                skipped.append((learner, _reason(exc)))
+                progress.skip(len(rest) - (progress.done - before))
+                continue
+            res = {key: (np.concatenate([res[key], more[key]]) if isinstance(res[key], np.ndarray) else res[key])
+                   for key in res}
+        results.append((learner, res))
+    skipped.sort(key=lambda item: names.index(item[0]))
+    return results, skipped
+
+
+def _cmd_evaluate(args):
+    from mil._learners import LEARNERS, available_learners
+    from mil._progress import Progress
 
     _check_jobs(args)
     unknown = [n for n in args.model or () if n not in LEARNERS]
@@ -295,20 +346,9 @@ def _cmd_evaluate(args):
     if not names:
         raise CLIError("no learner is available in this installation")
     quiet = args.quiet or args.json or args.csv
-    results, skipped = [], []
-    with Progress(len(names) * len(splits), enabled=False if quiet else None) as bar:
-        for learner in names:
-            bar.set_label(learner, len(splits))
-            before = bar.done
-            try:
-                est = make_learner(learner, **_learner_params(learner, positive, args.seed))
-                res = evaluate(est, data.bags, data.y, splits, progress=bar, n_jobs=args.jobs,
-                               positive_class=positive)
-            except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
-                skipped.append((learner, _reason(exc)))
-                bar.skip(len(splits) - (bar.done - before))
-                continue
-            results.append((learner, res))
+    with Progress(len(names) * len(splits), enabled=False if quiet else None,
+                  pending="time left known after one fold of each learner") as bar:
+        results, skipped = _run_learners(names, data, splits, positive, args, bar)
     common = {"dataset": data.name, "folds": n_folds, "repeats": repeats, "fold_source": source,
               "positive_class": positive}
     records = [{

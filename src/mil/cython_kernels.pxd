@@ -37,10 +37,12 @@ from mil._core._rule_split cimport (
     c_ruleset_coverage,
 )
 
-# _tree_split: split search, partition and routing of ID3-MI / C4.5-MI.
+# _tree_split: split search, partition, gathering of a node's presorted values
+# and routing of ID3-MI / C4.5-MI.
 from mil._core._tree_split cimport (
     c_best_split_feature,
     c_partition,
+    c_gather_feature,
     c_apply,
 )
 

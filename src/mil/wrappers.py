@@ -20,16 +20,18 @@ classic benchmark sets (see the "Wrappers" page of the user guide).
 import warnings
 
 import numpy as np
-from sklearn.base import clone
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
+from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, has_fit_parameter,
+                                      validate_data)
 
+from mil.bags import Bags
 from mil.base import BaseBagClassifier
+from mil.tree import C45MIClassifier
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names
 
-__all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "bag_summaries"]
+__all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier", "bag_summaries"]
 
 #: Weka's MIWrapper clips instance probabilities to [0.001, 0.999] before
 #: the geometric mean, so one confident instance cannot zero a class.
@@ -38,9 +40,19 @@ GEOMETRIC_CLIP = 1e-3
 SUMMARIES = ("mean", "midrange", "minmax", "meanminmax")
 
 
-def _default_estimator():
-    # A J48-like tree: entropy splits, at least two instances per leaf.
-    return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
+def _j48_like(**params):
+    # C4.5 on one-instance bags with J48's -M 2 (leaves of at least two rows, by weight).
+    return C45MIClassifier(min_bags_leaf=2, **params)
+
+
+def _is_bag_classifier(estimator):
+    return isinstance(estimator, BaseBagClassifier)
+
+
+def _rows_as_bags(Z):
+    """Every row of a 2-D array as a bag of one instance (a validated `Bags`)."""
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    return Bags(Z, np.arange(Z.shape[0] + 1, dtype=np.intp))
 
 
 def bag_summaries(bags, summary="mean"):
@@ -93,7 +105,7 @@ class _BaseWrapper(BaseBagClassifier):
     @property
     def _allow_nan(self):
         # As scikit-learn's meta-estimators: NaN is accepted iff the inner estimator accepts it.
-        est = self.estimator if self.estimator is not None else _default_estimator()
+        est = self._inner_template()
         return bool(get_tags(est).input_tags.allow_nan)
 
     def _validate_fit(self, X, y):
@@ -119,7 +131,7 @@ class _BaseWrapper(BaseBagClassifier):
         return False  # the instance learner treats the classes alike; see MIWrapperClassifier
 
     def _inner_template(self):
-        return self.estimator if self.estimator is not None else _default_estimator()
+        return self.estimator if self.estimator is not None else self._default_estimator()
 
     def _check_bag_weight(self, sample_weight, n_bags):
         """Validated bag weights (None stays None); the inner estimator must accept them."""
@@ -131,8 +143,23 @@ class _BaseWrapper(BaseBagClassifier):
         return _check_sample_weight(sample_weight, np.empty((n_bags, 1)), ensure_non_negative=True)
 
     def _fit_inner(self, Z, y, weight):
-        """Clone and fit the inner estimator, with `weight` unless it is None."""
+        """Clone and fit the inner estimator, with `weight` unless it is None.
+
+        A bag classifier of mil inside gets every row of `Z` as a bag of
+        one instance; its ``positive_class``,
+        if set, names one of ``classes_`` and is handed on as that class's
+        index, the label the inner estimator sees.
+        """
         est = clone(self._inner_template())
+        if _is_bag_classifier(est):
+            pc = est.get_params().get("positive_class")
+            if pc is not None:
+                hits = np.flatnonzero(self.classes_ == pc)
+                if hits.size == 0:
+                    raise ValueError(f"the inner estimator's positive_class={pc!r} is not one of the "
+                                     f"labels {self.classes_.tolist()}")
+                est.set_params(positive_class=int(hits[0]))
+        Z = self._inner_input(Z, est)
         if weight is None:
             est.fit(Z, y)
         else:
@@ -140,16 +167,22 @@ class _BaseWrapper(BaseBagClassifier):
         self.estimator_ = est
         return est
 
+    @staticmethod
+    def _inner_input(Z, est):
+        """`Z` as the inner estimator takes it: one-instance bags for a mil bag classifier."""
+        return _rows_as_bags(Z) if _is_bag_classifier(est) else Z
+
     def _inner_proba(self, Z):
         """Inner class probabilities, columns = our class indices (one-hot votes without predict_proba)."""
         est = self.estimator_
         k = self.classes_.shape[0]
         cols = np.asarray(est.classes_, dtype=np.intp)
         out = np.zeros((Z.shape[0], k))
+        Z = self._inner_input(Z, est)
         if hasattr(est, "predict_proba"):
             out[:, cols] = est.predict_proba(Z)
         else:
-            out[np.arange(Z.shape[0]), np.asarray(est.predict(Z), dtype=np.intp)] = 1.0
+            out[np.arange(out.shape[0]), np.asarray(est.predict(Z), dtype=np.intp)] = 1.0
         return out
 
     @staticmethod
@@ -167,10 +200,17 @@ class SimpleMIClassifier(_BaseWrapper):
 
     Parameters
     ----------
-    estimator : scikit-learn classifier, default=None
+    estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the summaries. None is
-        ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2,
-        random_state=0)``, a J48-like tree.
+        ``C45MIClassifier(min_bags_leaf=2, pruning=True)``: C4.5 with
+        J48's ``-M 2`` and pessimistic pruning (``-C 0.25``), Laplace leaf
+        probabilities. A bag classifier of mil (e.g.
+        :class:`mil.tree.C45MIClassifier`) gets every summary as a bag of
+        one instance: with one instance per bag C4.5-MI is C4.5 (gain
+        ratio) with Laplace leaf probabilities, the closest tree here to
+        Weka's J48. To put a bag classifier inside a scikit-learn
+        meta-estimator first (e.g. ``CalibratedClassifierCV``), wrap it in
+        :class:`SingleInstanceClassifier`.
     summary : {"mean", "midrange", "minmax", "meanminmax"}, default="mean"
         The bag summary, per feature: the mean (Weka ``-M 1``, its default),
         the mid-range (min + max) / 2 (``-M 2``, "geometric centre" in Weka),
@@ -214,6 +254,10 @@ class SimpleMIClassifier(_BaseWrapper):
         "summary": [StrOptions(set(SUMMARIES))],
     }
 
+    @staticmethod
+    def _default_estimator():
+        return _j48_like(pruning=True)
+
     def __init__(self, estimator=None, summary="mean"):
         self.estimator = estimator
         self.summary = summary
@@ -249,6 +293,7 @@ class SimpleMIClassifier(_BaseWrapper):
         y : ndarray of shape (n_bags,)
         """
         Z = self._summaries(X)  # validates first: NotFittedError before fit
+        Z = self._inner_input(Z, self.estimator_)
         return self.classes_[np.asarray(self.estimator_.predict(Z), dtype=np.intp)]
 
     def predict_proba(self, X):
@@ -273,7 +318,7 @@ class SimpleMIClassifier(_BaseWrapper):
         check_is_fitted(self, "estimator_")
         Z = self._summaries(X)
         if hasattr(self.estimator_, "decision_function"):
-            return self.estimator_.decision_function(Z)
+            return self.estimator_.decision_function(self._inner_input(Z, self.estimator_))
         proba = self._inner_proba(Z)
         if proba.shape[1] == 2:
             return self._log_odds(proba)
@@ -290,11 +335,17 @@ class MIWrapperClassifier(_BaseWrapper):
 
     Parameters
     ----------
-    estimator : scikit-learn classifier, default=None
+    estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the instances. None is
-        ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2,
-        random_state=0)``, a J48-like tree. Without ``predict_proba`` an
-        instance votes for its predicted class (probability 1).
+        ``C45MIClassifier(min_bags_leaf=2)``: C4.5 with J48's ``-M 2``
+        counted in instance weight, unpruned (the pessimistic pruning
+        counts instances, not weights), Laplace leaf probabilities on the
+        weights. A bag classifier of mil gets every instance as a
+        bag of one instance, its instance weight as that bag's
+        ``sample_weight`` (:class:`mil.tree.C45MIClassifier` inside: C4.5 on
+        the weighted instances, Laplace leaf probabilities on the weights).
+        Without ``predict_proba`` an instance votes for its predicted class
+        (probability 1).
     combine : {"geometric", "arithmetic", "max"}, default="geometric"
         How a bag's probabilities combine its instances' (Weka's ``-P``):
         the arithmetic mean per class (``-P 1``); the geometric mean per
@@ -356,6 +407,10 @@ class MIWrapperClassifier(_BaseWrapper):
 
     def _positive_class_matters(self):
         return self.combine == "max"  # the positive class takes the largest instance probability
+
+    @staticmethod
+    def _default_estimator():
+        return _j48_like()
 
     def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None):
         self.estimator = estimator
@@ -441,3 +496,110 @@ class MIWrapperClassifier(_BaseWrapper):
             return self._log_odds(proba)
         with np.errstate(divide="ignore"):
             return np.log(proba)
+
+
+class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+    """A bag classifier of mil as an ordinary classifier of rows.
+
+    Every row of a 2-D ``X`` is handed to `estimator` as a bag of one
+    instance. With one instance per bag the multi-instance trees are the
+    ordinary trees on the rows (a bag is positive iff its only instance is):
+    ``SingleInstanceClassifier(C45MIClassifier())`` is C4.5 with Laplace
+    leaf probabilities, usable wherever scikit-learn expects a classifier,
+    e.g. inside ``CalibratedClassifierCV`` inside :class:`SimpleMIClassifier`
+    (the wrappers take a bag classifier directly too; this adapter is for
+    the meta-estimators in between).
+
+    Parameters
+    ----------
+    estimator : mil bag classifier
+        Cloned and fitted on the rows as one-instance bags.
+
+    Attributes
+    ----------
+    estimator_ : mil bag classifier
+        The fitted clone.
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.tree import C45MIClassifier
+    >>> from mil.wrappers import SingleInstanceClassifier
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> clf = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1)).fit(X, [0, 0, 1, 1])
+    >>> clf.predict_proba([[3.5]])  # Laplace: (2 + 1) / (2 + 2)
+    array([[0.25, 0.75]])
+    """
+
+    _parameter_constraints = {"estimator": [HasMethods(["fit", "predict"])]}
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = get_tags(self.estimator).input_tags.allow_nan
+        return tags
+
+    def _bags(self, X, reset):
+        X = validate_data(self, X, reset=reset,
+                          ensure_all_finite="allow-nan" if get_tags(self).input_tags.allow_nan else True)
+        return _rows_as_bags(X)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit a clone of `estimator` on the rows of `X` as one-instance bags.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features)
+        y : array-like of shape (n_rows,)
+        sample_weight : array-like of shape (n_rows,), default=None
+            Passed to the estimator's ``fit`` (one weight per bag = row).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        bags = self._bags(X, reset=True)
+        est = clone(self.estimator)
+        if sample_weight is None:
+            est.fit(bags, y)
+        else:
+            est.fit(bags, y, sample_weight=sample_weight)
+        self.estimator_ = est
+        self.classes_ = est.classes_
+        return self
+
+    def predict(self, X):
+        """The estimator's label for each row.
+
+        Returns
+        -------
+        y : ndarray of shape (n_rows,)
+        """
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict(self._bags(X, reset=False))
+
+    def predict_proba(self, X):
+        """The estimator's class probabilities for each row.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_rows, n_classes)
+            Columns follow ``classes_``.
+        """
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict_proba(self._bags(X, reset=False))
+
+    def decision_function(self, X):
+        """The estimator's decision function for each row.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_rows,) or (n_rows, n_classes)
+        """
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.decision_function(self._bags(X, reset=False))

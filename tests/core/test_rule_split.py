@@ -11,22 +11,20 @@ from mil import Bags
 from mil._core import compiled_available, kernel, twins
 
 
-def _presort(X, inst_bag):
-    order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
-    svals = np.ascontiguousarray(np.take_along_axis(X, order.T, axis=0).T)
-    return order, svals, np.ascontiguousarray(inst_bag[order])
+def _presort(X, offsets):
+    return kernel("_rule_split").presort(X, offsets)
 
 
 def _search(bags_list, labels, active=None, min_bags=1):
     bags = Bags.from_list(bags_list)
     X = bags.instances
-    order, svals, sbag = _presort(X, bags.instance_bag)
+    pre = _presort(X, bags.offsets)
     act = np.ones(X.shape[0], dtype=np.uint8) if active is None else np.asarray(active, np.uint8)
     bag_pos = np.asarray(labels, dtype=np.uint8)
     covered = np.unique(bags.instance_bag[act.astype(bool)])
     p0 = int(bag_pos[covered].sum())
     n0 = int(covered.shape[0] - p0)
-    out = kernel("_rule_split").best_conditions(svals, order, act, sbag, bag_pos, p0, n0, min_bags)
+    out = kernel("_rule_split").best_conditions(pre, act, bag_pos, p0, n0, min_bags)
     return bags, (p0, n0), out
 
 
@@ -51,15 +49,15 @@ def test_smoothed_gain_hand_computed(backend):
     # 2 * log2(4/3), smoothed 2 * (log2(3/3) - log2(4/5)); x <= 4 keeps everything: no gain.
     bags_list = [np.array([[1.0]]), np.array([[2.0]]), np.array([[3.0]]), np.array([[4.0]])]
     bags = Bags.from_list(bags_list)
-    order, svals, sbag = _presort(bags.instances, bags.instance_bag)
+    pre = _presort(bags.instances, bags.offsets)
     act = np.ones(4, np.uint8)
     pos = np.array([1, 1, 0, 1], np.uint8)
-    gain, thr, p, n = k.best_conditions(svals, order, act, sbag, pos, 3, 1, 1, 1)
+    gain, thr, p, n = k.best_conditions(pre, act, pos, 3, 1, 1, 1)
     assert math.isclose(gain[0, 0], 2 * -math.log2(4 / 5), rel_tol=1e-15) and thr[0, 0] == 2.5
     # x >= 3.5 keeps 1+/0-: smoothed 1 * (log2(2/2) - log2(4/5)) < 2 * ... ; plain 1 * log2(4/3).
     assert math.isclose(gain[0, 1], -math.log2(4 / 5), rel_tol=1e-15) and thr[0, 1] == 3.5
-    with pytest.raises(ValueError, match="smooth must be 0 or 1"):
-        k.best_conditions(svals, order, act, sbag, pos, 3, 1, 1, 2)
+    with pytest.raises(ValueError, match="smooth must lie in"):
+        k.best_conditions(pre, act, pos, 3, 1, 1, 2)
 
 
 def test_prune_metric_hand_computed(backend):
@@ -177,8 +175,8 @@ def test_best_conditions_brute_force_and_twins(problem, smooth):
     n0 = int(len(covered) - p0)
     if p0 == 0:
         return
-    order, svals, sbag = _presort(X, inst_bag)
-    args = (svals, order, active, sbag, bag_pos, p0, n0, min_bags, smooth)
+    pre = _presort(X, offsets)
+    args = (pre, active, bag_pos, p0, n0, min_bags, smooth)
     compiled, python = twins("_rule_split")
     results = [python.best_conditions(*args)]
     if compiled is not None:
@@ -226,3 +224,218 @@ def test_both_twins_export_the_same_names():
         pytest.skip("compiled kernels are not built")
     assert sorted(compiled.__all__) == sorted(python.__all__)
     assert compiled_available("_rule_split")
+
+
+# -- weighted counts ------------------------------------------------------------
+def test_weighted_foil_gain_hand_computed(backend):
+    # Precision 2.5 / 4 -> 1.5 / 2: 1.5 * (log2(0.75) - log2(0.625)) = 1.5 * log2(1.2).
+    g = kernel("_rule_split").foil_gain(2.5, 1.5, 1.5, 0.5)
+    assert g == pytest.approx(1.5 * math.log2(1.2), rel=1e-14)
+    # Smoothed (JRip): (1.5 + 1) / (2 + 1) against (2.5 + 1) / (4 + 1).
+    g = kernel("_rule_split").foil_gain(2.5, 1.5, 1.5, 0.5, smooth=1)
+    assert g == pytest.approx(1.5 * (math.log2(2.5 / 3) - math.log2(3.5 / 5)), rel=1e-14)
+
+
+def test_weighted_best_condition_hand_computed(backend):
+    # One feature; bags b0 (pos, weight 0.5) at 1, b1 (pos, weight 2) at 2, b2 (neg, weight 1.5) at 3.
+    # p0 = 2.5, n0 = 1.5. x <= 2.5 keeps b0, b1: 2.5 * (0 - log2(2.5 / 4)); x <= 1.5 keeps b0 only
+    # (0.5 * 0.678 < 1.695); x >= 1.5 keeps b1, b2: 2 * (log2(2 / 3.5) - log2(0.625)) < 0.
+    bags_list = [np.array([[1.0]]), np.array([[2.0]]), np.array([[3.0]])]
+    bags = Bags.from_list(bags_list)
+    pre = _presort(bags.instances, bags.offsets)
+    w = np.array([0.5, 2.0, 1.5])
+    gain, thr, p, n = kernel("_rule_split").best_conditions(
+        pre, np.ones(3, np.uint8), np.array([1, 1, 0], np.uint8), 2.5, 1.5, 0.5, bag_weight=w)
+    assert gain[0, 0] == pytest.approx(-2.5 * math.log2(2.5 / 4), rel=1e-14)
+    assert (thr[0, 0], p[0, 0], n[0, 0]) == (2.5, 2.5, 0.0)
+    assert gain[0, 1] == 0.0
+    # min_bags counts weight: 3 > 2.5, no condition keeps enough positive weight.
+    gain, *_ = kernel("_rule_split").best_conditions(
+        pre, np.ones(3, np.uint8), np.array([1, 1, 0], np.uint8), 2.5, 1.5, 3, bag_weight=w)
+    assert (gain == 0).all()
+
+
+def brute_candidates(X, inst_bag, bag_pos, w, active, p0, n0, min_bags, smooth):
+    """Gain of every midpoint threshold per (feature, operator), weights summed bag by bag."""
+    act = active.astype(bool)
+    cands = {}
+    for f in range(X.shape[1]):
+        vals = np.unique(X[act, f])
+        for a, b in zip(vals[:-1], vals[1:]):
+            mid = a * 0.5 + b * 0.5
+            for op, t in ((0, mid if a <= mid < b else a), (1, mid if a < mid <= b else b)):
+                keep = act & ((X[:, f] <= t) if op == 0 else (X[:, f] >= t))
+                kept = np.unique(inst_bag[keep])
+                p1 = float(w[kept][bag_pos[kept] == 1].sum())
+                n1 = float(w[kept][bag_pos[kept] == 0].sum())
+                if p1 < min_bags or p1 <= 0:
+                    continue
+                s = smooth
+                g = p1 * (math.log2((p1 + s) / (p1 + n1 + s)) - math.log2((p0 + s) / (p0 + n0 + s)))
+                cands.setdefault((f, op), {})[t] = g
+    return cands
+
+
+@settings(deadline=None, max_examples=60)
+@given(small_problem(), st.integers(0, 1), st.data())
+def test_weighted_best_conditions_brute_force_and_twins(problem, smooth, data):
+    X, offsets, bag_pos, active, min_bags = problem
+    n_bags = len(offsets) - 1
+    w = np.array(data.draw(st.lists(st.sampled_from([0.25, 0.5, 1.0, 1.5, 2.0, 1 / 3, 3.0]),
+                                    min_size=n_bags, max_size=n_bags)))
+    inst_bag = np.repeat(np.arange(n_bags), np.diff(offsets)).astype(np.intp)
+    covered = np.unique(inst_bag[active.astype(bool)])
+    p0 = float(w[covered][bag_pos[covered] == 1].sum())
+    n0 = float(w[covered][bag_pos[covered] == 0].sum())
+    if p0 == 0:
+        return
+    pre = _presort(X, offsets)
+    args = (pre, active, bag_pos, p0, n0, min_bags, smooth)
+    compiled, python = twins("_rule_split")
+    results = [python.best_conditions(*args, bag_weight=w)]
+    if compiled is not None:
+        results.append(compiled.best_conditions(*args, bag_weight=w))
+        for a, b in zip(results[0], results[1]):
+            np.testing.assert_array_equal(a, b)  # bit-identical, also with fractional weights
+    gain, thr, p, n = results[0]
+    cands = brute_candidates(X, inst_bag, bag_pos, w, active, p0, n0, min_bags, smooth)
+    for f in range(X.shape[1]):
+        for op in (0, 1):
+            best = max([g for g in cands.get((f, op), {}).values()] + [0.0])
+            assert gain[f, op] == pytest.approx(best, rel=1e-12, abs=1e-12)
+            if gain[f, op] > 0:
+                assert cands[(f, op)][thr[f, op]] == pytest.approx(best, rel=1e-12, abs=1e-12)
+
+
+@settings(deadline=None, max_examples=40)
+@given(small_problem(), st.integers(0, 1), st.data())
+def test_unit_and_integer_weights_are_counts(problem, smooth, data):
+    """Unit weights give the unweighted result bit for bit; integer weights equal repeated bags."""
+    X, offsets, bag_pos, active, min_bags = problem
+    n_bags = len(offsets) - 1
+    inst_bag = np.repeat(np.arange(n_bags), np.diff(offsets)).astype(np.intp)
+    covered = np.unique(inst_bag[active.astype(bool)])
+    p0 = int(bag_pos[covered].sum())
+    n0 = int(covered.shape[0] - p0)
+    if p0 == 0:
+        return
+    pre = _presort(X, offsets)
+    reps = np.array(data.draw(st.lists(st.integers(1, 3), min_size=n_bags, max_size=n_bags)))
+    # The repeated problem: bag b appears reps[b] times (its instances copied).
+    rows = np.concatenate([np.arange(offsets[b], offsets[b + 1]) for b in range(n_bags)
+                           for _ in range(reps[b])])
+    rpos = np.repeat(bag_pos, reps)
+    roffsets = np.concatenate([[0], np.cumsum(np.repeat(np.diff(offsets), reps))]).astype(np.intp)
+    rpre = _presort(X[rows], roffsets)
+    rp0 = int(reps[covered][bag_pos[covered] == 1].sum())
+    rn0 = int(reps[covered][bag_pos[covered] == 0].sum())
+    for module in twins("_rule_split"):
+        if module is None:
+            continue
+        plain = module.best_conditions(pre, active, bag_pos, p0, n0, min_bags, smooth)
+        unit = module.best_conditions(pre, active, bag_pos, float(p0), float(n0),
+                                      min_bags, smooth, bag_weight=np.ones(n_bags))
+        for a, b in zip(plain, unit):
+            np.testing.assert_array_equal(a, b)
+        weighted = module.best_conditions(pre, active, bag_pos, rp0, rn0, min_bags,
+                                          smooth, bag_weight=reps.astype(np.float64))
+        repeated = module.best_conditions(rpre, active[rows], rpos, rp0, rn0, min_bags, smooth)
+        for a, b in zip(weighted, repeated):
+            np.testing.assert_array_equal(a, b)
+
+
+# -- argument checks of the Python entry points (both twins) ---------------------
+def _toy():
+    X = np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 0.5], [4.0, 2.0]])
+    offsets = np.array([0, 2, 3, 4], dtype=np.intp)
+    return X, offsets
+
+
+@pytest.mark.parametrize("offsets, match", [
+    ([0, 2, 10**8], "end at the number of rows"),
+    ([1, 2, 4], "start at 0"),
+    ([0, 3, 2, 4], "strictly increasing"),
+])
+def test_presort_rejects_bad_offsets(backend, offsets, match):
+    X, _ = _toy()
+    with pytest.raises(ValueError, match=match):
+        kernel("_rule_split").presort(X, offsets)
+
+
+def test_presorted_data_are_int32_read_only_and_consistent(backend):
+    X, offsets = _toy()
+    pre = kernel("_rule_split").presort(X, offsets)
+    assert pre.order.dtype == np.int32 and pre.sorted_bag.dtype == np.int32 and pre.n_bags == 3
+    np.testing.assert_array_equal(pre.sorted_vals, np.sort(X.T, axis=1))
+    np.testing.assert_array_equal(pre.sorted_bag[1], [0, 1, 0, 2])   # x1: 0 (b0), 0.5 (b1), 1 (b0), 2 (b2)
+    with pytest.raises(ValueError):
+        pre.order[0, 0] = 10**8   # read-only: cannot be pointed outside the data
+
+
+@pytest.mark.parametrize("change, error, match", [
+    (dict(presorted=(np.zeros((2, 4)),)), TypeError, "presort"),
+    (dict(active=np.ones(3, np.uint8)), ValueError, "active has 3 entries"),
+    (dict(active=np.ones(4, np.float64)), TypeError, "active must hold uint8"),
+    (dict(active=np.array([1, 2, 0, 1], np.uint8)), ValueError, "active must hold 0 or 1"),
+    (dict(bag_pos=np.array([1, 0], np.uint8)), ValueError, "bag_pos has 2 entries"),
+    (dict(bag_weight=np.ones(2)), ValueError, "bag_weight has 2 entries"),
+    (dict(bag_weight=np.array([1.0, -1.0, 1.0])), ValueError, "non-negative"),
+    (dict(bag_weight=np.array([1.0, np.inf, 1.0])), ValueError, "finite"),
+    (dict(p0=0.0), ValueError, "p0 must be finite and > 0"),
+    (dict(n0=-1.0), ValueError, "n0 must be >= 0"),
+    (dict(smooth=2), ValueError, "smooth must lie in"),
+    (dict(start=1, stop=3), ValueError, "stop must lie in"),
+    (dict(start=-1), ValueError, "start must lie in"),
+])
+def test_best_conditions_rejects_bad_arguments(backend, change, error, match):
+    X, offsets = _toy()
+    k = kernel("_rule_split")
+    args = dict(presorted=k.presort(X, offsets), active=np.ones(4, np.uint8),
+                bag_pos=np.array([1, 0, 1], np.uint8), p0=2.0, n0=1.0, min_bags=1)
+    args.update(change)
+    if isinstance(args["presorted"], tuple):
+        args["presorted"] = args["presorted"][0]
+    with pytest.raises(error, match=match):
+        k.best_conditions(**args)
+    # The valid call, and a feature range, work.
+    ok = dict(presorted=k.presort(X, offsets), active=np.ones(4, np.uint8),
+              bag_pos=np.array([1, 0, 1], np.uint8), p0=2.0, n0=1.0, min_bags=1)
+    full = k.best_conditions(**ok)
+    part = k.best_conditions(**ok, start=1, stop=2)
+    for a, b in zip(full, part):
+        np.testing.assert_array_equal(a[1:2], b)
+
+
+@pytest.mark.parametrize("change, error, match", [
+    (dict(X=np.zeros((4, 2), np.int64) + 1j), TypeError, "X must hold float64"),
+    (dict(offsets=[0, 2, 10**8]), ValueError, "end at the number of rows"),
+    (dict(features=np.array([0, 2])), ValueError, r"features must lie in \[0, 2\)"),
+    (dict(features=np.array([-1, 0])), ValueError, "features must lie in"),
+    (dict(ops=np.array([0, 2], np.uint8)), ValueError, "ops must be 0"),
+    (dict(thresholds=np.array([1.0])), ValueError, "one entry per condition"),
+])
+def test_coverage_kernels_reject_bad_arguments(backend, change, error, match):
+    X, offsets = _toy()
+    args = dict(X=X, offsets=offsets, features=np.array([0, 1]), ops=np.array([0, 1], np.uint8),
+                thresholds=np.array([2.5, 0.5]))
+    args.update(change)
+    k = kernel("_rule_split")
+    with pytest.raises(error, match=match):
+        k.prefix_coverage(**args)
+    with pytest.raises(error, match=match):
+        k.ruleset_coverage(args["X"], args["offsets"], np.array([0, 2]), args["features"],
+                           args["ops"], args["thresholds"])
+
+
+@pytest.mark.parametrize("rule_ptr, match", [
+    ([0, 3], "end at the number of conditions"),
+    ([1, 2], "start at 0"),
+    ([], "start at 0"),
+    ([0, 2, 1, 2], "non-decreasing"),
+])
+def test_ruleset_coverage_rejects_bad_rule_pointers(backend, rule_ptr, match):
+    X, offsets = _toy()
+    with pytest.raises(ValueError, match=match):
+        kernel("_rule_split").ruleset_coverage(X, offsets, np.array(rule_ptr, dtype=np.intp),
+                                               np.array([0, 1]), np.array([0, 1], np.uint8),
+                                               np.array([2.5, 0.5]))

@@ -376,13 +376,54 @@ def test_max_features_more_than_the_data_is_an_error():
         GDBTMIClassifier(n_estimators=2, max_features=9).fit(X, y)
 
 
+def _two_informative_features(n_bags=40):
+    """Bags whose label shows in feature 1 and in feature 3 (the others constant)."""
+    rng = np.random.default_rng(1)
+    y = np.arange(n_bags) % 2
+    X = []
+    for label in y:
+        bag = np.zeros((3, 5))
+        bag[:, 1] = rng.normal(size=3) + 3.0 * label
+        bag[:, 3] = rng.normal(size=3) - 3.0 * label
+        X.append(bag)
+    return X, y
+
+
+def test_feature_sampling_per_node_lets_one_tree_use_several_features():
+    # One feature per tree: a tree splits on a single feature (or none). One
+    # feature per node: the trees reach both informative features.
+    X, y = _two_informative_features()
+    per_tree = GDBTMIClassifier(n_estimators=20, max_features=1, random_state=0).fit(X, y)
+    per_node = GDBTMIClassifier(n_estimators=20, max_features=1, feature_sampling="node",
+                                random_state=0).fit(X, y)
+    assert all(np.unique(t.feature[t.feature >= 0]).size <= 1 for t in per_tree.estimators_)
+    used = [set(np.unique(t.feature[t.feature >= 0])) for t in per_node.estimators_]
+    assert all(u <= {1, 3} for u in used)
+    assert any(u == {1, 3} for u in used)
+    # A node whose drawn feature is constant searches the next ones: no tree is a stump.
+    assert all(t.node_count > 1 for t in per_node.estimators_)
+    assert per_node.score(X, y) > 0.9
+
+
+def test_feature_sampling_is_moot_without_max_features():
+    X, y = make_toy_bags(n_bags=30, random_state=2)
+    a = GDBTMIClassifier(n_estimators=6, max_features=None, random_state=0).fit(X, y)
+    b = GDBTMIClassifier(n_estimators=6, max_features=None, feature_sampling="node",
+                         random_state=0).fit(X, y)
+    for ta, tb in zip(a.estimators_, b.estimators_):
+        assert ta == tb
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_compiled_and_python_identical_with_feature_and_bag_subsampling(n_classes):
+@pytest.mark.parametrize("feature_sampling", ["tree", "node"])
+def test_compiled_and_python_identical_with_feature_and_bag_subsampling(n_classes, feature_sampling):
     if mil._config.pure_python_requested():
         pytest.skip("MIL_PURE_PYTHON is set")
     X, y = make_toy_bags(n_bags=36, max_size=5, random_state=4, n_classes=n_classes)
     X = [np.round(b, 1) for b in X]
-    c, p = _fit_both(X, y, n_estimators=8, subsample=0.7, max_features=2, random_state=3)
+    c, p = _fit_both(X, y, n_estimators=8, subsample=0.7, max_features=2,
+                     feature_sampling=feature_sampling, random_state=3)
     trees_c = c.estimators_ if n_classes == 2 else [t for s in c.estimators_ for t in s]
     trees_p = p.estimators_ if n_classes == 2 else [t for s in p.estimators_ for t in s]
     for tc, tp in zip(trees_c, trees_p):

@@ -100,6 +100,126 @@ def bag_weights_args(inst_bag, bag_pos, bag_weight):
     return check_bag_index(inst_bag, bag_pos.shape[0]), bag_pos, bag_weight
 
 
+def _check_segment(start, end, n):
+    start = check_int(start, "start", 0, n)
+    return start, check_int(end, "end", start, n)
+
+
+def _check_index_range(values, low, high, name, what):
+    """Every entry of `values` in [low, high) (a min and a max)."""
+    if values.size and (values.min() < low or values.max() >= high):
+        raise ValueError(f"{name} holds {what} from {values.min()} to {values.max()}; "
+                         f"they must lie in [{low}, {high})")
+
+
+def _split_scalars(total_pos, total_neg, min_weight, tol, shares_of_children):
+    return (check_float(total_pos, "total_pos"), check_float(total_neg, "total_neg"),
+            check_float(min_weight, "min_weight"), check_float(tol, "tol"), bool(shares_of_children))
+
+
+def _node_rows(vals, inst_bag):
+    vals = as_array(vals, "vals", np.float64, 2)
+    inst_bag = as_array(inst_bag, "inst_bag", np.intp, 2)
+    if inst_bag.shape != vals.shape:
+        raise ValueError(f"inst_bag has shape {inst_bag.shape} but vals has {vals.shape}; "
+                         "both hold one entry per feature and instance")
+    return vals, inst_bag
+
+
+def _feature_rows(features, n_features, name="features"):
+    features = as_array(features, name, np.intp, 1)
+    _check_index_range(features, 0, n_features, name, "rows")
+    return features
+
+
+def _bag_flags(bag_pos, bag_weight):
+    bag_pos = as_array(bag_pos, "bag_pos", np.uint8, 1)
+    bag_weight = as_array(bag_weight, "bag_weight", np.float64, 1)
+    if bag_weight.shape != bag_pos.shape:
+        raise ValueError(f"bag_weight has {bag_weight.shape[0]} entries but bag_pos has "
+                         f"{bag_pos.shape[0]}; both hold one value per bag")
+    return bag_pos, bag_weight
+
+
+def tree_search_args(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg, min_weight, tol,
+                     shares_of_children, features):
+    """Arguments of ``_tree_split.best_splits``: the searched rows' bag indices are checked (a min and a max)."""
+    vals, inst_bag = _node_rows(vals, inst_bag)
+    d, n = vals.shape
+    start, end = _check_segment(start, end, n)
+    bag_pos, bag_weight = _bag_flags(bag_pos, bag_weight)
+    if features is not None:
+        features = _feature_rows(features, d)
+    searched = inst_bag[:, start:end] if features is None else inst_bag[features, start:end]
+    _check_index_range(searched, 0, bag_pos.shape[0], "inst_bag", "bag indices")
+    return (vals, inst_bag, start, end, bag_pos, bag_weight,
+            *_split_scalars(total_pos, total_neg, min_weight, tol, shares_of_children), features)
+
+
+def tree_gather_args(vals, inst_bag, rank, ids, features, bag_pos, bag_weight, total_pos, total_neg,
+                     min_weight, tol, shares_of_children):
+    """Arguments of ``_tree_split.gather_best_splits`` (the gathered entries' ranges are checked)."""
+    vals, inst_bag = _node_rows(vals, inst_bag)
+    d, n = vals.shape
+    rank = as_array(rank, "rank", np.intp, 2)
+    if rank.shape != vals.shape:
+        raise ValueError(f"rank has shape {rank.shape} but vals has {vals.shape}")
+    ids = as_array(ids, "ids", np.intp, 1)
+    _check_index_range(ids, 0, n, "ids", "instance ids")
+    if np.unique(ids).shape[0] != ids.shape[0]:
+        raise ValueError("ids must be distinct instances; some instance is listed twice")
+    features = _feature_rows(features, d)
+    bag_pos, bag_weight = _bag_flags(bag_pos, bag_weight)
+    positions = rank[features[:, None], ids[None, :]]
+    _check_index_range(positions, 0, n, "rank", "row positions")
+    rows = features[:, None]
+    _check_index_range(inst_bag[rows, positions], 0, bag_pos.shape[0], "inst_bag", "bag indices")
+    return (vals, inst_bag, rank, ids, features, bag_pos, bag_weight,
+            *_split_scalars(total_pos, total_neg, min_weight, tol, shares_of_children))
+
+
+def tree_partition_args(order, vals, inst_bag, start, end, go_left):
+    """Arguments of ``_tree_split.partition``: three writable layouts, ids within `go_left`."""
+    order = as_array(order, "order", np.intp, 2, writable=True)
+    vals = as_array(vals, "vals", np.float64, 2, writable=True)
+    inst_bag = as_array(inst_bag, "inst_bag", np.intp, 2, writable=True)
+    if not order.shape == vals.shape == inst_bag.shape:
+        raise ValueError(f"order, vals and inst_bag must have one shape; got {order.shape}, {vals.shape} "
+                         f"and {inst_bag.shape}")
+    start, end = _check_segment(start, end, order.shape[1])
+    go_left = as_array(go_left, "go_left", np.uint8, 1)
+    _check_index_range(order[:, start:end], 0, go_left.shape[0], "order", "instance ids")
+    return order, vals, inst_bag, start, end, go_left
+
+
+def tree_apply_args(X, feature, threshold, missing_left, left, right):
+    """Arguments of ``_tree_split.apply``: a tree whose walk from the root stays inside it and X's columns."""
+    X = as_array(X, "X", np.float64, 2)
+    feature = as_array(feature, "feature", np.intp, 1)
+    n_nodes = feature.shape[0]
+    arrays = [as_array(a, name, dtype, 1) for a, name, dtype in (
+        (threshold, "threshold", np.float64), (missing_left, "missing_left", np.uint8),
+        (left, "left", np.intp), (right, "right", np.intp))]
+    for a, name in zip(arrays, ("threshold", "missing_left", "left", "right")):
+        if a.shape[0] != n_nodes:
+            raise ValueError(f"{name} has {a.shape[0]} entries but feature has {n_nodes}; one per node")
+    if n_nodes == 0:
+        raise ValueError("the tree has no node")
+    left, right = arrays[2], arrays[3]
+    internal = left >= 0
+    if not np.array_equal(internal, right >= 0):
+        node = int(np.flatnonzero(internal != (right >= 0))[0])
+        raise ValueError(f"node {node} has one child; a node has two children or none")
+    nodes = np.flatnonzero(internal)
+    if nodes.size:
+        if (left[nodes] <= nodes).any() or (right[nodes] <= nodes).any() or \
+                max(left[nodes].max(), right[nodes].max()) >= n_nodes:
+            raise ValueError(f"children must be numbered after their parent and below {n_nodes} "
+                             "(a tree from the root down)")
+        _check_index_range(feature[nodes], 0, X.shape[1], "feature", "split features")
+    return (X, feature, *arrays)
+
+
 def bag_blocks_args(offsets, start, stop, block_size):
     off = as_array(offsets, "offsets", np.intp, 1)
     if off.shape[0] == 0:
@@ -155,3 +275,73 @@ def golden_args(func, lo, hi, tol, max_iter):
     if hi < lo:
         raise ValueError(f"the interval must have lo <= hi; got [{lo}, {hi}]")
     return func, lo, hi, check_float(tol, "tol", positive=True), check_int(max_iter, "max_iter", 0)
+
+
+# -- _rule_split (RIPPER-MI's condition search and coverage) -------------------
+def rule_presort_args(X, offsets):
+    X = as_array(X, "X", np.float64, 2)
+    offsets = check_offsets(offsets, X.shape[0])
+    if X.shape[0] >= 2**31 or X.shape[1] >= 2**31:
+        raise ValueError(f"the condition search indexes instances with int32; got {X.shape[0]} rows")
+    return X, offsets
+
+
+def rule_search_args(presorted, presorted_type, active, bag_pos, p0, n0, min_bags, smooth, bag_weight,
+                     start, stop):
+    if not isinstance(presorted, presorted_type):
+        raise TypeError(f"presorted must be made by presort(X, offsets); got {type(presorted).__name__}")
+    d, n = presorted.sorted_vals.shape
+    active = as_array(active, "active", np.uint8, 1)
+    if active.shape[0] != n:
+        raise ValueError(f"active has {active.shape[0]} entries; the presorted data hold {n} instances")
+    if n and active.max() > 1:
+        raise ValueError(f"active must hold 0 or 1; got {active.max()}")
+    bag_pos = as_array(bag_pos, "bag_pos", np.uint8, 1)
+    if bag_pos.shape[0] != presorted.n_bags:
+        raise ValueError(f"bag_pos has {bag_pos.shape[0]} entries; the presorted data hold "
+                         f"{presorted.n_bags} bags")
+    if bag_weight is not None:
+        bag_weight = as_array(bag_weight, "bag_weight", np.float64, 1)
+        if bag_weight.shape[0] != presorted.n_bags:
+            raise ValueError(f"bag_weight has {bag_weight.shape[0]} entries; the presorted data hold "
+                             f"{presorted.n_bags} bags")
+        if not (np.isfinite(bag_weight).all() and (bag_weight >= 0).all()):
+            raise ValueError("bag_weight must be finite and non-negative")
+    p0, n0 = check_float(p0, "p0", positive=True), check_float(n0, "n0")
+    if n0 < 0:
+        raise ValueError(f"n0 must be >= 0; got {n0}")
+    min_bags = check_float(min_bags, "min_bags")
+    smooth = check_int(smooth, "smooth", 0, 1)
+    start = check_int(start, "start", 0, d)
+    stop = check_int(d if stop is None else stop, "stop", start, d)
+    return active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop
+
+
+def rule_conditions_args(X, features, ops, thresholds):
+    features = as_array(features, "features", np.intp, 1)
+    ops = as_array(ops, "ops", np.uint8, 1)
+    thresholds = as_array(thresholds, "thresholds", np.float64, 1)
+    m = features.shape[0]
+    if ops.shape[0] != m or thresholds.shape[0] != m:
+        raise ValueError(f"features, ops and thresholds must have one entry per condition; got "
+                         f"{m}, {ops.shape[0]} and {thresholds.shape[0]}")
+    if m and (features.min() < 0 or features.max() >= X.shape[1]):
+        raise ValueError(f"features must lie in [0, {X.shape[1]}); got {features.min()} to {features.max()}")
+    if m and ops.max() > 1:
+        raise ValueError(f"ops must be 0 (<=) or 1 (>=); got {ops.max()}")
+    return features, ops, thresholds
+
+
+def rule_coverage_args(X, offsets, features, ops, thresholds, rule_ptr=None):
+    X = as_array(X, "X", np.float64, 2)
+    offsets = check_offsets(offsets, X.shape[0])
+    features, ops, thresholds = rule_conditions_args(X, features, ops, thresholds)
+    if rule_ptr is None:
+        return X, offsets, features, ops, thresholds
+    rule_ptr = as_array(rule_ptr, "rule_ptr", np.intp, 1)
+    if rule_ptr.shape[0] == 0 or rule_ptr[0] != 0 or rule_ptr[-1] != features.shape[0]:
+        raise ValueError(f"rule_ptr must start at 0 and end at the number of conditions "
+                         f"({features.shape[0]})")
+    if (np.diff(rule_ptr) < 0).any():
+        raise ValueError("rule_ptr must be non-decreasing")
+    return X, offsets, features, ops, thresholds, rule_ptr

@@ -7,8 +7,9 @@ covers a bag iff it covers at least one of the bag's instances, and every
 count p, n is a number of bags.
 
 For each feature the instances still covered by the growing rule are swept in
-sorted order; ``c_sweep_distinct_bags`` (the bag-counting helper shared with
-the tree split search) gives, in O(1) per instance, the distinct positive and
+sorted order; the bag-counting steps shared with the tree split search
+(``_bag_counts``: a forward sweep, then a backward one fused with the gains) give,
+in O(1) per instance, the distinct positive and
 negative bags on each side of every cut. The left side of a cut is what the
 condition ``x_f <= t`` keeps, the right side what ``x_f >= t`` keeps. Each
 candidate is scored by FOIL's information gain
@@ -17,29 +18,44 @@ candidate is scored by FOIL's information gain
 
 (or, with ``smooth=1``, Weka JRip's smoothed precisions ``(p + 1) / (p + n + 1)``)
 
-with the logarithms read from a table computed by NumPy, so that the NumPy
+Counts are weighted: a bag counts its weight (ones give counts of bags), as
+Weka's JRip sums instance weights. A whole-number argument of a logarithm is
+read from a table computed by NumPy, any other from the C library's
+``log2`` (the function Python's ``math.log2`` calls), so that the NumPy
 twin (``_rule_split_py``) gets bit-identical gains. Ties go to the lowest
 threshold here; across features and operators the caller takes the first
 maximum in (feature, operator) order, so both paths pick the same condition.
 """
 
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
-from mil._core._bag_counts cimport c_sweep_distinct_bags
+from mil._core._bag_counts cimport c_sweep_left_distinct_bags, leave_right
+from libc.math cimport log2
+from libc.stdint cimport int32_t
 
 import numpy as np
 
 # Pure NumPy helpers are shared with the twin, so both read the same log table.
-from mil._core._rule_split_py import _log2_table, foil_gain, prune_metric
+from mil._core._checks import rule_coverage_args, rule_search_args
+from mil._core._rule_split_py import Presorted, _gain_setup, foil_gain, presort, prune_metric
 
-__all__ = ["best_conditions", "prefix_coverage", "ruleset_coverage", "foil_gain", "prune_metric"]
+__all__ = ["presort", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
+           "foil_gain", "prune_metric"]
 
 
-cdef inline float64_t _gain(const float64_t* log2_table, float64_t base,
-                            float64_t p1, float64_t n1, intp_t smooth) noexcept nogil:
-    # Counts are whole numbers of bags (unit weights), exact in float64.
-    cdef intp_t ip = <intp_t> p1 + smooth
-    cdef intp_t it = <intp_t> (p1 + n1) + smooth
-    cdef float64_t t = log2_table[ip] - log2_table[it]
+cdef inline float64_t _lg(const float64_t* log2_table, intp_t table_len, float64_t x) noexcept nogil:
+    # log2(x), x >= 0: from the table for a whole number it holds (always with
+    # unit weights), else from libm (x > 0 there: 0 is in the table).
+    cdef intp_t i
+    if x < table_len:
+        i = <intp_t> x
+        if <float64_t> i == x:
+            return log2_table[i]
+    return log2(x)
+
+
+cdef inline float64_t _gain(const float64_t* log2_table, intp_t table_len, float64_t base,
+                            float64_t p1, float64_t n1, float64_t smooth) noexcept nogil:
+    cdef float64_t t = _lg(log2_table, table_len, p1 + smooth) - _lg(log2_table, table_len, p1 + n1 + smooth)
     t = t - base
     return p1 * t
 
@@ -51,16 +67,16 @@ cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
 
 
 cdef void c_best_conditions(
-    const float64_t* sorted_vals, intp_t n, intp_t d, const intp_t* order,
-    const uint8_t* active, const intp_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
-    const float64_t* log2_table, float64_t base, intp_t min_bags, intp_t smooth,
-    intp_t* scratch_bag, float64_t* scratch_val,
-    float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn, uint8_t* seen,
+    const float64_t* sorted_vals, intp_t n, intp_t d, const int32_t* order,
+    const uint8_t* active, const int32_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
+    const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
+    float64_t smooth, intp_t* scratch_bag, float64_t* scratch_val,
+    float64_t* lp, float64_t* ln, uint8_t* seen,
     float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
 ) noexcept nogil:
     cdef intp_t f, k, m
-    cdef const intp_t* row
-    cdef float64_t a, b, t, g, best_le, best_ge
+    cdef const int32_t* row
+    cdef float64_t a, b, t, g, best_le, best_ge, acc_pos, acc_neg
     for f in range(d):
         # Gather the covered instances in this feature's sorted order; the
         # values and bags are pre-sorted, so only the small flag array is
@@ -68,10 +84,11 @@ cdef void c_best_conditions(
         row = order + f * n
         m = 0
         for k in range(n):
-            if active[row[k]]:
-                scratch_bag[m] = sorted_bag[f * n + k]
-                scratch_val[m] = sorted_vals[f * n + k]
-                m += 1
+            # Branch-free: always copy, advance only past covered instances (a
+            # branch on the scattered flags is mispredicted about half the time).
+            scratch_bag[m] = sorted_bag[f * n + k]
+            scratch_val[m] = sorted_vals[f * n + k]
+            m += active[row[k]]
         best_le = 0.0
         best_ge = 0.0
         out_gain[2 * f] = 0.0
@@ -84,36 +101,45 @@ cdef void c_best_conditions(
         out_n[2 * f + 1] = 0.0
         if m < 2:
             continue
-        c_sweep_distinct_bags(scratch_bag, m, bag_pos, bag_weight, seen, lp, ln, rp, rn)
-        for k in range(m - 1):
+        # Left side: the shared forward sweep. Right side: the shared backward
+        # step, fused with the gains of each cut (no right-side arrays, one
+        # pass). Going backwards, ">=" keeps the lowest threshold among equal
+        # gains, as a forward scan with ">" would.
+        c_sweep_left_distinct_bags(scratch_bag, m, bag_pos, bag_weight, seen, lp, ln)
+        acc_pos = 0.0
+        acc_neg = 0.0
+        b = scratch_val[m - 1]
+        leave_right(scratch_bag[m - 1], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
+        for k in range(m - 2, -1, -1):
+            # acc_pos, acc_neg: the bags of instances k+1..m-1 (right of cut k).
             a = scratch_val[k]
-            b = scratch_val[k + 1]
-            if not (a < b):
-                continue  # no cut between equal values
-            # x <= t keeps instances 0..k (left side of the cut).
-            if lp[k] >= min_bags and lp[k] > 0.0:
-                g = _gain(log2_table, base, lp[k], ln[k], smooth)
-                if g > best_le:
-                    t = _midpoint(a, b)
-                    if not (a <= t and t < b):
-                        t = a
-                    best_le = g
-                    out_gain[2 * f] = g
-                    out_threshold[2 * f] = t
-                    out_p[2 * f] = lp[k]
-                    out_n[2 * f] = ln[k]
-            # x >= t keeps instances k+1..m-1 (right side of the cut).
-            if rp[k] >= min_bags and rp[k] > 0.0:
-                g = _gain(log2_table, base, rp[k], rn[k], smooth)
-                if g > best_ge:
-                    t = _midpoint(a, b)
-                    if not (a < t and t <= b):
-                        t = b
-                    best_ge = g
-                    out_gain[2 * f + 1] = g
-                    out_threshold[2 * f + 1] = t
-                    out_p[2 * f + 1] = rp[k]
-                    out_n[2 * f + 1] = rn[k]
+            if a < b:  # no cut between equal values
+                # x <= t keeps instances 0..k (left side of the cut).
+                if lp[k] >= min_weight and lp[k] > 0.0:
+                    g = _gain(log2_table, table_len, base, lp[k], ln[k], smooth)
+                    if g > 0.0 and g >= best_le:
+                        t = _midpoint(a, b)
+                        if not (a <= t and t < b):
+                            t = a
+                        best_le = g
+                        out_gain[2 * f] = g
+                        out_threshold[2 * f] = t
+                        out_p[2 * f] = lp[k]
+                        out_n[2 * f] = ln[k]
+                # x >= t keeps instances k+1..m-1 (right side of the cut).
+                if acc_pos >= min_weight and acc_pos > 0.0:
+                    g = _gain(log2_table, table_len, base, acc_pos, acc_neg, smooth)
+                    if g > 0.0 and g >= best_ge:
+                        t = _midpoint(a, b)
+                        if not (a < t and t <= b):
+                            t = b
+                        best_ge = g
+                        out_gain[2 * f + 1] = g
+                        out_threshold[2 * f + 1] = t
+                        out_p[2 * f + 1] = acc_pos
+                        out_n[2 * f + 1] = acc_neg
+            leave_right(scratch_bag[k], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
+            b = a
 
 
 cdef inline bint _holds(float64_t x, uint8_t op, float64_t t) noexcept nogil:
@@ -163,69 +189,79 @@ cdef void c_ruleset_coverage(
                     break
 
 
-# Python wrappers: the caller hands in C-contiguous arrays of these dtypes;
-# the twin in _rule_split_py takes the same arguments.
+# Python wrappers: each checks its arguments first (mil._core._checks, shared with
+# the twin in _rule_split_py), so bad arguments raise, never read out of bounds.
 
-def best_conditions(const float64_t[:, ::1] sorted_vals, const intp_t[:, ::1] order,
-                    const uint8_t[::1] active, const intp_t[:, ::1] sorted_bag,
-                    const uint8_t[::1] bag_pos, intp_t p0, intp_t n0, intp_t min_bags,
-                    intp_t smooth=0):
+def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None,
+                    start=0, stop=None):
     """Best next condition of a growing rule for every (feature, operator).
 
     Parameters
     ----------
-    sorted_vals : ndarray of float64, shape (d, n)
-        ``sorted_vals[f, k] = X[order[f, k], f]``: each feature's values, sorted.
-    order : ndarray of intp, shape (d, n)
-        ``order[f]`` lists the instances sorted by feature f (stable).
+    presorted : Presorted
+        The training instances sorted by each feature (:func:`presort`).
     active : ndarray of uint8, shape (n,)
         1 for the instances covered by the rule being grown (only instances
         of the bags being learned from).
-    sorted_bag : ndarray of intp, shape (d, n)
-        ``sorted_bag[f, k]``: the bag of instance ``order[f, k]``.
     bag_pos : ndarray of uint8, shape (n_bags,)
         1 for positive bags.
-    p0, n0 : int
-        Positive and negative bags covered by the rule before the condition
-        (p0 > 0).
-    min_bags : int
-        Minimum number of positive bags a condition must keep.
+    p0, n0 : float
+        Weight of the positive and negative bags covered by the rule before
+        the condition (p0 > 0); numbers of bags with unit weights.
+    min_bags : float
+        Minimum weight of positive bags a condition must keep.
     smooth : {0, 1}, default=0
         1: precisions are smoothed as ``(p + 1) / (p + n + 1)`` in the gain
         (Weka's JRip), 0: plain ``p / (p + n)``.
+    bag_weight : ndarray of float64, shape (n_bags,), default=None
+        Weight of each bag (non-negative, finite); None counts bags.
+    start, stop : int, default=0, None
+        The features searched: ``start:stop`` (None: to the last).
 
     Returns
     -------
-    gain, threshold, p, n : ndarray of float64, shape (d, 2)
+    gain, threshold, p, n : ndarray of float64, shape (stop - start, 2)
         Column 0 is ``x_f <= t``, column 1 is ``x_f >= t``: the best FOIL gain
         (0 when no condition has a positive gain), its threshold (the lowest
         among equal gains; a midpoint between consecutive distinct values)
-        and the bags it keeps.
+        and the weight of the positive and negative bags it keeps.
+
+    Raises
+    ------
+    TypeError, ValueError
+        When `presorted` is not made by :func:`presort`, or the other
+        arguments do not match it (sizes, dtypes, ranges); the checks cost
+        O(n + n_bags).
     """
-    cdef intp_t d = sorted_vals.shape[0], n = sorted_vals.shape[1], n_bags = bag_pos.shape[0]
-    if smooth not in (0, 1):
-        raise ValueError(f"smooth must be 0 or 1; got {smooth}")
-    table = _log2_table(n_bags + smooth)
+    active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop = rule_search_args(
+        presorted, Presorted, active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop)
+    cdef const float64_t[:, ::1] sorted_vals = presorted.sorted_vals
+    cdef const int32_t[:, ::1] order = presorted.order
+    cdef const int32_t[:, ::1] sorted_bag = presorted.sorted_bag
+    cdef const uint8_t[::1] act = active
+    cdef const uint8_t[::1] pos = bag_pos
+    cdef intp_t n = sorted_vals.shape[1], n_bags = presorted.n_bags
+    cdef intp_t lo = start, d = stop - start
+    weights, table, base_ = _gain_setup(n_bags, p0, n0, smooth, bag_weight)
     cdef const float64_t[::1] lg = table
-    cdef float64_t base = lg[p0 + smooth] - lg[p0 + n0 + smooth]
+    cdef const float64_t[::1] w = weights
+    cdef float64_t base = base_
+    cdef float64_t min_weight = min_bags
+    cdef float64_t smooth_ = smooth
     out = np.zeros((4, d, 2), dtype=np.float64)
     cdef float64_t[:, :, ::1] o = out
     cdef intp_t[::1] sb = np.empty(max(n, 1), dtype=np.intp)
-    cdef float64_t[:, ::1] sv = np.empty((5, max(n, 1)), dtype=np.float64)
+    cdef float64_t[:, ::1] sv = np.empty((3, max(n, 1)), dtype=np.float64)
     cdef uint8_t[::1] seen = np.zeros(max(n_bags, 1), dtype=np.uint8)
-    cdef const float64_t[::1] w = np.ones(max(n_bags, 1), dtype=np.float64)
     if n and d:
         with nogil:
-            c_best_conditions(&sorted_vals[0, 0], n, d, &order[0, 0], &active[0], &sorted_bag[0, 0],
-                              &bag_pos[0], &w[0], &lg[0], base, min_bags, smooth,
-                              &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &sv[3, 0], &sv[4, 0],
-                              &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
+            c_best_conditions(&sorted_vals[lo, 0], n, d, &order[lo, 0], &act[0], &sorted_bag[lo, 0],
+                              &pos[0], &w[0], &lg[0], lg.shape[0], base, min_weight, smooth_,
+                              &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
     return out[0], out[1], out[2], out[3]
 
 
-def prefix_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
-                    const intp_t[::1] features, const uint8_t[::1] ops,
-                    const float64_t[::1] thresholds):
+def prefix_coverage(X, offsets, features, ops, thresholds):
     """Bags covered by every prefix of a rule.
 
     Parameters
@@ -240,20 +276,29 @@ def prefix_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
     covered : ndarray of uint8, shape (m, n_bags)
         Row j: 1 for the bags that conditions ``0..j`` cover (some instance
         satisfies all of them).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On wrong dtypes, sizes, offsets, feature indices or operators.
     """
-    cdef intp_t n_bags = offsets.shape[0] - 1, m = features.shape[0]
+    X, offsets, features, ops, thresholds = rule_coverage_args(X, offsets, features, ops, thresholds)
+    cdef const float64_t[:, ::1] xv = X
+    cdef const intp_t[::1] off = offsets
+    cdef const intp_t[::1] fv = features
+    cdef const uint8_t[::1] ov = ops
+    cdef const float64_t[::1] tv = thresholds
+    cdef intp_t n_bags = off.shape[0] - 1, m = fv.shape[0]
     out = np.zeros((m, n_bags), dtype=np.uint8)
     cdef uint8_t[:, ::1] o = out
     if m and n_bags > 0:
         with nogil:
-            c_prefix_coverage(&X[0, 0], X.shape[1], &offsets[0], n_bags,
-                              &features[0], &ops[0], &thresholds[0], m, &o[0, 0])
+            c_prefix_coverage(&xv[0, 0], xv.shape[1], &off[0], n_bags,
+                              &fv[0], &ov[0], &tv[0], m, &o[0, 0])
     return out
 
 
-def ruleset_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
-                     const intp_t[::1] rule_ptr, const intp_t[::1] features,
-                     const uint8_t[::1] ops, const float64_t[::1] thresholds):
+def ruleset_coverage(X, offsets, rule_ptr, features, ops, thresholds):
     """Bags covered by each rule of a rule set.
 
     Parameters
@@ -268,8 +313,22 @@ def ruleset_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
     -------
     covered : ndarray of uint8, shape (n_rules, n_bags)
         1 when the rule covers the bag (an empty rule covers every bag).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On wrong dtypes, sizes, offsets, rule pointers, feature indices or
+        operators.
     """
-    cdef intp_t n_bags = offsets.shape[0] - 1, n_rules = rule_ptr.shape[0] - 1
+    X, offsets, features, ops, thresholds, rule_ptr = rule_coverage_args(
+        X, offsets, features, ops, thresholds, rule_ptr)
+    cdef const float64_t[:, ::1] xv = X
+    cdef const intp_t[::1] off = offsets
+    cdef const intp_t[::1] rp = rule_ptr
+    cdef const intp_t[::1] fv = features
+    cdef const uint8_t[::1] ov = ops
+    cdef const float64_t[::1] tv = thresholds
+    cdef intp_t n_bags = off.shape[0] - 1, n_rules = rp.shape[0] - 1
     out = np.zeros((n_rules, n_bags), dtype=np.uint8)
     cdef uint8_t[:, ::1] o = out
     cdef intp_t dummy_f = 0
@@ -278,10 +337,10 @@ def ruleset_coverage(const float64_t[:, ::1] X, const intp_t[::1] offsets,
     cdef const intp_t* fp = &dummy_f
     cdef const uint8_t* op = &dummy_op
     cdef const float64_t* tp = &dummy_t
-    if features.shape[0]:
-        fp, op, tp = &features[0], &ops[0], &thresholds[0]
+    if fv.shape[0]:
+        fp, op, tp = &fv[0], &ov[0], &tv[0]
     if n_rules > 0 and n_bags > 0:
         with nogil:
-            c_ruleset_coverage(&X[0, 0], X.shape[1], &offsets[0], n_bags, &rule_ptr[0],
+            c_ruleset_coverage(&xv[0, 0], xv.shape[1], &off[0], n_bags, &rp[0],
                                n_rules, fp, op, tp, &o[0, 0])
     return out

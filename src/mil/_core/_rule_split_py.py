@@ -4,15 +4,69 @@ Same algorithm and tie-break as the compiled kernel (see its docstring):
 per feature, the covered instances are taken in sorted order, the shared
 bag-counting sweep (``_bag_counts_py.sweep_distinct_bags``) gives the
 distinct bags on each side of every cut, and FOIL's gain is computed with
-the same log2 table and the same operation order, so the gains are
-bit-identical and both paths pick the same condition.
+the same logarithms (see ``_lg``) and the same operation order, so the gains
+are bit-identical and both paths pick the same condition.
 """
+
+import math
 
 import numpy as np
 
 from mil._core._bag_counts_py import sweep_distinct_bags
+from mil._core._checks import rule_coverage_args, rule_presort_args, rule_search_args
 
-__all__ = ["best_conditions", "prefix_coverage", "ruleset_coverage", "foil_gain", "prune_metric"]
+__all__ = ["presort", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
+           "foil_gain", "prune_metric"]
+
+
+class Presorted:
+    """Each feature's instances in sorted order, made once per fit by :func:`presort`.
+
+    Attributes
+    ----------
+    sorted_vals : ndarray of float64, shape (d, n)
+        ``sorted_vals[f, k] = X[order[f, k], f]``.
+    order : ndarray of int32, shape (d, n)
+        ``order[f]`` lists the instances sorted by feature f (stable).
+    sorted_bag : ndarray of int32, shape (d, n)
+        The bag of instance ``order[f, k]``.
+    n_bags : int
+
+    The arrays are read-only and consistent by construction (every index in
+    range), so the condition search checks only its O(n + n_bags) arguments.
+    Indices are int32: half the memory traffic of the search's scan.
+    """
+
+    __slots__ = ("sorted_vals", "order", "sorted_bag", "n_bags")
+
+    def __init__(self, sorted_vals, order, sorted_bag, n_bags):
+        for a in (sorted_vals, order, sorted_bag):
+            a.flags.writeable = False
+        self.sorted_vals, self.order, self.sorted_bag, self.n_bags = sorted_vals, order, sorted_bag, n_bags
+
+
+def presort(X, offsets):
+    """Sort every feature of the instances once, for :func:`best_conditions`.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The instances, bag after bag.
+    offsets : ndarray of intp, shape (n_bags + 1,)
+        Bag b owns rows ``offsets[b]:offsets[b + 1]``.
+
+    Returns
+    -------
+    presorted : Presorted
+    """
+    X, offsets = rule_presort_args(X, offsets)
+    n_bags = offsets.shape[0] - 1
+    inst_bag = np.repeat(np.arange(n_bags, dtype=np.int32), np.diff(offsets))
+    columns = np.ascontiguousarray(X.T)
+    order = np.argsort(columns, axis=1, kind="stable")
+    sorted_vals = np.ascontiguousarray(np.take_along_axis(columns, order, axis=1))
+    return Presorted(sorted_vals, np.ascontiguousarray(order, dtype=np.int32),
+                     np.ascontiguousarray(inst_bag[order]), n_bags)
 
 
 def _log2_table(n_bags):
@@ -22,24 +76,63 @@ def _log2_table(n_bags):
     return table
 
 
+def _lg(table, x):
+    """log2 of counts ``x >= 0`` exactly as the compiled kernel takes it.
+
+    A whole number below ``len(table)`` is read from the table (NumPy's
+    log2); any other value goes through ``math.log2``, which calls the C
+    library's ``log2`` like the compiled kernel (NumPy's own log2 may round
+    differently in the last bit).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    idx = np.where(x < table.shape[0], x, 0.0).astype(np.intp)
+    exact = (x < table.shape[0]) & (idx == x)
+    out = np.where(exact, table[idx], 0.0)
+    if not exact.all():
+        rest = x[~exact]
+        values, inverse = np.unique(rest, return_inverse=True)
+        out[~exact] = np.array([math.log2(v) for v in values.tolist()])[inverse.reshape(rest.shape)]
+    return out
+
+
+def _gain_setup(n_bags, p0, n0, smooth, bag_weight):
+    """Bag weights, log2 table and ``base = log2(precision before the condition)``.
+
+    Shared by both twins of :func:`best_conditions`, so they read the same
+    numbers. The table holds every whole number up to the total weight
+    (``n_bags`` with unit weights). The arguments are checked by the caller.
+    """
+    if bag_weight is None:
+        weights = np.ones(max(n_bags, 1), dtype=np.float64)
+        size = n_bags + smooth
+    else:
+        weights = bag_weight if n_bags else np.ones(1, dtype=np.float64)
+        size = int(math.ceil(float(bag_weight.sum()))) + 1 + smooth
+    table = _log2_table(size)
+    base = float(_lg(table, p0 + smooth) - _lg(table, p0 + n0 + smooth))
+    return weights, table, base
+
+
 def foil_gain(p0, n0, p1, n1, smooth=0):
-    """FOIL's information gain of a condition, counted on bags.
+    """FOIL's information gain of a condition, counted on (weighted) bags.
 
     ``p1 * (log2(p1 / (p1 + n1)) - log2(p0 / (p0 + n0)))``, with the same
-    rounding as :func:`best_conditions`. Counts are whole numbers, p0, p1 > 0.
-    ``smooth=1``: every precision ``p / (p + n)`` becomes ``(p + 1) / (p + n + 1)``
-    (Weka's JRip).
+    rounding as :func:`best_conditions`; p0, p1 > 0. ``smooth=1``: every
+    precision ``p / (p + n)`` becomes ``(p + 1) / (p + n + 1)`` (Weka's JRip).
 
     Examples
     --------
     >>> float(foil_gain(4, 4, 2, 0))   # precision 1/2 -> 1: 2 * (0 - (-1))
     2.0
+    >>> float(foil_gain(4, 4, 0.5, 0))   # weighted counts: 0.5 * (0 - (-1))
+    0.5
     """
-    p1 = np.asarray(p1, dtype=np.intp)
-    n1 = np.asarray(n1, dtype=np.intp)
-    table = _log2_table(int(max(p0 + n0, np.max(p1 + n1, initial=0))) + smooth)
-    base = table[p0 + smooth] - table[p0 + n0 + smooth]
-    return p1 * ((table[p1 + smooth] - table[p1 + n1 + smooth]) - base)
+    p1 = np.asarray(p1, dtype=np.float64)
+    n1 = np.asarray(n1, dtype=np.float64)
+    size = int(math.ceil(max(p0 + n0, float(np.max(p1 + n1, initial=0.0))))) + smooth
+    table = _log2_table(size)
+    base = _lg(table, p0 + smooth) - _lg(table, p0 + n0 + smooth)
+    return p1 * ((_lg(table, p1 + smooth) - _lg(table, p1 + n1 + smooth)) - base)
 
 
 def prune_metric(p, n):
@@ -56,23 +149,22 @@ def prune_metric(p, n):
     return np.divide(p - n, total, out=np.zeros(np.broadcast(p, n).shape), where=total > 0)
 
 
-def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min_bags, smooth=0):
+def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None,
+                    start=0, stop=None):
     """Best next condition of a growing rule for every (feature, operator) (see the compiled twin)."""
-    if smooth not in (0, 1):
-        raise ValueError(f"smooth must be 0 or 1; got {smooth}")
-    d, n = sorted_vals.shape
-    n_bags = bag_pos.shape[0]
-    lg = _log2_table(n_bags + smooth)
-    base = lg[p0 + smooth] - lg[p0 + n0 + smooth]
-    out = np.zeros((4, d, 2), dtype=np.float64)
-    ones = np.ones(n_bags, dtype=np.float64)
+    active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop = rule_search_args(
+        presorted, Presorted, active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop)
+    n_bags = presorted.n_bags
+    weights, lg, base = _gain_setup(n_bags, p0, n0, smooth, bag_weight)
+    weights = weights[:n_bags]
+    out = np.zeros((4, stop - start, 2), dtype=np.float64)
     act = active.astype(bool)
-    for f in range(d):
-        keep = act[order[f]]
-        vals = sorted_vals[f][keep]
+    for f in range(start, stop):
+        keep = act[presorted.order[f]]
+        vals = presorted.sorted_vals[f][keep]
         if vals.shape[0] < 2:
             continue
-        lp, ln, rp, rn = sweep_distinct_bags(sorted_bag[f][keep], bag_pos, ones)
+        lp, ln, rp, rn = sweep_distinct_bags(presorted.sorted_bag[f][keep].astype(np.intp), bag_pos, weights)
         a, b = vals[:-1], vals[1:]
         cut = a < b
         mid = a * 0.5 + b * 0.5   # finite near the largest double, unlike (a + b) * 0.5
@@ -82,13 +174,12 @@ def best_conditions(sorted_vals, order, active, sorted_bag, bag_pos, p0, n0, min
         )
         for col, (p1, n1, thr) in enumerate(sides):
             valid = cut & (p1 >= min_bags) & (p1 > 0.0)
-            ip = p1.astype(np.intp) + smooth
-            it = (p1 + n1).astype(np.intp) + smooth
-            gain = p1 * ((lg[ip] - lg[it]) - base)
-            gain = np.where(valid, gain, 0.0)
+            gain = np.zeros(p1.shape[0])
+            pv, nv = p1[valid], n1[valid]
+            gain[valid] = pv * ((_lg(lg, pv + smooth) - _lg(lg, pv + nv + smooth)) - base)
             k = int(np.argmax(gain))   # first maximum: the lowest threshold
             if gain[k] > 0.0:
-                out[:, f, col] = gain[k], thr[k], p1[k], n1[k]
+                out[:, f - start, col] = gain[k], thr[k], p1[k], n1[k]
     return out[0], out[1], out[2], out[3]
 
 
@@ -107,6 +198,7 @@ def _bag_any(inst_mask, offsets):
 
 def prefix_coverage(X, offsets, features, ops, thresholds):
     """Bags covered by every prefix of a rule, shape (m, n_bags) (see the compiled twin)."""
+    X, offsets, features, ops, thresholds = rule_coverage_args(X, offsets, features, ops, thresholds)
     m = features.shape[0]
     if m == 0:
         return np.zeros((0, offsets.shape[0] - 1), dtype=np.uint8)
@@ -116,6 +208,8 @@ def prefix_coverage(X, offsets, features, ops, thresholds):
 
 def ruleset_coverage(X, offsets, rule_ptr, features, ops, thresholds):
     """Bags covered by each rule of a rule set, shape (n_rules, n_bags) (see the compiled twin)."""
+    X, offsets, features, ops, thresholds, rule_ptr = rule_coverage_args(
+        X, offsets, features, ops, thresholds, rule_ptr)
     n_rules = rule_ptr.shape[0] - 1
     holds = _holds(X, features, ops, thresholds)
     masks = np.ones((n_rules, X.shape[0]), dtype=bool)

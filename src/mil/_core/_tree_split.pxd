@@ -45,6 +45,18 @@ cdef intp_t c_partition(
     intp_t* s_bag,              # scratch, length end - start
 ) noexcept nogil                # returns the number of instances moved to the front
 
+cdef intp_t c_gather_feature(
+    const float64_t* vals,      # one feature's presorted row at the root (length n)
+    const intp_t* inst_bag,     # the matching bag indices (length n)
+    const intp_t* rank,         # rank[i]: position of instance i in that row (length n)
+    intp_t n,                   # row length (number of training instances)
+    const intp_t* ids,          # the node's instances, distinct (length m)
+    intp_t m,
+    uint8_t* mark,              # scratch, length n, all 0 on entry and on exit
+    float64_t* out_vals,        # out: the node's values in row order (room for m + 1)
+    intp_t* out_bag,            # out: their bags (room for m + 1)
+) noexcept nogil                # returns how many were gathered (m when ids are distinct)
+
 cdef void c_apply(
     const float64_t* X,         # (n, n_features) instances, C order
     intp_t n,                   # number of instances

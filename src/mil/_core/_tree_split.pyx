@@ -16,9 +16,14 @@ the children's shares can sum above one. Optionally (``shares_of_children``)
 the children are weighed by their share of lp + ln + rp + rn instead, so the
 shares sum to one: ... / (lp + ln + rp + rn) in the second term.
 
-Every feature is presorted once at the root; the builder keeps each node's
-instances as one segment of every feature's sorted row (stable partition,
-``c_partition``), so a node's search is one sweep per feature: distinct bags
+Every feature is presorted once at the root. When every feature is searched,
+the builder keeps each node's instances as one segment of every feature's
+sorted row (stable partition, ``c_partition``); when a random forest searches
+a few features per node, it gathers only those features' values of the node's
+instances in the order of their presorted rows (``c_gather_feature``: their
+positions are marked, then the row is scanned), which is the same order a
+stable partition would have left. Either way a node's search is one sweep per
+feature: distinct bags
 on each side come from ``c_sweep_distinct_bags`` (O(1) per instance) and
 cuts lie midway between consecutive distinct values. For each feature the
 kernel returns the cut of largest gain (gains within ``tol`` of the best are
@@ -37,13 +42,17 @@ The NumPy twin ``_tree_split_py`` computes the same numbers in the same order
 """
 
 from libc.math cimport INFINITY, NAN, isnan, log2
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
 
 from mil._core._bag_counts cimport c_sweep_distinct_bags, c_sweep_left_distinct_bags, leave_right
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
-__all__ = ["best_splits", "partition", "apply"]
+from mil._core._checks import tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args
+
+__all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
 
 
 cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
@@ -52,9 +61,35 @@ cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
     return x * log2(x)
 
 
+# x log2 x of the whole numbers 0.._XLOGX_MAX, computed once with the same
+# _xlogx: bag counts (unit or bootstrap weights) are whole, so most entropy
+# terms are a lookup, with the bits the libm call would give.
+cdef enum:
+    _XLOGX_MAX = 4096
+cdef float64_t _XLOGX[_XLOGX_MAX + 1]
+
+
+cdef void _fill_xlogx_table() noexcept:
+    cdef intp_t i
+    for i in range(_XLOGX_MAX + 1):
+        _XLOGX[i] = _xlogx(<float64_t>i)
+
+
+_fill_xlogx_table()
+
+
+cdef inline float64_t _xlogx_counts(float64_t x) noexcept nogil:
+    cdef intp_t i
+    if 0.0 <= x <= <float64_t>_XLOGX_MAX:
+        i = <intp_t>x
+        if <float64_t>i == x:
+            return _XLOGX[i]
+    return _xlogx(x)
+
+
 cdef inline float64_t _entropy_mass(float64_t p, float64_t n) noexcept nogil:
     # (p + n) * Info_multi(p, n), in bits.
-    return _xlogx(p + n) - _xlogx(p) - _xlogx(n)
+    return _xlogx_counts(p + n) - _xlogx_counts(p) - _xlogx_counts(n)
 
 
 cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
@@ -95,7 +130,7 @@ cdef intp_t c_best_split_feature(
 ) noexcept nogil:
     cdef intp_t m = n, n_nan, k, d, n_dirs, best_k = -1, best_d = 0
     cdef float64_t total = total_pos + total_neg
-    cdef float64_t parent, g, gmax = -INFINITY, cl, cr, lp, ln, rp, rn, s, t
+    cdef float64_t parent, g, gmax = -INFINITY, lp, ln, rp, rn
     cdef float64_t *a_lp = work
     cdef float64_t *a_ln = work + n
     cdef float64_t *a_rp = work + 2 * n
@@ -125,50 +160,38 @@ cdef intp_t c_best_split_feature(
         c_lp[d] = NAN; c_ln[d] = NAN; c_rp[d] = NAN; c_rn[d] = NAN
         c_el[d] = 0.0; c_er[d] = 0.0
     if n_nan == 0:
-        # The common case in one sweep less: the left counts forward, then the
-        # right counts backward (as c_sweep_distinct_bags adds them, so the
-        # sums are the same bits) with each cut's gain computed on the way.
-        c_sweep_left_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln)
-        rp = 0.0
-        rn = 0.0
-        for k in range(n - 1, -1, -1):
-            if k < n - 1:
-                # A branch, not a select: cuts fall only between distinct
-                # values, which are few on discrete features (5 % of the
-                # positions on Musk2) and all positions on continuous ones,
-                # so it is well predicted either way.
-                if vals[k] < vals[k + 1]:
-                    a_rp[k] = rp
-                    a_rn[k] = rn
-                    g = _cut_gain(a_lp[k], a_ln[k], rp, rn, parent, total, min_weight,
-                                  shares_of_children, c_lp, c_ln, c_rp, c_rn, c_el, c_er)
-                    gmax = g if g > gmax else gmax
-                else:
-                    g = -INFINITY
-                gains[2 * k] = g
-            leave_right(inst_bag[k], bag_pos, bag_weight, seen, &rp, &rn)
-    else:
-        c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
-        # NaN block first: the cut after non-missing position k is then the
-        # cut after position n_nan + k of this second sweep.
-        for k in range(n_nan):
-            bag_scratch[k] = inst_bag[m + k]
-        for k in range(m):
-            bag_scratch[n_nan + k] = inst_bag[k]
-        c_sweep_distinct_bags(bag_scratch, n, bag_pos, bag_weight, seen, b_lp, b_ln, b_rp, b_rn)
-        for k in range(m - 1):
-            for d in range(2):
-                if not (vals[k] < vals[k + 1]):
-                    g = -INFINITY
-                elif d == 0:
-                    g = _cut_gain(a_lp[k], a_ln[k], a_rp[k], a_rn[k], parent, total, min_weight,
-                                  shares_of_children, c_lp, c_ln, c_rp, c_rn, c_el, c_er)
-                else:
-                    g = _cut_gain(b_lp[n_nan + k], b_ln[n_nan + k], b_rp[n_nan + k], b_rn[n_nan + k],
-                                  parent, total, min_weight, shares_of_children,
-                                  c_lp + 1, c_ln + 1, c_rp + 1, c_rn + 1, c_el + 1, c_er + 1)
-                gains[2 * k + d] = g
-                gmax = g if g > gmax else gmax
+        # The common case, by runs of cuts with the same counts: the counts
+        # change only where a bag enters the left side (its first instance)
+        # or leaves the right one (its last), so the gain is computed once
+        # per run, at the run's first cut between distinct values.
+        best_k = _best_cut_by_runs(vals, inst_bag, n, bag_pos, bag_weight, parent, total, min_weight, tol,
+                                   shares_of_children, seen, bag_scratch, work, &g, &lp, &ln, &rp, &rn,
+                                   c_lp, c_ln, c_rp, c_rn, c_el, c_er)
+        if best_k < 0:
+            return 0
+        k = best_k
+        return _write_split(vals, k, g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0, out)
+    c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
+    # NaN block first: the cut after non-missing position k is then the
+    # cut after position n_nan + k of this second sweep.
+    for k in range(n_nan):
+        bag_scratch[k] = inst_bag[m + k]
+    for k in range(m):
+        bag_scratch[n_nan + k] = inst_bag[k]
+    c_sweep_distinct_bags(bag_scratch, n, bag_pos, bag_weight, seen, b_lp, b_ln, b_rp, b_rn)
+    for k in range(m - 1):
+        for d in range(2):
+            if not (vals[k] < vals[k + 1]):
+                g = -INFINITY
+            elif d == 0:
+                g = _cut_gain(a_lp[k], a_ln[k], a_rp[k], a_rn[k], parent, total, min_weight,
+                              shares_of_children, c_lp, c_ln, c_rp, c_rn, c_el, c_er)
+            else:
+                g = _cut_gain(b_lp[n_nan + k], b_ln[n_nan + k], b_rp[n_nan + k], b_rn[n_nan + k],
+                              parent, total, min_weight, shares_of_children,
+                              c_lp + 1, c_ln + 1, c_rp + 1, c_rn + 1, c_el + 1, c_er + 1)
+            gains[2 * k + d] = g
+            gmax = g if g > gmax else gmax
     if gmax == -INFINITY:
         return 0
     # First cut (lowest threshold, NaN right before NaN left) within tol of the best.
@@ -182,20 +205,130 @@ cdef intp_t c_best_split_feature(
         lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
     else:
         lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-    cl = lp + ln
-    cr = rp + rn
-    s = cl / (cl + cr)
-    t = cr / (cl + cr)
-    out[SPLIT_GAIN] = gains[2 * k + best_d]
+    return _write_split(vals, k, gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d, out)
+
+
+cdef inline intp_t _write_split(
+    const float64_t* vals, intp_t k, float64_t gain, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
+    float64_t missing_left, float64_t* out,
+) noexcept nogil:
+    # The result row of the cut after sorted position k.
+    cdef float64_t cl = lp + ln, cr = rp + rn
+    cdef float64_t s = cl / (cl + cr), t = cr / (cl + cr)
+    out[SPLIT_GAIN] = gain
     out[SPLIT_INFO] = -(_xlogx(s) + _xlogx(t))
     out[SPLIT_THRESHOLD] = _midpoint(vals[k], vals[k + 1])
-    if n_nan > 0:
-        out[SPLIT_MISSING_LEFT] = <float64_t>best_d
-    else:
-        out[SPLIT_MISSING_LEFT] = 1.0 if cl >= cr else 0.0
+    out[SPLIT_MISSING_LEFT] = missing_left
     out[SPLIT_W_LEFT] = cl
     out[SPLIT_W_RIGHT] = cr
     return 1
+
+
+cdef intp_t _best_cut_by_runs(
+    const float64_t* vals, const intp_t* inst_bag, intp_t n,
+    const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t parent, float64_t total, float64_t min_weight, float64_t tol, bint shares_of_children,
+    uint8_t* seen, intp_t* f_pos, float64_t* work,
+    float64_t* g_out, float64_t* lp_out, float64_t* ln_out, float64_t* rp_out, float64_t* rn_out,
+    float64_t* c_lp, float64_t* c_ln, float64_t* c_rp, float64_t* c_rn, float64_t* c_el, float64_t* c_er,
+) noexcept nogil:
+    # Best cut of a node without NaN (the cut after sorted position k, 0 <= k
+    # <= n - 2, needs vals[k] < vals[k + 1]). Returns k, -1 if none.
+    #
+    # Forward: each bag's first position, with the left sums after it (added
+    # in sweep order, as c_sweep_left_distinct_bags). Backward: each bag's
+    # last position, with the right sums (added right to left, as
+    # c_sweep_distinct_bags). The cuts then fall into runs of equal counts;
+    # a run's gain is the one every cut of it would get (the same inputs,
+    # the same bits), and its first cut between distinct values the lowest
+    # threshold with that gain: so the first cut within tol of the best is
+    # the one a sweep over every cut finds.
+    cdef float64_t *f_lp = work
+    cdef float64_t *f_ln = work + n
+    cdef float64_t *b_rp = work + 2 * n
+    cdef float64_t *b_rn = work + 3 * n
+    cdef float64_t *b_at = work + 4 * n      # last positions (exact as doubles)
+    cdef float64_t *run_gain = work + 5 * n
+    cdef float64_t *run_cut = work + 6 * n   # each run's first distinct cut (exact as doubles)
+    cdef intp_t k, j, b, nf = 0, nb = 0, i, c, k_end, n_runs = 0, best = -1
+    cdef float64_t acc_p = 0.0, acc_n = 0.0, g, gmax = -INFINITY, lp, ln, rp, rn
+    for k in range(n):
+        b = inst_bag[k]
+        if not seen[b]:
+            seen[b] = 1
+            if bag_pos[b]:
+                acc_p = acc_p + bag_weight[b]
+            else:
+                acc_n = acc_n + bag_weight[b]
+            f_pos[nf] = k
+            f_lp[nf] = acc_p
+            f_ln[nf] = acc_n
+            nf += 1
+    acc_p = 0.0
+    acc_n = 0.0
+    for k in range(n - 1, -1, -1):
+        b = inst_bag[k]
+        if seen[b]:
+            seen[b] = 0
+            if bag_pos[b]:
+                acc_p = acc_p + bag_weight[b]
+            else:
+                acc_n = acc_n + bag_weight[b]
+            b_at[nb] = <float64_t>k
+            b_rp[nb] = acc_p
+            b_rn[nb] = acc_n
+            nb += 1
+    # Walk the runs: i bags entered left (first position <= k), the right
+    # side holds the c bags whose last position is > k (a prefix of the
+    # backward list, which runs from the last position down).
+    i = 0
+    c = nb
+    k = 0
+    while k <= n - 2:
+        while i < nf and f_pos[i] <= k:
+            i += 1
+        while c > 0 and <intp_t>b_at[c - 1] <= k:
+            c -= 1
+        k_end = n - 2
+        if i < nf and f_pos[i] - 1 < k_end:
+            k_end = f_pos[i] - 1
+        if c > 0 and <intp_t>b_at[c - 1] - 1 < k_end:
+            k_end = <intp_t>b_at[c - 1] - 1
+        lp = f_lp[i - 1]  # i >= 1: the first instance's bag entered at k = 0
+        ln = f_ln[i - 1]
+        rp = b_rp[c - 1] if c > 0 else 0.0
+        rn = b_rn[c - 1] if c > 0 else 0.0
+        g = _cut_gain(lp, ln, rp, rn, parent, total, min_weight, shares_of_children,
+                      c_lp, c_ln, c_rp, c_rn, c_el, c_er)
+        if g > -INFINITY:
+            j = k
+            while j <= k_end and not (vals[j] < vals[j + 1]):
+                j += 1
+            if j <= k_end:
+                run_gain[n_runs] = g
+                run_cut[n_runs] = <float64_t>j
+                n_runs += 1
+                gmax = g if g > gmax else gmax
+        k = k_end + 1
+    if n_runs == 0:
+        return -1
+    for j in range(n_runs):
+        if run_gain[j] >= gmax - tol:
+            best = <intp_t>run_cut[j]
+            g_out[0] = run_gain[j]
+            break
+    # The counts at the chosen cut.
+    i = 0
+    while i < nf and f_pos[i] <= best:
+        i += 1
+    c = nb
+    while c > 0 and <intp_t>b_at[c - 1] <= best:
+        c -= 1
+    lp_out[0] = f_lp[i - 1]
+    ln_out[0] = f_ln[i - 1]
+    rp_out[0] = b_rp[c - 1] if c > 0 else 0.0
+    rn_out[0] = b_rn[c - 1] if c > 0 else 0.0
+    return best
 
 
 cdef intp_t c_partition(
@@ -203,20 +336,44 @@ cdef intp_t c_partition(
     intp_t start, intp_t end, const uint8_t* go_left,
     intp_t* s_order, float64_t* s_vals, intp_t* s_bag,
 ) noexcept nogil:
-    cdef intp_t r, k, i, b, g, base, n_left = 0, n_right, total_left = 0
+    cdef intp_t r, k, i, b, g, base, dst, n_left = 0, n_right, total_left = 0
     cdef float64_t v
-    cdef bint lopsided
+    cdef bint lopsided, few_left
     for k in range(start, end):
         total_left += go_left[order[k]]
     # A lopsided split (a chain step peeling a few instances off) makes the
     # branch predictable and most writes avoidable; a balanced one is
     # partitioned without a data-dependent branch.
     lopsided = 8 * min(total_left, end - start - total_left) < end - start
+    few_left = lopsided and 2 * total_left < end - start
     for r in range(n_rows):
         base = r * stride
         n_left = 0
         n_right = 0
         k = start
+        if few_left:
+            # From the back: the right instances move up in place (those
+            # above the last left one are already there), the few left ones
+            # go to the scratch and then, in order, to the front.
+            dst = end - 1
+            for k in range(end - 1, start - 1, -1):
+                i = order[base + k]
+                if go_left[i]:
+                    s_order[n_left] = i
+                    s_vals[n_left] = vals[base + k]
+                    s_bag[n_left] = inst_bag[base + k]
+                    n_left += 1
+                else:
+                    if dst != k:
+                        order[base + dst] = i
+                        vals[base + dst] = vals[base + k]
+                        inst_bag[base + dst] = inst_bag[base + k]
+                    dst -= 1
+            for k in range(n_left):
+                order[base + start + k] = s_order[n_left - 1 - k]
+                vals[base + start + k] = s_vals[n_left - 1 - k]
+                inst_bag[base + start + k] = s_bag[n_left - 1 - k]
+            continue
         if lopsided:
             # The leading run of left instances is already in place.
             while k < end and go_left[order[base + k]]:
@@ -259,6 +416,35 @@ cdef intp_t c_partition(
     return n_left
 
 
+cdef intp_t c_gather_feature(
+    const float64_t* vals, const intp_t* inst_bag, const intp_t* rank, intp_t n,
+    const intp_t* ids, intp_t m, uint8_t* mark, float64_t* out_vals, intp_t* out_bag,
+) noexcept nogil:
+    cdef intp_t t, j, k, c = 0, n8 = n - n % 8
+    cdef uint64_t word
+    for t in range(m):
+        mark[rank[ids[t]]] = 1
+    # Scan the row 8 marks at a time, skipping blocks without one (a small
+    # node marks few); inside a block, write every entry and advance the
+    # output where marked (no data-dependent branch). `out_*` hold m + 1.
+    j = 0
+    while j < n8:
+        memcpy(&word, mark + j, 8)
+        if word != 0:
+            for k in range(j, j + 8):
+                out_vals[c] = vals[k]
+                out_bag[c] = inst_bag[k]
+                c += mark[k]
+                mark[k] = 0
+        j += 8
+    for k in range(n8, n):
+        out_vals[c] = vals[k]
+        out_bag[c] = inst_bag[k]
+        c += mark[k]
+        mark[k] = 0
+    return c
+
+
 cdef void c_apply(
     const float64_t* X, intp_t n, intp_t n_features,
     const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
@@ -279,15 +465,14 @@ cdef void c_apply(
         out[i] = node
 
 
-# Python wrappers over C-contiguous arrays; the builder (mil.tree._builder)
-# owns the presorted layout and hands the same arrays to the twin.
+# Python wrappers. The public ones check sizes, dtypes, segment bounds and
+# index ranges first (mil._core._checks, shared with the twin), so bad
+# arguments raise instead of reading or writing out of bounds. The builder
+# (mil.tree._builder), which makes its own layout from validated bags, calls
+# the underscored ones, which trust their arguments.
 
-def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
-                intp_t start, intp_t end,
-                const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
-                float64_t total_pos, float64_t total_neg,
-                float64_t min_weight, float64_t tol, bint shares_of_children=False,
-                const intp_t[::1] features=None):
+def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg, min_weight, tol,
+                shares_of_children=False, features=None):
     """Best cut of every feature (or of `features`) for the node owning columns ``start:end``.
 
     Parameters
@@ -321,7 +506,23 @@ def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
     stats : ndarray of float64, shape (n_searched, 6)
         Per feature: gain, split information, threshold, NaN-goes-left flag,
         left and right bag weight of the chosen cut (undefined where not found).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a wrong dtype or shape, a segment outside the rows, a feature
+        outside [0, n_features) or a bag index outside [0, n_bags).
     """
+    return _best_splits(*tree_search_args(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos,
+                                          total_neg, min_weight, tol, shares_of_children, features))
+
+
+def _best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
+                 intp_t start, intp_t end,
+                 const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
+                 float64_t total_pos, float64_t total_neg,
+                 float64_t min_weight, float64_t tol, bint shares_of_children=False,
+                 const intp_t[::1] features=None):
     cdef intp_t n_features = vals.shape[0] if features is None else features.shape[0]
     cdef intp_t n = end - start, f, row
     cdef bint subset = features is not None
@@ -343,8 +544,74 @@ def best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
     return found, stats
 
 
-def partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_bag,
-              intp_t start, intp_t end, const uint8_t[::1] go_left):
+def gather_best_splits(vals, inst_bag, rank, ids, features, bag_pos, bag_weight, total_pos, total_neg,
+                       min_weight, tol, shares_of_children=False):
+    """``best_splits`` of `features` for the node holding the instances `ids`, from the root's rows.
+
+    Instead of a node segment kept up to date by partitions, each searched
+    feature's values of the node's instances are gathered from the root's
+    presorted row, in that row's order: the order a stable partition of the
+    row would have left, hence the same cuts, sums and results.
+
+    Parameters
+    ----------
+    vals, inst_bag : ndarray, shape (n_features, n_instances)
+        The root's presorted rows (every training instance), as in
+        :func:`best_splits`.
+    rank : ndarray of intp, shape (n_features, n_instances)
+        ``rank[f, i]``: the position of instance i in row f.
+    ids : ndarray of intp, shape (m,)
+        The node's instances (distinct, any order).
+    features : ndarray of intp, shape (n_searched,)
+        The rows to search.
+    bag_pos, bag_weight, total_pos, total_neg, min_weight, tol, shares_of_children
+        As in :func:`best_splits`.
+
+    Returns
+    -------
+    found, stats
+        As :func:`best_splits` with ``features``.
+    """
+    return _gather_best_splits(*tree_gather_args(vals, inst_bag, rank, ids, features, bag_pos, bag_weight,
+                                                 total_pos, total_neg, min_weight, tol, shares_of_children))
+
+
+def _gather_best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
+                        const intp_t[:, ::1] rank, const intp_t[::1] ids, const intp_t[::1] features,
+                        const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
+                        float64_t total_pos, float64_t total_neg,
+                        float64_t min_weight, float64_t tol, bint shares_of_children=False):
+    cdef intp_t n_searched = features.shape[0], m = ids.shape[0], n = vals.shape[1], f, row, got = 0
+    cdef bint duplicate = False
+    found = np.zeros(n_searched, dtype=np.uint8)
+    stats = np.zeros((n_searched, SPLIT_N_FIELDS), dtype=np.float64)
+    cdef uint8_t[::1] fo = found
+    cdef float64_t[:, ::1] st = stats
+    if m < 2:
+        return found, stats
+    cdef uint8_t[::1] mark = np.zeros(n, dtype=np.uint8)
+    cdef float64_t[::1] g_vals = np.empty(m + 1, dtype=np.float64)
+    cdef intp_t[::1] g_bag = np.empty(m + 1, dtype=np.intp)
+    cdef uint8_t[::1] seen = np.zeros(max(bag_pos.shape[0], 1), dtype=np.uint8)
+    cdef intp_t[::1] scratch = np.empty(m, dtype=np.intp)
+    cdef float64_t[::1] work = np.empty(10 * m, dtype=np.float64)
+    with nogil:
+        for f in range(n_searched):
+            row = features[f]
+            got = c_gather_feature(&vals[row, 0], &inst_bag[row, 0], &rank[row, 0], n, &ids[0], m,
+                                   &mark[0], &g_vals[0], &g_bag[0])
+            if got != m:
+                duplicate = True
+                break
+            fo[f] = <uint8_t>c_best_split_feature(
+                &g_vals[0], &g_bag[0], m, &bag_pos[0], &bag_weight[0], total_pos, total_neg, min_weight,
+                tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0])
+    if duplicate:
+        raise ValueError(f"ids must be distinct instances; {m} ids name {got} of them")
+    return found, stats
+
+
+def partition(order, vals, inst_bag, start, end, go_left):
     """Stably move the instances with ``go_left[id] == 1`` to the front of every row's segment.
 
     Modifies `order`, `vals` and `inst_bag` in place (columns ``start:end``).
@@ -353,7 +620,18 @@ def partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_
     -------
     n_left : int
         How many instances moved to the front (the same in every row).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a wrong dtype, shape or writability, a segment outside the rows,
+        or an instance id in `order` outside [0, len(go_left)).
     """
+    return _partition(*tree_partition_args(order, vals, inst_bag, start, end, go_left))
+
+
+def _partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_bag,
+               intp_t start, intp_t end, const uint8_t[::1] go_left):
     cdef intp_t n = end - start, n_left = 0
     cdef intp_t[::1] s_order = np.empty(max(n, 1), dtype=np.intp)
     cdef float64_t[::1] s_vals = np.empty(max(n, 1), dtype=np.float64)
@@ -367,14 +645,25 @@ def partition(intp_t[:, ::1] order, float64_t[:, ::1] vals, intp_t[:, ::1] inst_
     return n_left
 
 
-def apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
-          const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right):
+def apply(X, feature, threshold, missing_left, left, right):
     """Leaf reached by every instance (row of `X`) in a tree stored as flat arrays.
 
     Returns
     -------
     leaves : ndarray of intp, shape (n_instances,)
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a wrong dtype or shape, node arrays of different lengths, a split
+        feature outside X's columns, or children that do not form a tree
+        numbered from the root down (each child after its parent).
     """
+    return _apply(*tree_apply_args(X, feature, threshold, missing_left, left, right))
+
+
+def _apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
+           const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right):
     cdef intp_t n = X.shape[0]
     out = np.empty(n, dtype=np.intp)
     cdef intp_t[::1] o = out

@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
-__all__ = ["best_splits", "partition", "apply"]
+from mil._core._checks import tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args
+
+__all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
 
 N_FIELDS = 6  # gain, split info, threshold, NaN-left flag, left weight, right weight
 
@@ -75,8 +77,31 @@ def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tota
                 min_weight, tol, shares_of_children=False, features=None):
     """Best cut of every feature (or of `features`) for the node owning columns ``start:end``.
 
-    See the compiled twin.
+    See the compiled twin; the arguments are checked the same way.
     """
+    return _best_splits(*tree_search_args(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos,
+                                          total_neg, min_weight, tol, shares_of_children, features))
+
+
+def gather_best_splits(vals, inst_bag, rank, ids, features, bag_pos, bag_weight, total_pos, total_neg,
+                       min_weight, tol, shares_of_children=False):
+    """``best_splits`` of `features` for the node holding the instances `ids`, from the root's rows.
+
+    See the compiled twin; the arguments are checked the same way.
+    """
+    return _gather_best_splits(*tree_gather_args(vals, inst_bag, rank, ids, features, bag_pos, bag_weight,
+                                                 total_pos, total_neg, min_weight, tol, shares_of_children))
+
+
+def _gather_best_splits(vals, inst_bag, rank, ids, features, *args):
+    # The node's positions in each searched row, ascending: the row's order.
+    rows = features[:, None]
+    positions = np.sort(rank[rows, ids[None, :]], axis=1)
+    return _best_splits(vals[rows, positions], inst_bag[rows, positions], 0, ids.shape[0], *args)
+
+
+def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg,
+                 min_weight, tol, shares_of_children=False, features=None):
     if features is not None:
         vals, inst_bag = vals[features, start:end], inst_bag[features, start:end]
         start, end = 0, end - start
@@ -147,7 +172,14 @@ def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tota
 
 
 def partition(order, vals, inst_bag, start, end, go_left):
-    """Stably move instances with ``go_left[id] == 1`` to the front of every row's segment (in place)."""
+    """Stably move instances with ``go_left[id] == 1`` to the front of every row's segment (in place).
+
+    See the compiled twin; the arguments are checked the same way.
+    """
+    return _partition(*tree_partition_args(order, vals, inst_bag, start, end, go_left))
+
+
+def _partition(order, vals, inst_bag, start, end, go_left):
     n = end - start
     if n <= 0:
         return 0
@@ -162,7 +194,14 @@ def partition(order, vals, inst_bag, start, end, go_left):
 
 
 def apply(X, feature, threshold, missing_left, left, right):
-    """Leaf reached by every instance (row of `X`), level by level."""
+    """Leaf reached by every instance (row of `X`), level by level.
+
+    See the compiled twin; the arguments are checked the same way.
+    """
+    return _apply(*tree_apply_args(X, feature, threshold, missing_left, left, right))
+
+
+def _apply(X, feature, threshold, missing_left, left, right):
     n = X.shape[0]
     node = np.zeros(n, dtype=np.intp)
     active = np.flatnonzero(left[node] >= 0)

@@ -60,9 +60,11 @@ class RipperMIClassifier(BaseBagClassifier):
     """RIPPER rule learner for multi-instance data (RIPPER-MI), any number of classes.
 
     By default it learns an unordered rule set, class by class, on the
-    instances labelled with their bag's class, with Weka JRip's smoothed
+    instances labelled with their bag's class and weighted so that every bag
+    weighs the same (``weighting="bag"``), with Weka JRip's smoothed
     estimates, and scores a bag by the mean of its instances' class
-    probabilities (``assumption="collective"``). With
+    probabilities (``assumption="collective"``), as Weka's MIWrapper does
+    with JRip. With
     ``assumption="standard", rule_order="ordered", smoothing=False,
     error_check="prune"`` and two classes it is RIPPER-MI as Chevaleyre &
     Zucker (2001): rules
@@ -119,13 +121,29 @@ class RipperMIClassifier(BaseBagClassifier):
         instances, counts are bags (Chevaleyre & Zucker 2001).
         ``"collective"``: the rules are learned on the instances, each with
         its bag's label, and a bag's class probabilities are the mean of its
-        instances' (as Weka's MIWrapper); counts are instances.
+        instances' (as Weka's MIWrapper); counts are instances (weighted by
+        ``weighting``).
+    weighting : {"bag", "inverse_size", "uniform"}, default="bag"
+        ``assumption="collective"`` only (ignored with ``"standard"``, where
+        every bag counts once): the weight of each instance in the counts,
+        as :class:`~mil.wrappers.MIWrapperClassifier`'s ``weighting`` (Weka
+        MIWrapper's ``-A``). ``"bag"``: an instance of a bag of n_b
+        instances weighs N / (B n_b), N instances and B bags in all, so
+        every bag weighs the average bag size and the mean instance weight
+        is 1 (MIWrapper's default); ``"inverse_size"``: 1 / n_b, every bag
+        weighs 1; ``"uniform"``: 1, large bags weigh more. ``min_bags``, the
+        smoothing and the description length take the weighted counts, as
+        JRip does.
     positive_class : label, default=None
         Two classes only: the class the rules describe in the ordered mode
         (``classes_[1]`` when None); the unordered mode learns rules for
         both classes and does not use it.
     random_state : int, RandomState instance or None, default=None
         Seeds the grow/prune splits.
+    class_weight : "balanced", dict or None, default=None
+        Weight of each class's bags (scikit-learn's convention: "balanced"
+        weighs class c by ``n_bags / (n_classes * n_bags_c)``), multiplied
+        into ``sample_weight``.
     n_jobs : int or None, default=None
         Threads sharing out the features of the condition search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
@@ -139,7 +157,8 @@ class RipperMIClassifier(BaseBagClassifier):
         except that with two classes the positive class comes last). ``rule.label`` is the rule's class,
         ``rule.conditions`` are ``(feature, op, threshold)`` named tuples
         (op 0: ``<=``, op 1: ``>=``), ``rule.counts`` the training bags of
-        each class (``classes_`` order) the rule covers among those its class
+        each class (``classes_`` order; sums of weights when fitted with
+        weights) the rule covers among those its class
         was learned on (ordered mode: the bags earlier classes' rules leave;
         otherwise all) and ``rule.p`` / ``rule.n`` those of its class / of
         the other classes.
@@ -192,15 +211,17 @@ class RipperMIClassifier(BaseBagClassifier):
         "rule_order": [StrOptions({"ordered", "unordered"})],
         "conflict": [StrOptions({"laplace-vote", "first", "shortest"})],
         "assumption": [StrOptions({"standard", "collective"})],
+        "weighting": [StrOptions({"bag", "inverse_size", "uniform"})],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         "n_jobs": [Integral, None],
     }
 
     def __init__(self, k=2, prune_ratio=1 / 3, min_bags=2, beam_width=1, use_lrs=False,
                  lrs_threshold=3.84, smoothing=True, error_check="remaining", rule_order="unordered",
-                 conflict="laplace-vote", assumption="collective", positive_class=None,
-                 random_state=None, n_jobs=None):
+                 conflict="laplace-vote", assumption="collective", weighting="bag",
+                 positive_class=None, random_state=None, class_weight=None, n_jobs=None):
         self.k = k
         self.prune_ratio = prune_ratio
         self.min_bags = min_bags
@@ -212,11 +233,13 @@ class RipperMIClassifier(BaseBagClassifier):
         self.rule_order = rule_order
         self.conflict = conflict
         self.assumption = assumption
+        self.weighting = weighting
         self.positive_class = positive_class
         self.random_state = random_state
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Learn the rule set.
 
         Parameters
@@ -224,6 +247,12 @@ class RipperMIClassifier(BaseBagClassifier):
         X : sequence of 2-D arrays or Bags
         y : array-like of shape (n_bags,)
             Two or more classes.
+        sample_weight : array-like of shape (n_bags,), default=None
+            Non-negative weight of each bag (times ``class_weight``): every
+            count of the rule learner (FOIL gain, pruning value, error
+            checks, description length, rule counts) is a sum of weights,
+            as in Weka's JRip. A bag of weight 0 is left out. None (with
+            ``class_weight=None``) counts every bag once.
 
         Returns
         -------
@@ -245,6 +274,10 @@ class RipperMIClassifier(BaseBagClassifier):
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
+        weight = self._bag_weights(sample_weight, y, bags.n_bags)
+        if weight is not None and not (weight > 0).all():
+            kept = np.flatnonzero(weight > 0)   # a bag of weight 0 is as if absent
+            bags, y_idx, weight = bags.subset(kept), y_idx[kept], weight[kept]
         if self.assumption == "collective":
             # Instances in a canonical order (by bag, then lexicographically), so that the
             # random grow/prune splits do not depend on the order of instances in a bag.
@@ -253,9 +286,12 @@ class RipperMIClassifier(BaseBagClassifier):
             canon = np.lexsort(keys)
             learn = Bags.from_instances(X[canon], np.arange(bags.n_instances))
             y_learn = y_idx[bags.instance_bag[canon]]
+            weight = self._instance_weights(bags, weight)
+            weight = None if weight is None else weight[canon]
         else:
             learn, y_learn = bags, y_idx
-        counts = np.bincount(y_learn, minlength=n_classes)
+        counts = (np.bincount(y_learn, minlength=n_classes) if weight is None
+                  else np.bincount(y_learn, weights=weight, minlength=n_classes))
         rng = check_random_state(self.random_state)
         rules = []   # (class index, conditions, bags its counts are taken on or None for all)
         with RowThreads(self.n_jobs, bags.n_features) as threads:
@@ -270,7 +306,8 @@ class RipperMIClassifier(BaseBagClassifier):
                     if not (y_learn[left] == c).any():
                         continue
                     sub = learn if left.shape[0] == learn.n_bags else learn.subset(left)
-                    learner = _Ripper(self, sub, y_learn[left] == c, rng, threads)
+                    learner = _Ripper(self, sub, y_learn[left] == c, rng, threads,
+                                      weight=None if weight is None else weight[left])
                     conds = learner.run()
                     scope = None if left.shape[0] == learn.n_bags else left
                     rules.extend((c, cd, scope) for cd in conds)
@@ -279,14 +316,34 @@ class RipperMIClassifier(BaseBagClassifier):
                 learner = None
                 for c in self._class_order():
                     pos = y_learn == c
-                    learner = (_Ripper(self, learn, pos, rng, threads, keep_negatives=True)
+                    learner = (_Ripper(self, learn, pos, rng, threads, keep_negatives=True, weight=weight)
                                if learner is None else learner.for_class(pos))
                     rules.extend((c, cd, None) for cd in learner.run())
                 default = None
-        self.rules_, self.default_rule_ = self._make_rules(learn, y_learn, rules, default)
+        self.rules_, self.default_rule_ = self._make_rules(learn, y_learn, rules, default, weight)
         return self
 
-    def _make_rules(self, learn, y_learn, rules, default):
+    def _instance_weights(self, bags, weight):
+        """Weight of each instance (in bag order) for the collective assumption.
+
+        The bag weight (None: 1) times the ``weighting`` factor; None when
+        every weight is 1.
+        """
+        if self.weighting == "uniform":
+            return None if weight is None else weight[bags.instance_bag]
+        sizes = np.diff(bags.offsets).astype(np.float64)
+        if self.weighting == "bag" and (sizes == sizes[0]).all():
+            factor = np.ones_like(sizes)   # bags of one size: every instance weighs 1, exactly
+        else:
+            factor = 1.0 / sizes
+            if self.weighting == "bag":
+                factor = factor * (bags.n_instances / bags.n_bags)
+        if weight is None and (factor == 1.0).all():
+            return None   # the unweighted path (same rules, faster)
+        per_bag = factor if weight is None else weight * factor
+        return per_bag[bags.instance_bag]
+
+    def _make_rules(self, learn, y_learn, rules, default, weight=None):
         """Rule objects with their per-class training counts, and the default rule.
 
         A rule's counts are taken on the bags its class was learned on (in the
@@ -296,8 +353,12 @@ class RipperMIClassifier(BaseBagClassifier):
         rule_ptr, f, o, t = pack_rules([conds for _, conds, _ in rules])
         cov = kernel("_rule_split").ruleset_coverage(
             learn.instances, learn.offsets, rule_ptr, f, o, t).astype(bool).reshape(-1, learn.n_bags)
-        onehot = np.zeros((learn.n_bags, n_classes), dtype=np.intp)
-        onehot[np.arange(learn.n_bags), y_learn] = 1
+        if weight is None:
+            onehot = np.zeros((learn.n_bags, n_classes), dtype=np.intp)
+            onehot[np.arange(learn.n_bags), y_learn] = 1
+        else:
+            onehot = np.zeros((learn.n_bags, n_classes), dtype=np.float64)
+            onehot[np.arange(learn.n_bags), y_learn] = weight
         out = []
         for i, (c, conds, scope) in enumerate(rules):
             counts = cov[i] @ onehot if scope is None else cov[i, scope] @ onehot[scope]
@@ -496,7 +557,7 @@ class _Ripper:
     it covers; otherwise (RIPPER) every bag it covers.
     """
 
-    def __init__(self, est, bags, pos, rng, threads=None, keep_negatives=False):
+    def __init__(self, est, bags, pos, rng, threads=None, keep_negatives=False, weight=None):
         self.est = est
         # Serial unless the caller owns a pool (and closes it).
         self.threads = RowThreads(None, bags.n_features) if threads is None else threads
@@ -507,16 +568,18 @@ class _Ripper:
         self.pos = np.asarray(pos, dtype=bool)
         self.bag_pos = self.pos.astype(np.uint8)
         self.n_bags = bags.n_bags
+        # Bag weights: every count below is a sum of them (JRip sums instance
+        # weights). None: unit weights, counts of bags.
+        self.weight = None if weight is None else np.asarray(weight, dtype=np.float64)
+        self.w = np.ones(self.n_bags) if weight is None else self.weight
+        self.total = float(self.w.sum())
         # Each feature's instances in sorted order (stable), with their values and
         # bags pre-sorted so the condition search reads them contiguously.
-        columns = np.ascontiguousarray(self.X.T)
-        self.order = np.argsort(columns, axis=1, kind="stable")
-        self.sorted_vals = np.take_along_axis(columns, self.order, axis=1)
-        self.sorted_bag = np.ascontiguousarray(self.inst_bag[self.order])
+        self.presorted = kernel("_rule_split").presort(self.X, self.offsets)
         # Possible conditions: two operators per distinct value of each feature.
-        distinct = 1 + (np.diff(self.sorted_vals, axis=1) > 0).sum(axis=1)
+        distinct = 1 + (np.diff(self.presorted.sorted_vals, axis=1) > 0).sum(axis=1)
         self.n_conditions = max(2.0 * float(distinct.sum()), 1.0)
-        self.exp_fp_over_err = float(self.pos.mean())
+        self.exp_fp_over_err = self._share(self.pos)
         self.keep_negatives = keep_negatives
         self._cache = {}
 
@@ -526,8 +589,20 @@ class _Ripper:
         other.__dict__.update(self.__dict__)
         other.pos = np.asarray(pos, dtype=bool)
         other.bag_pos = other.pos.astype(np.uint8)
-        other.exp_fp_over_err = float(other.pos.mean())
+        other.exp_fp_over_err = other._share(other.pos)
         return other
+
+    def _share(self, pos):
+        """Weighted share of the positive bags (their fraction with unit weights)."""
+        if self.weight is None:
+            return float(pos.mean())
+        return float(self.w[pos].sum() / self.total)
+
+    def wsum(self, mask):
+        """Weight of the bags in `mask` (a count with unit weights); rows of a 2-D mask."""
+        if self.weight is None:
+            return mask.sum(axis=-1)
+        return mask @ self.w
 
     # -- coverage and description length --------------------------------------
     def coverage(self, conds):
@@ -559,11 +634,11 @@ class _Ripper:
     def dl(self, rules):
         """Description length of a rule set on all training bags (Cohen's encoding)."""
         cov = self.covered_by(rules)
-        cover = int(cov.sum())
-        fp = int((cov & ~self.pos).sum())
-        fn = int((~cov & self.pos).sum())
+        cover = self.wsum(cov)
+        fp = self.wsum(cov & ~self.pos)
+        fn = self.wsum(~cov & self.pos)
         return ruleset_dl([len(c) for c in rules], self.n_conditions, self.exp_fp_over_err,
-                          cover, self.n_bags - cover, fp, fn)
+                          cover, self.total - cover, fp, fn)
 
     # -- IREP* pieces -----------------------------------------------------------
     def split(self, mask):
@@ -597,9 +672,8 @@ class _Ripper:
     def grow(self, grow_mask, init=()):
         """Grow a rule from `init` on the growing bags (beam search; width 1 is greedy FOIL)."""
         split_kernel, counts = kernel("_rule_split"), kernel("_bag_counts")
-        ones = np.ones(self.n_bags, dtype=np.float64)
-        P = float((grow_mask & self.pos).sum())
-        N = float((grow_mask & ~self.pos).sum())
+        P = float(self.wsum(grow_mask & self.pos))
+        N = float(self.wsum(grow_mask & ~self.pos))
         active = grow_mask[self.inst_bag]
         for cond in init:
             active = active & self._holds(cond)
@@ -612,7 +686,7 @@ class _Ripper:
                 if done:
                     pool.append((value, conds, act, True))
                     continue
-                p0, n0 = counts.distinct_bag_weights(self.inst_bag[act], self.bag_pos, ones)
+                p0, n0 = counts.distinct_bag_weights(self.inst_bag[act], self.bag_pos, self.w)
                 if p0 == 0 or n0 == 0:
                     pool.append((value, conds, act, True))
                     continue
@@ -640,9 +714,9 @@ class _Ripper:
         """``best_conditions`` of every feature, rows shared out among the threads."""
         return self.threads.concat(
             lambda lo, hi: split_kernel.best_conditions(
-                self.sorted_vals[lo:hi], self.order[lo:hi], active, self.sorted_bag[lo:hi],
-                self.bag_pos, int(p0), int(n0), self.est.min_bags, int(self.est.smoothing)),
-            cells=self.order.size)
+                self.presorted, active, self.bag_pos, float(p0), float(n0), self.est.min_bags,
+                int(self.est.smoothing), self.weight, lo, hi),
+            cells=self.presorted.order.size)
 
     def prune(self, conds, prune_mask, whole_error=False):
         """Delete the final sequence of conditions that is best on the pruning bags.
@@ -656,10 +730,10 @@ class _Ripper:
         rule_ptr, f, o, t = pack_rules([conds])
         cov = kernel("_rule_split").prefix_coverage(self.X, self.offsets, f, o, t).astype(bool)
         cov &= prune_mask
-        p = (cov & self.pos).sum(axis=1)
-        n = (cov & ~self.pos).sum(axis=1)
+        p = self.wsum(cov & self.pos)
+        n = self.wsum(cov & ~self.pos)
         if whole_error:
-            P = int((prune_mask & self.pos).sum())
+            P = self.wsum(prune_mask & self.pos)
             best = int(np.argmin(n + (P - p)))
         elif self.est.smoothing:
             best = int(np.argmax((p + 1.0) / (p + n + 2.0)))
@@ -684,12 +758,12 @@ class _Ripper:
             if self.est.error_check == "remaining":
                 # JRip: the rule's error on every bag still to cover, at least 50 % stops.
                 cov = self.coverage(conds) & remaining
-                p, n = int((cov & self.pos).sum()), int((cov & ~self.pos).sum())
+                p, n = self.wsum(cov & self.pos), self.wsum(cov & ~self.pos)
                 if p == 0 or n / (p + n) >= 0.5:
                     break
             else:
                 cov = self.coverage(conds) & prune_mask
-                p, n = int((cov & self.pos).sum()), int((cov & ~self.pos).sum())
+                p, n = self.wsum(cov & self.pos), self.wsum(cov & ~self.pos)
                 if p + n > 0 and n / (p + n) > 0.5:
                     break
             rules.append(conds)
@@ -707,7 +781,7 @@ class _Ripper:
             without = rules[:i] + rules[i + 1:]
             left = self.left(rules[:i])
             cov = self.coverage(rules[i]) & left
-            covered, fp = int(cov.sum()), int((cov & ~self.pos).sum())
+            covered, fp = self.wsum(cov), self.wsum(cov & ~self.pos)
             over_error = covered > 0 and fp / covered >= 0.5
             if over_error or self.dl(without) <= self.dl(rules):
                 rules = without

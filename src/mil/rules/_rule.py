@@ -28,6 +28,17 @@ class Condition(NamedTuple):
         return f"{name} {_OPS[self.op]} {self.threshold:.6g}"
 
 
+def _count(c):
+    """A (weighted) count: an int when it is a whole number, else a float."""
+    c = float(c)
+    return int(c) if c.is_integer() else c
+
+
+def _fmt(c):
+    """A count as text: whole numbers as they are, weights to 4 significant digits."""
+    return f"{c}" if isinstance(c, int) else f"{c:.4g}"
+
+
 class Rule:
     """A conjunction of conditions predicting one class, with its training coverage.
 
@@ -35,13 +46,15 @@ class Rule:
     ----------
     conditions : sequence of Condition or (feature, op, threshold) tuples
         No condition: the rule covers every bag (a default rule).
-    p, n : int, default=0
+    p, n : int or float, default=0
         Training bags of the rule's class / of the other classes it covers.
     label : label, default=None
         The rule's class (None: the positive class of a two-class problem).
-    counts : sequence of int, default=None
+    counts : sequence of int or float, default=None
         Training bags of each class the rule covers (in ``classes_`` order);
-        None means ``(n, p)``: two classes, the rule's class second.
+        None means ``(n, p)``: two classes, the rule's class second. Counts
+        are weights of bags when the rules were learned with weights; a
+        whole number is kept as an int.
 
     Examples
     --------
@@ -58,10 +71,10 @@ class Rule:
 
     def __init__(self, conditions, p=0, n=0, label=None, counts=None):
         self.conditions = tuple(Condition(int(f), int(o), float(t)) for f, o, t in conditions)
-        self.p = int(p)
-        self.n = int(n)
+        self.p = _count(p)
+        self.n = _count(n)
         self.label = label
-        self.counts = (self.n, self.p) if counts is None else tuple(int(c) for c in counts)
+        self.counts = (self.n, self.p) if counts is None else tuple(_count(c) for c in counts)
 
     def __len__(self):
         return len(self.conditions)
@@ -96,7 +109,7 @@ class Rule:
         """One line: ``IF <conditions> THEN <class>  [p+, n-]``."""
         body = " AND ".join(c.to_text(feature_names) for c in self.conditions) or "TRUE"
         head = "positive" if self.label is None else self.label
-        return f"IF {body} THEN {head}  [{self.p}+, {self.n}-]"
+        return f"IF {body} THEN {head}  [{_fmt(self.p)}+, {_fmt(self.n)}-]"
 
     def __str__(self):
         return self.to_text()
@@ -148,6 +161,6 @@ def format_rules(rules, feature_names=None, default=None, classes=None, by_class
         lines.append(("  " if by_class else "") + r.to_text(feature_names))
     if default is not None:
         names = range(len(default.counts)) if classes is None else classes
-        spread = ", ".join(f"{c}: {k}" for c, k in zip(names, default.counts))
+        spread = ", ".join(f"{c}: {_fmt(k)}" for c, k in zip(names, default.counts))
         lines.append(f"ELSE {default.label}  [{spread}]")
     return "\n".join(lines)

@@ -4,7 +4,12 @@
 optional bag weights. Each feature is argsorted once at the root; every node
 owns one segment ``[start, end)`` of each feature's sorted row and a split
 partitions those segments stably (``_tree_split.partition``), so the per-node
-search (``_tree_split.best_splits``) never sorts. The choice between features
+search (``_tree_split.best_splits``) never sorts. With a random feature subset
+per node (``max_features``, forests) only the node's instance ids are
+partitioned, and each searched feature's values are gathered from the root's
+sorted row in that row's order (``_tree_split.gather_best_splits``): the same
+sequences the partitioned segments would hold, so the same tree, without
+moving the rows of the features not searched. The choice between features
 (ID3-MI: largest gain; C4.5-MI: largest gain ratio among features whose gain
 is at least the average) is made here, in Python shared by both backends.
 
@@ -20,6 +25,7 @@ leaf statistics, :meth:`Tree.apply` routes instances to leaves, and
 """
 
 import heapq
+import threading
 
 import numpy as np
 from scipy.stats import norm
@@ -77,7 +83,25 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL):
 
 
 class _Presorted:
-    """The presorted layout: per feature, instance ids / values / bags in node segments."""
+    """The presorted layout: per feature, instance ids / values / bags in node segments.
+
+    ``rank[f, i]`` (made on first use, once, then shared read-only) is the
+    position of instance i in row f of the root layout.
+    """
+
+    _rank = None
+    _rank_lock = threading.Lock()
+
+    @property
+    def rank(self):
+        if self._rank is None:
+            with self._rank_lock:
+                if self._rank is None:
+                    rank = np.empty_like(self.order)
+                    np.put_along_axis(rank, self.order, np.arange(self.order.shape[1], dtype=np.intp)[None, :],
+                                      axis=1)
+                    self._rank = rank
+        return self._rank
 
     def __init__(self, instances, instance_bag, threads=None):
         Xt = np.ascontiguousarray(instances.T)
@@ -110,7 +134,7 @@ class _Presorted:
         return pre
 
     def copy(self):
-        """An independent copy (the builder partitions its layout in place)."""
+        """An independent copy (the builder partitions its layout in place; the rank is not copied)."""
         return self._from_arrays(self.order.copy(), self.vals.copy(), self.bag.copy())
 
     def subset(self, keep, bag_map):
@@ -169,7 +193,8 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     presorted : _Presorted, default=None
         The presorted layout of exactly these instances, to skip the sort
         when many trees grow on the same data (boosting, forests); it is
-        copied, not modified, unless `copy_presorted` is False. None sorts here.
+        copied, not modified, unless `copy_presorted` is False (with
+        `max_features` it is only read, never copied). None sorts here.
     n_jobs : int, default=None
         Threads sharing out the features of each node's split search and
         partition (joblib's convention: None is 1, -1 one per core). The
@@ -234,51 +259,115 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     try:
         if presorted is None:
             pre = _Presorted(instances, instance_bag, threads)
+        elif max_features is None and copy_presorted:
+            pre = presorted.copy()
         else:
-            pre = presorted.copy() if copy_presorted else presorted
+            pre = presorted  # gathered from (read only), or the caller's to partition
+        if max_features is None:
+            layout = _PartitionLayout(ts, threads, pre)
+        else:
+            layout = _GatherLayout(ts, pre, instances, instance_bag)
         n_root = instances.shape[0]
         if not (bag_weight > 0).all():
             keep = (bag_weight > 0)[instance_bag].view(np.uint8)
-            n_root = _partition(ts, threads, pre, 0, n_root, np.ascontiguousarray(keep))
-        return _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion,
+            n_root = layout.partition(0, n_root, np.ascontiguousarray(keep))
+        return _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
                      max_features, random_state, n_root, leaf_weight)
     finally:
         threads.close()
 
 
-def _partition(ts, threads, pre, start, end, go_left):
-    """Partition every feature's segment (rows shared out among the threads)."""
-    parts = threads.run(lambda lo, hi: ts.partition(pre.order[lo:hi], pre.vals[lo:hi], pre.bag[lo:hi],
-                                                    start, end, go_left), cells=(end - start) * pre.n_rows)
-    return parts[0]
+class _PartitionLayout:
+    """Node segments of every feature's sorted row, all partitioned at each split.
+
+    The builder made the layout from validated bags, so it calls the
+    kernels' underscored (unchecked) entry points.
+    """
+
+    def __init__(self, ts, threads, pre):
+        self.ts, self.threads, self.pre = ts, threads, pre
+
+    def ids(self, start, end):
+        """The node's instance ids."""
+        return self.pre.order[0, start:end]
+
+    def bags(self, start, end):
+        """The bag of each of the node's instances."""
+        return self.pre.bag[0, start:end]
+
+    def values(self, feature, start, end):
+        """The node's instance ids and their values of `feature`."""
+        return self.pre.order[feature, start:end], self.pre.vals[feature, start:end]
+
+    def partition(self, start, end, go_left):
+        """Move the instances with ``go_left[id]`` to the front of the node; returns how many."""
+        pre, ts = self.pre, self.ts
+        parts = self.threads.run(lambda lo, hi: ts._partition(pre.order[lo:hi], pre.vals[lo:hi], pre.bag[lo:hi],
+                                                              start, end, go_left),
+                                 cells=(end - start) * pre.n_rows)
+        return parts[0]
+
+    def search(self, start, end, args, features=None):
+        """``best_splits`` of every feature (rows shared out among the threads) or of `features`."""
+        pre, ts = self.pre, self.ts
+        if features is not None:
+            return ts._best_splits(pre.vals, pre.bag, start, end, *args, features=features)
+        return self.threads.concat(lambda lo, hi: ts._best_splits(pre.vals[lo:hi], pre.bag[lo:hi], start, end,
+                                                                  *args),
+                                   cells=(end - start) * pre.n_rows)
 
 
-def _best_splits(ts, threads, pre, start, end, *args):
-    """``best_splits`` of every feature of a node (rows shared out among the threads)."""
-    return threads.concat(lambda lo, hi: ts.best_splits(pre.vals[lo:hi], pre.bag[lo:hi], start, end, *args),
-                          cells=(end - start) * pre.n_rows)
+class _GatherLayout:
+    """Node segments of one array of instance ids; searched features gathered from the root's rows.
+
+    The root layout is only read (a forest's trees share it).
+    """
+
+    def __init__(self, ts, pre, instances, instance_bag):
+        self.ts, self.pre, self.instances, self.instance_bag = ts, pre, instances, instance_bag
+        self.samples = np.arange(instances.shape[0], dtype=np.intp)
+
+    def ids(self, start, end):
+        return self.samples[start:end]
+
+    def bags(self, start, end):
+        return self.instance_bag[self.samples[start:end]]
+
+    def values(self, feature, start, end):
+        ids = self.samples[start:end]
+        return ids, self.instances[ids, feature]
+
+    def partition(self, start, end, go_left):
+        ids = self.samples[start:end]
+        left = go_left[ids].view(bool)
+        self.samples[start:end] = np.concatenate([ids[left], ids[~left]])
+        return int(np.count_nonzero(left))
+
+    def search(self, start, end, args, features):
+        pre = self.pre
+        return self.ts._gather_best_splits(pre.vals, pre.bag, pre.rank, self.samples[start:end], features, *args)
 
 
-def _search(ts, threads, pre, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
+def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
             split_shares, criterion, rank, max_features, rng):
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
     args = (bag_pos, bag_weight, w_pos, w_neg, float(min_bags_leaf), TIE_TOL, split_shares == "children")
     if max_features is None:
-        found, split = _best_splits(ts, threads, pre, start, end, *args)
+        found, split = layout.search(start, end, args)
         feature = choose_feature(found, split, criterion, rank)
         return feature, (split[feature] if feature >= 0 else None)
-    order = rng.permutation(pre.n_rows).astype(np.intp)
+    order = rng.permutation(rank.shape[0]).astype(np.intp)
     for lo in range(0, order.size, max_features):
         block = np.ascontiguousarray(order[lo:lo + max_features])
-        found, split = ts.best_splits(pre.vals, pre.bag, start, end, *args, features=block)
+        found, split = layout.search(start, end, args, block)
         best = choose_feature(found, split, criterion, rank[block])
         if best >= 0:
             return int(block[best]), split[best]
     return -1, None
 
 
-def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
+def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
           rng=None, n_root=None, leaf_weight=None):
     n = instances.shape[0]
@@ -295,7 +384,7 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
 
     def stats(start, end):
         present = np.zeros(n_bags, dtype=bool)
-        present[pre.bag[0, start:end]] = True
+        present[layout.bags(start, end)] = True
         pos, neg = present & is_pos, present & ~is_pos
         n_pos, n_neg = int(pos.sum()), int(neg.sum())
         if leaf_weight is None:
@@ -339,11 +428,11 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
         if node["epoch"] != epoch:
             # Bags explained since this node was made leave it now.
             if end > start:
-                ids = pre.order[0, start:end]
+                ids = layout.ids(start, end)
                 stay = ~removed[instance_bag[ids]]
                 if not stay.all():  # often none of them: skip the partition of every row
                     go_left[ids] = stay
-                    end = start + _partition(ts, threads, pre, start, end, go_left)
+                    end = start + layout.partition(start, end, go_left)
                     node["end"] = end
             node["epoch"] = epoch
             node["stats"] = stats(start, end)
@@ -354,19 +443,18 @@ def _grow(ts, threads, pre, instances, instance_bag, bag_pos, bag_weight, criter
         present, pi, nu, w_pos, w_neg = node["stats"][:5]
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth:
-            feature, split = _search(ts, threads, pre, start, end, bag_pos, bag_weight, w_pos, w_neg,
+            feature, split = _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg,
                                      min_bags_leaf, split_shares, criterion, rank, max_features, rng)
         if feature < 0:
-            train_leaf[pre.order[0, start:end]] = node_id
+            train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
                 removed |= present
                 epoch += 1
             continue
         threshold, missing_left = split[2], bool(split[3])
-        ids = pre.order[feature, start:end]
-        v = pre.vals[feature, start:end]
+        ids, v = layout.values(feature, start, end)
         go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
-        mid = start + _partition(ts, threads, pre, start, end, go_left)
+        mid = start + layout.partition(start, end, go_left)
         node.update(feature=feature, threshold=threshold, missing_left=int(missing_left),
                     gain=split[0])
         left, left_share = new_node(start, mid, node["depth"] + 1)
