@@ -93,7 +93,10 @@ def test_choose_feature_gain_and_guarded_ratio():
 
 
 def brute_best(values, bag, bag_pos, w, min_weight, shares, tol=1e-12):
-    """Per-feature best cut from sets (no NaN): gains from ID3-MI's formula."""
+    """Per-feature best cut from sets (no NaN): gains from ID3-MI's formula.
+
+    Each entry: (gain, threshold, number of admissible cuts), or None.
+    """
     values = np.asarray(values)
     P = sum(w[b] for b in set(bag) if bag_pos[b])
     N = sum(w[b] for b in set(bag) if not bag_pos[b])
@@ -122,7 +125,7 @@ def brute_best(values, bag, bag_pos, w, min_weight, shares, tol=1e-12):
             out.append(None)
             continue
         gmax = max(g for g, _ in cands)
-        out.append(next((g, t) for g, t in cands if g >= gmax - tol))
+        out.append(next((g, t) for g, t in cands if g >= gmax - tol) + (len(cands),))
     return out
 
 
@@ -164,6 +167,7 @@ def test_kernel_matches_brute_force(case):
             assert found[f] == 1
             assert stats[f, 0] == pytest.approx(exp[0], abs=1e-9)
             assert stats[f, 2] == exp[1]
+            assert stats[f, 6] == exp[2]  # admissible cut points (the MDL correction's K)
 
 
 @settings(max_examples=150, deadline=None)

@@ -17,7 +17,7 @@ from mil._core._checks import tree_apply_args, tree_gather_args, tree_partition_
 
 __all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
 
-N_FIELDS = 6  # gain, split info, threshold, NaN-left flag, left weight, right weight
+N_FIELDS = 7  # gain, split info, threshold, NaN-left flag, left weight, right weight, admissible cut points
 
 
 def _first_mask(keys, n_keys):
@@ -147,6 +147,7 @@ def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tot
         e_right = _entropy_mass(rp[valid], rn[valid])
         denom = (cl[valid] + cr[valid]) if shares_of_children else total
         gains[valid] = parent - (e_left + e_right) / denom
+    n_cuts = valid.any(axis=2).sum(axis=1)  # a cut point counts once if either NaN direction is admissible
     gains = gains.reshape(d, 2 * (n - 1))  # candidate 2k + dir, the compiled scan order
     gmax = gains.max(axis=1)
     ok = gmax > -np.inf
@@ -168,6 +169,7 @@ def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tot
                            np.where(sel_l >= sel_r, 1.0, 0.0))
     stats[f, 4] = sel_l
     stats[f, 5] = sel_r
+    stats[f, 6] = n_cuts[f]
     return found, stats
 
 
