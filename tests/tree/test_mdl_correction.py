@@ -106,9 +106,47 @@ def test_estimator_option(backend, cls):
     np.testing.assert_array_equal(default.tree_.threshold, off.tree_.threshold)
 
 
+def partition_bags():
+    """Bag A (positive) holds 20 instances, feature 0 at 1..20; B, C, D (positive) and
+    E..H (negative) one each, feature 0 at 21..27. Feature 1 is 0 in A, B, C, 1 elsewhere.
+
+    Feature 0 has 26 admissible cut points but only 8 bag partitions (the 19
+    cuts inside A all leave {A} | {A..H}); its best cut (A-D | E-H) gains 1.
+    Feature 1: one cut, {A, B, C} | {D..H}, gain 1 - 5/8 Info(1, 4) = 0.549.
+    """
+    a = np.column_stack([np.arange(1.0, 21.0), np.zeros(20)])
+    others = [np.array([[21.0 + i, float(i >= 2)]]) for i in range(7)]
+    return [a] + others, np.array([1, 1, 1, 1, 0, 0, 0, 0])
+
+
+def test_cut_points_and_partitions_differ_in_multi_instance_bags(backend):
+    X, y = partition_bags()
+    b = Bags.from_list(X)
+    from mil._core import kernel
+    from mil.tree._builder import _Presorted
+
+    pre = _Presorted(b.instances, b.instance_bag)
+    found, stats = kernel("_tree_split").best_splits(pre.vals, pre.bag, 0, b.instances.shape[0],
+                                                     y.astype(np.uint8), np.ones(8), 4.0, 4.0, 1.0, 1e-12)
+    assert list(found) == [1, 1]
+    assert stats[0, 0] == 1.0 and stats[0, 2] == 23.5
+    assert (stats[0, 6], stats[0, 7]) == (26, 8)
+    assert (stats[1, 6], stats[1, 7]) == (1, 1)
+    # Corrected gains at N = 8: cuts 1 - log2(26)/8 = 0.413 < 0.549 < partitions 1 - 3/8 = 0.625.
+    assert 1 - math.log2(26) / 8 < GAIN0 < 1 - 3 / 8
+    for criterion in ("gain", "gain_ratio"):
+        roots = {}
+        for mdl in (False, "cuts", True, "partitions"):
+            tree, _ = build_tree(b.instances, b.instance_bag, y.astype(np.uint8), criterion=criterion,
+                                 min_bags_leaf=1, mdl_correction=mdl)
+            roots[mdl] = tree.feature[0]
+        assert roots == {False: 0, "cuts": 1, True: 1, "partitions": 0}
+
+
 @pytest.mark.parametrize("cls", [ID3MIClassifier, C45MIClassifier])
 @pytest.mark.parametrize("max_features", [None, 2])
-def test_compiled_and_twin_grow_the_same_corrected_tree(cls, max_features):
+@pytest.mark.parametrize("mdl", ["cuts", "partitions"])
+def test_compiled_and_twin_grow_the_same_corrected_tree(cls, max_features, mdl):
     if not compiled_available():
         pytest.skip("compiled kernels are not built")
     rng = np.random.default_rng(3)
@@ -116,7 +154,7 @@ def test_compiled_and_twin_grow_the_same_corrected_tree(cls, max_features):
     y = np.array([int((x[:, 0] + x[:, 1] > 1.0).any()) for x in X])
     X[5][0, 2] = np.nan  # the NaN path of the kernel counts cut points too
     X[17][0, 0] = np.nan
-    est = cls(min_bags_leaf=2, mdl_correction=True, max_features=max_features, random_state=0)
+    est = cls(min_bags_leaf=2, mdl_correction=mdl, max_features=max_features, random_state=0)
     with use_backend("compiled"):
         a = est.fit(X, y).tree_
     with use_backend("python"):

@@ -43,21 +43,26 @@ TIE_TOL = 1e-12
 MIN_SPLIT_INFO = 1e-10
 
 
-def mdl_corrected_gains(stats, node_weight):
+def mdl_corrected_gains(stats, node_weight, count="cuts"):
     """Gains of the features' best cuts less C4.5 release 8's MDL cost of the threshold.
 
     Quinlan (1996), "Improved use of continuous attributes in C4.5": a
     numeric feature with K admissible cut points in a node of N cases
     pays log2(K) / N bits for the choice of its threshold. Here N is the
-    node's bag weight (the gains are in bits per bag) and K the feature's
-    admissible cut points (``stats[:, 6]``).
+    node's bag weight (the gains are in bits per bag).
 
     Parameters
     ----------
-    stats : ndarray of float64, shape (n_features, 7)
+    stats : ndarray of float64, shape (n_features, 8)
         From ``best_splits``.
     node_weight : float
         The node's bag weight N (weighted positive plus negative bags).
+    count : {"cuts", "partitions"}, default="cuts"
+        K: the feature's admissible cut points between distinct values
+        (``stats[:, 6]``, J48's count), or the distinct partitions of the
+        node's bags they make (``stats[:, 7]``; cuts between which no bag
+        enters the left side or leaves the right one split the bags alike).
+        With one instance per bag both are the same.
 
     Returns
     -------
@@ -65,20 +70,20 @@ def mdl_corrected_gains(stats, node_weight):
         ``stats[:, 0] - log2(K) / N`` (K < 1 only where no cut was found;
         those rows are left at their gain).
     """
-    n_cuts = stats[:, 6]
+    n_cuts = stats[:, 6 if count == "cuts" else 7]
     cost = np.log2(np.maximum(n_cuts, 1.0)) / node_weight
     return stats[:, 0] - cost
 
 
-def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None):
+def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None, mdl_count="cuts"):
     """Pick the split feature of a node from the per-feature best cuts.
 
     Parameters
     ----------
     found : ndarray of uint8, shape (n_features,)
-    stats : ndarray of float64, shape (n_features, 7)
+    stats : ndarray of float64, shape (n_features, 8)
         From ``best_splits``: gain, split information, threshold, NaN-left,
-        left weight, right weight, admissible cut points.
+        left weight, right weight, admissible cut points, bag partitions.
     criterion : {"gain", "gain_ratio"}
         ID3-MI or C4.5-MI.
     rank : ndarray of intp, shape (n_features,)
@@ -91,6 +96,8 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None)
         by :func:`mdl_corrected_gains`, features whose corrected gain is not
         positive are rejected, and the average-gain guard and the gain
         ratio use the corrected gains. None uses the gains as they are.
+    mdl_count : {"cuts", "partitions"}, default="cuts"
+        The K of the correction (see :func:`mdl_corrected_gains`).
 
     Returns
     -------
@@ -100,7 +107,7 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None)
     ok = np.flatnonzero(found)
     gain = stats[ok, 0]
     if node_weight is not None:
-        gain = mdl_corrected_gains(stats[ok], node_weight)
+        gain = mdl_corrected_gains(stats[ok], node_weight, mdl_count)
         positive = gain > 0.0
         ok, gain = ok[positive], gain[positive]
     if ok.size == 0:
@@ -262,14 +269,16 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         their bootstrap multiplicity in `bag_weight`; a tree fitted with
         sample weights passes them here too, so that an integer weight
         counts like copies of the bag.
-    mdl_correction : bool, default=False
+    mdl_correction : bool or {"cuts", "partitions"}, default=False
         C4.5 release 8's correction of the gain of numeric splits (Quinlan
         1996), as Weka's J48 applies it: a feature's best gain is reduced by
-        log2(K) / N, K its admissible cut points in the node, N the node's
-        bag weight; a feature whose corrected gain is not positive cannot
-        split, and ID3-MI's gain, C4.5-MI's average-gain guard and gain
-        ratio use the corrected gains (see :func:`choose_feature`). The
-        best cut of each feature, and the stored node gain, are unchanged.
+        log2(K) / N, N the node's bag weight and K its admissible cut
+        points in the node ("cuts" or True, J48's count) or the distinct
+        partitions of the node's bags they make ("partitions"); a feature
+        whose corrected gain is not positive cannot split, and ID3-MI's
+        gain, C4.5-MI's average-gain guard and gain ratio use the corrected
+        gains (see :func:`choose_feature`). The best cut of each feature,
+        and the stored node gain, are unchanged.
 
     Returns
     -------
@@ -401,15 +410,17 @@ def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
     args = (bag_pos, bag_weight, w_pos, w_neg, float(min_bags_leaf), TIE_TOL, split_shares == "children")
     node_weight = w_pos + w_neg if mdl_correction else None
+    mdl_count = "partitions" if mdl_correction == "partitions" else "cuts"
     if max_features is None:
         found, split = layout.search(start, end, args)
-        feature = choose_feature(found, split, criterion, rank, node_weight=node_weight)
+        feature = choose_feature(found, split, criterion, rank, node_weight=node_weight, mdl_count=mdl_count)
         return feature, (split[feature] if feature >= 0 else None)
     order = rng.permutation(rank.shape[0]).astype(np.intp)
     for lo in range(0, order.size, max_features):
         block = np.ascontiguousarray(order[lo:lo + max_features])
         found, split = layout.search(start, end, args, block)
-        best = choose_feature(found, split, criterion, rank[block], node_weight=node_weight)
+        best = choose_feature(found, split, criterion, rank[block], node_weight=node_weight,
+                              mdl_count=mdl_count)
         if best >= 0:
             return int(block[best]), split[best]
     return -1, None

@@ -179,7 +179,7 @@ class _BaseMITree(BaseBagClassifier):
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
-        "mdl_correction": ["boolean"],
+        "mdl_correction": ["boolean", StrOptions({"cuts", "partitions"})],
     }
 
     def fit(self, X, y, sample_weight=None):
@@ -515,16 +515,22 @@ _PARAMS_DOC = """
         Threads sharing out the features of each node's split search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
         The tree does not depend on it.
-    mdl_correction : bool, default=False
+    mdl_correction : bool or {{"cuts", "partitions"}}, default=False
         C4.5 release 8's correction of numeric splits (Quinlan 1996,
         "Improved use of continuous attributes in C4.5"), as Weka's J48
         applies it by default: a feature's best gain is reduced by
-        log2(K) / N before features are compared, with K the feature's
-        admissible cut points in the node (between distinct values, each
-        child holding at least `min_bags_leaf` bag weight) and N the node's
-        bag weight (the gain counts bags); a feature whose corrected gain is
-        not positive cannot split. It favours features with few candidate
-        thresholds and stops growth where no split pays for its threshold.
+        log2(K) / N before features are compared, N the node's bag weight
+        (the gain counts bags) and K, with True or "cuts", the feature's
+        admissible cut points in the node (between distinct instance
+        values, each child holding at least `min_bags_leaf` bag weight;
+        J48's count), with "partitions" the distinct partitions of the
+        node's bags those cuts make (consecutive cuts between which no bag
+        enters the left side or leaves the right one split the bags alike;
+        at most about twice the bags, where the cuts can be many more). With
+        one instance per bag both are J48's K. A feature whose corrected gain
+        is not positive cannot split: the correction favours features with
+        few candidate thresholds and stops growth where no split pays for
+        its threshold. False (the default) leaves every tree unchanged.
 
     Attributes
     ----------
