@@ -128,7 +128,8 @@ cdef intp_t c_best_split_feature(
     float64_t total_pos, float64_t total_neg, float64_t min_weight, float64_t tol,
     bint shares_of_children, uint8_t* seen, intp_t* bag_scratch, float64_t* work, float64_t* out,
 ) noexcept nogil:
-    cdef intp_t m = n, n_nan, k, d, n_dirs, best_k = -1, best_d = 0
+    cdef intp_t m = n, n_nan, k, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
+    cdef bint new_part
     cdef float64_t total = total_pos + total_neg
     cdef float64_t parent, g, gmax = -INFINITY, lp, ln, rp, rn
     cdef float64_t *a_lp = work
@@ -166,11 +167,12 @@ cdef intp_t c_best_split_feature(
         # per run, at the run's first cut between distinct values.
         best_k = _best_cut_by_runs(vals, inst_bag, n, bag_pos, bag_weight, parent, total, min_weight, tol,
                                    shares_of_children, seen, bag_scratch, work, &g, &lp, &ln, &rp, &rn,
-                                   c_lp, c_ln, c_rp, c_rn, c_el, c_er)
+                                   c_lp, c_ln, c_rp, c_rn, c_el, c_er, &n_cuts, &n_parts)
         if best_k < 0:
             return 0
         k = best_k
-        return _write_split(vals, k, g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0, out)
+        return _write_split(vals, k, g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0, n_cuts, n_parts,
+                            out)
     c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
     # NaN block first: the cut after non-missing position k is then the
     # cut after position n_nan + k of this second sweep.
@@ -179,7 +181,18 @@ cdef intp_t c_best_split_feature(
     for k in range(m):
         bag_scratch[n_nan + k] = inst_bag[k]
     c_sweep_distinct_bags(bag_scratch, n, bag_pos, bag_weight, seen, b_lp, b_ln, b_rp, b_rn)
+    # The last admissible counts of each direction: a cut point opens a new
+    # bag partition when a direction's counts differ from that direction's
+    # previous admissible cut (bag weights are positive, so counts move
+    # whenever a bag enters the left side or leaves the right one).
+    cdef float64_t q_lp[2]
+    cdef float64_t q_ln[2]
+    cdef float64_t q_rp[2]
+    cdef float64_t q_rn[2]
+    for d in range(2):
+        q_lp[d] = NAN; q_ln[d] = NAN; q_rp[d] = NAN; q_rn[d] = NAN
     for k in range(m - 1):
+        new_part = False
         for d in range(2):
             if not (vals[k] < vals[k + 1]):
                 g = -INFINITY
@@ -192,6 +205,17 @@ cdef intp_t c_best_split_feature(
                               c_lp + 1, c_ln + 1, c_rp + 1, c_rn + 1, c_el + 1, c_er + 1)
             gains[2 * k + d] = g
             gmax = g if g > gmax else gmax
+            if g > -INFINITY:
+                if d == 0:
+                    lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
+                else:
+                    lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
+                if not (lp == q_lp[d] and ln == q_ln[d] and rp == q_rp[d] and rn == q_rn[d]):
+                    new_part = True
+                    q_lp[d] = lp; q_ln[d] = ln; q_rp[d] = rp; q_rn[d] = rn
+        # A cut point is admissible when either NaN direction is.
+        n_cuts += (gains[2 * k] > -INFINITY) | (gains[2 * k + 1] > -INFINITY)
+        n_parts += new_part
     if gmax == -INFINITY:
         return 0
     # First cut (lowest threshold, NaN right before NaN left) within tol of the best.
@@ -205,14 +229,15 @@ cdef intp_t c_best_split_feature(
         lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
     else:
         lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-    return _write_split(vals, k, gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d, out)
+    return _write_split(vals, k, gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d, n_cuts, n_parts, out)
 
 
 cdef inline intp_t _write_split(
     const float64_t* vals, intp_t k, float64_t gain, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
-    float64_t missing_left, float64_t* out,
+    float64_t missing_left, intp_t n_cuts, intp_t n_parts, float64_t* out,
 ) noexcept nogil:
-    # The result row of the cut after sorted position k.
+    # The result row of the cut after sorted position k; n_cuts / n_parts: the feature's admissible
+    # cut points / the distinct bag partitions they make.
     cdef float64_t cl = lp + ln, cr = rp + rn
     cdef float64_t s = cl / (cl + cr), t = cr / (cl + cr)
     out[SPLIT_GAIN] = gain
@@ -221,6 +246,8 @@ cdef inline intp_t _write_split(
     out[SPLIT_MISSING_LEFT] = missing_left
     out[SPLIT_W_LEFT] = cl
     out[SPLIT_W_RIGHT] = cr
+    out[SPLIT_N_CUTS] = <float64_t>n_cuts
+    out[SPLIT_N_PARTITIONS] = <float64_t>n_parts
     return 1
 
 
@@ -231,9 +258,12 @@ cdef intp_t _best_cut_by_runs(
     uint8_t* seen, intp_t* f_pos, float64_t* work,
     float64_t* g_out, float64_t* lp_out, float64_t* ln_out, float64_t* rp_out, float64_t* rn_out,
     float64_t* c_lp, float64_t* c_ln, float64_t* c_rp, float64_t* c_rn, float64_t* c_el, float64_t* c_er,
+    intp_t* n_cuts_out, intp_t* n_parts_out,
 ) noexcept nogil:
     # Best cut of a node without NaN (the cut after sorted position k, 0 <= k
-    # <= n - 2, needs vals[k] < vals[k + 1]). Returns k, -1 if none.
+    # <= n - 2, needs vals[k] < vals[k + 1]). Returns k, -1 if none, and in
+    # n_cuts_out the number of admissible cuts (those of the admissible runs), in n_parts_out the
+    # number of admissible runs holding one (each run is one partition of the node's bags).
     #
     # Forward: each bag's first position, with the left sums after it (added
     # in sweep order, as c_sweep_left_distinct_bags). Backward: each bag's
@@ -250,7 +280,7 @@ cdef intp_t _best_cut_by_runs(
     cdef float64_t *b_at = work + 4 * n      # last positions (exact as doubles)
     cdef float64_t *run_gain = work + 5 * n
     cdef float64_t *run_cut = work + 6 * n   # each run's first distinct cut (exact as doubles)
-    cdef intp_t k, j, b, nf = 0, nb = 0, i, c, k_end, n_runs = 0, best = -1
+    cdef intp_t k, j, q, b, nf = 0, nb = 0, i, c, k_end, n_runs = 0, best = -1
     cdef float64_t acc_p = 0.0, acc_n = 0.0, g, gmax = -INFINITY, lp, ln, rp, rn
     for k in range(n):
         b = inst_bag[k]
@@ -309,7 +339,11 @@ cdef intp_t _best_cut_by_runs(
                 run_cut[n_runs] = <float64_t>j
                 n_runs += 1
                 gmax = g if g > gmax else gmax
+                n_cuts_out[0] += 1
+                for q in range(j + 1, k_end + 1):
+                    n_cuts_out[0] += vals[q] < vals[q + 1]
         k = k_end + 1
+    n_parts_out[0] = n_runs
     if n_runs == 0:
         return -1
     for j in range(n_runs):
@@ -503,9 +537,16 @@ def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tota
     -------
     found : ndarray of uint8, shape (n_searched,)
         1 where the feature has an admissible cut.
-    stats : ndarray of float64, shape (n_searched, 6)
+    stats : ndarray of float64, shape (n_searched, 8)
         Per feature: gain, split information, threshold, NaN-goes-left flag,
-        left and right bag weight of the chosen cut (undefined where not found).
+        left and right bag weight of the chosen cut, the number of
+        admissible cut points of the feature (between distinct values, both
+        children within `min_weight`; with NaN, a point counts once if
+        either direction is admissible), and the number of those that make a
+        new partition of the node's bags (in either NaN direction, the left
+        and right bag counts differ from that direction's previous
+        admissible cut), for C4.5 release 8's MDL correction (undefined
+        where not found).
 
     Raises
     ------
