@@ -43,7 +43,7 @@ for _tag, _cls, _min in (("id3", "ID3MIClassifier", 1), ("c45", "C45MIClassifier
     _add(f"{_tag}-best-children", _m, _cls, growth="best", split_shares="children", min_bags_leaf=_min)
     _add(f"{_tag}-best-parent", _m, _cls, growth="best", split_shares="parent", min_bags_leaf=_min)
     _add(f"{_tag}-depth-children", _m, _cls, growth="depth", split_shares="children", min_bags_leaf=_min)
-    for _leaf in (1, 2, 3, 5):
+    for _leaf in (1, 2, 3, 4, 5, 6, 8, 10, 12):
         _add(f"{_tag}-best-children-leaf{_leaf}", _m, _cls, growth="best", split_shares="children",
              min_bags_leaf=_leaf)
     for _alpha in (0.005, 0.01, 0.02, 0.04):
@@ -51,6 +51,12 @@ for _tag, _cls, _min in (("id3", "ID3MIClassifier", 1), ("c45", "C45MIClassifier
              min_bags_leaf=_min, ccp_alpha=_alpha)
     _add(f"{_tag}-best-children-pessimistic", _m, _cls, growth="best", split_shares="children",
          min_bags_leaf=_min, pruning=True)
+    # Reduced-error pruning on a held-out third of each class's bags (seeded draw).
+    for _leaf in (1, 2, 3, 5):
+        _add(f"{_tag}-rep-leaf{_leaf}", _m, _cls, growth="best", split_shares="children",
+             min_bags_leaf=_leaf, pruning="reduced-error", random_state=0)
+    _add(f"{_tag}-rep-leaf1-vf0.2", _m, _cls, growth="best", split_shares="children",
+         min_bags_leaf=1, pruning="reduced-error", validation_fraction=0.2, random_state=0)
 
 _F = ("mil.ensemble", "MIRandomForestClassifier")
 _add("forest", *_F, random_state=0)
@@ -63,6 +69,13 @@ _add("forest-depth", *_F, growth="depth", random_state=0)
 _add("forest-parent", *_F, split_shares="parent", random_state=0)
 _add("forest-noremoval", *_F, positive_bag_removal=False, random_state=0)
 _add("forest-nobootstrap", *_F, bootstrap=False, random_state=0)
+
+# C4.5 release 8's MDL correction of numeric splits (Quinlan 1996; J48's default), at each
+# learner's current defaults with and without it.
+for _tag, _cls in (("id3", "ID3MIClassifier"), ("c45", "C45MIClassifier")):
+    _add(f"{_tag}-defaults", "mil.tree", _cls)
+    _add(f"{_tag}-defaults-mdl", "mil.tree", _cls, mdl_correction=True)
+    _add(f"{_tag}-defaults-mdl-partitions", "mil.tree", _cls, mdl_correction="partitions")
 
 
 def make(name):

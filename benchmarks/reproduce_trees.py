@@ -1,17 +1,23 @@
-"""10-fold CV accuracy of ID3-MI and C4.5-MI on the five benchmark sets (issue 4).
+"""10-fold CV accuracy of ID3-MI and C4.5-MI on the five benchmark sets (issue 4), and the
+tables of ``mil reproduce trees``.
 
 Uses repetition 0 of the shipped fold assignments. Prints one row per data set.
 
+``--from-json FILE`` instead reads the output of ``mil reproduce trees --json`` and prints
+its table as a reStructuredText list-table (docs/results/trees_boosting_rules.rst) and as a
+Markdown table (the README): accuracy %, mean +- standard deviation over the folds, the best
+mean of each data set in bold.
+
 Usage: python benchmarks/reproduce_trees.py [--datasets musk1 musk2 ...] [--param key=value ...]
+       python benchmarks/reproduce_trees.py --from-json reproduce_trees.json
 """
 
 import argparse
+import json
 import time
-from pathlib import Path
 
 import numpy as np
 
-from mil import Bags
 from mil.tree import C45MIClassifier, ID3MIClassifier
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
@@ -29,11 +35,58 @@ def cv_accuracy(make, bags, y, folds):
     return correct / y.size
 
 
+#: Display names of the ``mil reproduce trees`` learners.
+NAMES = {"id3-mi": "ID3-MI", "c45-mi": "C4.5-MI", "gdbt-mi": "GDBT-MI", "ripper-mi": "RIPPER-MI",
+         "simplemi-tree": "SimpleMI + tree", "miwrapper-tree": "MIWrapper + tree",
+         "mi-forest": "MI random forest"}
+SET_NAMES = {"musk1": "Musk1", "musk2": "Musk2", "elephant": "Elephant", "fox": "Fox", "tiger": "Tiger"}
+
+
+def reproduction_cells(result):
+    """``(columns, rows)`` of a ``mil reproduce trees --json`` result: "mean +- std" (best in bold)."""
+    sets = list(next(iter(result["accuracy"].values())))
+    means = {(l, d): 100 * np.mean(result["accuracy"][l][d]) for l in result["accuracy"] for d in sets}
+    best = {d: max(round(means[l, d], 1) for l in result["accuracy"]) for d in sets}
+    rows = []
+    for learner, per_set in result["accuracy"].items():
+        cells = []
+        for d in sets:
+            m, sd = means[learner, d], 100 * np.std(per_set[d])
+            mean = f"**{m:.1f}**" if round(m, 1) == best[d] else f"{m:.1f}"
+            cells.append(f"{mean} +- {sd:.1f}")
+        rows.append([NAMES.get(learner, learner), *cells])
+    return ["learner", *(SET_NAMES.get(d, d) for d in sets)], rows
+
+
+def rst_table(columns, rows):
+    out = [".. list-table::", "   :header-rows: 1", ""]
+    for i, row in enumerate([columns, *rows]):
+        out += [("   * - " if j == 0 else "     - ") + cell for j, cell in enumerate(row)]
+    return "\n".join(out)
+
+
+def markdown_table(columns, rows):
+    lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+    lines += ["| " + " | ".join(cell.replace("+-", "±") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=DATASETS)
     parser.add_argument("--param", nargs="*", help="extra parameters for both learners, key=value")
+    parser.add_argument("--from-json", metavar="FILE",
+                        help="print the tables of a `mil reproduce trees --json` output instead")
     args = parser.parse_args()
+    if args.from_json:
+        with open(args.from_json) as fh:
+            result = json.load(fh)
+        columns, rows = reproduction_cells(result)
+        total = sum(sum(v.values()) for v in result["seconds"].values())
+        print(f"{result['title']} (learners' CV time summed: {total:.0f} s)\n")
+        print(rst_table(columns, rows) + "\n")
+        print(markdown_table(columns, rows))
+        return
     params = parse_params(args.param)
     print(f"{'data set':10s} {'ID3-MI':>8s} {'C4.5-MI':>8s}   (10-fold CV, fold row 0) {params}")
     for name in args.datasets:

@@ -4,7 +4,8 @@ ID3-MI: Chevaleyre & Zucker, "Solving multiple-instance and multiple-part
 learning problems with decision trees and rule sets. Application to the
 mutagenesis problem" (Canadian AI 2001). C4.5-MI: C4.5's gain ratio and
 pessimistic pruning (Quinlan, "C4.5: Programs for Machine Learning", 1993)
-on the same bag counts.
+on the same bag counts. Reduced-error pruning: Quinlan, "Simplifying decision
+trees" (International Journal of Man-Machine Studies 27, 1987).
 """
 
 from numbers import Integral, Real
@@ -20,7 +21,8 @@ from mil.base import BaseBagClassifier
 from mil.tree._builder import (_Presorted, build_tree, cost_complexity_path, prune_cost_complexity,
                                prune_pessimistic)
 
-__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels"]
+__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels",
+           "prune_reduced_error"]
 
 
 def resolve_max_features(max_features, n_features):
@@ -42,6 +44,112 @@ def concept_labels(y_enc, n_classes, pos_index=1):
     return [(y_enc == c).astype(np.uint8) for c in range(n_classes)]
 
 
+def _held_out_bags(y_enc, bag_weight, fraction, rng):
+    """Bags set aside for reduced-error pruning: a `fraction` of each class, drawn at random.
+
+    Only bags of positive weight are drawn. Returns a boolean mask over the bags.
+    """
+    held = np.zeros(y_enc.shape[0], dtype=bool)
+    eligible = np.ones(y_enc.shape[0], dtype=bool) if bag_weight is None else bag_weight > 0
+    for c in np.unique(y_enc):
+        members = np.flatnonzero(eligible & (y_enc == c))
+        n_held = int(np.floor(fraction * members.size))
+        if n_held:
+            held[rng.choice(members, n_held, replace=False)] = True
+    return held
+
+
+def prune_reduced_error(tree, instances, instance_bag, bag_pos, bag_weight=None):
+    """Reduced-error pruning (Quinlan 1987) of a multi-instance tree on held-out bags.
+
+    The internal nodes are visited bottom-up (every node after all of its
+    descendants). A node becomes a leaf, labelled by its own training counts
+    (positive iff pi > nu), when that does not increase the bag-level error on
+    the held-out bags, the current pruned tree being applied as the tree's
+    predictions are: a bag is predicted positive iff one of its instances
+    reaches a positive leaf. Pruning a node can thus change the prediction of
+    a bag whose other instances end elsewhere; the error is always that of
+    the whole pruned tree. A node that no held-out instance reaches is pruned
+    (it cannot increase the error).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree grown without the held-out bags.
+    instances : ndarray of float64, shape (n_instances, n_features)
+        Instances of the held-out bags (C-contiguous).
+    instance_bag : ndarray of intp, shape (n_instances,)
+        Held-out bag index (0 .. n_held - 1) of each instance.
+    bag_pos : ndarray of shape (n_held,)
+        1 (or True) for the positive held-out bags.
+    bag_weight : ndarray of float64, shape (n_held,), default=None
+        Weight of each held-out bag in the error (ones by default).
+
+    Returns
+    -------
+    tree : Tree
+        A pruned copy (or `tree` itself when nothing is pruned).
+
+    References
+    ----------
+    J. R. Quinlan, "Simplifying decision trees", International Journal of
+    Man-Machine Studies 27(3), 1987.
+    """
+    n_nodes = tree.node_count
+    left, right = tree.children_left, tree.children_right
+    internal = np.flatnonzero(left >= 0)
+    if internal.size == 0:
+        return tree
+    instance_bag = np.asarray(instance_bag, dtype=np.intp)
+    target = np.asarray(bag_pos).astype(bool)
+    n_held = target.shape[0]
+    weight = np.ones(n_held) if bag_weight is None else np.asarray(bag_weight, dtype=np.float64)
+    parent = np.full(n_nodes, -1, dtype=np.intp)
+    parent[left[internal]] = internal
+    parent[right[internal]] = internal
+    node_positive = (tree.leaf_pos > tree.leaf_neg).astype(np.intp)  # the label of every node made a leaf
+    leaf = tree.apply(instances)
+    # (node, instance) for every node on every instance's root-to-leaf path.
+    path_nodes, path_inst = [], []
+    node, inst = leaf, np.arange(leaf.shape[0], dtype=np.intp)
+    while inst.size:
+        path_nodes.append(node)
+        path_inst.append(inst)
+        up = parent[node]
+        node, inst = up[up >= 0], inst[up >= 0]
+    path_nodes, path_inst = np.concatenate(path_nodes), np.concatenate(path_inst)
+    by_node = np.argsort(path_nodes, kind="stable")
+    path_inst = path_inst[by_node]
+    bounds = np.searchsorted(path_nodes[by_node], np.arange(n_nodes + 1))
+
+    label = node_positive[leaf]  # current label of the leaf each instance reaches
+    n_pos = np.bincount(instance_bag, weights=label, minlength=n_held).astype(np.intp)
+
+    def error(pos_count):
+        return float(weight[(pos_count > 0) != target].sum())
+
+    err = error(n_pos)
+    tol = 1e-12 * max(float(weight.sum()), 1.0)
+    make_leaf = np.zeros(n_nodes, dtype=bool)
+    # Children are numbered after their parents: a reverse scan is bottom-up.
+    for node in internal[::-1]:
+        through = path_inst[bounds[node]:bounds[node + 1]]
+        delta = node_positive[node] - label[through]
+        changed = delta != 0
+        if changed.any():
+            new_pos = n_pos.copy()
+            np.add.at(new_pos, instance_bag[through[changed]], delta[changed])
+            new_err = error(new_pos)
+            if new_err > err + tol:
+                continue
+            n_pos, err = new_pos, new_err
+            label[through] = node_positive[node]
+        make_leaf[node] = True
+    if not make_leaf.any():
+        return tree
+    return tree.subtree(make_leaf)
+
+
 class _BaseMITree(BaseBagClassifier):
     """Shared fit / predict of the multi-instance trees (not for direct use).
 
@@ -59,7 +167,8 @@ class _BaseMITree(BaseBagClassifier):
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "min_bags_leaf": [Interval(Integral, 1, None, closed="left")],
         "growth": [StrOptions({"depth", "best"})],
-        "pruning": ["boolean"],
+        "pruning": ["boolean", StrOptions({"pessimistic", "reduced-error"})],
+        "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "confidence": [Interval(Real, 0.0, 0.5, closed="right")],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "positive_bag_removal": ["boolean"],
@@ -70,6 +179,7 @@ class _BaseMITree(BaseBagClassifier):
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
+        "mdl_correction": ["boolean", StrOptions({"cuts", "partitions"})],
     }
 
     def fit(self, X, y, sample_weight=None):
@@ -120,6 +230,15 @@ class _BaseMITree(BaseBagClassifier):
         # y_enc holds class indices (these learners validate as multi-class).
         concepts = concept_labels(y_enc, len(self.classes_),
                                   self._pos_index if len(self.classes_) == 2 else None)
+        held = None
+        if self.pruning == "reduced-error":
+            held = _held_out_bags(y_enc, bag_weight, self.validation_fraction, rng)
+            if held.any():
+                # The held-out bags weigh 0 in growth (the builder leaves them out).
+                bag_weight = np.where(held, 0.0, 1.0 if bag_weight is None else bag_weight)
+                pruning_bags = bags.subset(np.flatnonzero(held))
+            else:
+                held = None
         own_presorted = False
         if presorted is None and len(concepts) > 1:
             presorted, own_presorted = _Presorted(bags.instances, bags.instance_bag), True
@@ -133,8 +252,11 @@ class _BaseMITree(BaseBagClassifier):
                 rank=rank, n_jobs=self.n_jobs, presorted=presorted,
                 copy_presorted=not (own_presorted and i == len(concepts) - 1),
                 max_features=resolve_max_features(self.max_features, d), random_state=rng,
-                leaf_weight=leaf_weight)
-            if self.pruning:
+                leaf_weight=leaf_weight, mdl_correction=self.mdl_correction)
+            if held is not None:
+                tree = prune_reduced_error(tree, pruning_bags.instances, pruning_bags.instance_bag,
+                                           bag_pos[held], None if leaf_weight is None else leaf_weight[held])
+            elif self.pruning in (True, "pessimistic"):
                 tree = prune_pessimistic(tree, self.confidence)
             if self.ccp_alpha > 0:
                 tree = prune_cost_complexity(tree, self.ccp_alpha)
@@ -331,21 +453,32 @@ _PARAMS_DOC = """
     min_bags_leaf : int, default={min_bags}
         A split is admissible only if each child holds at least this many
         distinct bags (a bag with instances on both sides counts in both).
-        The default measured best in 5 x 10-fold CV on the five shipped sets
-        among 1, 2, 3 and 5 (ID3-MI) / 1, 2, 3 and 5 (C4.5-MI); the papers
-        used 1 (ID3-MI) and C4.5's 2.
+        The default has the best mean 5 x 10-fold CV accuracy over the five
+        shipped sets among 1 to 6 (ID3-MI) / 1 to 6, 8, 10 and 12 (C4.5-MI;
+        5, 8 and 10 lie within 0.3 points, see :doc:`/results/trees`); the
+        papers used 1 (ID3-MI) and C4.5's 2.
     growth : {{"best", "depth"}}, default="best"
         Best-first growth: expand the open node with the highest share of
         positive bags first (as MITI); or depth-first, the papers' order.
         With ``split_shares="children"`` best-first measured best on the
         five shipped sets (5 x 10-fold CV, see :doc:`/results/trees`).
-    pruning : bool, default={pruning}
-        C4.5 pessimistic (error-based) pruning on bag counts after growth: a
-        node is a leaf of N = pi + nu bags with min(pi, nu) errors, and a
-        subtree is replaced by a leaf when the leaf's upper error bound is at
-        most its leaves' sum plus 0.1 (no subtree raising).
+    pruning : bool or {{"pessimistic", "reduced-error"}}, default={pruning}
+        Pruning after growth. True or "pessimistic": C4.5 pessimistic
+        (error-based) pruning on bag counts: a node is a leaf of
+        N = pi + nu bags with min(pi, nu) errors, and a subtree is replaced
+        by a leaf when the leaf's upper error bound is at most its leaves'
+        sum plus 0.1 (no subtree raising). "reduced-error": a share
+        `validation_fraction` of the bags of each class is held out, the
+        tree is grown on the others, and nodes are made leaves bottom-up
+        while that does not increase the bag-level error on the held-out
+        bags (Quinlan 1987; see :func:`~mil.tree.prune_reduced_error`).
+        False: no pruning.
     confidence : float in (0, 0.5], default=0.25
-        Confidence factor of the pruning (smaller prunes more).
+        Confidence factor of the pessimistic pruning (smaller prunes more).
+    validation_fraction : float in (0, 1), default=1/3
+        Share of each class's bags held out for ``pruning="reduced-error"``
+        (drawn with `random_state`; Weka's reduced-error pruning holds out
+        one fold of three). Unused by the other prunings.
     ccp_alpha : float >= 0, default=0.0
         Minimal cost-complexity pruning on bag counts after growth (and
         after pessimistic pruning, if on): the weakest links whose error
@@ -382,6 +515,22 @@ _PARAMS_DOC = """
         Threads sharing out the features of each node's split search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
         The tree does not depend on it.
+    mdl_correction : bool or {{"cuts", "partitions"}}, default=False
+        C4.5 release 8's correction of numeric splits (Quinlan 1996,
+        "Improved use of continuous attributes in C4.5"), as Weka's J48
+        applies it by default: a feature's best gain is reduced by
+        log2(K) / N before features are compared, N the node's bag weight
+        (the gain counts bags) and K, with True or "cuts", the feature's
+        admissible cut points in the node (between distinct instance
+        values, each child holding at least `min_bags_leaf` bag weight;
+        J48's count), with "partitions" the distinct partitions of the
+        node's bags those cuts make (consecutive cuts between which no bag
+        enters the left side or leaves the right one split the bags alike;
+        at most about twice the bags, where the cuts can be many more). With
+        one instance per bag both are J48's K. A feature whose corrected gain
+        is not positive cannot split: the correction favours features with
+        few candidate thresholds and stops growth where no split pays for
+        its threshold. False (the default) leaves every tree unchanged.
 
     Attributes
     ----------
@@ -431,14 +580,15 @@ class ID3MIClassifier(_BaseMITree):
     _criterion = "gain"
 
     def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
-                 confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
+                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, mdl_correction=False):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
         self.pruning = pruning
         self.confidence = confidence
+        self.validation_fraction = validation_fraction
         self.ccp_alpha = ccp_alpha
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
@@ -447,6 +597,7 @@ class ID3MIClassifier(_BaseMITree):
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.mdl_correction = mdl_correction
 
 
 class C45MIClassifier(_BaseMITree):
@@ -454,11 +605,13 @@ class C45MIClassifier(_BaseMITree):
 
     Splits maximise the gain ratio Gain_multi / SplitInfo_multi among the
     features whose gain is at least the average (C4.5's guard), on distinct
-    bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag removal; optional C4.5 pessimistic
-    pruning on bag counts. Pruning is off by default: on the five benchmark
-    sets it collapsed the long trees that Gain_multi grows (many leaves of one
-    or two bags) and lost 3 to 26 points of accuracy (see the results in the documentation, :doc:`/results/trees_boosting_rules`).
-    """ + _PARAMS_DOC.format(min_bags=5, pruning=False) + """
+    bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag
+    removal; optional pruning: C4.5's pessimistic pruning on bag counts,
+    reduced-error pruning on held-out bags, or minimal cost-complexity
+    pruning. Pruning is off by default: on the five shipped sets (5 x 10-fold
+    CV) each of them lost accuracy against the unpruned tree (see
+    :doc:`/results/trees`).
+    """ + _PARAMS_DOC.format(min_bags=8, pruning=False) + """
     Examples
     --------
     >>> from mil.tree import C45MIClassifier, export_text
@@ -473,15 +626,16 @@ class C45MIClassifier(_BaseMITree):
 
     _criterion = "gain_ratio"
 
-    def __init__(self, *, max_depth=None, min_bags_leaf=5, growth="best", pruning=False,
-                 confidence=0.25, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
+    def __init__(self, *, max_depth=None, min_bags_leaf=8, growth="best", pruning=False,
+                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, mdl_correction=False):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
         self.pruning = pruning
         self.confidence = confidence
+        self.validation_fraction = validation_fraction
         self.ccp_alpha = ccp_alpha
         self.positive_bag_removal = positive_bag_removal
         self.split_shares = split_shares
@@ -490,3 +644,4 @@ class C45MIClassifier(_BaseMITree):
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.mdl_correction = mdl_correction
