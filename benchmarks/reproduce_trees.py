@@ -86,6 +86,12 @@ def main():
         print(f"{result['title']} (learners' CV time summed: {total:.0f} s)\n")
         print(rst_table(columns, rows) + "\n")
         print(markdown_table(columns, rows))
+        for name, curves in result.get("staged_error", {}).items():
+            train, test = np.asarray(curves["train"]), np.asarray(curves["test"])
+            zero = np.flatnonzero(train == 0)
+            fitted = f"0 from round {zero[0] + 1}" if zero.size else f"{100 * train[-1]:.1f} % at the end"
+            print(f"\nGDBT-MI on {name}: training error {fitted}; test error {100 * test[-1]:.1f} % "
+                  f"after {test.size} rounds (lowest {100 * test.min():.1f} % at round {test.argmin() + 1})")
         return
     params = parse_params(args.param)
     print(f"{'data set':10s} {'ID3-MI':>8s} {'C4.5-MI':>8s}   (10-fold CV, fold row 0) {params}")
