@@ -70,6 +70,13 @@ _add("forest-parent", *_F, split_shares="parent", random_state=0)
 _add("forest-noremoval", *_F, positive_bag_removal=False, random_state=0)
 _add("forest-nobootstrap", *_F, bootstrap=False, random_state=0)
 
+# C4.5 release 8's MDL correction of numeric splits (Quinlan 1996; J48's default), at each
+# learner's current defaults with and without it.
+for _tag, _cls in (("id3", "ID3MIClassifier"), ("c45", "C45MIClassifier")):
+    _add(f"{_tag}-defaults", "mil.tree", _cls)
+    _add(f"{_tag}-defaults-mdl", "mil.tree", _cls, mdl_correction=True)
+    _add(f"{_tag}-defaults-mdl-partitions", "mil.tree", _cls, mdl_correction="partitions")
+
 
 def make(name):
     import importlib

@@ -21,7 +21,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, has_fit_parameter,
@@ -29,6 +28,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, has
 
 from mil.bags import Bags
 from mil.base import BaseBagClassifier
+from mil.tree import C45MIClassifier
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names
 
 __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier", "bag_summaries"]
@@ -40,9 +40,9 @@ GEOMETRIC_CLIP = 1e-3
 SUMMARIES = ("mean", "midrange", "minmax", "meanminmax")
 
 
-def _default_estimator():
-    # A J48-like tree: entropy splits, at least two instances per leaf.
-    return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
+def _j48_like(**params):
+    # C4.5 on one-instance bags with J48's -M 2 (leaves of at least two rows, by weight).
+    return C45MIClassifier(min_bags_leaf=2, **params)
 
 
 def _is_bag_classifier(estimator):
@@ -105,7 +105,7 @@ class _BaseWrapper(BaseBagClassifier):
     @property
     def _allow_nan(self):
         # As scikit-learn's meta-estimators: NaN is accepted iff the inner estimator accepts it.
-        est = self.estimator if self.estimator is not None else _default_estimator()
+        est = self._inner_template()
         return bool(get_tags(est).input_tags.allow_nan)
 
     def _validate_fit(self, X, y):
@@ -131,7 +131,7 @@ class _BaseWrapper(BaseBagClassifier):
         return False  # the instance learner treats the classes alike; see MIWrapperClassifier
 
     def _inner_template(self):
-        return self.estimator if self.estimator is not None else _default_estimator()
+        return self.estimator if self.estimator is not None else self._default_estimator()
 
     def _check_bag_weight(self, sample_weight, n_bags):
         """Validated bag weights (None stays None); the inner estimator must accept them."""
@@ -202,8 +202,9 @@ class SimpleMIClassifier(_BaseWrapper):
     ----------
     estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the summaries. None is
-        ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2,
-        random_state=0)``. A bag classifier of mil (e.g.
+        ``C45MIClassifier(min_bags_leaf=2, pruning=True)``: C4.5 with
+        J48's ``-M 2`` and pessimistic pruning (``-C 0.25``), Laplace leaf
+        probabilities. A bag classifier of mil (e.g.
         :class:`mil.tree.C45MIClassifier`) gets every summary as a bag of
         one instance: with one instance per bag C4.5-MI is C4.5 (gain
         ratio) with Laplace leaf probabilities, the closest tree here to
@@ -252,6 +253,10 @@ class SimpleMIClassifier(_BaseWrapper):
         "estimator": [HasMethods(["fit", "predict"]), None],
         "summary": [StrOptions(set(SUMMARIES))],
     }
+
+    @staticmethod
+    def _default_estimator():
+        return _j48_like(pruning=True)
 
     def __init__(self, estimator=None, summary="mean"):
         self.estimator = estimator
@@ -332,8 +337,10 @@ class MIWrapperClassifier(_BaseWrapper):
     ----------
     estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the instances. None is
-        ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2,
-        random_state=0)``. A bag classifier of mil gets every instance as a
+        ``C45MIClassifier(min_bags_leaf=2)``: C4.5 with J48's ``-M 2``
+        counted in instance weight, unpruned (the pessimistic pruning
+        counts instances, not weights), Laplace leaf probabilities on the
+        weights. A bag classifier of mil gets every instance as a
         bag of one instance, its instance weight as that bag's
         ``sample_weight`` (:class:`mil.tree.C45MIClassifier` inside: C4.5 on
         the weighted instances, Laplace leaf probabilities on the weights).
@@ -400,6 +407,10 @@ class MIWrapperClassifier(_BaseWrapper):
 
     def _positive_class_matters(self):
         return self.combine == "max"  # the positive class takes the largest instance probability
+
+    @staticmethod
+    def _default_estimator():
+        return _j48_like()
 
     def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None):
         self.estimator = estimator

@@ -93,7 +93,11 @@ def test_choose_feature_gain_and_guarded_ratio():
 
 
 def brute_best(values, bag, bag_pos, w, min_weight, shares, tol=1e-12):
-    """Per-feature best cut from sets (no NaN): gains from ID3-MI's formula."""
+    """Per-feature best cut from sets (no NaN): gains from ID3-MI's formula.
+
+    Each entry: (gain, threshold, number of admissible cuts, number of distinct
+    (left bags, right bags) partitions among them), or None.
+    """
     values = np.asarray(values)
     P = sum(w[b] for b in set(bag) if bag_pos[b])
     N = sum(w[b] for b in set(bag) if not bag_pos[b])
@@ -117,12 +121,13 @@ def brute_best(values, bag, bag_pos, w, min_weight, shares, tol=1e-12):
                 continue
             denom = cl + cr if shares else P + N
             g = winfo(P, N) - cl / denom * winfo(lp, ln) - cr / denom * winfo(rp, rn)
-            cands.append((g, t))
+            cands.append((g, t, (frozenset(left), frozenset(right))))
         if not cands:
             out.append(None)
             continue
-        gmax = max(g for g, _ in cands)
-        out.append(next((g, t) for g, t in cands if g >= gmax - tol))
+        gmax = max(g for g, _, _ in cands)
+        best = next((g, t) for g, t, _ in cands if g >= gmax - tol)
+        out.append(best + (len(cands), len({p for _, _, p in cands})))
     return out
 
 
@@ -164,6 +169,8 @@ def test_kernel_matches_brute_force(case):
             assert found[f] == 1
             assert stats[f, 0] == pytest.approx(exp[0], abs=1e-9)
             assert stats[f, 2] == exp[1]
+            assert stats[f, 6] == exp[2]  # admissible cut points (the MDL correction's K)
+            assert stats[f, 7] == exp[3]  # the bag partitions they make
 
 
 @settings(max_examples=150, deadline=None)

@@ -143,3 +143,25 @@ def test_gathered_search_equals_the_partitioned_segment(ts, seed):
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
     assert expected[0].any()
+
+
+@pytest.mark.parametrize("n_left", [0, 1, 3, 20, 37, 40])
+def test_partition_is_stable_when_lopsided(ts, n_left):
+    # Few instances to the left (moved from the back), few to the right, or
+    # balanced: every row's segment ends as its stable partition. The node is
+    # the right child (columns 8:48) of a first split, so start > 0.
+    _, _, pre = layout(3, n=48, d=4, n_bags=6)
+    first = np.zeros(48, dtype=np.uint8)
+    first[:8] = 1
+    assert ts.partition(pre.order, pre.vals, pre.bag, 0, 48, first) == 8
+    go = np.zeros(48, dtype=np.uint8)
+    go[np.random.default_rng(n_left).choice(np.arange(8, 48), n_left, replace=False)] = 1
+    part = pre.copy()
+    assert ts.partition(part.order, part.vals, part.bag, 8, 48, go) == n_left
+    for row in range(4):
+        seg = pre.order[row, 8:]
+        expected = np.r_[pre.order[row, :8], seg[go[seg] == 1], seg[go[seg] == 0]]
+        np.testing.assert_array_equal(part.order[row], expected)
+        where = np.argsort(pre.order[row])[expected]  # positions in the row before the partition
+        np.testing.assert_array_equal(part.vals[row], pre.vals[row][where])
+        np.testing.assert_array_equal(part.bag[row], pre.bag[row][where])

@@ -1,4 +1,4 @@
-"""RIPPER-MI with weights: sample_weight, class_weight and the collective instance weights."""
+"""RIPPER-MI with weights: sample_weight, class_weight and the collective instance weights (weighting)."""
 
 import numpy as np
 import pytest
@@ -43,7 +43,8 @@ def test_weights_identical_on_both_backends():
     for name in ("compiled", "python"):
         with use_backend(name):
             models.append([RipperMIClassifier(random_state=0, **p).fit(X, y, sample_weight=w)
-                           for p in ({}, {"instance_weight": "bag"}, {"assumption": "standard"})])
+                           for p in ({}, {"weighting": "inverse_size"}, {"weighting": "uniform"},
+                                     {"assumption": "standard"})])
     for a, b in zip(*models):
         _same_model(a, b, X)
 
@@ -88,23 +89,31 @@ def test_weighted_rule_counts_by_hand(backend):
     assert "[2.5+, 0-]" in clf.export_text()
 
 
-def test_instance_weight_reduces_to_equal(backend):
-    # One instance per bag: 1 / size = 1, "bag" is "equal". Equal bag sizes: "bag-rescaled" is 1.
+def test_weighting_reduces_to_uniform(backend):
+    # One instance per bag: 1 / size = 1, "inverse_size" is "uniform". Equal sizes: "bag" is 1.
     rng = np.random.default_rng(0)
     X1 = [rng.normal(size=(1, 3)) + 2 * (i % 2) for i in range(40)]
     X3 = [rng.normal(size=(3, 3)) + 2 * (i % 2) for i in range(40)]
     y = np.arange(40) % 2
-    for X, mode in ((X1, "bag"), (X3, "bag-rescaled")):
-        a = RipperMIClassifier(random_state=0).fit(X, y)
-        b = RipperMIClassifier(random_state=0, instance_weight=mode).fit(X, y)
+    for X, mode in ((X1, "inverse_size"), (X1, "bag"), (X3, "bag")):
+        a = RipperMIClassifier(random_state=0, weighting="uniform").fit(X, y)
+        b = RipperMIClassifier(random_state=0, weighting=mode).fit(X, y)
         _same_model(a, b, X)
+    # (1 / 49) * 49 is not 1 in floating point: equal sizes still give weights of exactly 1,
+    # with and without unit sample weights.
+    X49 = [rng.normal(size=(49, 2)) + 2 * (i % 2) for i in range(12)]
+    y12 = np.arange(12) % 2
+    a = RipperMIClassifier(random_state=0, weighting="uniform").fit(X49, y12)
+    for sw in (None, np.ones(12)):
+        b = RipperMIClassifier(random_state=0, weighting="bag").fit(X49, y12, sample_weight=sw)
+        _same_model(a, b, X49)
 
 
-def test_instance_weight_bag_counts_bags(backend):
+def test_inverse_size_weighting_counts_bags(backend):
     # With 1 / bag size, the default rule and the rules count bags: over all rules of the class
     # learned last and the default rule, the weights add up to whole bags on a separable toy.
     X, y = conjunction_bags(40, seed=7)
-    clf = RipperMIClassifier(random_state=0, instance_weight="bag").fit(X, y)
+    clf = RipperMIClassifier(random_state=0, weighting="inverse_size").fit(X, y)
     total = np.asarray(clf.default_rule_.counts, float)
     for r in clf.rules_:
         assert np.all(np.asarray(r.counts, float) >= 0)
@@ -160,9 +169,12 @@ def test_sample_weight_errors(bad, match):
         RipperMIClassifier(random_state=0).fit(X, y, sample_weight=bad)
 
 
-def test_instance_weight_needs_the_collective_assumption():
+def test_weighting_is_ignored_with_bag_coverage():
     X, y = conjunction_bags(20)
-    with pytest.raises(ValueError, match="collective"):
-        RipperMIClassifier(assumption="standard", instance_weight="bag").fit(X, y)
+    a = RipperMIClassifier(assumption="standard", weighting="uniform", random_state=0).fit(X, y)
+    b = RipperMIClassifier(assumption="standard", weighting="inverse_size", random_state=0).fit(X, y)
+    _same_model(a, b, X)
+    with pytest.raises(ValueError, match="weighting"):
+        RipperMIClassifier(weighting="equal").fit(X, y)
     with pytest.raises(ValueError, match="class_weight"):
         RipperMIClassifier(class_weight="uniform").fit(X, y)

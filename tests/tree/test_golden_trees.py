@@ -40,17 +40,24 @@ def musk1(with_nan=False):
     return Bags.from_instances(inst, data.bags.instance_bag), data.target
 
 
+# Every parameter that shapes the trees is pinned (defaults may change).
+FOREST = dict(criterion="gain_ratio", max_features="sqrt", bootstrap=True, max_samples=None, max_depth=None,
+              min_bags_leaf=1, growth="best", split_shares="children", positive_bag_removal=True)
+C45 = dict(min_bags_leaf=5, growth="best", split_shares="children", pruning=False, ccp_alpha=0.0,
+           positive_bag_removal=True, max_depth=None)
+
 CASES = {
     "forest-musk1": ("97bd4d4310f02d03", False,
-                     lambda: MIRandomForestClassifier(n_estimators=8, random_state=0)),
+                     lambda: MIRandomForestClassifier(n_estimators=8, random_state=0, **FOREST)),
     "forest-musk1-gain-depth": ("7618cbd7cb914d01", False, lambda: MIRandomForestClassifier(
-        n_estimators=5, criterion="gain", growth="depth", random_state=1, max_features=0.2)),
-    "forest-nan": ("adcd5c0b9c58eb8b", True,
-                   lambda: MIRandomForestClassifier(n_estimators=5, random_state=2, min_bags_leaf=2)),
-    "c45-musk1": ("24badbdb272271d2", False, lambda: C45MIClassifier()),
-    "id3-musk1-literal": ("bfe6839c5b965dd5", False,
-                          lambda: ID3MIClassifier(growth="depth", split_shares="parent", min_bags_leaf=1)),
-    "c45-nan": ("4765f389c2e9a6ab", True, lambda: C45MIClassifier(random_state=0, max_features=20)),
+        n_estimators=5, random_state=1, **{**FOREST, "criterion": "gain", "growth": "depth", "max_features": 0.2})),
+    "forest-nan": ("adcd5c0b9c58eb8b", True, lambda: MIRandomForestClassifier(
+        n_estimators=5, random_state=2, **{**FOREST, "min_bags_leaf": 2})),
+    "c45-musk1": ("24badbdb272271d2", False, lambda: C45MIClassifier(**C45)),
+    "id3-musk1-literal": ("bfe6839c5b965dd5", False, lambda: ID3MIClassifier(
+        growth="depth", split_shares="parent", min_bags_leaf=1, pruning=False, ccp_alpha=0.0,
+        positive_bag_removal=True, max_depth=None)),
+    "c45-nan": ("4765f389c2e9a6ab", True, lambda: C45MIClassifier(random_state=0, max_features=20, **C45)),
 }
 
 

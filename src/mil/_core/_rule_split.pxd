@@ -23,8 +23,6 @@ cdef void c_best_conditions(
     float64_t* scratch_val,     # scratch, length n
     float64_t* lp,              # scratch, length n (sweep counts, left positive)
     float64_t* ln,              # scratch, length n (left negative)
-    float64_t* rp,              # scratch, length n (right positive)
-    float64_t* rn,              # scratch, length n (right negative)
     uint8_t* seen,              # scratch, length n_bags, all 0 on entry and on exit
     float64_t* out_gain,        # out (d x 2): best FOIL gain per (feature, operator), 0 if none
     float64_t* out_threshold,   # out (d x 2): its threshold (lowest among equal gains)

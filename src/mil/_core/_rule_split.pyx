@@ -7,8 +7,9 @@ covers a bag iff it covers at least one of the bag's instances, and every
 count p, n is a number of bags.
 
 For each feature the instances still covered by the growing rule are swept in
-sorted order; ``c_sweep_distinct_bags`` (the bag-counting helper shared with
-the tree split search) gives, in O(1) per instance, the distinct positive and
+sorted order; the bag-counting steps shared with the tree split search
+(``_bag_counts``: a forward sweep, then a backward one fused with the gains) give,
+in O(1) per instance, the distinct positive and
 negative bags on each side of every cut. The left side of a cut is what the
 condition ``x_f <= t`` keeps, the right side what ``x_f >= t`` keeps. Each
 candidate is scored by FOIL's information gain
@@ -27,7 +28,7 @@ maximum in (feature, operator) order, so both paths pick the same condition.
 """
 
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
-from mil._core._bag_counts cimport c_sweep_distinct_bags
+from mil._core._bag_counts cimport c_sweep_left_distinct_bags, leave_right
 from libc.math cimport log2
 from libc.stdint cimport int32_t
 
@@ -70,12 +71,12 @@ cdef void c_best_conditions(
     const uint8_t* active, const int32_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
     const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
     float64_t smooth, intp_t* scratch_bag, float64_t* scratch_val,
-    float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn, uint8_t* seen,
+    float64_t* lp, float64_t* ln, uint8_t* seen,
     float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
 ) noexcept nogil:
     cdef intp_t f, k, m
     cdef const int32_t* row
-    cdef float64_t a, b, t, g, best_le, best_ge
+    cdef float64_t a, b, t, g, best_le, best_ge, acc_pos, acc_neg
     for f in range(d):
         # Gather the covered instances in this feature's sorted order; the
         # values and bags are pre-sorted, so only the small flag array is
@@ -100,36 +101,45 @@ cdef void c_best_conditions(
         out_n[2 * f + 1] = 0.0
         if m < 2:
             continue
-        c_sweep_distinct_bags(scratch_bag, m, bag_pos, bag_weight, seen, lp, ln, rp, rn)
-        for k in range(m - 1):
+        # Left side: the shared forward sweep. Right side: the shared backward
+        # step, fused with the gains of each cut (no right-side arrays, one
+        # pass). Going backwards, ">=" keeps the lowest threshold among equal
+        # gains, as a forward scan with ">" would.
+        c_sweep_left_distinct_bags(scratch_bag, m, bag_pos, bag_weight, seen, lp, ln)
+        acc_pos = 0.0
+        acc_neg = 0.0
+        b = scratch_val[m - 1]
+        leave_right(scratch_bag[m - 1], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
+        for k in range(m - 2, -1, -1):
+            # acc_pos, acc_neg: the bags of instances k+1..m-1 (right of cut k).
             a = scratch_val[k]
-            b = scratch_val[k + 1]
-            if not (a < b):
-                continue  # no cut between equal values
-            # x <= t keeps instances 0..k (left side of the cut).
-            if lp[k] >= min_weight and lp[k] > 0.0:
-                g = _gain(log2_table, table_len, base, lp[k], ln[k], smooth)
-                if g > best_le:
-                    t = _midpoint(a, b)
-                    if not (a <= t and t < b):
-                        t = a
-                    best_le = g
-                    out_gain[2 * f] = g
-                    out_threshold[2 * f] = t
-                    out_p[2 * f] = lp[k]
-                    out_n[2 * f] = ln[k]
-            # x >= t keeps instances k+1..m-1 (right side of the cut).
-            if rp[k] >= min_weight and rp[k] > 0.0:
-                g = _gain(log2_table, table_len, base, rp[k], rn[k], smooth)
-                if g > best_ge:
-                    t = _midpoint(a, b)
-                    if not (a < t and t <= b):
-                        t = b
-                    best_ge = g
-                    out_gain[2 * f + 1] = g
-                    out_threshold[2 * f + 1] = t
-                    out_p[2 * f + 1] = rp[k]
-                    out_n[2 * f + 1] = rn[k]
+            if a < b:  # no cut between equal values
+                # x <= t keeps instances 0..k (left side of the cut).
+                if lp[k] >= min_weight and lp[k] > 0.0:
+                    g = _gain(log2_table, table_len, base, lp[k], ln[k], smooth)
+                    if g > 0.0 and g >= best_le:
+                        t = _midpoint(a, b)
+                        if not (a <= t and t < b):
+                            t = a
+                        best_le = g
+                        out_gain[2 * f] = g
+                        out_threshold[2 * f] = t
+                        out_p[2 * f] = lp[k]
+                        out_n[2 * f] = ln[k]
+                # x >= t keeps instances k+1..m-1 (right side of the cut).
+                if acc_pos >= min_weight and acc_pos > 0.0:
+                    g = _gain(log2_table, table_len, base, acc_pos, acc_neg, smooth)
+                    if g > 0.0 and g >= best_ge:
+                        t = _midpoint(a, b)
+                        if not (a < t and t <= b):
+                            t = b
+                        best_ge = g
+                        out_gain[2 * f + 1] = g
+                        out_threshold[2 * f + 1] = t
+                        out_p[2 * f + 1] = acc_pos
+                        out_n[2 * f + 1] = acc_neg
+            leave_right(scratch_bag[k], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
+            b = a
 
 
 cdef inline bint _holds(float64_t x, uint8_t op, float64_t t) noexcept nogil:
@@ -241,14 +251,13 @@ def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_
     out = np.zeros((4, d, 2), dtype=np.float64)
     cdef float64_t[:, :, ::1] o = out
     cdef intp_t[::1] sb = np.empty(max(n, 1), dtype=np.intp)
-    cdef float64_t[:, ::1] sv = np.empty((5, max(n, 1)), dtype=np.float64)
+    cdef float64_t[:, ::1] sv = np.empty((3, max(n, 1)), dtype=np.float64)
     cdef uint8_t[::1] seen = np.zeros(max(n_bags, 1), dtype=np.uint8)
     if n and d:
         with nogil:
             c_best_conditions(&sorted_vals[lo, 0], n, d, &order[lo, 0], &act[0], &sorted_bag[lo, 0],
                               &pos[0], &w[0], &lg[0], lg.shape[0], base, min_weight, smooth_,
-                              &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &sv[3, 0], &sv[4, 0],
-                              &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
+                              &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
     return out[0], out[1], out[2], out[3]
 
 

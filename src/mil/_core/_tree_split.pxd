@@ -12,7 +12,9 @@ cdef enum:
     SPLIT_MISSING_LEFT = 3  # 1.0 if NaN goes left, else 0.0
     SPLIT_W_LEFT = 4        # weight of the distinct bags in the left child
     SPLIT_W_RIGHT = 5       # weight of the distinct bags in the right child
-    SPLIT_N_FIELDS = 6      # length of the row
+    SPLIT_N_CUTS = 6        # number of admissible cut points of the feature (for the MDL correction)
+    SPLIT_N_PARTITIONS = 7  # number of distinct bag partitions among them (for the MDL correction)
+    SPLIT_N_FIELDS = 8      # length of the row
 
 cdef intp_t c_best_split_feature(
     const float64_t* vals,      # the node's values of one feature, ascending, NaN last (length n)

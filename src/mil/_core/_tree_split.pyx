@@ -61,9 +61,35 @@ cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
     return x * log2(x)
 
 
+# x log2 x of the whole numbers 0.._XLOGX_MAX, computed once with the same
+# _xlogx: bag counts (unit or bootstrap weights) are whole, so most entropy
+# terms are a lookup, with the bits the libm call would give.
+cdef enum:
+    _XLOGX_MAX = 4096
+cdef float64_t _XLOGX[_XLOGX_MAX + 1]
+
+
+cdef void _fill_xlogx_table() noexcept:
+    cdef intp_t i
+    for i in range(_XLOGX_MAX + 1):
+        _XLOGX[i] = _xlogx(<float64_t>i)
+
+
+_fill_xlogx_table()
+
+
+cdef inline float64_t _xlogx_counts(float64_t x) noexcept nogil:
+    cdef intp_t i
+    if 0.0 <= x <= <float64_t>_XLOGX_MAX:
+        i = <intp_t>x
+        if <float64_t>i == x:
+            return _XLOGX[i]
+    return _xlogx(x)
+
+
 cdef inline float64_t _entropy_mass(float64_t p, float64_t n) noexcept nogil:
     # (p + n) * Info_multi(p, n), in bits.
-    return _xlogx(p + n) - _xlogx(p) - _xlogx(n)
+    return _xlogx_counts(p + n) - _xlogx_counts(p) - _xlogx_counts(n)
 
 
 cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
@@ -102,9 +128,10 @@ cdef intp_t c_best_split_feature(
     float64_t total_pos, float64_t total_neg, float64_t min_weight, float64_t tol,
     bint shares_of_children, uint8_t* seen, intp_t* bag_scratch, float64_t* work, float64_t* out,
 ) noexcept nogil:
-    cdef intp_t m = n, n_nan, k, d, n_dirs, best_k = -1, best_d = 0
+    cdef intp_t m = n, n_nan, k, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
+    cdef bint new_part
     cdef float64_t total = total_pos + total_neg
-    cdef float64_t parent, g, gmax = -INFINITY, cl, cr, lp, ln, rp, rn, s, t
+    cdef float64_t parent, g, gmax = -INFINITY, lp, ln, rp, rn
     cdef float64_t *a_lp = work
     cdef float64_t *a_ln = work + n
     cdef float64_t *a_rp = work + 2 * n
@@ -134,50 +161,61 @@ cdef intp_t c_best_split_feature(
         c_lp[d] = NAN; c_ln[d] = NAN; c_rp[d] = NAN; c_rn[d] = NAN
         c_el[d] = 0.0; c_er[d] = 0.0
     if n_nan == 0:
-        # The common case in one sweep less: the left counts forward, then the
-        # right counts backward (as c_sweep_distinct_bags adds them, so the
-        # sums are the same bits) with each cut's gain computed on the way.
-        c_sweep_left_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln)
-        rp = 0.0
-        rn = 0.0
-        for k in range(n - 1, -1, -1):
-            if k < n - 1:
-                # A branch, not a select: cuts fall only between distinct
-                # values, which are few on discrete features (5 % of the
-                # positions on Musk2) and all positions on continuous ones,
-                # so it is well predicted either way.
-                if vals[k] < vals[k + 1]:
-                    a_rp[k] = rp
-                    a_rn[k] = rn
-                    g = _cut_gain(a_lp[k], a_ln[k], rp, rn, parent, total, min_weight,
-                                  shares_of_children, c_lp, c_ln, c_rp, c_rn, c_el, c_er)
-                    gmax = g if g > gmax else gmax
+        # The common case, by runs of cuts with the same counts: the counts
+        # change only where a bag enters the left side (its first instance)
+        # or leaves the right one (its last), so the gain is computed once
+        # per run, at the run's first cut between distinct values.
+        best_k = _best_cut_by_runs(vals, inst_bag, n, bag_pos, bag_weight, parent, total, min_weight, tol,
+                                   shares_of_children, seen, bag_scratch, work, &g, &lp, &ln, &rp, &rn,
+                                   c_lp, c_ln, c_rp, c_rn, c_el, c_er, &n_cuts, &n_parts)
+        if best_k < 0:
+            return 0
+        k = best_k
+        return _write_split(vals, k, g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0, n_cuts, n_parts,
+                            out)
+    c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
+    # NaN block first: the cut after non-missing position k is then the
+    # cut after position n_nan + k of this second sweep.
+    for k in range(n_nan):
+        bag_scratch[k] = inst_bag[m + k]
+    for k in range(m):
+        bag_scratch[n_nan + k] = inst_bag[k]
+    c_sweep_distinct_bags(bag_scratch, n, bag_pos, bag_weight, seen, b_lp, b_ln, b_rp, b_rn)
+    # The last admissible counts of each direction: a cut point opens a new
+    # bag partition when a direction's counts differ from that direction's
+    # previous admissible cut (bag weights are positive, so counts move
+    # whenever a bag enters the left side or leaves the right one).
+    cdef float64_t q_lp[2]
+    cdef float64_t q_ln[2]
+    cdef float64_t q_rp[2]
+    cdef float64_t q_rn[2]
+    for d in range(2):
+        q_lp[d] = NAN; q_ln[d] = NAN; q_rp[d] = NAN; q_rn[d] = NAN
+    for k in range(m - 1):
+        new_part = False
+        for d in range(2):
+            if not (vals[k] < vals[k + 1]):
+                g = -INFINITY
+            elif d == 0:
+                g = _cut_gain(a_lp[k], a_ln[k], a_rp[k], a_rn[k], parent, total, min_weight,
+                              shares_of_children, c_lp, c_ln, c_rp, c_rn, c_el, c_er)
+            else:
+                g = _cut_gain(b_lp[n_nan + k], b_ln[n_nan + k], b_rp[n_nan + k], b_rn[n_nan + k],
+                              parent, total, min_weight, shares_of_children,
+                              c_lp + 1, c_ln + 1, c_rp + 1, c_rn + 1, c_el + 1, c_er + 1)
+            gains[2 * k + d] = g
+            gmax = g if g > gmax else gmax
+            if g > -INFINITY:
+                if d == 0:
+                    lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
                 else:
-                    g = -INFINITY
-                gains[2 * k] = g
-            leave_right(inst_bag[k], bag_pos, bag_weight, seen, &rp, &rn)
-    else:
-        c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
-        # NaN block first: the cut after non-missing position k is then the
-        # cut after position n_nan + k of this second sweep.
-        for k in range(n_nan):
-            bag_scratch[k] = inst_bag[m + k]
-        for k in range(m):
-            bag_scratch[n_nan + k] = inst_bag[k]
-        c_sweep_distinct_bags(bag_scratch, n, bag_pos, bag_weight, seen, b_lp, b_ln, b_rp, b_rn)
-        for k in range(m - 1):
-            for d in range(2):
-                if not (vals[k] < vals[k + 1]):
-                    g = -INFINITY
-                elif d == 0:
-                    g = _cut_gain(a_lp[k], a_ln[k], a_rp[k], a_rn[k], parent, total, min_weight,
-                                  shares_of_children, c_lp, c_ln, c_rp, c_rn, c_el, c_er)
-                else:
-                    g = _cut_gain(b_lp[n_nan + k], b_ln[n_nan + k], b_rp[n_nan + k], b_rn[n_nan + k],
-                                  parent, total, min_weight, shares_of_children,
-                                  c_lp + 1, c_ln + 1, c_rp + 1, c_rn + 1, c_el + 1, c_er + 1)
-                gains[2 * k + d] = g
-                gmax = g if g > gmax else gmax
+                    lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
+                if not (lp == q_lp[d] and ln == q_ln[d] and rp == q_rp[d] and rn == q_rn[d]):
+                    new_part = True
+                    q_lp[d] = lp; q_ln[d] = ln; q_rp[d] = rp; q_rn[d] = rn
+        # A cut point is admissible when either NaN direction is.
+        n_cuts += (gains[2 * k] > -INFINITY) | (gains[2 * k + 1] > -INFINITY)
+        n_parts += new_part
     if gmax == -INFINITY:
         return 0
     # First cut (lowest threshold, NaN right before NaN left) within tol of the best.
@@ -191,20 +229,140 @@ cdef intp_t c_best_split_feature(
         lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
     else:
         lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-    cl = lp + ln
-    cr = rp + rn
-    s = cl / (cl + cr)
-    t = cr / (cl + cr)
-    out[SPLIT_GAIN] = gains[2 * k + best_d]
+    return _write_split(vals, k, gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d, n_cuts, n_parts, out)
+
+
+cdef inline intp_t _write_split(
+    const float64_t* vals, intp_t k, float64_t gain, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
+    float64_t missing_left, intp_t n_cuts, intp_t n_parts, float64_t* out,
+) noexcept nogil:
+    # The result row of the cut after sorted position k; n_cuts / n_parts: the feature's admissible
+    # cut points / the distinct bag partitions they make.
+    cdef float64_t cl = lp + ln, cr = rp + rn
+    cdef float64_t s = cl / (cl + cr), t = cr / (cl + cr)
+    out[SPLIT_GAIN] = gain
     out[SPLIT_INFO] = -(_xlogx(s) + _xlogx(t))
     out[SPLIT_THRESHOLD] = _midpoint(vals[k], vals[k + 1])
-    if n_nan > 0:
-        out[SPLIT_MISSING_LEFT] = <float64_t>best_d
-    else:
-        out[SPLIT_MISSING_LEFT] = 1.0 if cl >= cr else 0.0
+    out[SPLIT_MISSING_LEFT] = missing_left
     out[SPLIT_W_LEFT] = cl
     out[SPLIT_W_RIGHT] = cr
+    out[SPLIT_N_CUTS] = <float64_t>n_cuts
+    out[SPLIT_N_PARTITIONS] = <float64_t>n_parts
     return 1
+
+
+cdef intp_t _best_cut_by_runs(
+    const float64_t* vals, const intp_t* inst_bag, intp_t n,
+    const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t parent, float64_t total, float64_t min_weight, float64_t tol, bint shares_of_children,
+    uint8_t* seen, intp_t* f_pos, float64_t* work,
+    float64_t* g_out, float64_t* lp_out, float64_t* ln_out, float64_t* rp_out, float64_t* rn_out,
+    float64_t* c_lp, float64_t* c_ln, float64_t* c_rp, float64_t* c_rn, float64_t* c_el, float64_t* c_er,
+    intp_t* n_cuts_out, intp_t* n_parts_out,
+) noexcept nogil:
+    # Best cut of a node without NaN (the cut after sorted position k, 0 <= k
+    # <= n - 2, needs vals[k] < vals[k + 1]). Returns k, -1 if none, and in
+    # n_cuts_out the number of admissible cuts (those of the admissible runs), in n_parts_out the
+    # number of admissible runs holding one (each run is one partition of the node's bags).
+    #
+    # Forward: each bag's first position, with the left sums after it (added
+    # in sweep order, as c_sweep_left_distinct_bags). Backward: each bag's
+    # last position, with the right sums (added right to left, as
+    # c_sweep_distinct_bags). The cuts then fall into runs of equal counts;
+    # a run's gain is the one every cut of it would get (the same inputs,
+    # the same bits), and its first cut between distinct values the lowest
+    # threshold with that gain: so the first cut within tol of the best is
+    # the one a sweep over every cut finds.
+    cdef float64_t *f_lp = work
+    cdef float64_t *f_ln = work + n
+    cdef float64_t *b_rp = work + 2 * n
+    cdef float64_t *b_rn = work + 3 * n
+    cdef float64_t *b_at = work + 4 * n      # last positions (exact as doubles)
+    cdef float64_t *run_gain = work + 5 * n
+    cdef float64_t *run_cut = work + 6 * n   # each run's first distinct cut (exact as doubles)
+    cdef intp_t k, j, q, b, nf = 0, nb = 0, i, c, k_end, n_runs = 0, best = -1
+    cdef float64_t acc_p = 0.0, acc_n = 0.0, g, gmax = -INFINITY, lp, ln, rp, rn
+    for k in range(n):
+        b = inst_bag[k]
+        if not seen[b]:
+            seen[b] = 1
+            if bag_pos[b]:
+                acc_p = acc_p + bag_weight[b]
+            else:
+                acc_n = acc_n + bag_weight[b]
+            f_pos[nf] = k
+            f_lp[nf] = acc_p
+            f_ln[nf] = acc_n
+            nf += 1
+    acc_p = 0.0
+    acc_n = 0.0
+    for k in range(n - 1, -1, -1):
+        b = inst_bag[k]
+        if seen[b]:
+            seen[b] = 0
+            if bag_pos[b]:
+                acc_p = acc_p + bag_weight[b]
+            else:
+                acc_n = acc_n + bag_weight[b]
+            b_at[nb] = <float64_t>k
+            b_rp[nb] = acc_p
+            b_rn[nb] = acc_n
+            nb += 1
+    # Walk the runs: i bags entered left (first position <= k), the right
+    # side holds the c bags whose last position is > k (a prefix of the
+    # backward list, which runs from the last position down).
+    i = 0
+    c = nb
+    k = 0
+    while k <= n - 2:
+        while i < nf and f_pos[i] <= k:
+            i += 1
+        while c > 0 and <intp_t>b_at[c - 1] <= k:
+            c -= 1
+        k_end = n - 2
+        if i < nf and f_pos[i] - 1 < k_end:
+            k_end = f_pos[i] - 1
+        if c > 0 and <intp_t>b_at[c - 1] - 1 < k_end:
+            k_end = <intp_t>b_at[c - 1] - 1
+        lp = f_lp[i - 1]  # i >= 1: the first instance's bag entered at k = 0
+        ln = f_ln[i - 1]
+        rp = b_rp[c - 1] if c > 0 else 0.0
+        rn = b_rn[c - 1] if c > 0 else 0.0
+        g = _cut_gain(lp, ln, rp, rn, parent, total, min_weight, shares_of_children,
+                      c_lp, c_ln, c_rp, c_rn, c_el, c_er)
+        if g > -INFINITY:
+            j = k
+            while j <= k_end and not (vals[j] < vals[j + 1]):
+                j += 1
+            if j <= k_end:
+                run_gain[n_runs] = g
+                run_cut[n_runs] = <float64_t>j
+                n_runs += 1
+                gmax = g if g > gmax else gmax
+                n_cuts_out[0] += 1
+                for q in range(j + 1, k_end + 1):
+                    n_cuts_out[0] += vals[q] < vals[q + 1]
+        k = k_end + 1
+    n_parts_out[0] = n_runs
+    if n_runs == 0:
+        return -1
+    for j in range(n_runs):
+        if run_gain[j] >= gmax - tol:
+            best = <intp_t>run_cut[j]
+            g_out[0] = run_gain[j]
+            break
+    # The counts at the chosen cut.
+    i = 0
+    while i < nf and f_pos[i] <= best:
+        i += 1
+    c = nb
+    while c > 0 and <intp_t>b_at[c - 1] <= best:
+        c -= 1
+    lp_out[0] = f_lp[i - 1]
+    ln_out[0] = f_ln[i - 1]
+    rp_out[0] = b_rp[c - 1] if c > 0 else 0.0
+    rn_out[0] = b_rn[c - 1] if c > 0 else 0.0
+    return best
 
 
 cdef intp_t c_partition(
@@ -212,20 +370,44 @@ cdef intp_t c_partition(
     intp_t start, intp_t end, const uint8_t* go_left,
     intp_t* s_order, float64_t* s_vals, intp_t* s_bag,
 ) noexcept nogil:
-    cdef intp_t r, k, i, b, g, base, n_left = 0, n_right, total_left = 0
+    cdef intp_t r, k, i, b, g, base, dst, n_left = 0, n_right, total_left = 0
     cdef float64_t v
-    cdef bint lopsided
+    cdef bint lopsided, few_left
     for k in range(start, end):
         total_left += go_left[order[k]]
     # A lopsided split (a chain step peeling a few instances off) makes the
     # branch predictable and most writes avoidable; a balanced one is
     # partitioned without a data-dependent branch.
     lopsided = 8 * min(total_left, end - start - total_left) < end - start
+    few_left = lopsided and 2 * total_left < end - start
     for r in range(n_rows):
         base = r * stride
         n_left = 0
         n_right = 0
         k = start
+        if few_left:
+            # From the back: the right instances move up in place (those
+            # above the last left one are already there), the few left ones
+            # go to the scratch and then, in order, to the front.
+            dst = end - 1
+            for k in range(end - 1, start - 1, -1):
+                i = order[base + k]
+                if go_left[i]:
+                    s_order[n_left] = i
+                    s_vals[n_left] = vals[base + k]
+                    s_bag[n_left] = inst_bag[base + k]
+                    n_left += 1
+                else:
+                    if dst != k:
+                        order[base + dst] = i
+                        vals[base + dst] = vals[base + k]
+                        inst_bag[base + dst] = inst_bag[base + k]
+                    dst -= 1
+            for k in range(n_left):
+                order[base + start + k] = s_order[n_left - 1 - k]
+                vals[base + start + k] = s_vals[n_left - 1 - k]
+                inst_bag[base + start + k] = s_bag[n_left - 1 - k]
+            continue
         if lopsided:
             # The leading run of left instances is already in place.
             while k < end and go_left[order[base + k]]:
@@ -355,9 +537,16 @@ def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tota
     -------
     found : ndarray of uint8, shape (n_searched,)
         1 where the feature has an admissible cut.
-    stats : ndarray of float64, shape (n_searched, 6)
+    stats : ndarray of float64, shape (n_searched, 8)
         Per feature: gain, split information, threshold, NaN-goes-left flag,
-        left and right bag weight of the chosen cut (undefined where not found).
+        left and right bag weight of the chosen cut, the number of
+        admissible cut points of the feature (between distinct values, both
+        children within `min_weight`; with NaN, a point counts once if
+        either direction is admissible), and the number of those that make a
+        new partition of the node's bags (in either NaN direction, the left
+        and right bag counts differ from that direction's previous
+        admissible cut), for C4.5 release 8's MDL correction (undefined
+        where not found).
 
     Raises
     ------

@@ -17,7 +17,7 @@ from mil._core._checks import tree_apply_args, tree_gather_args, tree_partition_
 
 __all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
 
-N_FIELDS = 6  # gain, split info, threshold, NaN-left flag, left weight, right weight
+N_FIELDS = 8  # gain, split info, threshold, NaN-left flag, left and right weight, admissible cuts, partitions
 
 
 def _first_mask(keys, n_keys):
@@ -66,6 +66,26 @@ def _entropy_mass(p, n):
     xs = _xlogx(np.concatenate([p + n, p, n]))
     k = p.shape[0]
     return xs[:k] - xs[k:2 * k] - xs[2 * k:]
+
+
+def _new_partitions(valid, counts):
+    """Admissible candidates whose bag counts differ from their direction's previous admissible one.
+
+    `valid` is (d, n - 1, 2) and `counts` (4, d, n - 1, 2); along each row
+    and NaN direction, a candidate opens a new partition of the node's bags
+    when one of its four counts differs from those of the last admissible
+    candidate before it (always for the first).
+    """
+    d, c, _ = valid.shape
+    pos = np.where(valid, np.arange(c)[None, :, None], -1)
+    last = np.maximum.accumulate(pos, axis=1)
+    prev = np.full_like(last, -1)
+    prev[:, 1:] = last[:, :-1]
+    at = np.maximum(prev, 0)
+    same = prev >= 0
+    for q in counts:
+        same &= np.take_along_axis(q, at, axis=1) == q
+    return valid & ~same
 
 
 def _midpoint(a, b):
@@ -147,6 +167,8 @@ def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tot
         e_right = _entropy_mass(rp[valid], rn[valid])
         denom = (cl[valid] + cr[valid]) if shares_of_children else total
         gains[valid] = parent - (e_left + e_right) / denom
+    n_cuts = valid.any(axis=2).sum(axis=1)  # a cut point counts once if either NaN direction is admissible
+    n_parts = _new_partitions(valid, counts).any(axis=2).sum(axis=1)
     gains = gains.reshape(d, 2 * (n - 1))  # candidate 2k + dir, the compiled scan order
     gmax = gains.max(axis=1)
     ok = gmax > -np.inf
@@ -168,6 +190,8 @@ def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tot
                            np.where(sel_l >= sel_r, 1.0, 0.0))
     stats[f, 4] = sel_l
     stats[f, 5] = sel_r
+    stats[f, 6] = n_cuts[f]
+    stats[f, 7] = n_parts[f]
     return found, stats
 
 

@@ -60,9 +60,11 @@ class RipperMIClassifier(BaseBagClassifier):
     """RIPPER rule learner for multi-instance data (RIPPER-MI), any number of classes.
 
     By default it learns an unordered rule set, class by class, on the
-    instances labelled with their bag's class, with Weka JRip's smoothed
+    instances labelled with their bag's class and weighted so that every bag
+    weighs the same (``weighting="bag"``), with Weka JRip's smoothed
     estimates, and scores a bag by the mean of its instances' class
-    probabilities (``assumption="collective"``). With
+    probabilities (``assumption="collective"``), as Weka's MIWrapper does
+    with JRip. With
     ``assumption="standard", rule_order="ordered", smoothing=False,
     error_check="prune"`` and two classes it is RIPPER-MI as Chevaleyre &
     Zucker (2001): rules
@@ -120,16 +122,18 @@ class RipperMIClassifier(BaseBagClassifier):
         ``"collective"``: the rules are learned on the instances, each with
         its bag's label, and a bag's class probabilities are the mean of its
         instances' (as Weka's MIWrapper); counts are instances (weighted by
-        ``instance_weight``).
-    instance_weight : {"equal", "bag", "bag-rescaled"}, default="equal"
-        ``assumption="collective"`` only: the weight of each instance in the
-        counts (Weka's MIWrapper weight methods). ``"equal"``: 1 (every
-        instance counts once); ``"bag"``: 1 / bag size, so that every bag
-        weighs 1 and counts are bags; ``"bag-rescaled"``: (number of
-        instances) / (number of bags x bag size), every bag weighs the mean
-        bag size and the mean instance weight is 1 (MIWrapper's default).
-        ``min_bags``, the smoothing and the description length take the
-        weighted counts, as JRip does.
+        ``weighting``).
+    weighting : {"bag", "inverse_size", "uniform"}, default="bag"
+        ``assumption="collective"`` only (ignored with ``"standard"``, where
+        every bag counts once): the weight of each instance in the counts,
+        as :class:`~mil.wrappers.MIWrapperClassifier`'s ``weighting`` (Weka
+        MIWrapper's ``-A``). ``"bag"``: an instance of a bag of n_b
+        instances weighs N / (B n_b), N instances and B bags in all, so
+        every bag weighs the average bag size and the mean instance weight
+        is 1 (MIWrapper's default); ``"inverse_size"``: 1 / n_b, every bag
+        weighs 1; ``"uniform"``: 1, large bags weigh more. ``min_bags``, the
+        smoothing and the description length take the weighted counts, as
+        JRip does.
     positive_class : label, default=None
         Two classes only: the class the rules describe in the ordered mode
         (``classes_[1]`` when None); the unordered mode learns rules for
@@ -207,7 +211,7 @@ class RipperMIClassifier(BaseBagClassifier):
         "rule_order": [StrOptions({"ordered", "unordered"})],
         "conflict": [StrOptions({"laplace-vote", "first", "shortest"})],
         "assumption": [StrOptions({"standard", "collective"})],
-        "instance_weight": [StrOptions({"equal", "bag", "bag-rescaled"})],
+        "weighting": [StrOptions({"bag", "inverse_size", "uniform"})],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
         "class_weight": [StrOptions({"balanced"}), dict, None],
@@ -216,7 +220,7 @@ class RipperMIClassifier(BaseBagClassifier):
 
     def __init__(self, k=2, prune_ratio=1 / 3, min_bags=2, beam_width=1, use_lrs=False,
                  lrs_threshold=3.84, smoothing=True, error_check="remaining", rule_order="unordered",
-                 conflict="laplace-vote", assumption="collective", instance_weight="equal",
+                 conflict="laplace-vote", assumption="collective", weighting="bag",
                  positive_class=None, random_state=None, class_weight=None, n_jobs=None):
         self.k = k
         self.prune_ratio = prune_ratio
@@ -229,7 +233,7 @@ class RipperMIClassifier(BaseBagClassifier):
         self.rule_order = rule_order
         self.conflict = conflict
         self.assumption = assumption
-        self.instance_weight = instance_weight
+        self.weighting = weighting
         self.positive_class = positive_class
         self.random_state = random_state
         self.class_weight = class_weight
@@ -255,10 +259,6 @@ class RipperMIClassifier(BaseBagClassifier):
         self
         """
         self._validate_params()
-        if self.instance_weight != "equal" and self.assumption != "collective":
-            raise ValueError(f"instance_weight={self.instance_weight!r} weighs the instances of the "
-                             "collective assumption; use assumption='collective' or "
-                             "instance_weight='equal'")
         name = type(self).__name__
         bags = check_bags(X, estimator=name)
         classes, y_idx = check_bag_labels(y, bags.n_bags, estimator=name)
@@ -326,15 +326,20 @@ class RipperMIClassifier(BaseBagClassifier):
     def _instance_weights(self, bags, weight):
         """Weight of each instance (in bag order) for the collective assumption.
 
-        The bag weight (None: 1) times the ``instance_weight`` factor; None
-        when every weight is 1 (``"equal"`` without bag weights).
+        The bag weight (None: 1) times the ``weighting`` factor; None when
+        every weight is 1.
         """
-        if self.instance_weight == "equal":
+        if self.weighting == "uniform":
             return None if weight is None else weight[bags.instance_bag]
         sizes = np.diff(bags.offsets).astype(np.float64)
-        factor = 1.0 / sizes
-        if self.instance_weight == "bag-rescaled":
-            factor = factor * (bags.n_instances / bags.n_bags)
+        if self.weighting == "bag" and (sizes == sizes[0]).all():
+            factor = np.ones_like(sizes)   # bags of one size: every instance weighs 1, exactly
+        else:
+            factor = 1.0 / sizes
+            if self.weighting == "bag":
+                factor = factor * (bags.n_instances / bags.n_bags)
+        if weight is None and (factor == 1.0).all():
+            return None   # the unweighted path (same rules, faster)
         per_bag = factor if weight is None else weight * factor
         return per_bag[bags.instance_bag]
 

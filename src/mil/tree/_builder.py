@@ -34,7 +34,7 @@ from mil._core import kernel
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
-__all__ = ["build_tree", "prune_pessimistic", "choose_feature", "cost_complexity_path", "prune_cost_complexity"]
+__all__ = ["build_tree", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
 
 # Criteria within this many bits of the best are ties (lowest feature rank wins);
 # it absorbs last-bit differences between libm builds, never real differences.
@@ -43,19 +43,61 @@ TIE_TOL = 1e-12
 MIN_SPLIT_INFO = 1e-10
 
 
-def choose_feature(found, stats, criterion, rank, tol=TIE_TOL):
+def mdl_corrected_gains(stats, node_weight, count="cuts"):
+    """Gains of the features' best cuts less C4.5 release 8's MDL cost of the threshold.
+
+    Quinlan (1996), "Improved use of continuous attributes in C4.5": a
+    numeric feature with K admissible cut points in a node of N cases
+    pays log2(K) / N bits for the choice of its threshold. Here N is the
+    node's bag weight (the gains are in bits per bag).
+
+    Parameters
+    ----------
+    stats : ndarray of float64, shape (n_features, 8)
+        From ``best_splits``.
+    node_weight : float
+        The node's bag weight N (weighted positive plus negative bags).
+    count : {"cuts", "partitions"}, default="cuts"
+        K: the feature's admissible cut points between distinct values
+        (``stats[:, 6]``, J48's count), or the distinct partitions of the
+        node's bags they make (``stats[:, 7]``; cuts between which no bag
+        enters the left side or leaves the right one split the bags alike).
+        With one instance per bag both are the same.
+
+    Returns
+    -------
+    gains : ndarray of float64, shape (n_features,)
+        ``stats[:, 0] - log2(K) / N`` (K < 1 only where no cut was found;
+        those rows are left at their gain).
+    """
+    n_cuts = stats[:, 6 if count == "cuts" else 7]
+    cost = np.log2(np.maximum(n_cuts, 1.0)) / node_weight
+    return stats[:, 0] - cost
+
+
+def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None, mdl_count="cuts"):
     """Pick the split feature of a node from the per-feature best cuts.
 
     Parameters
     ----------
     found : ndarray of uint8, shape (n_features,)
-    stats : ndarray of float64, shape (n_features, 6)
+    stats : ndarray of float64, shape (n_features, 8)
         From ``best_splits``: gain, split information, threshold, NaN-left,
-        left weight, right weight.
+        left weight, right weight, admissible cut points, bag partitions.
     criterion : {"gain", "gain_ratio"}
         ID3-MI or C4.5-MI.
     rank : ndarray of intp, shape (n_features,)
         Tie-break order (lowest rank wins); ``arange`` for lowest index.
+    tol : float, default=TIE_TOL
+        Criteria within `tol` of the best are ties.
+    node_weight : float or None, default=None
+        When given (the node's bag weight), C4.5 release 8's MDL correction
+        is applied as Weka's J48 does: each feature's gain is first reduced
+        by :func:`mdl_corrected_gains`, features whose corrected gain is not
+        positive are rejected, and the average-gain guard and the gain
+        ratio use the corrected gains. None uses the gains as they are.
+    mdl_count : {"cuts", "partitions"}, default="cuts"
+        The K of the correction (see :func:`mdl_corrected_gains`).
 
     Returns
     -------
@@ -63,9 +105,13 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL):
         -1 when no feature qualifies.
     """
     ok = np.flatnonzero(found)
+    gain = stats[ok, 0]
+    if node_weight is not None:
+        gain = mdl_corrected_gains(stats[ok], node_weight, mdl_count)
+        positive = gain > 0.0
+        ok, gain = ok[positive], gain[positive]
     if ok.size == 0:
         return -1
-    gain = stats[ok, 0]
     if criterion == "gain":
         cand, score = ok, gain
     else:
@@ -76,7 +122,7 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL):
         cand = ok[keep]
         if cand.size == 0:
             return -1
-        score = stats[cand, 0] / stats[cand, 1]
+        score = gain[keep] / stats[cand, 1]
     best = score.max()
     ties = cand[score >= best - tol * max(1.0, abs(best))]
     return int(ties[np.argmin(rank[ties])])
@@ -156,7 +202,7 @@ class _Presorted:
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
-               random_state=None, copy_presorted=True, leaf_weight=None):
+               random_state=None, copy_presorted=True, leaf_weight=None, mdl_correction=False):
     """Grow a multi-instance tree.
 
     Parameters
@@ -223,6 +269,16 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         their bootstrap multiplicity in `bag_weight`; a tree fitted with
         sample weights passes them here too, so that an integer weight
         counts like copies of the bag.
+    mdl_correction : bool or {"cuts", "partitions"}, default=False
+        C4.5 release 8's correction of the gain of numeric splits (Quinlan
+        1996), as Weka's J48 applies it: a feature's best gain is reduced by
+        log2(K) / N, N the node's bag weight and K its admissible cut
+        points in the node ("cuts" or True, J48's count) or the distinct
+        partitions of the node's bags they make ("partitions"); a feature
+        whose corrected gain is not positive cannot split, and ID3-MI's
+        gain, C4.5-MI's average-gain guard and gain ratio use the corrected
+        gains (see :func:`choose_feature`). The best cut of each feature,
+        and the stored node gain, are unchanged.
 
     Returns
     -------
@@ -273,7 +329,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
             n_root = layout.partition(0, n_root, np.ascontiguousarray(keep))
         return _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
-                     max_features, random_state, n_root, leaf_weight)
+                     max_features, random_state, n_root, leaf_weight, mdl_correction)
     finally:
         threads.close()
 
@@ -350,18 +406,21 @@ class _GatherLayout:
 
 
 def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
-            split_shares, criterion, rank, max_features, rng):
+            split_shares, criterion, rank, max_features, rng, mdl_correction=False):
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
     args = (bag_pos, bag_weight, w_pos, w_neg, float(min_bags_leaf), TIE_TOL, split_shares == "children")
+    node_weight = w_pos + w_neg if mdl_correction else None
+    mdl_count = "partitions" if mdl_correction == "partitions" else "cuts"
     if max_features is None:
         found, split = layout.search(start, end, args)
-        feature = choose_feature(found, split, criterion, rank)
+        feature = choose_feature(found, split, criterion, rank, node_weight=node_weight, mdl_count=mdl_count)
         return feature, (split[feature] if feature >= 0 else None)
     order = rng.permutation(rank.shape[0]).astype(np.intp)
     for lo in range(0, order.size, max_features):
         block = np.ascontiguousarray(order[lo:lo + max_features])
         found, split = layout.search(start, end, args, block)
-        best = choose_feature(found, split, criterion, rank[block])
+        best = choose_feature(found, split, criterion, rank[block], node_weight=node_weight,
+                              mdl_count=mdl_count)
         if best >= 0:
             return int(block[best]), split[best]
     return -1, None
@@ -369,7 +428,7 @@ def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf
 
 def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
-          rng=None, n_root=None, leaf_weight=None):
+          rng=None, n_root=None, leaf_weight=None, mdl_correction=False):
     n = instances.shape[0]
     n_bags = bag_pos.shape[0]
     is_pos = bag_pos.astype(bool)
@@ -444,7 +503,8 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth:
             feature, split = _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg,
-                                     min_bags_leaf, split_shares, criterion, rank, max_features, rng)
+                                     min_bags_leaf, split_shares, criterion, rank, max_features, rng,
+                                     mdl_correction)
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:

@@ -296,13 +296,8 @@ _FAILS_BINARY = {name: _POSITIVE_CLASS_RULE for name in (
 _FAILS_BY_CLASS = {name: _FAILS_BINARY for name in (
     "ID3MIClassifier", "C45MIClassifier", "GDBTMIClassifier", "RipperMIClassifier",
     "CitationKNNClassifier", "MIRandomForestClassifier")}
-# The wrappers pass sample_weight to their inner estimator; the default one (a
-# J48-like tree) has min_samples_leaf=2, which counts rows, not weights, so a
-# weight of 2 is not two copies (an inner DecisionTreeClassifier(random_state=0)
-# passes the check).
-for _name in ("SimpleMIClassifier", "MIWrapperClassifier"):
-    _FAILS_BY_CLASS[_name] = {"check_sample_weight_equivalence_on_dense_data": (
-        "the default inner tree's min_samples_leaf=2 counts rows, not weights")}
+# The wrappers pass sample_weight to their inner estimator; the default one
+# (C4.5-MI on one-instance bags) counts leaf sizes in weight, so they pass.
 # The k-NN votes weigh each of the k nearest bags by its weight, but a copy of
 # a bag also takes a place among the k nearest (a weight does not), and a
 # class weight matters only where the class is among the k nearest: with
