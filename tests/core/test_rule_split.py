@@ -439,3 +439,51 @@ def test_ruleset_coverage_rejects_bad_rule_pointers(backend, rule_ptr, match):
         kernel("_rule_split").ruleset_coverage(X, offsets, np.array(rule_ptr, dtype=np.intp),
                                                np.array([0, 1]), np.array([0, 1], np.uint8),
                                                np.array([2.5, 0.5]))
+
+
+@settings(deadline=None, max_examples=40)
+@given(small_problem(), st.integers(0, 1), st.data())
+def test_compacted_search_equals_the_full_one(problem, smooth, data):
+    """Searching a compacted copy (instances of `keep` only) finds what the full search finds."""
+    X, offsets, bag_pos, active, min_bags = problem
+    n = X.shape[0]
+    inst_bag = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    extra = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), np.uint8)
+    keep = active | extra   # any superset of the active instances
+    covered = np.unique(inst_bag[active.astype(bool)])
+    p0 = int(bag_pos[covered].sum())
+    n0 = int(covered.shape[0] - p0)
+    if p0 == 0:
+        return
+    results = []
+    for module in twins("_rule_split"):
+        if module is None:
+            continue
+        pre = module.presort(X, offsets)
+        small = module.compact(pre, keep)
+        assert small.order.dtype == np.int32 and small.sorted_vals.shape == (X.shape[1], int(keep.sum()))
+        idx = np.flatnonzero(keep)
+        np.testing.assert_array_equal(small.sorted_vals, np.take_along_axis(X[idx].T, small.order, axis=1))
+        np.testing.assert_array_equal(small.sorted_bag, inst_bag[idx][small.order])
+        full = module.best_conditions(pre, active, bag_pos, p0, n0, min_bags, smooth)
+        part = module.best_conditions(small, active[idx], bag_pos, p0, n0, min_bags, smooth)
+        for a, b in zip(full, part):
+            np.testing.assert_array_equal(a, b)
+        results.append([small.sorted_vals, small.order, small.sorted_bag])
+    if len(results) == 2:
+        for a, b in zip(*results):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("keep, error, match", [
+    (np.ones(3, np.uint8), ValueError, "keep has 3 entries"),
+    (np.array([1, 2, 0, 1], np.uint8), ValueError, "keep must hold 0 or 1"),
+    (np.ones(4, np.float64), TypeError, "keep must hold uint8"),
+])
+def test_compact_rejects_bad_arguments(backend, keep, error, match):
+    X, offsets = _toy()
+    k = kernel("_rule_split")
+    with pytest.raises(error, match=match):
+        k.compact(k.presort(X, offsets), keep)
+    with pytest.raises(TypeError, match="presort"):
+        k.compact(X, np.ones(4, np.uint8))

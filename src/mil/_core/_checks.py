@@ -317,6 +317,18 @@ def rule_search_args(presorted, presorted_type, active, bag_pos, p0, n0, min_bag
     return active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop
 
 
+def rule_compact_args(presorted, presorted_type, keep):
+    if not isinstance(presorted, presorted_type):
+        raise TypeError(f"presorted must be made by presort(X, offsets); got {type(presorted).__name__}")
+    n = presorted.sorted_vals.shape[1]
+    keep = as_array(keep, "keep", np.uint8, 1)
+    if keep.shape[0] != n:
+        raise ValueError(f"keep has {keep.shape[0]} entries; the presorted data hold {n} instances")
+    if n and keep.max() > 1:
+        raise ValueError(f"keep must hold 0 or 1; got {keep.max()}")
+    return keep
+
+
 def rule_conditions_args(X, features, ops, thresholds):
     features = as_array(features, "features", np.intp, 1)
     ops = as_array(ops, "ops", np.uint8, 1)

@@ -36,9 +36,9 @@ import numpy as np
 
 # Pure NumPy helpers are shared with the twin, so both read the same log table.
 from mil._core._checks import rule_coverage_args, rule_search_args
-from mil._core._rule_split_py import Presorted, _gain_setup, foil_gain, presort, prune_metric
+from mil._core._rule_split_py import Presorted, _compact_setup, _gain_setup, foil_gain, presort, prune_metric
 
-__all__ = ["presort", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
+__all__ = ["presort", "compact", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
            "foil_gain", "prune_metric"]
 
 
@@ -259,6 +259,55 @@ def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_
                               &pos[0], &w[0], &lg[0], lg.shape[0], base, min_weight, smooth_,
                               &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
     return out[0], out[1], out[2], out[3]
+
+
+def compact(presorted, keep):
+    """The presorted data of the instances in `keep` only (in the same sorted orders).
+
+    Instance i of the result is the i-th kept instance; the bags keep their
+    indices. The condition search on the result with ``active[keep]`` gives
+    what it gives on `presorted` with ``active`` when ``active`` lies inside
+    `keep` (the same sequences are swept), in time proportional to the kept
+    instances.
+
+    Parameters
+    ----------
+    presorted : Presorted
+    keep : ndarray of uint8 or bool, shape (n,)
+
+    Returns
+    -------
+    presorted : Presorted
+    """
+    keep, new_id_, n_kept_ = _compact_setup(presorted, keep)
+    cdef const uint8_t[::1] kp = keep
+    cdef const int32_t[::1] new_id = new_id_
+    cdef const float64_t[:, ::1] vals = presorted.sorted_vals
+    cdef const int32_t[:, ::1] order = presorted.order
+    cdef const int32_t[:, ::1] bag = presorted.sorted_bag
+    cdef intp_t d = vals.shape[0], n = vals.shape[1], n_kept = n_kept_, f, k, j, i
+    # Flat outputs with one spare slot: the branch-free copy below always writes at
+    # position j and advances past kept instances only, so a row's trailing writes land
+    # on the next row's first slot (rewritten next) or on the spare one.
+    out_vals = np.empty(d * n_kept + 1, dtype=np.float64)
+    out_order = np.empty(d * n_kept + 1, dtype=np.int32)
+    out_bag = np.empty(d * n_kept + 1, dtype=np.int32)
+    cdef float64_t[::1] ov = out_vals
+    cdef int32_t[::1] oo = out_order
+    cdef int32_t[::1] ob = out_bag
+    if n_kept:
+        with nogil:
+            for f in range(d):
+                j = f * n_kept
+                for k in range(n):
+                    i = order[f, k]
+                    ov[j] = vals[f, k]
+                    oo[j] = new_id[i]
+                    ob[j] = bag[f, k]
+                    j += kp[i]
+    size = d * n_kept
+    return Presorted(out_vals[:size].reshape(d, n_kept), out_order[:size].reshape(d, n_kept),
+                     out_bag[:size].reshape(d, n_kept), presorted.n_bags)
 
 
 def prefix_coverage(X, offsets, features, ops, thresholds):

@@ -13,9 +13,9 @@ import math
 import numpy as np
 
 from mil._core._bag_counts_py import sweep_distinct_bags
-from mil._core._checks import rule_coverage_args, rule_presort_args, rule_search_args
+from mil._core._checks import rule_compact_args, rule_coverage_args, rule_presort_args, rule_search_args
 
-__all__ = ["presort", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
+__all__ = ["presort", "compact", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
            "foil_gain", "prune_metric"]
 
 
@@ -67,6 +67,24 @@ def presort(X, offsets):
     sorted_vals = np.ascontiguousarray(np.take_along_axis(columns, order, axis=1))
     return Presorted(sorted_vals, np.ascontiguousarray(order, dtype=np.int32),
                      np.ascontiguousarray(inst_bag[order]), n_bags)
+
+
+def _compact_setup(presorted, keep):
+    """Checked `keep`, the new index of every kept instance (its rank) and their number."""
+    keep = rule_compact_args(presorted, Presorted, keep)
+    new_id = (np.cumsum(keep, dtype=np.int64) - 1).astype(np.int32)
+    return keep, new_id, int(keep.sum())
+
+
+def compact(presorted, keep):
+    """The presorted data of the instances in `keep` only (see the compiled twin)."""
+    keep, new_id, n_kept = _compact_setup(presorted, keep)
+    d = presorted.sorted_vals.shape[0]
+    sel = keep.astype(bool)[presorted.order]
+    return Presorted(np.ascontiguousarray(presorted.sorted_vals[sel].reshape(d, n_kept)),
+                     np.ascontiguousarray(new_id[presorted.order[sel]].reshape(d, n_kept)),
+                     np.ascontiguousarray(presorted.sorted_bag[sel].reshape(d, n_kept)),
+                     presorted.n_bags)
 
 
 def _log2_table(n_bags):

@@ -677,6 +677,13 @@ class _Ripper:
         active = grow_mask[self.inst_bag]
         for cond in init:
             active = active & self._holds(cond)
+        # The rule only ever covers instances of `active`: when they are under half, search
+        # a compacted copy of their sorted orders (the same sequences are swept, so the same
+        # conditions are found, in time proportional to the instances kept).
+        presorted, kept = self.presorted, None
+        if 2 * int(active.sum()) < active.shape[0]:
+            kept = np.flatnonzero(active)
+            presorted = split_kernel.compact(self.presorted, active)
         width = self.est.beam_width
         # Beam entries: (summed gain, conditions, active instances, finished).
         beam = [(0.0, tuple(init), active, False)]
@@ -690,7 +697,8 @@ class _Ripper:
                 if p0 == 0 or n0 == 0:
                     pool.append((value, conds, act, True))
                     continue
-                gain, thr, p, n = self._best_conditions(split_kernel, act.astype(np.uint8), p0, n0)
+                gain, thr, p, n = self._best_conditions(
+                    split_kernel, presorted, (act if kept is None else act[kept]).astype(np.uint8), p0, n0)
                 if self.est.use_lrs:
                     gain = np.where(self._lrs_ok(p, n, P, N), gain, 0.0)
                 flat = gain.ravel()
@@ -710,13 +718,13 @@ class _Ripper:
             beam = pool[:width]
         return beam[0][1]
 
-    def _best_conditions(self, split_kernel, active, p0, n0):
+    def _best_conditions(self, split_kernel, presorted, active, p0, n0):
         """``best_conditions`` of every feature, rows shared out among the threads."""
         return self.threads.concat(
             lambda lo, hi: split_kernel.best_conditions(
-                self.presorted, active, self.bag_pos, float(p0), float(n0), self.est.min_bags,
+                presorted, active, self.bag_pos, float(p0), float(n0), self.est.min_bags,
                 int(self.est.smoothing), self.weight, lo, hi),
-            cells=self.presorted.order.size)
+            cells=presorted.order.size)
 
     def prune(self, conds, prune_mask, whole_error=False):
         """Delete the final sequence of conditions that is best on the pruning bags.
