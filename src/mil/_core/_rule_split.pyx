@@ -286,24 +286,28 @@ def compact(presorted, keep):
     cdef const int32_t[:, ::1] order = presorted.order
     cdef const int32_t[:, ::1] bag = presorted.sorted_bag
     cdef intp_t d = vals.shape[0], n = vals.shape[1], n_kept = n_kept_, f, k, j, i
-    out_vals = np.empty((d, n_kept), dtype=np.float64)
-    out_order = np.empty((d, n_kept), dtype=np.int32)
-    out_bag = np.empty((d, n_kept), dtype=np.int32)
-    cdef float64_t[:, ::1] ov = out_vals
-    cdef int32_t[:, ::1] oo = out_order
-    cdef int32_t[:, ::1] ob = out_bag
+    # Flat outputs with one spare slot: the branch-free copy below always writes at
+    # position j and advances past kept instances only, so a row's trailing writes land
+    # on the next row's first slot (rewritten next) or on the spare one.
+    out_vals = np.empty(d * n_kept + 1, dtype=np.float64)
+    out_order = np.empty(d * n_kept + 1, dtype=np.int32)
+    out_bag = np.empty(d * n_kept + 1, dtype=np.int32)
+    cdef float64_t[::1] ov = out_vals
+    cdef int32_t[::1] oo = out_order
+    cdef int32_t[::1] ob = out_bag
     if n_kept:
         with nogil:
             for f in range(d):
-                j = 0
+                j = f * n_kept
                 for k in range(n):
                     i = order[f, k]
-                    if kp[i]:
-                        ov[f, j] = vals[f, k]
-                        oo[f, j] = new_id[i]
-                        ob[f, j] = bag[f, k]
-                        j += 1
-    return Presorted(out_vals, out_order, out_bag, presorted.n_bags)
+                    ov[j] = vals[f, k]
+                    oo[j] = new_id[i]
+                    ob[j] = bag[f, k]
+                    j += kp[i]
+    size = d * n_kept
+    return Presorted(out_vals[:size].reshape(d, n_kept), out_order[:size].reshape(d, n_kept),
+                     out_bag[:size].reshape(d, n_kept), presorted.n_bags)
 
 
 def prefix_coverage(X, offsets, features, ops, thresholds):
