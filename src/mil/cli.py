@@ -680,8 +680,8 @@ def build_parser():
     for target, text in (("distances", "Citation-KNN and Bag-KNN with the five Hausdorff distances, "
                                        "inner 5-fold choice of references and sigma; plots of accuracy "
                                        "against references and sigma (integrated distance)"),
-                         ("trees", "ID3-MI, C4.5-MI, GDBT-MI, RIPPER-MI and the MI random forest; plot "
-                                   "of GDBT-MI error "
+                         ("trees", "ID3-MI, C4.5-MI, GDBT-MI, RIPPER-MI, SimpleMI and MIWrapper with "
+                                   "C4.5 inside, and the MI random forest; plot of GDBT-MI error "
                                    "against rounds on Musk1 and Musk2")):
         r = rep_sub.add_parser(target, help=text, description=text)
         r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
