@@ -9,7 +9,7 @@ Markdown table (the README): accuracy %, mean +- standard deviation over the fol
 mean of each data set in bold.
 
 Usage: python benchmarks/reproduce_trees.py [--datasets musk1 musk2 ...] [--param key=value ...]
-       python benchmarks/reproduce_trees.py --from-json reproduce_trees.json
+       python benchmarks/reproduce_trees.py --from-json trees_musk1.json trees_musk2.json ...
 """
 
 import argparse
@@ -37,7 +37,7 @@ def cv_accuracy(make, bags, y, folds):
 
 #: Display names of the ``mil reproduce trees`` learners.
 NAMES = {"id3-mi": "ID3-MI", "c45-mi": "C4.5-MI", "gdbt-mi": "GDBT-MI", "ripper-mi": "RIPPER-MI",
-         "simplemi-tree": "SimpleMI + tree", "miwrapper-tree": "MIWrapper + tree",
+         "simplemi-tree": "SimpleMI + C4.5", "miwrapper-tree": "MIWrapper + C4.5",
          "mi-forest": "MI random forest"}
 SET_NAMES = {"musk1": "Musk1", "musk2": "Musk2", "elephant": "Elephant", "fox": "Fox", "tiger": "Tiger"}
 
@@ -58,6 +58,24 @@ def reproduction_cells(result):
     return ["learner", *(SET_NAMES.get(d, d) for d in sets)], rows
 
 
+def merge_results(paths):
+    """One result from ``mil reproduce trees --json`` files (e.g. one per data set), sets in DATASETS order."""
+    merged = {"title": None, "accuracy": {}, "seconds": {}, "staged_error": {}}
+    for path in paths:
+        with open(path) as fh:
+            part = json.load(fh)
+        merged["title"] = merged["title"] or part["title"]
+        merged["staged_error"].update(part.get("staged_error", {}))
+        for key in ("accuracy", "seconds"):
+            for learner, per_set in part[key].items():
+                merged[key].setdefault(learner, {}).update(per_set)
+    for key in ("accuracy", "seconds"):
+        for learner, per_set in merged[key].items():
+            order = sorted(per_set, key=lambda d: DATASETS.index(d) if d in DATASETS else len(DATASETS))
+            merged[key][learner] = {d: per_set[d] for d in order}
+    return merged
+
+
 def rst_table(columns, rows):
     out = [".. list-table::", "   :header-rows: 1", ""]
     for i, row in enumerate([columns, *rows]):
@@ -75,17 +93,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=DATASETS)
     parser.add_argument("--param", nargs="*", help="extra parameters for both learners, key=value")
-    parser.add_argument("--from-json", metavar="FILE",
-                        help="print the tables of a `mil reproduce trees --json` output instead")
+    parser.add_argument("--from-json", metavar="FILE", nargs="+",
+                        help="print the tables of `mil reproduce trees --json` outputs instead (several "
+                             "files, e.g. one per --datasets run, are merged in data-set order)")
     args = parser.parse_args()
     if args.from_json:
-        with open(args.from_json) as fh:
-            result = json.load(fh)
+        result = merge_results(args.from_json)
         columns, rows = reproduction_cells(result)
         total = sum(sum(v.values()) for v in result["seconds"].values())
         print(f"{result['title']} (learners' CV time summed: {total:.0f} s)\n")
         print(rst_table(columns, rows) + "\n")
         print(markdown_table(columns, rows))
+        for name, curves in result.get("staged_error", {}).items():
+            train, test = np.asarray(curves["train"]), np.asarray(curves["test"])
+            zero = np.flatnonzero(train == 0)
+            fitted = f"0 from round {zero[0] + 1}" if zero.size else f"{100 * train[-1]:.1f} % at the end"
+            print(f"\nGDBT-MI on {name}: training error {fitted}; test error {100 * test[-1]:.1f} % "
+                  f"after {test.size} rounds (lowest {100 * test.min():.1f} % at round {test.argmin() + 1})")
         return
     params = parse_params(args.param)
     print(f"{'data set':10s} {'ID3-MI':>8s} {'C4.5-MI':>8s}   (10-fold CV, fold row 0) {params}")

@@ -331,6 +331,27 @@ def test_seed_reaches_the_learners():
     from mil.cli import _learner_params
 
     assert _learner_params("gdbt-mi", None, 5) == {"random_state": 5}
+    assert _learner_params("gdbt-mi", None, None) == {}  # no --seed: the registered random_state
+
+
+def test_without_seed_the_trees_give_their_defaults_numbers(capsys):
+    # A seed makes the trees break ties between features in a random order instead of by the
+    # lowest index (random_state=None, their default): without --seed, mil evaluate must give
+    # the numbers of C45MIClassifier() as documented, with --seed those of random_state=seed.
+    from mil import C45MIClassifier
+    from mil.datasets import load_dataset
+    from mil.evaluation import evaluate, fold_indices
+
+    d = load_dataset("musk1")
+    splits = fold_indices(d.target, 3, 1, 0)  # what --folds 3 draws with the fold seed 0
+    expected = {rs: evaluate(C45MIClassifier(random_state=rs), d.bags, d.target, splits)["accuracy"].mean()
+                for rs in (None, 0)}
+    assert expected[None] != expected[0]  # the tie order matters on these folds
+    base = ["evaluate", "--dataset", "musk1", "--folds", "3", "--model", "c45-mi", "--json"]
+    assert main(base) == 0
+    assert _json(capsys)["c45-mi"]["accuracy_mean"] == pytest.approx(expected[None], abs=1e-12)
+    assert main(base + ["--seed", "0"]) == 0
+    assert _json(capsys)["c45-mi"]["accuracy_mean"] == pytest.approx(expected[0], abs=1e-12)
 
 
 def test_version(capsys):
@@ -572,7 +593,7 @@ def test_evaluate_runs_one_fold_of_each_learner_first_with_the_same_results(tmp_
     assert bar.plans == [["citation-knn"] * 3 + ["c45-mi"] * 3 + ["bag-knn"] * 3]
     assert skipped == [("citation-knn", "a later fold this learner cannot take")] and bar.skips == [3]
     for learner, res in results:  # the same as one evaluate over all the folds
-        whole = real(make_learner(learner, **_learner_params(learner, None, 0)), data.bags, data.y, splits)
+        whole = real(make_learner(learner, **_learner_params(learner, None, args.seed)), data.bags, data.y, splits)
         for key in ("accuracy", "auc", "log_loss", "prior_log_loss"):
             np.testing.assert_array_equal(res[key], whole[key])
         assert len(res["fit_time"]) == 4

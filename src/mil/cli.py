@@ -249,12 +249,13 @@ def _plan_folds(args, data):
     counts = np.unique(data.y, return_counts=True)[1]
     if counts.min() < folds:
         raise CLIError(f"--folds {folds} is more than the {counts.min()} bags of the smallest class")
-    seeds = f"seed {args.seed}" if repeats == 1 else f"seeds {args.seed}-{args.seed + repeats - 1}"
+    seed = 0 if args.seed is None else args.seed
+    seeds = f"seed {seed}" if repeats == 1 else f"seeds {seed}-{seed + repeats - 1}"
     why = ""
     if published is not None:
         why = (f"; the published folds are 10-fold with {published.shape[0]} repetitions"
                if folds == 10 else "; the published folds are 10-fold")
-    return fold_indices(data.y, folds, repeats, args.seed), folds, repeats, \
+    return fold_indices(data.y, folds, repeats, seed), folds, repeats, \
         f"stratified random folds, {seeds}{why}"
 
 
@@ -265,14 +266,21 @@ def _reason(exc):
 
 
 def _learner_params(learner, positive, seed):
-    """Overrides of the registry defaults that the learner accepts."""
+    """Overrides of the registry defaults that the learner accepts.
+
+    `seed` None (no ``--seed``) keeps each learner's registered
+    ``random_state``: 0 for the randomised learners, and the trees' None,
+    whose ties between features go to the lowest index. A seed would draw a
+    random tie order, so ``mil evaluate`` would not give the numbers of the
+    learners' defaults.
+    """
     from mil._learners import make_learner
 
     names = make_learner(learner).get_params(deep=False)
     params = {}
     if positive is not None and "positive_class" in names:
         params["positive_class"] = positive
-    if "random_state" in names:
+    if seed is not None and "random_state" in names:
         params["random_state"] = seed
     return params
 
@@ -595,9 +603,11 @@ def _evaluate_options(p):
     p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="repetitions of the CV (default: 1); on a shipped set with 10 folds, up to 5 "
                         "use the published repetitions, more draw seeded random folds")
-    p.add_argument("--seed", type=int, default=0, metavar="N",
-                   help="seed of random folds (repetition r uses seed + r) and of the learners' "
-                        "random_state (default: 0)")
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="seed of random folds (repetition r uses seed + r; default: 0) and, when "
+                        "given, the random_state of every learner that has one (default: each "
+                        "learner's own, as in Python: the randomised learners are seeded with 0, "
+                        "the trees break ties between features by the lowest index)")
     p.add_argument("--positive-class", metavar="LABEL",
                    help="the label of positive bags in two-class data (default: 1 or True for 0/1, "
                         "-1/1 and False/True labels, else the second label in sorted order, with a "
@@ -670,8 +680,8 @@ def build_parser():
     for target, text in (("distances", "Citation-KNN and Bag-KNN with the five Hausdorff distances, "
                                        "inner 5-fold choice of references and sigma; plots of accuracy "
                                        "against references and sigma (integrated distance)"),
-                         ("trees", "ID3-MI, C4.5-MI, GDBT-MI, RIPPER-MI and the MI random forest; plot "
-                                   "of GDBT-MI error "
+                         ("trees", "ID3-MI, C4.5-MI, GDBT-MI, RIPPER-MI, SimpleMI and MIWrapper with "
+                                   "C4.5 inside, and the MI random forest; plot of GDBT-MI error "
                                    "against rounds on Musk1 and Musk2")):
         r = rep_sub.add_parser(target, help=text, description=text)
         r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
