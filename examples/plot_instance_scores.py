@@ -5,7 +5,8 @@ Instance-level scores inside bags
 
 Multi-instance learners label bags, but several of them also score each
 instance, which shows *which* instances make a bag positive. Here a C4.5-MI
-tree gives every instance the Laplace estimate of the leaf it reaches
+tree gives every instance the smoothed estimate (pi + s) / (pi + nu + 2 s) of
+the leaf it reaches, s = ``smoothing``
 (:meth:`mil.tree.C45MIClassifier.instance_proba`); a bag's probability is the
 maximum over its instances. GDBT-MI's per-instance scores
 (:meth:`mil.ensemble.GDBTMIClassifier.instance_scores`) are pooled the same

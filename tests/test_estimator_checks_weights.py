@@ -57,7 +57,8 @@ def test_class_weight_balanced_by_hand():
     # Weights 28 / (2 * 3) for the positive bags and 28 / (2 * 25) for the
     # negative ones: pi = 14, nu = 2.8 in the x = 1 leaf.
     pi, nu = 3 * 28 / 6, 5 * 28 / 50
-    np.testing.assert_allclose(bal.predict_proba([np.array([[1.0]])])[0, 1], (pi + 1) / (pi + nu + 2))
+    s = bal.smoothing  # leaf estimate (pi + s) / (pi + nu + 2 s) on the bag weights
+    np.testing.assert_allclose(bal.predict_proba([np.array([[1.0]])])[0, 1], (pi + s) / (pi + nu + 2 * s))
     assert bal.predict([np.array([[1.0]]), np.array([[-5.0]])]).tolist() == [1, 0]
     # A dict says the same.
     d = C45MIClassifier(class_weight={0: 28 / 50, 1: 28 / 6}).fit(X, y)

@@ -231,7 +231,7 @@ def one_instance_bags(Z):
 
 
 def test_simplemi_c45_is_c45_on_summaries_with_laplace_leaves(backend):
-    clf = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=1)).fit(MEAN_BAGS, [0, 0, 1, 1])
+    clf = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=1, smoothing=1.0)).fit(MEAN_BAGS, [0, 0, 1, 1])
     assert isinstance(clf.estimator_, C45MIClassifier)
     assert clf.estimator_.get_n_leaves() == 2
     # Leaves of two bags each, pure: Laplace (pi + 1) / (pi + nu + 2) = 3/4 and 1/4.
@@ -241,7 +241,7 @@ def test_simplemi_c45_is_c45_on_summaries_with_laplace_leaves(backend):
     assert_allclose(clf.decision_function(new), [np.log(3.0), -np.log(3.0)])
     # The same as the tree fitted on the summaries as one-instance bags.
     Z = bag_summaries(Bags.from_list(MEAN_BAGS))
-    ref = C45MIClassifier(min_bags_leaf=1).fit(one_instance_bags(Z), [0, 0, 1, 1])
+    ref = C45MIClassifier(min_bags_leaf=1, smoothing=1.0).fit(one_instance_bags(Z), [0, 0, 1, 1])
     assert_allclose(clf.predict_proba(new), ref.predict_proba(one_instance_bags(
         bag_summaries(Bags.from_list(new)))))
 
@@ -251,15 +251,15 @@ def test_miwrapper_c45_weighs_instances_in_the_leaves(backend):
     # instance and 4 / (2 * 3) = 2/3 for each positive instance: each leaf
     # weighs 2, Laplace gives 1/4 and 3/4 (unweighted counts would give 1/3 and 4/5).
     bags = [np.array([[0.0]]), np.array([[2.0], [3.0], [4.0]])]
-    clf = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=1), combine="arithmetic").fit(bags, [0, 1])
+    clf = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=1, smoothing=1.0), combine="arithmetic").fit(bags, [0, 1])
     new = [np.array([[5.0]]), np.array([[0.0], [0.0], [5.0]])]
     assert_allclose(clf.predict_proba(new), [[0.25, 0.75], [1.0 - 5.0 / 12, 5.0 / 12]])
     # The inner tree got every instance as a one-instance bag with its weight.
     inst = Bags.from_list(bags).instances
-    ref = C45MIClassifier(min_bags_leaf=1).fit(one_instance_bags(inst), [0, 1, 1, 1],
+    ref = C45MIClassifier(min_bags_leaf=1, smoothing=1.0).fit(one_instance_bags(inst), [0, 1, 1, 1],
                                                sample_weight=[2.0, 2 / 3, 2 / 3, 2 / 3])
     assert_allclose(clf.estimator_.tree_.laplace(), ref.tree_.laplace())
-    geo = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=1)).fit(bags, [0, 1])
+    geo = MIWrapperClassifier(C45MIClassifier(min_bags_leaf=1, smoothing=1.0)).fit(bags, [0, 1])
     # Geometric means per class of the instances' (3/4, 1/4), (1/4, 3/4), (1/4, 3/4), normalised.
     p = np.cbrt([0.75 * 0.25 * 0.25, 0.25 * 0.75 * 0.75])
     assert_allclose(geo.predict_proba([np.array([[0.0], [5.0], [5.0]])]), [p / p.sum()])
@@ -391,11 +391,11 @@ def test_default_inner_estimator_is_c45():
     # SimpleMI: J48's -M 2 with pessimistic pruning; MIWrapper: -M 2 on instance weights, unpruned.
     X, y = make_toy_bags(n_bags=40, random_state=9)
     simple = SimpleMIClassifier().fit(X, y)
-    assert simple.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, pruning=True).get_params()
-    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True)).fit(X, y)
+    assert simple.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, pruning=True, smoothing=1.0).get_params()
+    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True, smoothing=1.0)).fit(X, y)
     assert_array_equal(simple.predict_proba(X), ref.predict_proba(X))
     wrapper = MIWrapperClassifier().fit(X, y)
-    assert wrapper.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2).get_params()
+    assert wrapper.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, smoothing=1.0).get_params()
     assert wrapper.estimator is None and simple.estimator is None  # parameters are not touched
     # Laplace leaves: no bag probability is exactly 0 or 1.
     for clf in (simple, wrapper):

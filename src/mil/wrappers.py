@@ -41,8 +41,9 @@ SUMMARIES = ("mean", "midrange", "minmax", "meanminmax")
 
 
 def _j48_like(**params):
-    # C4.5 on one-instance bags with J48's -M 2 (leaves of at least two rows, by weight).
-    return C45MIClassifier(min_bags_leaf=2, **params)
+    # C4.5 on one-instance bags with J48's -M 2 (leaves of at least two rows, by weight) and
+    # Laplace leaves (smoothing=1), the setting the wrappers were measured with.
+    return C45MIClassifier(min_bags_leaf=2, **{"smoothing": 1.0, **params})
 
 
 def _is_bag_classifier(estimator):
@@ -202,9 +203,9 @@ class SimpleMIClassifier(_BaseWrapper):
     ----------
     estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the summaries. None is
-        ``C45MIClassifier(min_bags_leaf=2, pruning=True)``: C4.5 with
-        J48's ``-M 2`` and pessimistic pruning (``-C 0.25``), Laplace leaf
-        probabilities. A bag classifier of mil (e.g.
+        ``C45MIClassifier(min_bags_leaf=2, pruning=True, smoothing=1.0)``:
+        C4.5 with J48's ``-M 2`` and pessimistic pruning (``-C 0.25``),
+        Laplace leaf probabilities. A bag classifier of mil (e.g.
         :class:`mil.tree.C45MIClassifier`) gets every summary as a bag of
         one instance: with one instance per bag C4.5-MI is C4.5 (gain
         ratio) with Laplace leaf probabilities, the closest tree here to
@@ -337,7 +338,7 @@ class MIWrapperClassifier(_BaseWrapper):
     ----------
     estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the instances. None is
-        ``C45MIClassifier(min_bags_leaf=2)``: C4.5 with J48's ``-M 2``
+        ``C45MIClassifier(min_bags_leaf=2, smoothing=1.0)``: C4.5 with J48's ``-M 2``
         counted in instance weight, unpruned (the pessimistic pruning
         counts instances, not weights), Laplace leaf probabilities on the
         weights. A bag classifier of mil gets every instance as a
@@ -504,8 +505,8 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     Every row of a 2-D ``X`` is handed to `estimator` as a bag of one
     instance. With one instance per bag the multi-instance trees are the
     ordinary trees on the rows (a bag is positive iff its only instance is):
-    ``SingleInstanceClassifier(C45MIClassifier())`` is C4.5 with Laplace
-    leaf probabilities, usable wherever scikit-learn expects a classifier,
+    ``SingleInstanceClassifier(C45MIClassifier(smoothing=1.0))`` is C4.5 with
+    Laplace leaf probabilities, usable wherever scikit-learn expects a classifier,
     e.g. inside ``CalibratedClassifierCV`` inside :class:`SimpleMIClassifier`
     (the wrappers take a bag classifier directly too; this adapter is for
     the meta-estimators in between).

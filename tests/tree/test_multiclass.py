@@ -36,10 +36,10 @@ def test_one_concept_tree_per_class(cls, backend):
     X_test, y_test = three_class_bags(1, n_bags=60)
     truth = np.array(["none", "a", "b"])[y_test]
     proba = clf.predict_proba(X_test)
-    # Concept probabilities (the bag maximum of each tree's Laplace estimates), normalised.
+    # Concept probabilities (the bag maximum of each tree's smoothed leaf estimates), normalised.
     bags = Bags.from_list(X_test)
     concept = np.column_stack([
-        [t.laplace()[t.apply(bags[b])].max() for b in range(bags.n_bags)] for t in clf.trees_])
+        [t.laplace(clf.smoothing)[t.apply(bags[b])].max() for b in range(bags.n_bags)] for t in clf.trees_])
     np.testing.assert_allclose(proba, concept / concept.sum(axis=1, keepdims=True), rtol=1e-14)
     np.testing.assert_array_equal(clf.predict(X_test), clf.classes_[np.argmax(concept, axis=1)])
     assert clf.score(X_test, truth) == 1.0

@@ -97,9 +97,14 @@ class Tree:
         """True where a leaf holds more positive than negative bag weight (pi > nu, leaf weights)."""
         return self.is_leaf & (self.leaf_pos > self.leaf_neg)
 
-    def laplace(self):
-        """(pi + 1) / (pi + nu + 2) of every node, on the leaf weights ``leaf_pos`` / ``leaf_neg``."""
-        return (self.leaf_pos + 1.0) / (self.leaf_pos + self.leaf_neg + 2.0)
+    def laplace(self, smoothing=1.0):
+        """(pi + s) / (pi + nu + 2 s) of every node, on the leaf weights ``leaf_pos`` / ``leaf_neg``.
+
+        ``smoothing`` s = 1 is Laplace's estimate (pi + 1) / (pi + nu + 2);
+        a larger s shrinks every leaf towards 1/2 without moving it across
+        1/2, so the leaves that are positive (pi > nu) stay the same.
+        """
+        return (self.leaf_pos + smoothing) / (self.leaf_pos + self.leaf_neg + 2.0 * smoothing)
 
     def apply(self, instances):
         """Leaf index of every row of a C-contiguous float64 instance matrix.
