@@ -391,11 +391,11 @@ def test_default_inner_estimator_is_c45():
     # SimpleMI: J48's -M 2 with pessimistic pruning; MIWrapper: -M 2 on instance weights, unpruned.
     X, y = make_toy_bags(n_bags=40, random_state=9)
     simple = SimpleMIClassifier().fit(X, y)
-    assert simple.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, pruning=True, smoothing=1.0).get_params()
-    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True, smoothing=1.0)).fit(X, y)
+    assert simple.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, pruning=True).get_params()
+    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True)).fit(X, y)
     assert_array_equal(simple.predict_proba(X), ref.predict_proba(X))
     wrapper = MIWrapperClassifier().fit(X, y)
-    assert wrapper.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, smoothing=1.0).get_params()
+    assert wrapper.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2).get_params()
     assert wrapper.estimator is None and simple.estimator is None  # parameters are not touched
     # Laplace leaves: no bag probability is exactly 0 or 1.
     for clf in (simple, wrapper):
