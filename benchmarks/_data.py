@@ -30,3 +30,23 @@ def parse_params(items):
             value = {"True": True, "False": False, "None": None}.get(value, value)
         params[key] = value
     return params
+
+
+def published_fold(name, rep, fold):
+    """``(X_train, y_train, X_test, y_test)`` of fold `fold` of published repetition `rep`."""
+    import numpy as np
+
+    d = load_dataset(name)
+    y = np.asarray(d.target)
+    test = np.asarray(d.folds[rep]) == fold
+    bags = lambda mask: [d.data[i] for i in np.flatnonzero(mask)]  # noqa: E731
+    return bags(~test), y[~test], bags(test), y[test]
+
+
+def prior_log_loss(y_train, y_test, classes):
+    """Log loss on `y_test` of predicting the training class frequencies (the constant prior)."""
+    import numpy as np
+    from sklearn.metrics import log_loss
+
+    prior = np.mean(np.asarray(y_train)[:, None] == classes[None, :], axis=0)
+    return log_loss(y_test, np.tile(prior, (len(y_test), 1)), labels=classes)

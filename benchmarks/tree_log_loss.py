@@ -15,7 +15,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 
-from mil import datasets
+from _data import prior_log_loss, published_fold
 from mil.tree import C45MIClassifier, ID3MIClassifier
 
 SETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
@@ -23,17 +23,11 @@ LEARNERS = {"id3-mi": ID3MIClassifier, "c45-mi": C45MIClassifier}
 
 
 def one_fold(name, learner, rep, fold, values):
-    data = getattr(datasets, f"load_{name}")()
-    y = np.asarray(data.target)
-    test = np.asarray(data.folds[rep]) == fold
-    train = ~test
-    X_train = [data.data[i] for i in np.flatnonzero(train)]
-    X_test = [data.data[i] for i in np.flatnonzero(test)]
-    est = LEARNERS[learner]().fit(X_train, y[train])
-    prior = np.mean(y[train][:, None] == est.classes_[None, :], axis=0)
-    out = {"prior": log_loss(y[test], np.tile(prior, (test.sum(), 1)), labels=est.classes_)}
+    X_train, y_train, X_test, y_test = published_fold(name, rep, fold)
+    est = LEARNERS[learner]().fit(X_train, y_train)
+    out = {"prior": prior_log_loss(y_train, y_test, est.classes_)}
     for s in values:
-        out[s] = log_loss(y[test], est.set_params(smoothing=s).predict_proba(X_test), labels=est.classes_)
+        out[s] = log_loss(y_test, est.set_params(smoothing=s).predict_proba(X_test), labels=est.classes_)
     return name, learner, rep, out
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 
-from mil import datasets
+from _data import prior_log_loss, published_fold
 from mil.tree import C45MIClassifier
 from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
 
@@ -29,19 +29,12 @@ def make(which, s):
 
 
 def one_fold(name, which, rep, fold, values):
-    data = getattr(datasets, f"load_{name}")()
-    y = np.asarray(data.target)
-    test = np.asarray(data.folds[rep]) == fold
-    train = ~test
-    X_train = [data.data[i] for i in np.flatnonzero(train)]
-    X_test = [data.data[i] for i in np.flatnonzero(test)]
-    classes = np.unique(y)
-    prior = np.mean(y[train][:, None] == classes[None, :], axis=0)
-    out = {"prior": log_loss(y[test], np.tile(prior, (test.sum(), 1)), labels=classes)}
+    X_train, y_train, X_test, y_test = published_fold(name, rep, fold)
+    out = {"prior": prior_log_loss(y_train, y_test, np.unique(y_train))}
     for s in values:
-        est = make(which, s).fit(X_train, y[train])
-        out[f"log loss s={s:g}"] = log_loss(y[test], est.predict_proba(X_test), labels=est.classes_)
-        out[f"accuracy s={s:g}"] = 100 * est.score(X_test, y[test])
+        est = make(which, s).fit(X_train, y_train)
+        out[f"log loss s={s:g}"] = log_loss(y_test, est.predict_proba(X_test), labels=est.classes_)
+        out[f"accuracy s={s:g}"] = 100 * est.score(X_test, y_test)
     return name, out
 
 
