@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -259,10 +260,17 @@ def _plan_folds(args, data):
         f"stratified random folds, {seeds}{why}"
 
 
-def _reason(exc):
-    """A learner's error as one line."""
+def _reason(exc, source):
+    """A learner's error as one line, naming the user's data `source`.
+
+    The learners' checks name their argument ("bag 'mol_5' of X contains
+    NaN"); on the command line the bags come from `source`, so that is the
+    name the user sees.
+    """
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    if not text:
+        return type(exc).__name__
+    return re.sub(r"\bof X\b", f"of {source}", text[0])
 
 
 def _learner_params(learner, positive, seed):
@@ -310,7 +318,7 @@ def _run_learners(names, data, splits, positive, args, progress):
             est = make_learner(learner, **_learner_params(learner, positive, args.seed))
             res = evaluate(est, data.bags, data.y, first, progress=progress, positive_class=positive)
         except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
-            skipped.append((learner, _reason(exc)))
+            skipped.append((learner, _reason(exc, data.name)))
             progress.skip(len(splits))
             continue
         started.append((learner, est, res, progress.clock() - t0))
@@ -327,7 +335,7 @@ def _run_learners(names, data, splits, positive, args, progress):
                 more = evaluate(est, data.bags, data.y, rest, progress=progress, n_jobs=args.jobs,
                                 positive_class=positive)
             except (ValueError, TypeError) as exc:  # e.g. a later fold the learner cannot take
-                skipped.append((learner, _reason(exc)))
+                skipped.append((learner, _reason(exc, data.name)))
                 progress.skip(len(rest) - (progress.done - before))
                 continue
             res = {key: (np.concatenate([res[key], more[key]]) if isinstance(res[key], np.ndarray) else res[key])

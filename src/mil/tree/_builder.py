@@ -705,12 +705,18 @@ def pessimistic_errors(n, e, confidence):
 
 
 def prune_pessimistic(tree, confidence=0.25):
-    """C4.5 error-based pruning on bag counts.
+    """C4.5 error-based pruning on the bags' weights.
 
-    A node with N = pi + nu bags labelled by majority makes E = min(pi, nu)
-    errors; its subtree is replaced by a leaf when the leaf's pessimistic
-    error estimate is at most the sum of its leaves' estimates plus 0.1
-    (C4.5's rule; subtree raising is not done).
+    A node whose bags weigh N = pi_w + nu_w in all (``weighted_pos`` +
+    ``weighted_neg``: the bag weights the tree was grown with; the distinct
+    bag counts with unit weights) and is labelled by majority makes
+    E = min(pi_w, nu_w) errors; its subtree is replaced by a leaf when the
+    leaf's pessimistic error estimate is at most the sum of its leaves'
+    estimates plus 0.1 (C4.5's rule; subtree raising is not done). As in
+    C4.5 (and Weka's J48, which counts instance weights), an integer weight
+    counts as that many copies of the bag; the estimates are not invariant
+    to a common scale of the weights (weights summing to the number of
+    bags, or of instances as MIWrapper's, are C4.5's counts).
 
     Returns
     -------
@@ -718,7 +724,7 @@ def prune_pessimistic(tree, confidence=0.25):
         A pruned copy (or `tree` itself when nothing is pruned).
     """
     n_nodes = tree.node_count
-    pi, nu = tree.n_pos_bags, tree.n_neg_bags
+    pi, nu = tree.weighted_pos, tree.weighted_neg
     err = np.zeros(n_nodes)
     make_leaf = np.zeros(n_nodes, dtype=bool)
     # Children are numbered after their parents: a reverse scan is post-order.

@@ -563,9 +563,11 @@ _PARAMS_DOC = """
     pruning : bool or {{"pessimistic", "reduced-error"}}, default={pruning}
         Pruning after growth. True or "pessimistic": C4.5 pessimistic
         (error-based) pruning on bag counts: a node is a leaf of
-        N = pi + nu bags with min(pi, nu) errors, and a subtree is replaced
-        by a leaf when the leaf's upper error bound is at most its leaves'
-        sum plus 0.1 (no subtree raising). "reduced-error": a share
+        N = pi + nu bags with min(pi, nu) errors (counted in bag weight
+        when `sample_weight` or `class_weight` is given, as C4.5 counts
+        weighted cases: an integer weight is that many copies of the bag),
+        and a subtree is replaced by a leaf when the leaf's upper error
+        bound is at most its leaves' sum plus 0.1 (no subtree raising). "reduced-error": a share
         `validation_fraction` of the bags of each class is held out, the
         tree is grown on the others, and nodes are made leaves bottom-up
         while that does not increase the bag-level error on the held-out
