@@ -72,6 +72,8 @@ CASES = {
     "musk1-standard-beam-lrs": ("64ef611e8604cf02", lambda: musk("musk1", 60), dict(
         assumption="standard", beam_width=3, use_lrs=True, random_state=2)),
     "musk2-instances-defaults": ("0172c4b1af244da6", musk2_instances, dict(random_state=0)),
+    # Threads share out the features (and fill one compacted copy): the same rules.
+    "musk2-instances-threads": ("0172c4b1af244da6", musk2_instances, dict(random_state=0, n_jobs=2)),
     "musk2-instances-ordered": ("90463605466764d4", musk2_instances, dict(rule_order="ordered", random_state=0)),
     "fox-weights-standard": ("ace0c96440c063f1", fox_weighted, dict(assumption="standard", random_state=0)),
     "fox-weights-defaults": ("20a2e14f8ac589a8", fox_weighted, dict(k=1, random_state=3)),
