@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import log_loss
 
-from mil import BagKNNClassifier, C45MIClassifier, CitationKNNClassifier, ID3MIClassifier
+from mil import BagKNNClassifier, C45MIClassifier, CitationKNNClassifier, GDBTMIClassifier, ID3MIClassifier, RipperMIClassifier
+from mil.wrappers import MIWrapperClassifier
 from mil.datasets import load_dataset
 from mil.utils.estimator_checks import make_toy_bags
 from mil.utils.validation import check_bag_labels, positive_index
@@ -69,6 +70,20 @@ def test_symmetric_learners_need_no_positive_class():
     X3, y3 = make_toy_bags(n_bags=30, n_classes=3, random_state=0)
     with pytest.raises(ValueError, match="two classes only"):
         CitationKNNClassifier(positive_class=1).fit(X3, y3)
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: GDBTMIClassifier(n_estimators=2, **kw),
+    RipperMIClassifier, MIWrapperClassifier,
+])
+def test_multiclass_learners_check_positive_class_in_one_place(make):
+    # Multi-class learners: positive_class is for two classes, and must be a label.
+    X3, y3 = make_toy_bags(n_bags=30, n_classes=3, random_state=0)
+    with pytest.raises(ValueError, match=r"two classes only; y has 3: \[0, 1, 2\]"):
+        make(positive_class=1).fit(X3, y3)
+    X, y = make_toy_bags(n_bags=20, random_state=0)
+    with pytest.raises(ValueError, match="positive_class=7 is not one of the labels"):
+        make(positive_class=7).fit(X, y)
 
 
 def test_musk1_active_inactive_matches_integer_labels(backend, musk1):

@@ -111,15 +111,10 @@ class _BaseWrapper(BaseBagClassifier):
 
     def _validate_fit(self, X, y):
         self._validate_params()
-        bags, classes, y_enc = check_bags_y(X, y, binary=False, allow_nan=self._allow_nan,
-                                            estimator=type(self).__name__)
         pc = getattr(self, "positive_class", None)
-        if pc is not None:
-            if classes.shape[0] != 2:
-                raise ValueError(f"positive_class applies to two classes only; y has "
-                                 f"{classes.shape[0]}: {classes.tolist()[:10]}")
-            if not np.any(classes == pc):
-                raise ValueError(f"positive_class={pc!r} is not one of the labels {classes.tolist()}")
+        # A positive_class is checked against the labels whether or not combine uses it.
+        bags, classes, y_enc = check_bags_y(X, y, binary=False, positive_class=pc,
+                                            allow_nan=self._allow_nan, estimator=type(self).__name__)
         if classes.shape[0] == 2 and self._positive_class_matters():
             # The shared rule: other labels than 0/1, -1/1, False/True need positive_class.
             positive_index(classes, pc, estimator=type(self).__name__)

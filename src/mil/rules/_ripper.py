@@ -261,16 +261,14 @@ class RipperMIClassifier(BaseBagClassifier):
         self._validate_params()
         name = type(self).__name__
         bags = check_bags(X, estimator=name)
-        classes, y_idx = check_bag_labels(y, bags.n_bags, estimator=name)
+        classes, y_idx = check_bag_labels(y, bags.n_bags, positive_class=self.positive_class,
+                                          estimator=name)
         n_classes = classes.shape[0]
         if n_classes == 2:
             # Binary label conventions (and positive_class) as every binary learner.
             _, y_bin = check_bag_labels(y, bags.n_bags, binary=True,
                                         positive_class=self.positive_class, estimator=name)
             pos_idx = int(y_idx[np.flatnonzero(y_bin == 1)[0]])
-        elif self.positive_class is not None:
-            raise ValueError(f"positive_class applies to two classes only; y has {n_classes}: "
-                             f"{classes.tolist()[:10]}")
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
