@@ -180,6 +180,7 @@ class _BaseMITree(BaseBagClassifier):
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "mdl_correction": ["boolean", StrOptions({"cuts", "partitions"})],
+        "min_split": [StrOptions({"constant", "j48"})],
         "smoothing": [Interval(Real, 0.0, None, closed="neither")],
     }
 
@@ -253,7 +254,8 @@ class _BaseMITree(BaseBagClassifier):
                 rank=rank, n_jobs=self.n_jobs, presorted=presorted,
                 copy_presorted=not (own_presorted and i == len(concepts) - 1),
                 max_features=resolve_max_features(self.max_features, d), random_state=rng,
-                leaf_weight=leaf_weight, mdl_correction=self.mdl_correction)
+                leaf_weight=leaf_weight, mdl_correction=self.mdl_correction,
+                min_split=self.min_split)
             if held is not None:
                 tree = prune_reduced_error(tree, pruning_bags.instances, pruning_bags.instance_bag,
                                            bag_pos[held], None if leaf_weight is None else leaf_weight[held])
@@ -534,6 +536,14 @@ _PARAMS_DOC = """
         is not positive cannot split: the correction favours features with
         few candidate thresholds and stops growth where no split pays for
         its threshold. False (the default) leaves every tree unchanged.
+    min_split : {{"constant", "j48"}}, default="constant"
+        The least bag weight of each child of a split: `min_bags_leaf`
+        everywhere, or as Weka's J48 (its ``C45Split``): a tenth of the
+        node's bag weight per class, 0.1 W / 2, raised to `min_bags_leaf`
+        when it is at most that and capped at 25, so a large node cannot
+        split off a few bags (on 6000 weighted instances the root's children
+        need 25). With one instance per bag and `min_bags_leaf` 2 this is
+        J48's ``-M 2`` (see :doc:`/results/boosting_wrappers`).
     smoothing : float > 0, default={smoothing}
         Additive smoothing s of the leaf estimates behind `predict_proba`:
         a leaf of pi positive and nu negative bags (bag weights) estimates
@@ -595,7 +605,7 @@ class ID3MIClassifier(_BaseMITree):
     def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
                  confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
-                 n_jobs=None, mdl_correction=False, smoothing=8.0):
+                 n_jobs=None, mdl_correction=False, smoothing=8.0, min_split="constant"):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -612,6 +622,7 @@ class ID3MIClassifier(_BaseMITree):
         self.n_jobs = n_jobs
         self.mdl_correction = mdl_correction
         self.smoothing = smoothing
+        self.min_split = min_split
 
 
 class C45MIClassifier(_BaseMITree):
@@ -643,7 +654,7 @@ class C45MIClassifier(_BaseMITree):
     def __init__(self, *, max_depth=None, min_bags_leaf=8, growth="best", pruning=False,
                  confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
-                 n_jobs=None, mdl_correction=False, smoothing=8.0):
+                 n_jobs=None, mdl_correction=False, smoothing=8.0, min_split="constant"):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -660,3 +671,4 @@ class C45MIClassifier(_BaseMITree):
         self.n_jobs = n_jobs
         self.mdl_correction = mdl_correction
         self.smoothing = smoothing
+        self.min_split = min_split
