@@ -470,9 +470,13 @@ def _cmd_reproduce_trees(args):
     datasets = _datasets_option(args)
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
     folds = 2 if args.quick else 10 * args.repeats
-    with Progress(n_sets * len(TREE_LEARNERS) * folds, enabled=False if args.quiet or args.json else None) as bar:
-        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar, n_jobs=args.jobs,
-                                 repeats=args.repeats)
+    learners = tuple(args.learners or TREE_LEARNERS)
+    bad = [name for name in learners if name not in TREE_LEARNERS]
+    if bad:
+        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce trees runs: {', '.join(TREE_LEARNERS)}")
+    with Progress(n_sets * len(learners) * folds, enabled=False if args.quiet or args.json else None) as bar:
+        result = reproduce_trees(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
+                                 n_jobs=args.jobs, repeats=args.repeats)
     staged = {"staged_error": {name: {k: [float(v) for v in c] for k, c in curves.items()}
                                for name, curves in result.staged.items()}}
     _print_reproduction(args, result, ", ".join(result.learners), staged)
@@ -708,6 +712,10 @@ def build_parser():
         if target == "trees":
             r.add_argument("--repeats", type=int, default=1, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 1, repetition 0)")
+            r.add_argument("--learners", nargs="+", metavar="NAME",
+                           help="subset of the learners (default: all seven: id3-mi, c45-mi, gdbt-mi, "
+                                "ripper-mi, simplemi-tree, miwrapper-tree, mi-forest), e.g. to re-run "
+                                "the ones whose defaults changed")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
                            help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "
