@@ -201,3 +201,20 @@ def test_sharpness_defaults():
     X, y = toy()
     with pytest.raises(ValueError):
         C45MIClassifier(sharpness=0.0).fit(X, y)
+
+
+@pytest.mark.parametrize("pos", [0, 1])
+def test_pooled_outputs_agree_for_either_positive_class_and_three_classes(backend, pos):
+    X, y = toy(3, 80)
+    clf = C45MIClassifier(positive_class=pos, min_bags_leaf=2).fit(X, y)
+    proba, pred = clf.predict_proba(X), clf.predict(X)
+    np.testing.assert_array_equal(pred, clf.classes_[np.argmax(proba, axis=1)])
+    np.testing.assert_array_equal(clf.decision_function(X) > 0, pred == clf.classes_[1])
+    # The positive class's probability is the pooled concept probability, from either side.
+    flipped = C45MIClassifier(positive_class=1 - pos, min_bags_leaf=2).fit(X, 1 - np.asarray(y))
+    np.testing.assert_allclose(proba[:, pos], flipped.predict_proba(X)[:, 1 - pos], rtol=1e-14)
+    y3 = np.where(np.arange(len(y)) % 3 == 0, 2, y)
+    three = C45MIClassifier(min_bags_leaf=2).fit(X, y3)
+    p3 = three.predict_proba(X)
+    np.testing.assert_allclose(p3.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(three.predict(X), three.classes_[np.argmax(p3, axis=1)])
