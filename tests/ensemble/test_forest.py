@@ -156,6 +156,10 @@ def test_lse_pooling_toy_case_by_hand():
     np.testing.assert_allclose(forest.predict_proba(bags)[:, 1], [9 / 13, 5 / 17, 25 / 34], rtol=1e-14)
     np.testing.assert_allclose(forest.set_params(sharpness=np.inf).fit(X, y).predict_proba(bags)[:, 1],
                                [4 / 5, 1 / 3, 4 / 5], rtol=1e-14)
+    # Huge weights round a leaf estimate to 1: the pooled probability stays finite.
+    w = np.array([1.0, 1e17, 1e17, 1e17, 1.0, 1.0])
+    heavy = forest.set_params(sharpness=1.0).fit(X, y, sample_weight=w).predict_proba(bags)
+    assert np.isfinite(heavy).all() and (heavy[[0, 2], 1] > 0.5).all()
 
 
 @pytest.mark.parametrize("average", ["bags", "instances"])
@@ -250,6 +254,14 @@ def test_compiled_and_python_grow_identical_forests():
     for a, b in zip(forests["compiled"].estimators_, forests["python"].estimators_):
         assert a.tree_ == b.tree_
         assert a.tree_.node_count > 3
+    # The same pooling sharpness chosen out of bag, and the same probabilities.
+    assert forests["compiled"].sharpness_ == forests["python"].sharpness_
+    np.testing.assert_array_equal(forests["compiled"].oob_sharpness_scores_,
+                                  forests["python"].oob_sharpness_scores_)
+    for kind in ("compiled", "python"):
+        with use_backend(kind):
+            forests[kind] = forests[kind].predict_proba(bags)
+    np.testing.assert_array_equal(forests["compiled"], forests["python"])
 
 
 def test_bootstrap_samples_and_weights(backend):

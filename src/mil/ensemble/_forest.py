@@ -36,6 +36,7 @@ _MAX_INT = np.iinfo(np.int32).max
 
 #: the sharpnesses among which ``sharpness="oob"`` chooses (np.inf: the maximum)
 OOB_SHARPNESSES = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, np.inf)
+_EPS = 1e-15
 
 
 def _pooled(estimates, offsets, sharpness):
@@ -49,7 +50,10 @@ def _pooled(estimates, offsets, sharpness):
         bag_max = kernel("_bag_counts").bag_max
         return np.column_stack([bag_max(np.ascontiguousarray(estimates[:, j]), offsets)
                                 for j in range(estimates.shape[1])])
-    return np.column_stack([expit(pool(logit(estimates[:, j]), offsets, "lse", sharpness))
+    # Laplace estimates are inside (0, 1); the clip keeps the log-odds finite when huge sample weights
+    # round an estimate to 0 or 1.
+    f = logit(np.clip(estimates, _EPS, 1.0 - _EPS))
+    return np.column_stack([expit(pool(np.ascontiguousarray(f[:, j]), offsets, "lse", sharpness))
                             for j in range(estimates.shape[1])])
 
 
