@@ -388,15 +388,15 @@ def test_registry_learners_get_fresh_inner_estimators():
 
 
 def test_default_inner_estimator_is_c45():
-    # SimpleMI: J48's -M 2 with pessimistic pruning; MIWrapper: J48 -C 0.25 -M 2 on instance weights.
+    # SimpleMI: J48 -C 0.25 -M 2 on the summaries; MIWrapper: the same on the weighted instances.
     X, y = make_toy_bags(n_bags=40, random_state=9)
     simple = SimpleMIClassifier().fit(X, y)
-    assert simple.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, pruning=True).get_params()
-    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True)).fit(X, y)
+    j48 = dict(min_bags_leaf=2, min_split="j48", mdl_correction=True, pruning=True)
+    assert simple.estimator_.get_params() == C45MIClassifier(**j48).get_params()
+    ref = SimpleMIClassifier(C45MIClassifier(**j48)).fit(X, y)
     assert_array_equal(simple.predict_proba(X), ref.predict_proba(X))
     wrapper = MIWrapperClassifier().fit(X, y)
-    assert wrapper.estimator_.get_params() == C45MIClassifier(
-        min_bags_leaf=2, min_split="j48", mdl_correction=True, pruning=True).get_params()
+    assert wrapper.estimator_.get_params() == C45MIClassifier(**j48).get_params()
     assert wrapper.estimator is None and simple.estimator is None  # parameters are not touched
     # Smoothed leaves: no bag probability is exactly 0 or 1.
     for clf in (simple, wrapper):

@@ -198,11 +198,14 @@ class SimpleMIClassifier(_BaseWrapper):
     ----------
     estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the summaries. None is
-        ``C45MIClassifier(min_bags_leaf=2, pruning=True)``: C4.5 with
-        J48's ``-M 2`` and pessimistic pruning (``-C 0.25``), leaf
-        probabilities smoothed as C4.5-MI's default (``smoothing=8``: log
-        loss below the prior on the five shipped sets, where Laplace's
-        ``smoothing=1`` is above it on four; accuracy unchanged). A bag classifier of mil (e.g.
+        ``C45MIClassifier(min_bags_leaf=2, min_split="j48",
+        mdl_correction=True, pruning=True)``: C4.5 as Weka's J48
+        ``-C 0.25 -M 2`` (its least child size of a split, MDL correction
+        and pessimistic pruning), leaf probabilities smoothed as C4.5-MI's
+        default (``smoothing=8``). 5 x 10-fold on the five shipped sets:
+        mean accuracy 73.8 against 72.8 without J48's split size and MDL
+        correction, log loss below the prior on all five (see
+        :doc:`/results/boosting_wrappers`). A bag classifier of mil (e.g.
         :class:`mil.tree.C45MIClassifier`) gets every summary as a bag of
         one instance: with one instance per bag C4.5-MI is C4.5 (gain
         ratio) with Laplace leaf probabilities, the closest tree here to
@@ -254,7 +257,7 @@ class SimpleMIClassifier(_BaseWrapper):
 
     @staticmethod
     def _default_estimator():
-        return _j48_like(pruning=True)
+        return _j48_like(pruning=True, mdl_correction=True, min_split="j48")
 
     def __init__(self, estimator=None, summary="mean"):
         self.estimator = estimator
