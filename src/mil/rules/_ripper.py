@@ -282,8 +282,11 @@ class RipperMIClassifier(BaseBagClassifier):
             # Instances in a canonical order (by bag, then lexicographically), so that the
             # random grow/prune splits do not depend on the order of instances in a bag.
             X = bags.instances
-            keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)] + [bags.instance_bag]
-            canon = np.lexsort(keys)
+            if bags.n_instances == bags.n_bags:
+                canon = np.arange(bags.n_instances)   # one instance per bag: already canonical
+            else:
+                keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)] + [bags.instance_bag]
+                canon = np.lexsort(keys)
             learn = Bags.from_instances(X[canon], np.arange(bags.n_instances))
             y_learn = y_idx[bags.instance_bag[canon]]
             weight = self._instance_weights(bags, weight)
