@@ -208,7 +208,7 @@ class SimpleMIClassifier(_BaseWrapper):
         :doc:`/results/boosting_wrappers`). A bag classifier of mil (e.g.
         :class:`mil.tree.C45MIClassifier`) gets every summary as a bag of
         one instance: with one instance per bag C4.5-MI is C4.5 (gain
-        ratio) with Laplace leaf probabilities, the closest tree here to
+        ratio) with smoothed leaf probabilities, the closest tree here to
         Weka's J48. To put a bag classifier inside a scikit-learn
         meta-estimator first (e.g. ``CalibratedClassifierCV``), wrap it in
         :class:`SingleInstanceClassifier`.
@@ -350,7 +350,7 @@ class MIWrapperClassifier(_BaseWrapper):
         :doc:`/results/boosting_wrappers`). A bag classifier of mil gets every instance as a
         bag of one instance, its instance weight as that bag's
         ``sample_weight`` (:class:`mil.tree.C45MIClassifier` inside: C4.5 on
-        the weighted instances, Laplace leaf probabilities on the weights).
+        the weighted instances, leaf probabilities on the weights).
         Without ``predict_proba`` an instance votes for its predicted class
         (probability 1).
     combine : {"geometric", "arithmetic", "max"}, default="geometric"
