@@ -49,6 +49,23 @@ __all__ = ["presort", "compact", "Presorted", "best_conditions", "prefix_coverag
            "foil_gain", "prune_metric"]
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* c ? x : y for doubles, without a jump (the bits blended by a mask). */
+    static inline double mil_select(int c, double x, double y) {
+        uint64_t ux, uy, mask = (uint64_t)0 - (uint64_t)(c != 0);
+        memcpy(&ux, &x, sizeof ux);
+        memcpy(&uy, &y, sizeof uy);
+        ux = (ux & mask) | (uy & ~mask);
+        memcpy(&x, &ux, sizeof ux);
+        return x;
+    }
+    """
+    float64_t mil_select(int c, float64_t x, float64_t y) noexcept nogil
+
+
 cdef inline float64_t _lg(const float64_t* log2_table, intp_t table_len, float64_t x) noexcept nogil:
     # log2(x), x >= 0: from the table for a whole number it holds (always with
     # unit weights), else from libm (x > 0 there: 0 is in the table).
@@ -136,15 +153,62 @@ cdef void _search_rows(
     cdef float64_t a, b, acc_pos, acc_neg
     cdef float64_t best[2]
     cdef intp_t n_pos, r_pos, r_neg, q
+    cdef bint direct = unit_single and new_id == NULL
+    cdef intp_t m_all = 0, pos_all = 0, have_b
+    if direct:
+        # One instance per bag, unit weights, nothing to write: each feature's
+        # row is swept once, in place (no gather). The covered instances and
+        # the positive ones among them are the same for every feature: count
+        # them once, on the first row.
+        for k in range(n):
+            q = active[order[k]]
+            m_all += q
+            pos_all += q & (bag_pos[sorted_bag[k]] != 0)
     for f in range(d):
+        row = order + f * n
+        brow = sorted_bag + f * n
+        vrow = sorted_vals + f * n
+        best[0] = 0.0
+        best[1] = 0.0
+        out_gain[2 * f] = 0.0
+        out_gain[2 * f + 1] = 0.0
+        out_threshold[2 * f] = 0.0
+        out_threshold[2 * f + 1] = 0.0
+        out_p[2 * f] = 0.0
+        out_p[2 * f + 1] = 0.0
+        out_n[2 * f] = 0.0
+        out_n[2 * f + 1] = 0.0
+        if direct:
+            if m_all < 2:
+                continue
+            # Backwards over the whole row, skipping the instances not covered
+            # without a jump: b is the value of the last covered instance met
+            # (to the right), r_pos / r_neg count the covered ones right of the
+            # cut, and the left side is the totals minus the right. The cuts,
+            # their order and the doubles reaching the gains are those of the
+            # gathered sweep below.
+            r_pos = 0
+            r_neg = 0
+            have_b = 0
+            b = 0.0
+            for k in range(n - 1, -1, -1):
+                q = active[row[k]]
+                a = vrow[k]
+                if q & have_b & (a < b):  # a cut between distinct covered values
+                    _cut(a, b, <float64_t> (pos_all - r_pos), <float64_t> (m_all - pos_all - r_neg),
+                         <float64_t> r_pos, <float64_t> r_neg, log2_table, table_len, base, min_weight,
+                         smooth, best, out_gain + 2 * f, out_threshold + 2 * f, out_p + 2 * f, out_n + 2 * f)
+                i = q & (bag_pos[brow[k]] != 0)
+                r_pos += i
+                r_neg += q - i
+                have_b |= q
+                b = mil_select(q, a, b)
+            continue
         # Gather the covered instances in this feature's sorted order; the
         # values and bags are pre-sorted, so only the small flag array is
         # read out of order. Branch-free: always copy, advance only past
         # covered instances (a branch on the scattered flags is mispredicted
         # about half the time).
-        row = order + f * n
-        brow = sorted_bag + f * n
-        vrow = sorted_vals + f * n
         m = 0
         if new_id == NULL:
             gbag = scratch_bag
@@ -168,16 +232,6 @@ cdef void _search_rows(
                     m += r >= 0
                     if m == m_out:
                         break
-        best[0] = 0.0
-        best[1] = 0.0
-        out_gain[2 * f] = 0.0
-        out_gain[2 * f + 1] = 0.0
-        out_threshold[2 * f] = 0.0
-        out_threshold[2 * f + 1] = 0.0
-        out_p[2 * f] = 0.0
-        out_p[2 * f + 1] = 0.0
-        out_n[2 * f] = 0.0
-        out_n[2 * f + 1] = 0.0
         if m < 2:
             continue
         if unit_single:

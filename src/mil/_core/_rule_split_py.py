@@ -8,6 +8,7 @@ the same logarithms (see ``_lg``) and the same operation order, so the gains
 are bit-identical and both paths pick the same condition.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -99,10 +100,15 @@ def compact(presorted, keep):
                                np.ascontiguousarray(presorted.sorted_bag[sel].reshape(d, n_kept)))
 
 
+@functools.lru_cache(maxsize=8)
 def _log2_table(n_bags):
-    """``table[i] = log2(i)`` for i = 1..n_bags (table[0] = 0 is never used as a count)."""
+    """``table[i] = log2(i)`` for i = 1..n_bags (table[0] = 0 is never used as a count).
+
+    Read-only and cached: a fit asks for the same table at every search.
+    """
     table = np.zeros(n_bags + 1, dtype=np.float64)
     table[1:] = np.log2(np.arange(1, n_bags + 1, dtype=np.float64))
+    table.flags.writeable = False
     return table
 
 
