@@ -5,18 +5,22 @@ per fold of the five published fold assignments and scored with both
 ``average="bags"`` (the mean of the trees' bag probabilities) and
 ``average="instances"`` (the largest over a bag's instances of the trees'
 mean leaf estimate): the rule only combines the trees' outputs, so both
-come from the same trees. Each rule is scored at the cutoff 1/2 on the
-positive-class probability (``predict``) and at the cutoff chosen on the
-training bags' out-of-bag probabilities (see ``oob_cutoff``). Results go
-to the JSON-lines cache of ``compare_trees.py`` (one line per
-configuration, set and repetition) as configurations ``NAME-bags``,
-``NAME-instances``, ``NAME-bags-oobcut`` and ``NAME-instances-oobcut``,
-and the table is the
-one of ``compare_trees.py``: per set the mean of the five repetitions, then
-repetition 0 in brackets, and the mean over the five sets.
+come from the same trees. Each rule pools a bag's instances by their
+maximum (``sharpness=np.inf``; configurations ``NAME-bags``,
+``NAME-instances``), by the log-sum-exp pooling at the sharpness the
+forest chooses on its out-of-bag bags (``sharpness="oob"``, the default;
+``NAME-bags-oob``, ``NAME-instances-oob``), and, with ``--sharpness``, at
+fixed sharpnesses (``NAME-bags-lse3`` ...). A diagnostic scores the
+maximum at the cutoff on the positive-class probability chosen on the
+training bags' out-of-bag probabilities (see ``oob_cutoff``;
+``NAME-bags-oobcut``, ``NAME-instances-oobcut``). Results go to the
+JSON-lines cache of ``compare_trees.py`` (one line per configuration, set
+and repetition), and the table is the one of ``compare_trees.py``: per set
+the mean of the five repetitions, then repetition 0 in brackets, and the
+mean over the five sets.
 
 Usage:
-    python benchmarks/compare_forest.py --configs forest forest-leaf3 \
+    python benchmarks/compare_forest.py --configs forest forest-leaf3 [--sharpness 1 3] \
         [--datasets musk1 ...] [--repeats 5] [--cache /tmp/forest/forest.jsonl] [--table-only] [--rst]
     python benchmarks/compare_forest.py --list
 """
@@ -33,10 +37,12 @@ from mil.ensemble import MIRandomForestClassifier
 from mil.evaluation import evaluate, fold_indices
 
 AVERAGES = ("bags", "instances")
-#: every forest is scored with each rule at the cutoff 1/2 (NAME-RULE) and at its out-of-bag cutoff
-#: (NAME-RULE-oobcut: the cutoff on the positive-class probability that maximises the accuracy of the
-#: out-of-bag decision function on the training bags; ties to the cutoff nearest 1/2)
-SCORINGS = AVERAGES + tuple(f"{a}-oobcut" for a in AVERAGES)
+#: every forest is scored with each rule, pooling a bag's instances by their maximum (NAME-RULE), at the
+#: log-sum-exp sharpness the forest chooses on its out-of-bag bags (NAME-RULE-oob, ``sharpness="oob"``),
+#: and with the maximum at its out-of-bag cutoff (NAME-RULE-oobcut: the cutoff on the positive-class
+#: probability that maximises the accuracy of the out-of-bag decision function on the training bags;
+#: ties to the cutoff nearest 1/2); ``--sharpness R ...`` adds NAME-RULE-lseR (fixed sharpness R)
+SCORINGS = AVERAGES + tuple(f"{a}-oobcut" for a in AVERAGES) + tuple(f"{a}-oob" for a in AVERAGES)
 
 #: name -> MIRandomForestClassifier parameters (besides random_state=0); scored with both averages
 CONFIGS = {
@@ -65,24 +71,32 @@ def oob_cutoff(p, y):
     return cands[best[np.argmin(np.abs(cands[best] - 0.5))]]
 
 
-def _scorings(bags, y):
+def _scorings(bags, y, sharpnesses=()):
     """Callback: the fitted forest's test accuracy under every scoring (two-class 0/1 labels)."""
     def score(forest, train, test):
         counts = [np.bincount(s, minlength=len(train)) for s in forest.estimators_samples_]
         out = {}
+
+        def accuracy(sharpness, cut=0.5):
+            forest.sharpness_ = sharpness
+            return float(np.mean((forest.predict_proba(bags[test])[:, 1] > cut) == y[test]))
+
         for average in AVERAGES:
             forest.set_params(average=average)
-            p = forest.predict_proba(bags[test])[:, 1]
-            out[average] = float(np.mean((p > 0.5) == y[test]))
+            out[average] = accuracy(np.inf)
+            for r in sharpnesses:
+                out[f"{average}-lse{r:g}"] = accuracy(r)
             if forest.bootstrap:
+                forest.sharpness_ = np.inf
                 forest._set_oob(bags[train], y[train], counts)
                 cut = oob_cutoff(forest.oob_decision_function_[:, 1], y[train])
-                out[f"{average}-oobcut"] = float(np.mean((p > cut) == y[test]))
+                out[f"{average}-oobcut"] = accuracy(np.inf, cut)
+                out[f"{average}-oob"] = accuracy(forest._choose_sharpness(bags[train], y[train], counts))
         return out
     return score
 
 
-def run(configs, datasets, repeats, path):
+def run(configs, datasets, repeats, path, sharpnesses=()):
     done = load_cache(path)
     for name in datasets:
         data = load_dataset(name)
@@ -90,16 +104,20 @@ def run(configs, datasets, repeats, path):
         splits = fold_indices(y, folds=10, repeats=repeats, fold_table=data.folds)
         for config in configs:
             for r in range(repeats):
-                keys = [(f"{config}-{a}", name, r) for a in SCORINGS]
-                if all(k in done for k in keys[:len(AVERAGES)]):
+                scorings = SCORINGS + tuple(f"{a}-lse{s:g}" for a in AVERAGES for s in sharpnesses)
+                keys = [(f"{config}-{a}", name, r) for a in scorings]
+                needed = [k for k, sc in zip(keys, scorings) if sc in AVERAGES or "-lse" in sc]
+                if all(k in done for k in needed):
                     continue
                 t0 = time.perf_counter()
-                forest = MIRandomForestClassifier(random_state=0, **CONFIGS[config])
-                res = evaluate(forest, bags, y, splits[10 * r:10 * (r + 1)], callback=_scorings(bags, y))
+                # sharpness=inf: the fit skips the out-of-bag choice, which the callback makes for each rule
+                forest = MIRandomForestClassifier(random_state=0, sharpness=np.inf, **CONFIGS[config])
+                res = evaluate(forest, bags, y, splits[10 * r:10 * (r + 1)],
+                               callback=_scorings(bags, y, sharpnesses))
                 seconds = time.perf_counter() - t0
                 accuracy = {s: [fold[s] for fold in res["callback"]] for s in res["callback"][0]}
                 with open(path, "a") as fh:
-                    for key, scoring in zip(keys, SCORINGS):
+                    for key, scoring in zip(keys, scorings):
                         if scoring not in accuracy:
                             continue
                         rec = {"config": key[0], "dataset": name, "rep": r, "accuracy": accuracy[scoring],
@@ -120,14 +138,17 @@ def main():
     parser.add_argument("--table-only", action="store_true")
     parser.add_argument("--list", action="store_true", help="print the configurations and exit")
     parser.add_argument("--rst", action="store_true", help="print the table as a reStructuredText list-table")
+    parser.add_argument("--sharpness", nargs="*", type=float, default=[],
+                        help="also score fixed log-sum-exp sharpnesses (NAME-RULE-lseR rows)")
     args = parser.parse_args()
     if args.list:
         for name, params in CONFIGS.items():
             print(f"{name:24s} MIRandomForestClassifier({', '.join(f'{k}={v!r}' for k, v in params.items())})")
         return
     if not args.table_only:
-        run(args.configs, args.datasets, args.repeats, args.cache)
-    names = [f"{c}-{a}" for c in args.configs for a in SCORINGS]
+        run(args.configs, args.datasets, args.repeats, args.cache, args.sharpness)
+    scorings = SCORINGS + tuple(f"{a}-lse{s:g}" for a in AVERAGES for s in args.sharpness)
+    names = [f"{c}-{a}" for c in args.configs for a in scorings]
     print(f"\n5 x 10-fold accuracy (%): mean of {args.repeats} repetitions (repetition 0)")
     print(table(names, args.datasets, args.repeats, args.cache))
     if args.rst:

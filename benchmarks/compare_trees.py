@@ -12,7 +12,8 @@ mean of its ten fold accuracies, as ``mil reproduce trees``), then repetition
 
 Usage:
     python benchmarks/compare_trees.py --configs c45-literal c45-best-children \
-        [--datasets musk1 ...] [--repeats 5] [--cache /tmp/trees/compare.jsonl] [--table-only]
+        [--datasets musk1 ...] [--repeats 5] [--cache /tmp/trees/compare.jsonl] [--table-only] \
+        [--paired c45-literal]
     python benchmarks/compare_trees.py --list
 """
 
@@ -33,6 +34,11 @@ CONFIGS = {}
 
 
 def _add(name, module, cls, **params):
+    if cls == "C45MIClassifier" and "sharpness" not in params:
+        # Every C4.5-MI configuration below was measured with the maximum rule (a bag is
+        # positive iff an instance reaches a positive leaf), C4.5-MI's default until the
+        # log-sum-exp pooling (sharpness=4) replaced it: pinned so their numbers reproduce.
+        params["sharpness"] = np.inf
     CONFIGS[name] = (module, cls, params)
 
 
@@ -76,6 +82,30 @@ for _tag, _cls in (("id3", "ID3MIClassifier"), ("c45", "C45MIClassifier")):
     _add(f"{_tag}-defaults", "mil.tree", _cls)
     _add(f"{_tag}-defaults-mdl", "mil.tree", _cls, mdl_correction=True)
     _add(f"{_tag}-defaults-mdl-partitions", "mil.tree", _cls, mdl_correction="partitions")
+
+# Where the chosen split's threshold goes (mil.tree._builder.place_cut), at each learner's defaults.
+for _tag, _cls in (("id3", "ID3MIClassifier"), ("c45", "C45MIClassifier")):
+    for _cut in ("training-value", "run-middle", "instances"):
+        _add(f"{_tag}-defaults-cut-{_cut}", "mil.tree", _cls, cut_placement=_cut)
+    # Ties between features on bag counts broken by their cuts' gain on instances.
+    _add(f"{_tag}-defaults-ties-instances", "mil.tree", _cls, tie_break="instances")
+    _add(f"{_tag}-defaults-ties-cut-instances", "mil.tree", _cls, tie_break="instances",
+         cut_placement="instances")
+    _add(f"{_tag}-defaults-ties-cut-run-middle", "mil.tree", _cls, tie_break="instances",
+         cut_placement="run-middle")
+    # Feature ties broken in a seeded random order instead of the lowest index: the noise of
+    # arbitrary tie-breaking, against which "instances" is judged.
+    for _seed in (0, 1):
+        _add(f"{_tag}-defaults-seed{_seed}", "mil.tree", _cls, random_state=_seed)
+    # Best-first growth stopped at a number of leaves.
+    for _leaves in (8, 16, 32):
+        _add(f"{_tag}-defaults-leaves{_leaves}", "mil.tree", _cls, max_leaf_nodes=_leaves)
+    # ... at a number of leaves chosen by 3-fold internal CV on the training bags.
+    _add(f"{_tag}-defaults-leaves-cv", "mil.tree", _cls, max_leaf_nodes="cv")
+
+# C4.5-MI's default bag pooling (see benchmarks/tree_pooling.py, which scores all sharpnesses of
+# one fitted tree per fold): the defaults as they are now, and the maximum rule.
+_add("c45-defaults-lse4", "mil.tree", "C45MIClassifier", sharpness=4.0)
 
 
 def make(name):
@@ -136,6 +166,36 @@ def table(configs, datasets, repeats, path):
     return "\n".join(lines)
 
 
+def paired(base, configs, datasets, repeats, path):
+    """Each configuration against `base` over the (data set, repetition) pairs.
+
+    The difference of the five-set means equals the mean of the per-pair
+    differences of 10-fold accuracy; its standard error is their standard
+    deviation over sqrt(number of pairs) (pairs share folds, so this is
+    the noise of the comparison; repetitions of one set are not independent,
+    so it is, if anything, too small). Also the pairs won and lost.
+    """
+    done = load_cache(path)
+    lines = [f"paired against {base} over {len(datasets)} sets x {repeats} repetitions: "
+             "mean difference (standard error), pairs won / lost"]
+    for config in configs:
+        diffs = []
+        for name in datasets:
+            for r in range(repeats):
+                a, b = done.get((config, name, r)), done.get((base, name, r))
+                if a is None or b is None:
+                    break
+                diffs.append(100 * (np.mean(a["accuracy"]) - np.mean(b["accuracy"])))
+        if len(diffs) < len(datasets) * repeats:
+            lines.append(f"{config:32s} incomplete")
+            continue
+        diffs = np.array(diffs)
+        se = diffs.std(ddof=1) / np.sqrt(diffs.size)
+        lines.append(f"{config:32s} {diffs.mean():+6.2f} ({se:4.2f})  {int((diffs > 0).sum())} / "
+                     f"{int((diffs < 0).sum())}")
+    return "\n".join(lines)
+
+
 def rst_table(configs, datasets, repeats, path):
     """The same table as a reStructuredText list-table (for docs/results/trees.rst)."""
     done = load_cache(path)
@@ -165,6 +225,8 @@ def main():
     parser.add_argument("--table-only", action="store_true")
     parser.add_argument("--list", action="store_true", help="print the configurations and exit")
     parser.add_argument("--rst", action="store_true", help="print the table as a reStructuredText list-table")
+    parser.add_argument("--paired", metavar="BASE",
+                        help="also print each configuration's paired difference against BASE")
     args = parser.parse_args()
     if args.list:
         for name, (module, cls, params) in CONFIGS.items():
@@ -174,6 +236,9 @@ def main():
         run(args.configs, args.datasets, args.repeats, args.cache)
     print(f"\n5 x 10-fold accuracy (%): mean of {args.repeats} repetitions (repetition 0)")
     print(table(args.configs, args.datasets, args.repeats, args.cache))
+    if args.paired:
+        print()
+        print(paired(args.paired, args.configs, args.datasets, args.repeats, args.cache))
     if args.rst:
         print()
         print(rst_table(args.configs, args.datasets, args.repeats, args.cache))

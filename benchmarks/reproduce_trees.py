@@ -3,8 +3,9 @@ tables of ``mil reproduce trees``.
 
 Uses repetition 0 of the shipped fold assignments. Prints one row per data set.
 
-``--from-json FILE`` instead reads the output of ``mil reproduce trees --json`` and prints
-its table as a reStructuredText list-table (docs/results/trees_boosting_rules.rst) and as a
+``--from-json FILE ...`` instead reads outputs of ``mil reproduce trees --json`` (several
+files are merged; a later file's cells replace an earlier one's, so a re-run of some learners
+with ``--learners`` can be laid over a full run) and prints the table as a reStructuredText list-table (docs/results/trees_boosting_rules.rst) and as a
 Markdown table (the README): accuracy %, mean +- standard deviation over the folds, the best
 mean of each data set in bold.
 
@@ -59,7 +60,11 @@ def reproduction_cells(result):
 
 
 def merge_results(paths):
-    """One result from ``mil reproduce trees --json`` files (e.g. one per data set), sets in DATASETS order."""
+    """One result from ``mil reproduce trees --json`` files (e.g. one per data set), sets in DATASETS order.
+
+    Learners keep the order of their first appearance; a (learner, set) cell of a later file
+    replaces the same cell of an earlier one (e.g. a ``--learners`` re-run over a full run).
+    """
     merged = {"title": None, "accuracy": {}, "seconds": {}, "staged_error": {}}
     for path in paths:
         with open(path) as fh:
@@ -95,7 +100,8 @@ def main():
     parser.add_argument("--param", nargs="*", help="extra parameters for both learners, key=value")
     parser.add_argument("--from-json", metavar="FILE", nargs="+",
                         help="print the tables of `mil reproduce trees --json` outputs instead (several "
-                             "files, e.g. one per --datasets run, are merged in data-set order)")
+                             "files, e.g. one per --datasets run, are merged in data-set order; a later "
+                             "file's cells replace an earlier one's)")
     args = parser.parse_args()
     if args.from_json:
         result = merge_results(args.from_json)

@@ -15,7 +15,6 @@ Usage: python benchmarks/weka_simplemi_j48.py --weka-jar PATH/weka.jar
 import argparse
 import os
 import shlex
-import subprocess
 import tempfile
 
 import numpy as np
@@ -23,38 +22,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mil.datasets import load_dataset
 from mil.wrappers import SimpleMIClassifier, bag_summaries
+from _weka import j48_proba, log_loss, write_arff  # noqa: E402  (benchmarks/ is on sys.path)
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
-EPS = 1e-15
-
-
-def write_arff(path, Z, y):
-    """Rows `Z` with 0/1 class `y` as a Weka ARFF file."""
-    with open(path, "w") as fh:
-        fh.write("@relation summaries\n")
-        fh.writelines(f"@attribute f{j} numeric\n" for j in range(Z.shape[1]))
-        fh.write("@attribute class {0,1}\n@data\n")
-        for row, label in zip(Z, y):
-            fh.write(",".join("?" if np.isnan(v) else repr(float(v)) for v in row) + f",{int(label)}\n")
-
-
-def j48_proba(jar, options, train, test):
-    """J48's P(class 1) for every row of the `test` ARFF (Weka's CSV prediction output)."""
-    out = subprocess.run(
-        ["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", jar, "weka.classifiers.trees.J48", *options, "-t", train, "-T", test,
-         "-classifications", "weka.classifiers.evaluation.output.prediction.CSV -distribution"],
-        capture_output=True, text=True, check=True).stdout
-    proba = []
-    for line in out.splitlines():
-        fields = line.split(",")  # inst#,actual,predicted,error,P(0),P(1); '*' marks the prediction
-        if len(fields) >= 6 and fields[0].strip().isdigit() and ":" in fields[2]:
-            proba.append(float(fields[-1].replace("*", "")))
-    return np.array(proba)
-
-
-def log_loss(y, p):
-    p = np.clip(p, EPS, 1 - EPS)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
 def run(name, repeats, summary, jar, options, tmp):
@@ -75,7 +45,7 @@ def run(name, repeats, summary, jar, options, tmp):
             train_path, test_path = os.path.join(tmp, "train.arff"), os.path.join(tmp, "test.arff")
             write_arff(train_path, Z[~test], y[~test])
             write_arff(test_path, Z[test], y[test])
-            p["Weka J48"][test] = j48_proba(jar, options, train_path, test_path)
+            p["Weka J48"][test] = j48_proba(jar, options, train_path, test_path)[:, 1]
             for key, make in mil_learners.items():
                 clf = make().fit(data.bags[~test], y[~test])
                 p[key][test] = clf.predict_proba(data.bags[test])[:, 1]

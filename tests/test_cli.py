@@ -223,7 +223,7 @@ def test_a_learner_that_cannot_take_nan_is_skipped_and_the_default_job_goes_on(t
     out = capsys.readouterr().out
     assert "c45-mi " in out and "id3-mi " in out  # the trees take NaN as missing
     skipped = [line for line in out.splitlines() if line.startswith("skipped ")]
-    assert "skipped bag-knn: bag 'mol_5' of X contains NaN" in out  # named by the file's id
+    assert "skipped bag-knn: bag 'mol_5' of nan.csv contains NaN" in out  # the file's bag id
     assert len(skipped) < len(available_learners())
 
 
@@ -242,7 +242,7 @@ def test_no_learner_can_run_is_one_line_and_exit_2(tmp_path, capsys):
     path = _write_csv(tmp_path / "nan.csv", [1, 0] * 8, nan_bag=3)
     assert main(["evaluate", "--dataset", path, "--model", "bag-knn", "--folds", "4", "--quiet"]) == 2
     captured = capsys.readouterr()
-    assert "skipped bag-knn: bag 'b3' of X contains NaN" in captured.out
+    assert "skipped bag-knn: bag 'b3' of nan.csv contains NaN" in captured.out
     assert captured.err.count("\n") == 1 and "no learner could run on nan.csv" in captured.err
 
 

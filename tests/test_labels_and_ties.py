@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import log_loss
 
-from mil import BagKNNClassifier, C45MIClassifier, CitationKNNClassifier, ID3MIClassifier
+from mil import BagKNNClassifier, C45MIClassifier, CitationKNNClassifier, GDBTMIClassifier, ID3MIClassifier, RipperMIClassifier
+from mil.wrappers import MIWrapperClassifier
 from mil.datasets import load_dataset
 from mil.utils.estimator_checks import make_toy_bags
 from mil.utils.validation import check_bag_labels, positive_index
@@ -71,6 +72,20 @@ def test_symmetric_learners_need_no_positive_class():
         CitationKNNClassifier(positive_class=1).fit(X3, y3)
 
 
+@pytest.mark.parametrize("make", [
+    lambda **kw: GDBTMIClassifier(n_estimators=2, **kw),
+    RipperMIClassifier, MIWrapperClassifier,
+])
+def test_multiclass_learners_check_positive_class_in_one_place(make):
+    # Multi-class learners: positive_class is for two classes, and must be a label.
+    X3, y3 = make_toy_bags(n_bags=30, n_classes=3, random_state=0)
+    with pytest.raises(ValueError, match=r"two classes only; y has 3: \[0, 1, 2\]"):
+        make(positive_class=1).fit(X3, y3)
+    X, y = make_toy_bags(n_bags=20, random_state=0)
+    with pytest.raises(ValueError, match="positive_class=7 is not one of the labels"):
+        make(positive_class=7).fit(X, y)
+
+
 def test_musk1_active_inactive_matches_integer_labels(backend, musk1):
     # The issue's case: with "active"/"inactive" the sort order made "inactive"
     # positive and Citation-KNN's held-out accuracy fell from 86.4 % to 68.2 %.
@@ -92,7 +107,7 @@ def test_musk1_active_inactive_matches_integer_labels(backend, musk1):
 def test_instance_outputs_are_oriented_like_bag_outputs(backend, musk1):
     X, y, _ = musk1
     for pos in (0, 1):
-        clf = C45MIClassifier(positive_class=pos).fit(X[:60], y[:60])
+        clf = C45MIClassifier(positive_class=pos, sharpness=np.inf).fit(X[:60], y[:60])  # the maximum rule
         proba = clf.predict_proba(X[60:])[:, 1]
         inst = clf.instance_proba(X[60:])
         offsets = np.r_[0, np.cumsum([len(b) for b in X[60:]])]
@@ -122,7 +137,7 @@ def test_c45_positive_class_zero_ties(backend, musk1):
     for Xtr, ytr, Xte, _ in _folds(*musk1, n_folds=3):
         # The papers' literal form: its leaves with pi == nu exercise the tie rule on Musk1.
         clf = C45MIClassifier(positive_class=0, growth="depth", split_shares="parent",
-                              min_bags_leaf=2).fit(Xtr, ytr)
+                              min_bags_leaf=2, sharpness=np.inf).fit(Xtr, ytr)
         proba, pred, score = clf.predict_proba(Xte), clf.predict(Xte), clf.decision_function(Xte)
         np.testing.assert_array_equal(pred, clf.classes_[np.argmax(proba, axis=1)])
         np.testing.assert_array_equal(score > 0, pred == clf.classes_[1])

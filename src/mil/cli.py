@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -259,10 +260,17 @@ def _plan_folds(args, data):
         f"stratified random folds, {seeds}{why}"
 
 
-def _reason(exc):
-    """A learner's error as one line."""
+def _reason(exc, source):
+    """A learner's error as one line, naming the user's data `source`.
+
+    The learners' checks name their argument ("bag 'mol_5' of X contains
+    NaN"); on the command line the bags come from `source`, so that is the
+    name the user sees.
+    """
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    if not text:
+        return type(exc).__name__
+    return re.sub(r"\bof X\b", f"of {source}", text[0])
 
 
 def _learner_params(learner, positive, seed):
@@ -310,7 +318,7 @@ def _run_learners(names, data, splits, positive, args, progress):
             est = make_learner(learner, **_learner_params(learner, positive, args.seed))
             res = evaluate(est, data.bags, data.y, first, progress=progress, positive_class=positive)
         except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
-            skipped.append((learner, _reason(exc)))
+            skipped.append((learner, _reason(exc, data.name)))
             progress.skip(len(splits))
             continue
         started.append((learner, est, res, progress.clock() - t0))
@@ -327,7 +335,7 @@ def _run_learners(names, data, splits, positive, args, progress):
                 more = evaluate(est, data.bags, data.y, rest, progress=progress, n_jobs=args.jobs,
                                 positive_class=positive)
             except (ValueError, TypeError) as exc:  # e.g. a later fold the learner cannot take
-                skipped.append((learner, _reason(exc)))
+                skipped.append((learner, _reason(exc, data.name)))
                 progress.skip(len(rest) - (progress.done - before))
                 continue
             res = {key: (np.concatenate([res[key], more[key]]) if isinstance(res[key], np.ndarray) else res[key])
@@ -462,9 +470,13 @@ def _cmd_reproduce_trees(args):
     datasets = _datasets_option(args)
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
     folds = 2 if args.quick else 10 * args.repeats
-    with Progress(n_sets * len(TREE_LEARNERS) * folds, enabled=False if args.quiet or args.json else None) as bar:
-        result = reproduce_trees(datasets=datasets, quick=args.quick, progress=bar, n_jobs=args.jobs,
-                                 repeats=args.repeats)
+    learners = tuple(args.learners or TREE_LEARNERS)
+    bad = [name for name in learners if name not in TREE_LEARNERS]
+    if bad:
+        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce trees runs: {', '.join(TREE_LEARNERS)}")
+    with Progress(n_sets * len(learners) * folds, enabled=False if args.quiet or args.json else None) as bar:
+        result = reproduce_trees(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
+                                 n_jobs=args.jobs, repeats=args.repeats)
     staged = {"staged_error": {name: {k: [float(v) for v in c] for k, c in curves.items()}
                                for name, curves in result.staged.items()}}
     _print_reproduction(args, result, ", ".join(result.learners), staged)
@@ -700,6 +712,10 @@ def build_parser():
         if target == "trees":
             r.add_argument("--repeats", type=int, default=1, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 1, repetition 0)")
+            r.add_argument("--learners", nargs="+", metavar="NAME",
+                           help="subset of the learners (default: all seven: id3-mi, c45-mi, gdbt-mi, "
+                                "ripper-mi, simplemi-tree, miwrapper-tree, mi-forest), e.g. to re-run "
+                                "the ones whose defaults changed")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
                            help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "

@@ -487,3 +487,93 @@ def test_compact_rejects_bad_arguments(backend, keep, error, match):
         k.compact(k.presort(X, offsets), keep)
     with pytest.raises(TypeError, match="presort"):
         k.compact(X, np.ones(4, np.uint8))
+
+
+@settings(deadline=None, max_examples=40)
+@given(small_problem(), st.integers(0, 1), st.integers(1, 3))
+def test_search_with_out_fills_the_compacted_copy(problem, smooth, n_blocks):
+    """``out=`` gives the same conditions and, row block by row block, exactly ``compact(presorted, active)``."""
+    X, offsets, bag_pos, active, min_bags = problem
+    inst_bag = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    covered = np.unique(inst_bag[active.astype(bool)])
+    p0 = int(bag_pos[covered].sum())
+    n0 = int(covered.shape[0] - p0)
+    if p0 == 0:
+        return
+    d, m = X.shape[1], int(active.sum())
+    results = []
+    for module in twins("_rule_split"):
+        if module is None:
+            continue
+        pre = module.presort(X, offsets)
+        plain = module.best_conditions(pre, active, bag_pos, p0, n0, min_bags, smooth)
+        out = (np.full((d, m), np.nan), np.full((d, m), -7, np.int32), np.full((d, m), -7, np.int32))
+        edges = np.linspace(0, d, n_blocks + 1).round().astype(int)
+        parts = [module.best_conditions(pre, active, bag_pos, p0, n0, min_bags, smooth, start=lo, stop=hi, out=out)
+                 for lo, hi in zip(edges[:-1], edges[1:])]
+        for a, b in zip(plain, (np.concatenate(x) for x in zip(*parts))):
+            np.testing.assert_array_equal(a, b)
+        small = module.compact(pre, active)
+        for a, b in zip(out, (small.sorted_vals, small.order, small.sorted_bag)):
+            np.testing.assert_array_equal(a, b)
+        results.append(out)
+    if len(results) == 2:
+        for a, b in zip(*results):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("change, error, match", [
+    (lambda out: out[:2], TypeError, "tuple"),
+    (lambda out: (out[0][:, :-1].copy(), out[1], out[2]), ValueError, "shape"),
+    (lambda out: (out[0], out[1].astype(np.int64), out[2]), TypeError, "int32"),
+    (lambda out: (out[0], out[1], out[1]), ValueError, "share memory"),
+    (lambda out: (out[0], np.zeros((2, 6), np.int32)[:, ::2], out[2]), TypeError, "C-contiguous"),
+])
+def test_search_rejects_bad_out(backend, change, error, match):
+    X, offsets = _toy()
+    k = kernel("_rule_split")
+    pre = k.presort(X, offsets)
+    active = np.array([1, 0, 1, 1], np.uint8)
+    d, m = X.shape[1], 3
+    out = (np.zeros((d, m)), np.zeros((d, m), np.int32), np.zeros((d, m), np.int32))
+    readonly = np.zeros((d, m))
+    readonly.flags.writeable = False
+    with pytest.raises(error, match=match):
+        k.best_conditions(pre, active, np.array([1, 0, 1], np.uint8), 1, 1, 1, out=change(out))
+    with pytest.raises(TypeError, match="writable"):
+        k.best_conditions(pre, active, np.array([1, 0, 1], np.uint8), 1, 1, 1, out=(readonly, out[1], out[2]))
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.integers(2, 40), st.integers(1, 3), st.integers(0, 1), st.data())
+def test_one_instance_bags_unit_weights_path(n, d, smooth, data):
+    """One instance per bag with unit weights (counts of instances, one backward pass) gives
+    exactly what the general weighted path gives with weights of 1, also on compacted copies."""
+    X = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=n * d, max_size=n * d)),
+                 np.float64).reshape(n, d) / 2.0
+    bag_pos = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), np.uint8)
+    active = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), np.uint8)
+    keep = active | np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), np.uint8)
+    p0 = int(bag_pos[active == 1].sum())
+    n0 = int(active.sum()) - p0
+    if p0 == 0:
+        return
+    min_bags = data.draw(st.integers(1, 2))
+    results = []
+    for module in twins("_rule_split"):
+        if module is None:
+            continue
+        pre = module.presort(X, np.arange(n + 1))
+        assert pre.one_per_bag and not module.presort(X, np.array([0, n])).one_per_bag
+        small = module.compact(pre, keep)
+        assert small.one_per_bag
+        idx = np.flatnonzero(keep)
+        for data_, act in ((pre, active), (small, active[idx])):
+            unit = module.best_conditions(data_, act, bag_pos, p0, n0, min_bags, smooth)
+            ones = module.best_conditions(data_, act, bag_pos, p0, n0, min_bags, smooth, bag_weight=np.ones(n))
+            for a, b in zip(unit, ones):
+                np.testing.assert_array_equal(a, b)
+            results.append(unit)
+    if len(results) == 4:
+        for a, b in zip(results[0], results[2]):
+            np.testing.assert_array_equal(a, b)

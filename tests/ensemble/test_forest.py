@@ -8,6 +8,7 @@ import pytest
 import mil
 from mil._core import compiled_available, use_backend
 from mil.ensemble import MIRandomForestClassifier
+from mil.ensemble._forest import OOB_SHARPNESSES
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
 
@@ -40,7 +41,8 @@ def test_bag_classifier_contract(backend):
 @pytest.mark.parametrize("criterion", ["gain_ratio", "gain"])
 def test_proba_is_the_average_of_the_trees(n_classes, criterion, backend):
     X, y = concept_bags(0, n_classes=n_classes)
-    forest = MIRandomForestClassifier(n_estimators=7, criterion=criterion, random_state=1).fit(X, y)
+    forest = MIRandomForestClassifier(n_estimators=7, criterion=criterion, sharpness=np.inf,
+                                      random_state=1).fit(X, y)
     assert len(forest.estimators_) == 7
     cls = C45MIClassifier if criterion == "gain_ratio" else ID3MIClassifier
     assert all(type(t) is cls for t in forest.estimators_)
@@ -71,7 +73,8 @@ def instance_average_by_hand(forest, X):
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_average_instances_is_the_max_of_the_instance_average(n_classes, backend):
     X, y = concept_bags(8, n_classes=n_classes)
-    forest = MIRandomForestClassifier(n_estimators=5, average="instances", random_state=2).fit(X, y)
+    forest = MIRandomForestClassifier(n_estimators=5, average="instances", sharpness=np.inf,
+                                      random_state=2).fit(X, y)
     X_test, y_test = concept_bags(9, n_bags=30, n_classes=n_classes)
     expected = instance_average_by_hand(forest, X_test)
     np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=0, atol=1e-14)
@@ -89,6 +92,7 @@ def test_average_instances_toy_case_by_hand():
     y = np.array([0, 1, 0, 1])
     forest = MIRandomForestClassifier(n_estimators=2, bootstrap=False, average="instances",
                                       random_state=0).fit(X, y)
+    assert forest.sharpness_ == np.inf  # "oob" without a bootstrap: the maximum
     # Without bootstrap both trees see all bags and split x at 0.5, 1.5, 2.5 into pure leaves of one
     # bag each: Laplace 2/3 on the positive bags' cells, 1/3 on the negative ones.
     for t in forest.estimators_:
@@ -106,10 +110,106 @@ def test_average_instances_toy_case_by_hand():
     assert forest.predict([np.array([[1.0]])])[0] == 0
 
 
+def lse_pooled_by_hand(estimates, r):
+    """expit((1/r) log mean_i exp(r logit q_i)) of one bag's instance probabilities q."""
+    f = np.log(estimates) - np.log1p(-estimates)
+    s = np.log(np.mean(np.exp(r * f))) / r
+    return 1 / (1 + np.exp(-s))
+
+
+def pooled_forest_by_hand(forest, X, r, trees=None):
+    """Class probabilities of a forest at sharpness r computed bag by bag (either `average`)."""
+    trees = forest.estimators_ if trees is None else trees
+    n_concepts = len(trees[0].trees_)
+    out = []
+    for bag in X:
+        bag = np.asarray(bag, dtype=float)
+        q = np.array([[t.trees_[k].laplace()[t.trees_[k].apply(bag)] for k in range(n_concepts)]
+                      for t in trees])  # (tree, concept, instance)
+        if forest.average == "bags":
+            per_tree = np.array([[lse_pooled_by_hand(q[i, k], r) for k in range(n_concepts)]
+                                 for i in range(len(trees))])
+            if n_concepts == 1:
+                per_tree = np.column_stack([1 - per_tree[:, 0], per_tree[:, 0]])
+            else:
+                per_tree = per_tree / per_tree.sum(axis=1, keepdims=True)
+            out.append(per_tree.mean(axis=0))
+        else:
+            p = np.array([lse_pooled_by_hand(q[:, k].mean(axis=0), r) for k in range(n_concepts)])
+            out.append([1 - p[0], p[0]] if n_concepts == 1 else p / p.sum())
+    return np.array(out)
+
+
+def test_lse_pooling_toy_case_by_hand():
+    """At sharpness 1 a bag's pooled odds are the mean of its instances' odds."""
+    X = [np.array([[0.0]]), np.array([[1.0]]), np.array([[2.0]]), np.array([[3.0]]),
+         np.array([[4.0]]), np.array([[5.0]])]
+    y = np.array([0, 1, 1, 1, 0, 0])
+    forest = MIRandomForestClassifier(n_estimators=1, bootstrap=False, sharpness=1.0, max_features=None,
+                                      random_state=0).fit(X, y)
+    t = forest.estimators_[0].tree_
+    # One pure leaf per class run: x < 0.5 (nu = 1), 0.5..3.5 (pi = 3), x > 3.5 (nu = 2).
+    np.testing.assert_allclose(t.laplace()[t.apply(np.array([[0.0], [2.0], [5.0]]))], [1 / 3, 4 / 5, 1 / 4])
+    # Odds 1/2, 4 and 1/3: the bag {0, 2} has mean odds 9/4, so 9/13; {0, 5}: 5/12, so 5/17;
+    # {2, 2, 5}: (4 + 4 + 1/3) / 3 = 25/9, so 25/34. The maximum would give 4/5, 1/3, 4/5.
+    bags = [np.array([[0.0], [2.0]]), np.array([[0.0], [5.0]]), np.array([[2.0], [2.0], [5.0]])]
+    np.testing.assert_allclose(forest.predict_proba(bags)[:, 1], [9 / 13, 5 / 17, 25 / 34], rtol=1e-14)
+    np.testing.assert_allclose(forest.set_params(sharpness=np.inf).fit(X, y).predict_proba(bags)[:, 1],
+                               [4 / 5, 1 / 3, 4 / 5], rtol=1e-14)
+    # Huge weights round a leaf estimate to 1: the pooled probability stays finite.
+    w = np.array([1.0, 1e17, 1e17, 1e17, 1.0, 1.0])
+    heavy = forest.set_params(sharpness=1.0).fit(X, y, sample_weight=w).predict_proba(bags)
+    assert np.isfinite(heavy).all() and (heavy[[0, 2], 1] > 0.5).all()
+
+
+@pytest.mark.parametrize("average", ["bags", "instances"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_lse_pooling_by_hand(average, n_classes, backend):
+    X, y = concept_bags(12, n_classes=n_classes)
+    X_test, y_test = concept_bags(13, n_bags=30, n_classes=n_classes)
+    for r in (0.5, 3.0):
+        forest = MIRandomForestClassifier(n_estimators=5, average=average, sharpness=r,
+                                          random_state=4).fit(X, y)
+        expected = pooled_forest_by_hand(forest, X_test, r)
+        np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=0, atol=1e-13)
+        np.testing.assert_array_equal(forest.predict(X_test), forest.classes_[np.argmax(expected, axis=1)])
+        assert forest.score(X_test, y_test) >= 0.8
+
+
+@pytest.mark.parametrize("average", ["bags", "instances"])
+def test_oob_sharpness_is_the_best_out_of_bag_accuracy(average, backend):
+    X, y = concept_bags(14, n_bags=50)
+    y[:6] = 1 - y[:6]  # label noise, so the sharpnesses' out-of-bag accuracies differ
+    forest = MIRandomForestClassifier(n_estimators=9, average=average, oob_score=True,
+                                      random_state=5).fit(X, y)
+    assert forest.sharpness == "oob"
+    scores = []
+    for r in OOB_SHARPNESSES:
+        fixed = MIRandomForestClassifier(n_estimators=9, average=average, oob_score=True, sharpness=r,
+                                         random_state=5).fit(X, y)
+        scores.append(fixed.oob_score_)
+        if r == np.inf:
+            continue
+        # The out-of-bag estimate at r by hand, bag by bag, from the trees that left the bag out.
+        for i in range(0, len(X), 7):
+            trees = [t for t, s in zip(fixed.estimators_, fixed.estimators_samples_) if i not in s]
+            if trees:
+                np.testing.assert_allclose(fixed.oob_decision_function_[i],
+                                           pooled_forest_by_hand(fixed, [X[i]], r, trees)[0], atol=1e-13)
+    np.testing.assert_array_equal(forest.oob_sharpness_scores_, scores)
+    best = OOB_SHARPNESSES[np.flatnonzero(np.array(scores) == max(scores))[-1]]  # ties: the sharpest
+    assert forest.sharpness_ == best
+    assert len(set(scores)) > 1
+    fixed = MIRandomForestClassifier(n_estimators=9, average=average, oob_score=True, sharpness=best,
+                                     random_state=5).fit(X, y)
+    np.testing.assert_array_equal(forest.predict_proba(X), fixed.predict_proba(X))
+    np.testing.assert_array_equal(forest.oob_decision_function_, fixed.oob_decision_function_)
+
+
 @pytest.mark.parametrize("average", ["bags", "instances"])
 def test_oob_decision_function_by_hand_both_averages(average, backend):
     X, y = concept_bags(10)
-    forest = MIRandomForestClassifier(n_estimators=8, oob_score=True, average=average,
+    forest = MIRandomForestClassifier(n_estimators=8, oob_score=True, average=average, sharpness=np.inf,
                                       random_state=0).fit(X, y)
     oob = np.full((len(X), 2), np.nan)
     for i in range(len(X)):
@@ -154,6 +254,14 @@ def test_compiled_and_python_grow_identical_forests():
     for a, b in zip(forests["compiled"].estimators_, forests["python"].estimators_):
         assert a.tree_ == b.tree_
         assert a.tree_.node_count > 3
+    # The same pooling sharpness chosen out of bag, and the same probabilities.
+    assert forests["compiled"].sharpness_ == forests["python"].sharpness_
+    np.testing.assert_array_equal(forests["compiled"].oob_sharpness_scores_,
+                                  forests["python"].oob_sharpness_scores_)
+    for kind in ("compiled", "python"):
+        with use_backend(kind):
+            forests[kind] = forests[kind].predict_proba(bags)
+    np.testing.assert_array_equal(forests["compiled"], forests["python"])
 
 
 def test_bootstrap_samples_and_weights(backend):
@@ -174,7 +282,8 @@ def test_bootstrap_samples_and_weights(backend):
 
 def test_oob_decision_function_by_hand(backend):
     X, y = concept_bags(4)
-    forest = MIRandomForestClassifier(n_estimators=10, oob_score=True, random_state=0).fit(X, y)
+    forest = MIRandomForestClassifier(n_estimators=10, oob_score=True, sharpness=np.inf,
+                                      random_state=0).fit(X, y)
     total, seen = np.zeros((len(X), 2)), np.zeros(len(X))
     for tree, sample in zip(forest.estimators_, forest.estimators_samples_):
         out = np.setdiff1d(np.arange(len(X)), sample)
@@ -230,5 +339,8 @@ def test_bad_parameters():
         MIRandomForestClassifier(criterion="gini").fit(X, y)
     with pytest.raises(ValueError, match="average"):
         MIRandomForestClassifier(average="max").fit(X, y)
+    for bad in (0.0, -1.0, "max"):
+        with pytest.raises(ValueError, match="sharpness"):
+            MIRandomForestClassifier(sharpness=bad).fit(X, y)
     with pytest.raises(ValueError, match="two classes"):
         MIRandomForestClassifier(positive_class=2).fit(X[:3], [0, 1, 2])

@@ -28,3 +28,14 @@ def test_cli_repeats_option(capsys):
     assert "mi-forest" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["reproduce", "trees", "--repeats", "9"])
+
+
+def test_cli_learners_option(capsys):
+    import json
+
+    assert main(["reproduce", "trees", "--quick", "--json", "--learners", "c45-mi", "id3-mi"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out["accuracy"]) == ["c45-mi", "id3-mi"] and out["title"] == "c45-mi, id3-mi"
+    assert "staged_error" in out and out["staged_error"] == {}  # no GDBT-MI, no curves
+    assert main(["reproduce", "trees", "--quick", "--learners", "c4.5"]) == 2
+    assert "unknown learner 'c4.5'" in capsys.readouterr().err

@@ -317,6 +317,23 @@ def rule_search_args(presorted, presorted_type, active, bag_pos, p0, n0, min_bag
     return active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop
 
 
+def rule_search_out_args(presorted, active, out):
+    """The ``out`` of ``best_conditions``: three writable arrays of shape (d, covered instances)."""
+    if not (isinstance(out, tuple) and len(out) == 3):
+        raise TypeError(f"out must be a tuple (sorted_vals, order, sorted_bag); got {type(out).__name__}")
+    shape = (presorted.sorted_vals.shape[0], int(active.sum()))
+    arrays = []
+    for a, name, dtype in zip(out, ("sorted_vals", "order", "sorted_bag"), (np.float64, np.int32, np.int32)):
+        a = as_array(a, f"out's {name}", dtype, 2, writable=True)
+        if a.shape != shape:
+            raise ValueError(f"out's {name} has shape {a.shape}; it must be (features, covered "
+                             f"instances) = {shape}")
+        arrays.append(a)
+    if len({a.ctypes.data for a in arrays}) < 3 and shape[0] * shape[1]:
+        raise ValueError("out's three arrays must not share memory")
+    return tuple(arrays)
+
+
 def rule_compact_args(presorted, presorted_type, keep):
     if not isinstance(presorted, presorted_type):
         raise TypeError(f"presorted must be made by presort(X, offsets); got {type(presorted).__name__}")

@@ -10,7 +10,13 @@ For each feature the instances still covered by the growing rule are swept in
 sorted order; the bag-counting steps shared with the tree split search
 (``_bag_counts``: a forward sweep, then a backward one fused with the gains) give,
 in O(1) per instance, the distinct positive and
-negative bags on each side of every cut. The left side of a cut is what the
+negative bags on each side of every cut. When every bag has one instance and
+the weights are units (RIPPER on a plain table, and the collective
+assumption's instances), the counts are whole numbers of instances: one
+backward pass in integers gives both sides, with the same doubles reaching
+the gains. The search can also write the covered instances' sorted orders
+(``out``: what :func:`compact` gives), so that the next condition of the
+rule is searched among them only. The left side of a cut is what the
 condition ``x_f <= t`` keeps, the right side what ``x_f >= t`` keeps. Each
 candidate is scored by FOIL's information gain
 
@@ -28,18 +34,36 @@ maximum in (feature, operator) order, so both paths pick the same condition.
 """
 
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
-from mil._core._bag_counts cimport c_sweep_left_distinct_bags, leave_right
+from mil._core._bag_counts cimport enter_left, leave_right
 from libc.math cimport log2
 from libc.stdint cimport int32_t
 
 import numpy as np
 
 # Pure NumPy helpers are shared with the twin, so both read the same log table.
-from mil._core._checks import rule_coverage_args, rule_search_args
-from mil._core._rule_split_py import Presorted, _compact_setup, _gain_setup, foil_gain, presort, prune_metric
+from mil._core._checks import rule_coverage_args, rule_search_args, rule_search_out_args
+from mil._core._rule_split_py import (Presorted, _compact_setup, _gain_setup, _new_ids, foil_gain, presort,
+                                      prune_metric)
 
 __all__ = ["presort", "compact", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
            "foil_gain", "prune_metric"]
+
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* c ? x : y for doubles, without a jump (the bits blended by a mask). */
+    static inline double mil_select(int c, double x, double y) {
+        uint64_t ux, uy, mask = (uint64_t)0 - (uint64_t)(c != 0);
+        memcpy(&ux, &x, sizeof ux);
+        memcpy(&uy, &y, sizeof uy);
+        ux = (ux & mask) | (uy & ~mask);
+        memcpy(&x, &ux, sizeof ux);
+        return x;
+    }
+    """
+    float64_t mil_select(int c, float64_t x, float64_t y) noexcept nogil
 
 
 cdef inline float64_t _lg(const float64_t* log2_table, intp_t table_len, float64_t x) noexcept nogil:
@@ -66,31 +90,86 @@ cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
     return a * 0.5 + b * 0.5
 
 
-cdef void c_best_conditions(
-    const float64_t* sorted_vals, intp_t n, intp_t d, const int32_t* order,
-    const uint8_t* active, const int32_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
+cdef inline void _cut(
+    float64_t a, float64_t b, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
     const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
-    float64_t smooth, intp_t* scratch_bag, float64_t* scratch_val,
+    float64_t smooth, float64_t* best, float64_t* out_gain, float64_t* out_threshold,
+    float64_t* out_p, float64_t* out_n,
+) noexcept nogil:
+    # The two conditions of the cut between consecutive distinct values a < b:
+    # x <= t keeps the left side (lp, ln), x >= t the right side (rp, rn).
+    # best[0], best[1] and the out_ pointers are the feature's two entries.
+    # Called going backwards: ">=" keeps the lowest threshold among equal
+    # gains, as a forward scan with ">" would.
+    cdef float64_t g, t
+    if lp >= min_weight and lp > 0.0:
+        g = _gain(log2_table, table_len, base, lp, ln, smooth)
+        if g > 0.0 and g >= best[0]:
+            t = _midpoint(a, b)
+            if not (a <= t and t < b):
+                t = a
+            best[0] = g
+            out_gain[0] = g
+            out_threshold[0] = t
+            out_p[0] = lp
+            out_n[0] = ln
+    if rp >= min_weight and rp > 0.0:
+        g = _gain(log2_table, table_len, base, rp, rn, smooth)
+        if g > 0.0 and g >= best[1]:
+            t = _midpoint(a, b)
+            if not (a < t and t <= b):
+                t = b
+            best[1] = g
+            out_gain[1] = g
+            out_threshold[1] = t
+            out_p[1] = rp
+            out_n[1] = rn
+
+
+cdef void _search_rows(
+    const float64_t* sorted_vals, intp_t n, intp_t d, const int32_t* order,
+    const uint8_t* active, const int32_t* new_id, intp_t m_out,
+    const int32_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
+    const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
+    float64_t smooth, int32_t* scratch_bag, float64_t* scratch_val,
     float64_t* lp, float64_t* ln, uint8_t* seen,
     float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
+    float64_t* cvals, int32_t* corder, int32_t* cbag, bint unit_single,
 ) noexcept nogil:
-    cdef intp_t f, k, m
+    # The condition search of c_best_conditions. With unit_single every bag
+    # has one instance and weighs 1 (see below). With new_id (not NULL) the
+    # covered instances of each feature are gathered straight into row f of
+    # the compacted copy (cvals, corder, cbag: d rows of m_out, the number of
+    # covered instances), and new_id[i] (the rank of covered instance i, -1
+    # for the others) replaces the active flags; else into the scratch rows.
+    cdef intp_t f, k, m, i
+    cdef int32_t r
     cdef const int32_t* row
-    cdef float64_t a, b, t, g, best_le, best_ge, acc_pos, acc_neg
-    for f in range(d):
-        # Gather the covered instances in this feature's sorted order; the
-        # values and bags are pre-sorted, so only the small flag array is
-        # read out of order.
-        row = order + f * n
-        m = 0
+    cdef const int32_t* brow
+    cdef const float64_t* vrow
+    cdef int32_t* gbag
+    cdef float64_t* gval
+    cdef int32_t* gord
+    cdef float64_t a, b, acc_pos, acc_neg
+    cdef float64_t best[2]
+    cdef intp_t n_pos, r_pos, r_neg, q
+    cdef bint direct = unit_single and new_id == NULL
+    cdef intp_t m_all = 0, pos_all = 0, have_b
+    if direct:
+        # One instance per bag, unit weights, nothing to write: each feature's
+        # row is swept once, in place (no gather). The covered instances and
+        # the positive ones among them are the same for every feature: count
+        # them once, on the first row.
         for k in range(n):
-            # Branch-free: always copy, advance only past covered instances (a
-            # branch on the scattered flags is mispredicted about half the time).
-            scratch_bag[m] = sorted_bag[f * n + k]
-            scratch_val[m] = sorted_vals[f * n + k]
-            m += active[row[k]]
-        best_le = 0.0
-        best_ge = 0.0
+            q = active[order[k]]
+            m_all += q
+            pos_all += q & (bag_pos[sorted_bag[k]] != 0)
+    for f in range(d):
+        row = order + f * n
+        brow = sorted_bag + f * n
+        vrow = sorted_vals + f * n
+        best[0] = 0.0
+        best[1] = 0.0
         out_gain[2 * f] = 0.0
         out_gain[2 * f + 1] = 0.0
         out_threshold[2 * f] = 0.0
@@ -99,47 +178,121 @@ cdef void c_best_conditions(
         out_p[2 * f + 1] = 0.0
         out_n[2 * f] = 0.0
         out_n[2 * f + 1] = 0.0
+        if direct:
+            if m_all < 2:
+                continue
+            # Backwards over the whole row, skipping the instances not covered
+            # without a jump: b is the value of the last covered instance met
+            # (to the right), r_pos / r_neg count the covered ones right of the
+            # cut, and the left side is the totals minus the right. The cuts,
+            # their order and the doubles reaching the gains are those of the
+            # gathered sweep below.
+            r_pos = 0
+            r_neg = 0
+            have_b = 0
+            b = 0.0
+            for k in range(n - 1, -1, -1):
+                q = active[row[k]]
+                a = vrow[k]
+                if q & have_b & (a < b):  # a cut between distinct covered values
+                    _cut(a, b, <float64_t> (pos_all - r_pos), <float64_t> (m_all - pos_all - r_neg),
+                         <float64_t> r_pos, <float64_t> r_neg, log2_table, table_len, base, min_weight,
+                         smooth, best, out_gain + 2 * f, out_threshold + 2 * f, out_p + 2 * f, out_n + 2 * f)
+                i = q & (bag_pos[brow[k]] != 0)
+                r_pos += i
+                r_neg += q - i
+                have_b |= q
+                b = mil_select(q, a, b)
+            continue
+        # Gather the covered instances in this feature's sorted order; the
+        # values and bags are pre-sorted, so only the small flag array is
+        # read out of order. Branch-free: always copy, advance only past
+        # covered instances (a branch on the scattered flags is mispredicted
+        # about half the time).
+        m = 0
+        if new_id == NULL:
+            gbag = scratch_bag
+            gval = scratch_val
+            for k in range(n):
+                gbag[m] = brow[k]
+                gval[m] = vrow[k]
+                m += active[row[k]]
+        else:
+            gbag = cbag + f * m_out
+            gval = cvals + f * m_out
+            gord = corder + f * m_out
+            if m_out > 0:
+                # Every write lands below m_out: the scan stops at the last
+                # covered instance.
+                for k in range(n):
+                    r = new_id[row[k]]
+                    gbag[m] = brow[k]
+                    gval[m] = vrow[k]
+                    gord[m] = r
+                    m += r >= 0
+                    if m == m_out:
+                        break
         if m < 2:
             continue
-        # Left side: the shared forward sweep. Right side: the shared backward
-        # step, fused with the gains of each cut (no right-side arrays, one
-        # pass). Going backwards, ">=" keeps the lowest threshold among equal
-        # gains, as a forward scan with ">" would.
-        c_sweep_left_distinct_bags(scratch_bag, m, bag_pos, bag_weight, seen, lp, ln)
+        if unit_single:
+            # One instance per bag, unit weights: the counts are whole numbers
+            # of instances, exact in integers and as doubles, so one backward
+            # pass gives both sides (left = totals - right), and no bag is met
+            # twice (no flags). The same doubles reach the gains as below.
+            n_pos = 0
+            for k in range(m):
+                n_pos += bag_pos[gbag[k]] != 0
+            q = bag_pos[gbag[m - 1]] != 0
+            r_pos = q
+            r_neg = 1 - q
+            b = gval[m - 1]
+            for k in range(m - 2, -1, -1):
+                # r_pos, r_neg: instances k+1..m-1 (right of cut k).
+                a = gval[k]
+                if a < b:  # no cut between equal values
+                    _cut(a, b, <float64_t> (n_pos - r_pos), <float64_t> (k + 1 - (n_pos - r_pos)),
+                         <float64_t> r_pos, <float64_t> r_neg, log2_table, table_len, base, min_weight,
+                         smooth, best, out_gain + 2 * f, out_threshold + 2 * f, out_p + 2 * f, out_n + 2 * f)
+                q = bag_pos[gbag[k]] != 0
+                r_pos += q
+                r_neg += 1 - q
+                b = a
+            continue
+        # Left side: the shared forward step (as c_sweep_left_distinct_bags, on
+        # int32 bags). Right side: the shared backward step, fused with the gains
+        # of each cut (no right-side arrays, one pass).
         acc_pos = 0.0
         acc_neg = 0.0
-        b = scratch_val[m - 1]
-        leave_right(scratch_bag[m - 1], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
+        for k in range(m):
+            enter_left(gbag[k], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
+            lp[k] = acc_pos
+            ln[k] = acc_neg
+        acc_pos = 0.0
+        acc_neg = 0.0
+        b = gval[m - 1]
+        leave_right(gbag[m - 1], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
         for k in range(m - 2, -1, -1):
             # acc_pos, acc_neg: the bags of instances k+1..m-1 (right of cut k).
-            a = scratch_val[k]
+            a = gval[k]
             if a < b:  # no cut between equal values
-                # x <= t keeps instances 0..k (left side of the cut).
-                if lp[k] >= min_weight and lp[k] > 0.0:
-                    g = _gain(log2_table, table_len, base, lp[k], ln[k], smooth)
-                    if g > 0.0 and g >= best_le:
-                        t = _midpoint(a, b)
-                        if not (a <= t and t < b):
-                            t = a
-                        best_le = g
-                        out_gain[2 * f] = g
-                        out_threshold[2 * f] = t
-                        out_p[2 * f] = lp[k]
-                        out_n[2 * f] = ln[k]
-                # x >= t keeps instances k+1..m-1 (right side of the cut).
-                if acc_pos >= min_weight and acc_pos > 0.0:
-                    g = _gain(log2_table, table_len, base, acc_pos, acc_neg, smooth)
-                    if g > 0.0 and g >= best_ge:
-                        t = _midpoint(a, b)
-                        if not (a < t and t <= b):
-                            t = b
-                        best_ge = g
-                        out_gain[2 * f + 1] = g
-                        out_threshold[2 * f + 1] = t
-                        out_p[2 * f + 1] = acc_pos
-                        out_n[2 * f + 1] = acc_neg
-            leave_right(scratch_bag[k], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
+                _cut(a, b, lp[k], ln[k], acc_pos, acc_neg, log2_table, table_len, base, min_weight,
+                     smooth, best, out_gain + 2 * f, out_threshold + 2 * f, out_p + 2 * f, out_n + 2 * f)
+            leave_right(gbag[k], bag_pos, bag_weight, seen, &acc_pos, &acc_neg)
             b = a
+
+
+cdef void c_best_conditions(
+    const float64_t* sorted_vals, intp_t n, intp_t d, const int32_t* order,
+    const uint8_t* active, const int32_t* sorted_bag, const uint8_t* bag_pos, const float64_t* bag_weight,
+    const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
+    float64_t smooth, intp_t* scratch_bag, float64_t* scratch_val,
+    float64_t* lp, float64_t* ln, uint8_t* seen,
+    float64_t* out_gain, float64_t* out_threshold, float64_t* out_p, float64_t* out_n,
+) noexcept nogil:
+    # The bags are gathered as int32 into scratch_bag (n intp hold 2 n int32).
+    _search_rows(sorted_vals, n, d, order, active, NULL, 0, sorted_bag, bag_pos, bag_weight,
+                 log2_table, table_len, base, min_weight, smooth, <int32_t*> scratch_bag, scratch_val,
+                 lp, ln, seen, out_gain, out_threshold, out_p, out_n, NULL, NULL, NULL, False)
 
 
 cdef inline bint _holds(float64_t x, uint8_t op, float64_t t) noexcept nogil:
@@ -193,7 +346,7 @@ cdef void c_ruleset_coverage(
 # the twin in _rule_split_py), so bad arguments raise, never read out of bounds.
 
 def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None,
-                    start=0, stop=None):
+                    start=0, stop=None, out=None):
     """Best next condition of a growing rule for every (feature, operator).
 
     Parameters
@@ -217,6 +370,14 @@ def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_
         Weight of each bag (non-negative, finite); None counts bags.
     start, stop : int, default=0, None
         The features searched: ``start:stop`` (None: to the last).
+    out : tuple of three ndarrays, default=None
+        ``(sorted_vals, order, sorted_bag)``: writable C-contiguous float64,
+        int32 and int32 arrays of shape (d, m), d the presorted features and
+        m the covered instances (``active.sum()``). Rows ``start:stop`` are
+        filled with what :func:`compact` ``(presorted, active)`` holds there,
+        on the way (the search gathers the covered instances anyway), so
+        ``presorted.compacted(*out)`` can be searched next for
+        subsets of `active`, in time proportional to m.
 
     Returns
     -------
@@ -235,6 +396,15 @@ def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_
     """
     active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop = rule_search_args(
         presorted, Presorted, active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop)
+    cdef float64_t[:, ::1] cv
+    cdef int32_t[:, ::1] co
+    cdef int32_t[:, ::1] cb
+    cdef const int32_t[::1] nid
+    cdef intp_t m_out = 0
+    if out is not None:
+        cv, co, cb = rule_search_out_args(presorted, active, out)
+        nid = _new_ids(active)
+        m_out = cv.shape[1]
     cdef const float64_t[:, ::1] sorted_vals = presorted.sorted_vals
     cdef const int32_t[:, ::1] order = presorted.order
     cdef const int32_t[:, ::1] sorted_bag = presorted.sorted_bag
@@ -248,17 +418,26 @@ def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_
     cdef float64_t base = base_
     cdef float64_t min_weight = min_bags
     cdef float64_t smooth_ = smooth
-    out = np.zeros((4, d, 2), dtype=np.float64)
-    cdef float64_t[:, :, ::1] o = out
+    result = np.zeros((4, d, 2), dtype=np.float64)
+    cdef float64_t[:, :, ::1] o = result
     cdef intp_t[::1] sb = np.empty(max(n, 1), dtype=np.intp)
     cdef float64_t[:, ::1] sv = np.empty((3, max(n, 1)), dtype=np.float64)
     cdef uint8_t[::1] seen = np.zeros(max(n_bags, 1), dtype=np.uint8)
-    if n and d:
+    cdef bint unit_single = bag_weight is None and presorted.one_per_bag
+    cdef float64_t* cvp = NULL
+    cdef int32_t* cop = NULL
+    cdef int32_t* cbp = NULL
+    cdef const int32_t* nidp = NULL
+    if out is not None and m_out and d:
+        cvp, cop, cbp, nidp = &cv[lo, 0], &co[lo, 0], &cb[lo, 0], &nid[0]
+    # No covered instance: no condition (the zeros above), nothing to gather.
+    if n and d and (out is None or m_out):
         with nogil:
-            c_best_conditions(&sorted_vals[lo, 0], n, d, &order[lo, 0], &act[0], &sorted_bag[lo, 0],
-                              &pos[0], &w[0], &lg[0], lg.shape[0], base, min_weight, smooth_,
-                              &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &seen[0], &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0])
-    return out[0], out[1], out[2], out[3]
+            _search_rows(&sorted_vals[lo, 0], n, d, &order[lo, 0], &act[0], nidp, m_out,
+                         &sorted_bag[lo, 0], &pos[0], &w[0], &lg[0], lg.shape[0], base, min_weight, smooth_,
+                         <int32_t*> &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &seen[0],
+                         &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0], cvp, cop, cbp, unit_single)
+    return result[0], result[1], result[2], result[3]
 
 
 def compact(presorted, keep):
@@ -306,8 +485,8 @@ def compact(presorted, keep):
                     ob[j] = bag[f, k]
                     j += kp[i]
     size = d * n_kept
-    return Presorted(out_vals[:size].reshape(d, n_kept), out_order[:size].reshape(d, n_kept),
-                     out_bag[:size].reshape(d, n_kept), presorted.n_bags)
+    return presorted.compacted(out_vals[:size].reshape(d, n_kept), out_order[:size].reshape(d, n_kept),
+                               out_bag[:size].reshape(d, n_kept))
 
 
 def prefix_coverage(X, offsets, features, ops, thresholds):

@@ -8,12 +8,14 @@ the same logarithms (see ``_lg``) and the same operation order, so the gains
 are bit-identical and both paths pick the same condition.
 """
 
+import functools
 import math
 
 import numpy as np
 
 from mil._core._bag_counts_py import sweep_distinct_bags
-from mil._core._checks import rule_compact_args, rule_coverage_args, rule_presort_args, rule_search_args
+from mil._core._checks import (rule_compact_args, rule_coverage_args, rule_presort_args, rule_search_args,
+                               rule_search_out_args)
 
 __all__ = ["presort", "compact", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
            "foil_gain", "prune_metric"]
@@ -31,18 +33,26 @@ class Presorted:
     sorted_bag : ndarray of int32, shape (d, n)
         The bag of instance ``order[f, k]``.
     n_bags : int
+    one_per_bag : bool
+        Every bag has exactly one instance (then the search counts
+        instances, without per-bag flags, when the weights are units).
 
     The arrays are read-only and consistent by construction (every index in
     range), so the condition search checks only its O(n + n_bags) arguments.
     Indices are int32: half the memory traffic of the search's scan.
     """
 
-    __slots__ = ("sorted_vals", "order", "sorted_bag", "n_bags")
+    __slots__ = ("sorted_vals", "order", "sorted_bag", "n_bags", "one_per_bag")
 
-    def __init__(self, sorted_vals, order, sorted_bag, n_bags):
+    def __init__(self, sorted_vals, order, sorted_bag, n_bags, one_per_bag=False):
         for a in (sorted_vals, order, sorted_bag):
             a.flags.writeable = False
         self.sorted_vals, self.order, self.sorted_bag, self.n_bags = sorted_vals, order, sorted_bag, n_bags
+        self.one_per_bag = bool(one_per_bag)
+
+    def compacted(self, sorted_vals, order, sorted_bag):
+        """The same bags in other sorted orders (arrays filled by :func:`compact` or a search's ``out``)."""
+        return Presorted(sorted_vals, order, sorted_bag, self.n_bags, self.one_per_bag)
 
 
 def presort(X, offsets):
@@ -66,14 +76,18 @@ def presort(X, offsets):
     order = np.argsort(columns, axis=1, kind="stable")
     sorted_vals = np.ascontiguousarray(np.take_along_axis(columns, order, axis=1))
     return Presorted(sorted_vals, np.ascontiguousarray(order, dtype=np.int32),
-                     np.ascontiguousarray(inst_bag[order]), n_bags)
+                     np.ascontiguousarray(inst_bag[order]), n_bags, one_per_bag=X.shape[0] == n_bags)
+
+
+def _new_ids(keep):
+    """The index of each kept instance in a compacted copy (its rank among them), -1 for the others."""
+    return np.where(keep.astype(bool), np.cumsum(keep, dtype=np.int64) - 1, -1).astype(np.int32)
 
 
 def _compact_setup(presorted, keep):
-    """Checked `keep`, the new index of every kept instance (its rank) and their number."""
+    """Checked `keep`, the new index of every kept instance (its rank; -1 if not kept) and their number."""
     keep = rule_compact_args(presorted, Presorted, keep)
-    new_id = (np.cumsum(keep, dtype=np.int64) - 1).astype(np.int32)
-    return keep, new_id, int(keep.sum())
+    return keep, _new_ids(keep), int(keep.sum())
 
 
 def compact(presorted, keep):
@@ -81,16 +95,20 @@ def compact(presorted, keep):
     keep, new_id, n_kept = _compact_setup(presorted, keep)
     d = presorted.sorted_vals.shape[0]
     sel = keep.astype(bool)[presorted.order]
-    return Presorted(np.ascontiguousarray(presorted.sorted_vals[sel].reshape(d, n_kept)),
-                     np.ascontiguousarray(new_id[presorted.order[sel]].reshape(d, n_kept)),
-                     np.ascontiguousarray(presorted.sorted_bag[sel].reshape(d, n_kept)),
-                     presorted.n_bags)
+    return presorted.compacted(np.ascontiguousarray(presorted.sorted_vals[sel].reshape(d, n_kept)),
+                               np.ascontiguousarray(new_id[presorted.order[sel]].reshape(d, n_kept)),
+                               np.ascontiguousarray(presorted.sorted_bag[sel].reshape(d, n_kept)))
 
 
+@functools.lru_cache(maxsize=8)
 def _log2_table(n_bags):
-    """``table[i] = log2(i)`` for i = 1..n_bags (table[0] = 0 is never used as a count)."""
+    """``table[i] = log2(i)`` for i = 1..n_bags (table[0] = 0 is never used as a count).
+
+    Read-only and cached: a fit asks for the same table at every search.
+    """
     table = np.zeros(n_bags + 1, dtype=np.float64)
     table[1:] = np.log2(np.arange(1, n_bags + 1, dtype=np.float64))
+    table.flags.writeable = False
     return table
 
 
@@ -168,18 +186,23 @@ def prune_metric(p, n):
 
 
 def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None,
-                    start=0, stop=None):
+                    start=0, stop=None, out=None):
     """Best next condition of a growing rule for every (feature, operator) (see the compiled twin)."""
     active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop = rule_search_args(
         presorted, Presorted, active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop)
+    if out is not None:
+        out_vals, out_order, out_bag = rule_search_out_args(presorted, active, out)
+        new_id = _new_ids(active)
     n_bags = presorted.n_bags
     weights, lg, base = _gain_setup(n_bags, p0, n0, smooth, bag_weight)
     weights = weights[:n_bags]
-    out = np.zeros((4, stop - start, 2), dtype=np.float64)
+    result = np.zeros((4, stop - start, 2), dtype=np.float64)
     act = active.astype(bool)
     for f in range(start, stop):
         keep = act[presorted.order[f]]
         vals = presorted.sorted_vals[f][keep]
+        if out is not None:   # the compacted copy's row, as compact(presorted, active)
+            out_vals[f], out_order[f], out_bag[f] = vals, new_id[presorted.order[f][keep]], presorted.sorted_bag[f][keep]
         if vals.shape[0] < 2:
             continue
         lp, ln, rp, rn = sweep_distinct_bags(presorted.sorted_bag[f][keep].astype(np.intp), bag_pos, weights)
@@ -197,8 +220,8 @@ def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_
             gain[valid] = pv * ((_lg(lg, pv + smooth) - _lg(lg, pv + nv + smooth)) - base)
             k = int(np.argmax(gain))   # first maximum: the lowest threshold
             if gain[k] > 0.0:
-                out[:, f - start, col] = gain[k], thr[k], p1[k], n1[k]
-    return out[0], out[1], out[2], out[3]
+                result[:, f - start, col] = gain[k], thr[k], p1[k], n1[k]
+    return result[0], result[1], result[2], result[3]
 
 
 def _holds(X, features, ops, thresholds):

@@ -337,14 +337,12 @@ class GDBTMIClassifier(BaseBagClassifier):
     def _validate_fit(self, X, y):
         """As the base class, but `positive_class` applies only with two classes."""
         self._validate_params()
-        bags, classes, y_enc = check_bags_y(X, y, allow_nan=True, estimator=type(self).__name__)
+        bags, classes, y_enc = check_bags_y(X, y, allow_nan=True, positive_class=self.positive_class,
+                                            estimator=type(self).__name__)
         if classes.shape[0] == 2:
             classes, y_enc = check_bag_labels(y, bags.n_bags, binary=True,
                                               positive_class=self.positive_class,
                                               estimator=type(self).__name__)
-        elif self.positive_class is not None:
-            raise ValueError(f"positive_class applies to two classes only; y has "
-                             f"{classes.shape[0]}: {classes.tolist()[:10]}")
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)

@@ -31,6 +31,8 @@ import numpy as np
 from scipy.stats import norm
 
 from mil._core import kernel
+from mil._core._bag_counts_py import sweep_distinct_bags
+from mil._core._tree_split_py import _entropy_mass
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
@@ -75,7 +77,8 @@ def mdl_corrected_gains(stats, node_weight, count="cuts"):
     return stats[:, 0] - cost
 
 
-def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None, mdl_count="cuts"):
+def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None, mdl_count="cuts",
+                   return_ties=False):
     """Pick the split feature of a node from the per-feature best cuts.
 
     Parameters
@@ -111,7 +114,7 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None,
         positive = gain > 0.0
         ok, gain = ok[positive], gain[positive]
     if ok.size == 0:
-        return -1
+        return ok if return_ties else -1
     if criterion == "gain":
         cand, score = ok, gain
     else:
@@ -121,10 +124,12 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None,
         keep = (gain >= avg - tol) & (stats[ok, 1] > MIN_SPLIT_INFO)
         cand = ok[keep]
         if cand.size == 0:
-            return -1
+            return cand if return_ties else -1
         score = gain[keep] / stats[cand, 1]
     best = score.max()
     ties = cand[score >= best - tol * max(1.0, abs(best))]
+    if return_ties:
+        return ties
     return int(ties[np.argmin(rank[ties])])
 
 
@@ -202,7 +207,9 @@ class _Presorted:
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
-               random_state=None, copy_presorted=True, leaf_weight=None, mdl_correction=False):
+               random_state=None, copy_presorted=True, leaf_weight=None, mdl_correction=False,
+               cut_placement="midpoint", max_leaf_nodes=None, tie_break="rank", return_split_order=False,
+               min_split="constant"):
     """Grow a multi-instance tree.
 
     Parameters
@@ -224,6 +231,9 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     max_depth : int or None
     min_bags_leaf : float
         Minimum (weighted) number of distinct bags in each child of a split.
+    min_split : {"constant", "j48"}
+        ``"j48"``: the minimum of a node's children grows with the node, as
+        in Weka's J48 (see :func:`j48_min_leaf`); `min_bags_leaf` is its floor.
     growth : {"depth", "best"}
         Depth-first, or best-first (the open node with the highest share of
         positive bag weight first, ties to the older node, as MITI).
@@ -286,6 +296,9 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     train_leaf : ndarray of intp, shape (n_instances,)
         Leaf in which each training instance ended during growth, -1 for
         instances removed with an explained bag.
+    split_order : ndarray of intp, shape (n_nodes,)
+        Only with `return_split_order`: the position of each node's split in
+        the growth (0 for the root), -1 for leaves.
     """
     ts = kernel("_tree_split")
     d = instances.shape[1]
@@ -329,7 +342,8 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
             n_root = layout.partition(0, n_root, np.ascontiguousarray(keep))
         return _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
-                     max_features, random_state, n_root, leaf_weight, mdl_correction)
+                     max_features, random_state, n_root, leaf_weight, mdl_correction, cut_placement,
+                     max_leaf_nodes, tie_break, return_split_order, min_split)
     finally:
         threads.close()
 
@@ -347,7 +361,6 @@ class _PartitionLayout:
     def ids(self, start, end):
         """The node's instance ids."""
         return self.pre.order[0, start:end]
-
     def bags(self, start, end):
         """The bag of each of the node's instances."""
         return self.pre.bag[0, start:end]
@@ -386,7 +399,6 @@ class _GatherLayout:
 
     def ids(self, start, end):
         return self.samples[start:end]
-
     def bags(self, start, end):
         return self.instance_bag[self.samples[start:end]]
 
@@ -405,14 +417,35 @@ class _GatherLayout:
         return self.ts._gather_best_splits(pre.vals, pre.bag, pre.rank, self.samples[start:end], features, *args)
 
 
+def j48_min_leaf(node_weight, min_bags_leaf, n_classes=2):
+    """The least weight of each child of a split in Weka's J48 (its C45Split).
+
+    A tenth of the node's weight per class, 0.1 W / k, raised to
+    `min_bags_leaf` (J48's ``-M``) when it is at most that, else capped at
+    25: large nodes cannot split off a few cases, small ones fall back to
+    ``-M``.
+    """
+    share = 0.1 * node_weight / n_classes
+    return float(min_bags_leaf) if share <= min_bags_leaf else min(share, 25.0)
+
+
 def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
-            split_shares, criterion, rank, max_features, rng, mdl_correction=False):
+            split_shares, criterion, rank, max_features, rng, mdl_correction=False, tie_break="rank",
+            instance_bag=None):
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
     args = (bag_pos, bag_weight, w_pos, w_neg, float(min_bags_leaf), TIE_TOL, split_shares == "children")
     node_weight = w_pos + w_neg if mdl_correction else None
     mdl_count = "partitions" if mdl_correction == "partitions" else "cuts"
     if max_features is None:
         found, split = layout.search(start, end, args)
+        if tie_break == "instances":
+            ties = choose_feature(found, split, criterion, rank, node_weight=node_weight, mdl_count=mdl_count,
+                                  return_ties=True)
+            if ties.size == 0:
+                return -1, None
+            feature = _instance_tie_break(layout, start, end, ties, split, rank, bag_pos, bag_weight,
+                                          instance_bag)
+            return feature, split[feature]
         feature = choose_feature(found, split, criterion, rank, node_weight=node_weight, mdl_count=mdl_count)
         return feature, (split[feature] if feature >= 0 else None)
     order = rng.permutation(rank.shape[0]).astype(np.intp)
@@ -426,10 +459,41 @@ def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf
     return -1, None
 
 
+def _instance_tie_break(layout, start, end, ties, split, rank, bag_pos, bag_weight, instance_bag):
+    """Among features whose cuts tie on bag counts, the one of largest gain on instances.
+
+    Each instance is labelled by its bag and weighs its bag's weight; the
+    cut is each feature's own (threshold and NaN direction). Remaining ties
+    go to the lowest `rank`.
+    """
+    if ties.size == 1:
+        return int(ties[0])
+    scores = np.empty(ties.size)
+    for i, f in enumerate(ties):
+        ids, v = layout.values(int(f), start, end)
+        left = (v <= split[f, 2]) | (np.isnan(v) & bool(split[f, 3]))
+        scores[i] = _instance_gain(left, instance_bag[ids], bag_pos, bag_weight)
+    best = scores.max()
+    cand = ties[scores >= best - TIE_TOL * max(1.0, abs(best))]
+    return int(cand[np.argmin(rank[cand])])
+
+
+def _instance_gain(left, bags, bag_pos, bag_weight):
+    pos = bag_pos[bags].astype(bool)
+    w = bag_weight[bags]
+    lp, ln = w[left & pos].sum(), w[left & ~pos].sum()
+    rp, rn = w[~left & pos].sum(), w[~left & ~pos].sum()
+    e = _emass(np.array([lp + rp, lp, rp]), np.array([ln + rn, ln, rn]))
+    return float(e[0] - e[1] - e[2])
+
+
 def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
-          rng=None, n_root=None, leaf_weight=None, mdl_correction=False):
+          rng=None, n_root=None, leaf_weight=None, mdl_correction=False, cut_placement="midpoint",
+          max_leaf_nodes=None, tie_break="rank", return_split_order=False, min_split="constant"):
     n = instances.shape[0]
+    max_splits = np.iinfo(np.intp).max if max_leaf_nodes is None else int(max_leaf_nodes) - 1
+    n_splits = 0
     n_bags = bag_pos.shape[0]
     is_pos = bag_pos.astype(bool)
     go_left = np.zeros(n, dtype=np.uint8)
@@ -501,10 +565,12 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
                 continue
         present, pi, nu, w_pos, w_neg = node["stats"][:5]
         feature = -1
-        if pi > 0 and nu > 0 and node["depth"] < max_depth:
+        if pi > 0 and nu > 0 and node["depth"] < max_depth and n_splits < max_splits:
+            node_min = (j48_min_leaf(w_pos + w_neg, min_bags_leaf) if min_split == "j48"
+                        else min_bags_leaf)
             feature, split = _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg,
-                                     min_bags_leaf, split_shares, criterion, rank, max_features, rng,
-                                     mdl_correction)
+                                     node_min, split_shares, criterion, rank, max_features, rng,
+                                     mdl_correction, tie_break, instance_bag)
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
@@ -513,10 +579,14 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
             continue
         threshold, missing_left = split[2], bool(split[3])
         ids, v = layout.values(feature, start, end)
+        if cut_placement != "midpoint":
+            threshold = place_cut(cut_placement, instances, instance_bag, ids, v, feature, threshold,
+                                  bag_pos, bag_weight, min_bags_leaf, split_shares, w_pos, w_neg)
         go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
         mid = start + layout.partition(start, end, go_left)
         node.update(feature=feature, threshold=threshold, missing_left=int(missing_left),
-                    gain=split[0])
+                    gain=split[0], split_order=n_splits)
+        n_splits += 1
         left, left_share = new_node(start, mid, node["depth"] + 1)
         right, right_share = new_node(mid, end, node["depth"] + 1)
         node["children_left"], node["children_right"] = left, right
@@ -538,7 +608,88 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
     arrays["leaf_neg"] = np.array([nd["stats"][6] for nd in nodes])
     arrays["n_instances"] = np.array([nd["end"] - nd["start"] for nd in nodes])
     arrays["value"] = (arrays["leaf_pos"] + 1.0) / (arrays["leaf_pos"] + arrays["leaf_neg"] + 2.0)
-    return Tree(n_features=instances.shape[1], **arrays), train_leaf
+    tree = Tree(n_features=instances.shape[1], **arrays)
+    if return_split_order:
+        return tree, train_leaf, np.array([nd.get("split_order", -1) for nd in nodes], dtype=np.intp)
+    return tree, train_leaf
+
+
+def place_cut(placement, instances, instance_bag, ids, v, feature, threshold, bag_pos, bag_weight,
+              min_bags_leaf, split_shares, w_pos, w_neg, tol=TIE_TOL):
+    """Move a split's threshold without changing the bag counts of its children.
+
+    The split kernel puts the threshold midway between the two node values
+    around the first (lowest) cut of largest Gain_multi. On bag counts many
+    cuts tie: a run of consecutive cuts where no bag enters the left side or
+    leaves the right one has the same counts, and other runs can reach the
+    same gain. The placements:
+
+    "training-value"
+        C4.5's: the largest value of the feature among all training
+        instances that is at most the midpoint (Quinlan 1993; J48's
+        ``setSplitPoint``). The node's training instances go the same way.
+    "run-middle"
+        Midway across the run of cuts with the kernel's cut's counts: from
+        the value below its first cut to the value above its last one.
+    "instances"
+        Among all cuts whose Gain_multi ties with the best (within `tol`),
+        the one of largest information gain on instances labelled by their
+        bag (each instance weighing its bag's weight); lowest cut on ties.
+
+    The last two need the node's values without NaN: with NaN in the node
+    the kernel's threshold is kept.
+
+    Returns
+    -------
+    threshold : float
+    """
+    if placement == "training-value":
+        col = instances[:, feature]
+        below = col[col <= threshold]  # NaN compares False
+        return float(below.max()) if below.size else threshold
+    order = np.argsort(v, kind="stable")
+    v = v[order]
+    if np.isnan(v[-1]):
+        return threshold
+    bags = instance_bag[ids[order]]
+    lp, ln, rp, rn = (a[:-1] for a in sweep_distinct_bags(bags, bag_pos, bag_weight))
+    cl, cr = lp + ln, rp + rn
+    valid = (v[:-1] < v[1:]) & (cl >= min_bags_leaf) & (cr >= min_bags_leaf) & (cl > 0) & (cr > 0)
+    if not valid.any():
+        return threshold
+    total = w_pos + w_neg
+    parent = _emass(np.array([w_pos]), np.array([w_neg]))[0] / total
+    denom = cl + cr if split_shares == "children" else total
+    gain = np.where(valid, parent - (_emass(lp, ln) + _emass(rp, rn)) / denom, -np.inf)
+    tied = np.flatnonzero(gain >= gain.max() - tol)
+    k0 = int(tied[0])
+    if _midpoint(v[k0], v[k0 + 1]) != threshold:
+        return threshold  # not the kernel's cut (cannot happen without NaN; kept as a guard)
+    if placement == "run-middle":
+        # Counts only grow on the left and shrink on the right: the run is contiguous.
+        same = ((lp == lp[k0]) & (ln == ln[k0]) & (rp == rp[k0]) & (rn == rn[k0]))[k0:]
+        k_last = k0 + (int(np.argmin(same)) if not same.all() else same.size) - 1
+        lo, hi = v[k0], v[k_last + 1]
+    else:  # "instances"
+        ipos = bag_pos[bags].astype(bool)
+        w = bag_weight[bags]
+        cum_p, cum_n = np.cumsum(np.where(ipos, w, 0.0)), np.cumsum(np.where(ipos, 0.0, w))
+        ilp, iln = cum_p[tied], cum_n[tied]  # instance weight left of each tied cut
+        ig = -(_emass(ilp, iln) + _emass(cum_p[-1] - ilp, cum_n[-1] - iln))
+        k = int(tied[np.argmax(ig)])
+        lo, hi = v[k], v[k + 1]
+    return _midpoint(lo, hi)
+
+
+def _midpoint(a, b):
+    """The kernels' threshold between two values: midway, or `a` where rounding reaches `b`."""
+    t = a / 2.0 + b / 2.0
+    return float(t if a <= t < b else a)
+
+
+def _emass(p, n):
+    """(p + n) * Info(p, n) in bits, elementwise, with the split kernels' arithmetic."""
+    return _entropy_mass(np.asarray(p, dtype=np.float64), np.asarray(n, dtype=np.float64))
 
 
 def pessimistic_errors(n, e, confidence):
@@ -572,12 +723,18 @@ def pessimistic_errors(n, e, confidence):
 
 
 def prune_pessimistic(tree, confidence=0.25):
-    """C4.5 error-based pruning on bag counts.
+    """C4.5 error-based pruning on the bags' weights.
 
-    A node with N = pi + nu bags labelled by majority makes E = min(pi, nu)
-    errors; its subtree is replaced by a leaf when the leaf's pessimistic
-    error estimate is at most the sum of its leaves' estimates plus 0.1
-    (C4.5's rule; subtree raising is not done).
+    A node whose bags weigh N = pi_w + nu_w in all (``weighted_pos`` +
+    ``weighted_neg``: the bag weights the tree was grown with; the distinct
+    bag counts with unit weights) and is labelled by majority makes
+    E = min(pi_w, nu_w) errors; its subtree is replaced by a leaf when the
+    leaf's pessimistic error estimate is at most the sum of its leaves'
+    estimates plus 0.1 (C4.5's rule; subtree raising is not done). As in
+    C4.5 (and Weka's J48, which counts instance weights), an integer weight
+    counts as that many copies of the bag; the estimates are not invariant
+    to a common scale of the weights (weights summing to the number of
+    bags, or of instances as MIWrapper's, are C4.5's counts).
 
     Returns
     -------
@@ -585,7 +742,7 @@ def prune_pessimistic(tree, confidence=0.25):
         A pruned copy (or `tree` itself when nothing is pruned).
     """
     n_nodes = tree.node_count
-    pi, nu = tree.n_pos_bags, tree.n_neg_bags
+    pi, nu = tree.weighted_pos, tree.weighted_neg
     err = np.zeros(n_nodes)
     make_leaf = np.zeros(n_nodes, dtype=bool)
     # Children are numbered after their parents: a reverse scan is post-order.

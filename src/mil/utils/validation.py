@@ -448,7 +448,8 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
         raise ValueError(f"Only binary classification is supported: {who}supports two classes only; "
                          f"y has {classes.shape[0]}: {classes.tolist()[:10]}")
     if positive_class is not None and classes.shape[0] != 2:
-        raise ValueError(f"positive_class applies to two classes only; y has {classes.shape[0]}")
+        raise ValueError(f"positive_class applies to two classes only; y has {classes.shape[0]}: "
+                         f"{classes.tolist()[:10]}")
     if require_positive is None:
         require_positive = binary
     if classes.shape[0] == 2 and (require_positive or positive_class is not None):
