@@ -34,6 +34,11 @@ CONFIGS = {}
 
 
 def _add(name, module, cls, **params):
+    if cls == "C45MIClassifier" and "sharpness" not in params:
+        # Every C4.5-MI configuration below was measured with the maximum rule (a bag is
+        # positive iff an instance reaches a positive leaf), C4.5-MI's default until the
+        # log-sum-exp pooling (sharpness=4) replaced it: pinned so their numbers reproduce.
+        params["sharpness"] = np.inf
     CONFIGS[name] = (module, cls, params)
 
 
@@ -97,6 +102,10 @@ for _tag, _cls in (("id3", "ID3MIClassifier"), ("c45", "C45MIClassifier")):
         _add(f"{_tag}-defaults-leaves{_leaves}", "mil.tree", _cls, max_leaf_nodes=_leaves)
     # ... at a number of leaves chosen by 3-fold internal CV on the training bags.
     _add(f"{_tag}-defaults-leaves-cv", "mil.tree", _cls, max_leaf_nodes="cv")
+
+# C4.5-MI's default bag pooling (see benchmarks/tree_pooling.py, which scores all sharpnesses of
+# one fitted tree per fold): the defaults as they are now, and the maximum rule.
+_add("c45-defaults-lse4", "mil.tree", "C45MIClassifier", sharpness=4.0)
 
 
 def make(name):

@@ -107,7 +107,7 @@ def test_musk1_active_inactive_matches_integer_labels(backend, musk1):
 def test_instance_outputs_are_oriented_like_bag_outputs(backend, musk1):
     X, y, _ = musk1
     for pos in (0, 1):
-        clf = C45MIClassifier(positive_class=pos).fit(X[:60], y[:60])
+        clf = C45MIClassifier(positive_class=pos, sharpness=np.inf).fit(X[:60], y[:60])  # the maximum rule
         proba = clf.predict_proba(X[60:])[:, 1]
         inst = clf.instance_proba(X[60:])
         offsets = np.r_[0, np.cumsum([len(b) for b in X[60:]])]
@@ -137,7 +137,7 @@ def test_c45_positive_class_zero_ties(backend, musk1):
     for Xtr, ytr, Xte, _ in _folds(*musk1, n_folds=3):
         # The papers' literal form: its leaves with pi == nu exercise the tie rule on Musk1.
         clf = C45MIClassifier(positive_class=0, growth="depth", split_shares="parent",
-                              min_bags_leaf=2).fit(Xtr, ytr)
+                              min_bags_leaf=2, sharpness=np.inf).fit(Xtr, ytr)
         proba, pred, score = clf.predict_proba(Xte), clf.predict(Xte), clf.decision_function(Xte)
         np.testing.assert_array_equal(pred, clf.classes_[np.argmax(proba, axis=1)])
         np.testing.assert_array_equal(score > 0, pred == clf.classes_[1])

@@ -382,22 +382,23 @@ def test_registry_learners_get_fresh_inner_estimators():
     a.set_params(estimator__estimator__estimator__min_bags_leaf=7)
     assert b.get_params()["estimator__estimator__estimator__min_bags_leaf"] == 2
     c = make_learner("miwrapper-tree", combine="arithmetic")
-    assert c.combine == "arithmetic" and c.weighting == "inverse_size"
-    assert isinstance(c.estimator, C45MIClassifier)
+    assert c.combine == "arithmetic" and c.weighting == "bag"
+    assert c.estimator is None  # the class's default: fresh at every fit
     assert "C4.5" in LEARNERS["simplemi-tree"][3] and "C4.5" in LEARNERS["miwrapper-tree"][3]
 
 
 def test_default_inner_estimator_is_c45():
-    # SimpleMI: J48's -M 2 with pessimistic pruning; MIWrapper: -M 2 on instance weights, unpruned.
+    # SimpleMI: J48 -C 0.25 -M 2 on the summaries; MIWrapper: the same on the weighted instances.
     X, y = make_toy_bags(n_bags=40, random_state=9)
     simple = SimpleMIClassifier().fit(X, y)
-    assert simple.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2, pruning=True).get_params()
-    ref = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, pruning=True)).fit(X, y)
+    j48 = dict(min_bags_leaf=2, min_split="j48", mdl_correction=True, pruning=True)
+    assert simple.estimator_.get_params() == C45MIClassifier(**j48).get_params()
+    ref = SimpleMIClassifier(C45MIClassifier(**j48)).fit(X, y)
     assert_array_equal(simple.predict_proba(X), ref.predict_proba(X))
     wrapper = MIWrapperClassifier().fit(X, y)
-    assert wrapper.estimator_.get_params() == C45MIClassifier(min_bags_leaf=2).get_params()
+    assert wrapper.estimator_.get_params() == C45MIClassifier(**j48).get_params()
     assert wrapper.estimator is None and simple.estimator is None  # parameters are not touched
-    # Laplace leaves: no bag probability is exactly 0 or 1.
+    # Smoothed leaves: no bag probability is exactly 0 or 1.
     for clf in (simple, wrapper):
         p = clf.predict_proba(X)
         assert np.all((p > 0) & (p < 1))

@@ -99,8 +99,9 @@ def test_without_bootstrap_each_tree_is_the_weighted_tree(backend):
         forest = MIRandomForestClassifier(n_estimators=2, bootstrap=False, max_features=None, criterion=criterion,
                                           min_bags_leaf=2, random_state=0).fit(X, y, sample_weight=w)
         for est in forest.estimators_:
-            # The forest's trees keep Laplace leaves (smoothing=1).
-            tree = cls(min_bags_leaf=2, random_state=est.random_state, smoothing=1.0).fit(X, y, sample_weight=w)
+            # The forest's trees keep Laplace leaves (smoothing=1) and the maximum (the forest pools itself).
+            tree = cls(min_bags_leaf=2, random_state=est.random_state, smoothing=1.0,
+                       sharpness=np.inf).fit(X, y, sample_weight=w)
             assert est.tree_ == tree.tree_
             np.testing.assert_array_equal(est.predict_proba(X), tree.predict_proba(X))
 

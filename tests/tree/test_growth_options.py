@@ -108,7 +108,7 @@ def test_max_leaf_nodes_is_a_prefix_of_the_growth(backend, cls):
     assert sorted(order[order >= 0].tolist()) == list(range(int(order.max()) + 1))
     train_errors = prefix_errors(tree, order, b.instances, b.instance_bag, y)
     for leaves in (2, 3, 5, 8):
-        small = cls(min_bags_leaf=1, max_leaf_nodes=leaves).fit(X, y)
+        small = cls(min_bags_leaf=1, max_leaf_nodes=leaves, sharpness=np.inf).fit(X, y)  # the max rule
         assert small.get_n_leaves() <= leaves
         # Splitting stops after leaves - 1 splits in growth order: the full growth's prefix.
         assert np.sum(small.predict(X) != y) == train_errors[min(leaves - 1, train_errors.size - 1)]
@@ -167,3 +167,54 @@ def test_compiled_and_twin_agree(cls, kw):
     with use_backend("python"):
         b = cls(**kw).fit(X, y).tree_
     assert a == b
+
+
+def test_sharpness_pools_the_leaf_log_odds_by_hand(backend):
+    # Four positive bags [6], [1] and four negative bags [1]: the root cuts at 3.5; its right
+    # child (the four 6s, all positive) is split off first and explains the positive bags, so
+    # the left leaf keeps the four negative ones. With s = 8 the leaves estimate
+    # (4 + 8) / (4 + 16) = 0.6 and (0 + 8) / (4 + 16) = 0.4: log-odds +-log(1.5).
+    X = [np.array([[6.0], [1.0]])] * 4 + [np.array([[1.0]])] * 4
+    y = [1] * 4 + [0] * 4
+    est = C45MIClassifier(min_bags_leaf=1).fit(X, y)
+    assert est.tree_.threshold[0] == 3.5 and sorted(est.tree_.laplace(8.0)[est.tree_.is_leaf]) == [0.4, 0.6]
+    f = np.log(1.5)
+    test = [np.array([[6.0], [1.0]]), np.array([[6.0]] + [[1.0]] * 4), np.array([[6.0]] + [[1.0]] * 19),
+            np.array([[6.0]]), np.array([[1.0], [1.0]])]
+    for r in (4.0, 1.0):
+        S = [np.log((np.exp(r * f) + k * np.exp(-r * f)) / (k + 1)) / r for k in (1, 4, 19)]
+        S += [f, -f]
+        expected = 1.0 / (1.0 + np.exp(-np.array(S)))
+        est.set_params(sharpness=r)
+        np.testing.assert_allclose(est.predict_proba(test)[:, 1], expected, rtol=1e-12)
+        np.testing.assert_array_equal(est.predict(test), (np.array(S) > 0).astype(int))
+        np.testing.assert_array_equal(est.decision_function(test) > 0, np.array(S) > 0)
+    assert est.set_params(sharpness=4.0).predict(test).tolist() == [1, 1, 0, 1, 0]  # 19 negatives outweigh
+    assert est.predict_proba(test[3:4])[0, 1] == 0.6  # one instance: its own estimate, exactly
+    est.set_params(sharpness=np.inf)
+    np.testing.assert_array_equal(est.predict_proba(test)[:, 1], [0.6, 0.6, 0.6, 0.6, 0.4])
+    assert est.predict(test).tolist() == [1, 1, 1, 1, 0]
+
+
+def test_sharpness_defaults():
+    assert C45MIClassifier().sharpness == 4.0 and np.isinf(ID3MIClassifier().sharpness)
+    X, y = toy()
+    with pytest.raises(ValueError):
+        C45MIClassifier(sharpness=0.0).fit(X, y)
+
+
+@pytest.mark.parametrize("pos", [0, 1])
+def test_pooled_outputs_agree_for_either_positive_class_and_three_classes(backend, pos):
+    X, y = toy(3, 80)
+    clf = C45MIClassifier(positive_class=pos, min_bags_leaf=2).fit(X, y)
+    proba, pred = clf.predict_proba(X), clf.predict(X)
+    np.testing.assert_array_equal(pred, clf.classes_[np.argmax(proba, axis=1)])
+    np.testing.assert_array_equal(clf.decision_function(X) > 0, pred == clf.classes_[1])
+    # The positive class's probability is the pooled concept probability, from either side.
+    flipped = C45MIClassifier(positive_class=1 - pos, min_bags_leaf=2).fit(X, 1 - np.asarray(y))
+    np.testing.assert_allclose(proba[:, pos], flipped.predict_proba(X)[:, 1 - pos], rtol=1e-14)
+    y3 = np.where(np.arange(len(y)) % 3 == 0, 2, y)
+    three = C45MIClassifier(min_bags_leaf=2).fit(X, y3)
+    p3 = three.predict_proba(X)
+    np.testing.assert_allclose(p3.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(three.predict(X), three.classes_[np.argmax(p3, axis=1)])

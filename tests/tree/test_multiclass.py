@@ -26,7 +26,7 @@ def three_class_bags(seed, n_bags=45):
 def test_one_concept_tree_per_class(cls, backend):
     X, y = three_class_bags(0)
     labels = np.array(["none", "a", "b"])[y]
-    clf = cls(growth="best", split_shares="children").fit(X, labels)
+    clf = cls(growth="best", split_shares="children", sharpness=np.inf).fit(X, labels)  # the maximum rule
     assert clf.classes_.tolist() == ["a", "b", "none"]
     assert len(clf.trees_) == 3 and not hasattr(clf, "tree_")
     # Tree k is the two-class tree of "class k against the rest".
@@ -73,7 +73,8 @@ def test_max_features_subsets(backend):
     # One feature per node: the concept feature x0 is still found (when a
     # drawn feature cannot split, the next one of the node's random order is
     # searched), and the tree depends on the seed alone.
-    one = [C45MIClassifier(split_shares="parent", min_bags_leaf=2, max_features=1, random_state=s).fit(X, y2)
+    one = [C45MIClassifier(split_shares="parent", min_bags_leaf=2, max_features=1, random_state=s,
+                           sharpness=np.inf).fit(X, y2)  # the maximum rule: one positive leaf suffices
            for s in (0, 0, 5)]
     assert one[0].tree_ == one[1].tree_
     assert all(clf.score(X, y2) == 1.0 for clf in one)

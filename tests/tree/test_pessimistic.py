@@ -1,4 +1,4 @@
-"""C4.5's pessimistic pruning counts the bags' weights (as J48 counts instance weights)."""
+"""J48 details of C4.5-MI: pessimistic pruning counts the bags' weights, and J48's minimum split size."""
 
 import hashlib
 import math
@@ -118,3 +118,30 @@ def test_unit_weight_pruning_is_unchanged(case, backend):
     trees = fit(load_dataset("musk1"))
     assert trees[0].node_count < 40  # pruning did prune
     assert digest(trees) == expected
+
+
+def test_j48_min_leaf_by_hand():
+    from mil.tree._builder import j48_min_leaf
+    # 0.1 W / 2: raised to -M when at most -M, capped at 25.
+    assert j48_min_leaf(30.0, 2) == 2.0  # 1.5 <= 2
+    assert j48_min_leaf(40.0, 2) == 2.0  # exactly 2
+    assert j48_min_leaf(100.0, 2) == pytest.approx(5.0)
+    assert j48_min_leaf(6000.0, 2) == 25.0
+
+
+def test_j48_min_split_forbids_chipping_off_a_few_bags(backend):
+    # One-instance bags: x = 0 holds 3 positive bags, x = 1, 2, ... alternate negative and
+    # positive. The best gain ratio splits the 3 bags off (x <= 0.5). J48's rule asks each
+    # child for 0.1 * n / 2 bags: 3 at n = 60 (allowed), 5 at n = 100 (not).
+    for n, allowed in ((60, True), (100, False)):
+        X = [np.array([[v]]) for v in np.concatenate([np.zeros(3), np.arange(1.0, n - 2)])]
+        y = np.concatenate([np.ones(3, dtype=int), np.arange(n - 3) % 2])
+        kw = dict(min_bags_leaf=2, max_depth=1)
+        assert C45MIClassifier(**kw).fit(X, y).tree_.threshold[0] == 0.5
+        j48 = C45MIClassifier(min_split="j48", **kw).fit(X, y).tree_
+        if allowed:
+            assert j48.threshold[0] == 0.5
+        else:
+            assert j48.threshold[0] != 0.5
+            sizes = [j48.weighted_pos[c] + j48.weighted_neg[c] for c in (1, 2)]
+            assert min(sizes) >= 5

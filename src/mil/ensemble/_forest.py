@@ -289,7 +289,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
         return cls(max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf, growth=self.growth,
                    positive_bag_removal=self.positive_bag_removal, split_shares=self.split_shares,
                    max_features=self.max_features, positive_class=self.positive_class,
-                   smoothing=1.0)  # Laplace leaves: the forest's measured rule
+                   smoothing=1.0, sharpness=np.inf)  # Laplace leaves, the maximum: the forest pools itself
 
     def fit(self, X, y, sample_weight=None):
         """Grow the forest.

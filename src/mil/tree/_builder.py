@@ -208,7 +208,8 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
                random_state=None, copy_presorted=True, leaf_weight=None, mdl_correction=False,
-               cut_placement="midpoint", max_leaf_nodes=None, tie_break="rank", return_split_order=False):
+               cut_placement="midpoint", max_leaf_nodes=None, tie_break="rank", return_split_order=False,
+               min_split="constant"):
     """Grow a multi-instance tree.
 
     Parameters
@@ -230,6 +231,9 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
     max_depth : int or None
     min_bags_leaf : float
         Minimum (weighted) number of distinct bags in each child of a split.
+    min_split : {"constant", "j48"}
+        ``"j48"``: the minimum of a node's children grows with the node, as
+        in Weka's J48 (see :func:`j48_min_leaf`); `min_bags_leaf` is its floor.
     growth : {"depth", "best"}
         Depth-first, or best-first (the open node with the highest share of
         positive bag weight first, ties to the older node, as MITI).
@@ -339,7 +343,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         return _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
                      max_features, random_state, n_root, leaf_weight, mdl_correction, cut_placement,
-                     max_leaf_nodes, tie_break, return_split_order)
+                     max_leaf_nodes, tie_break, return_split_order, min_split)
     finally:
         threads.close()
 
@@ -413,6 +417,18 @@ class _GatherLayout:
         return self.ts._gather_best_splits(pre.vals, pre.bag, pre.rank, self.samples[start:end], features, *args)
 
 
+def j48_min_leaf(node_weight, min_bags_leaf, n_classes=2):
+    """The least weight of each child of a split in Weka's J48 (its C45Split).
+
+    A tenth of the node's weight per class, 0.1 W / k, raised to
+    `min_bags_leaf` (J48's ``-M``) when it is at most that, else capped at
+    25: large nodes cannot split off a few cases, small ones fall back to
+    ``-M``.
+    """
+    share = 0.1 * node_weight / n_classes
+    return float(min_bags_leaf) if share <= min_bags_leaf else min(share, 25.0)
+
+
 def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
             split_shares, criterion, rank, max_features, rng, mdl_correction=False, tie_break="rank",
             instance_bag=None):
@@ -474,7 +490,7 @@ def _instance_gain(left, bags, bag_pos, bag_weight):
 def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
           rng=None, n_root=None, leaf_weight=None, mdl_correction=False, cut_placement="midpoint",
-          max_leaf_nodes=None, tie_break="rank", return_split_order=False):
+          max_leaf_nodes=None, tie_break="rank", return_split_order=False, min_split="constant"):
     n = instances.shape[0]
     max_splits = np.iinfo(np.intp).max if max_leaf_nodes is None else int(max_leaf_nodes) - 1
     n_splits = 0
@@ -550,8 +566,10 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
         present, pi, nu, w_pos, w_neg = node["stats"][:5]
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth and n_splits < max_splits:
+            node_min = (j48_min_leaf(w_pos + w_neg, min_bags_leaf) if min_split == "j48"
+                        else min_bags_leaf)
             feature, split = _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg,
-                                     min_bags_leaf, split_shares, criterion, rank, max_features, rng,
+                                     node_min, split_shares, criterion, rank, max_features, rng,
                                      mdl_correction, tie_break, instance_bag)
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
