@@ -11,7 +11,7 @@ the 25 (set, repetition) pairs (its standard error; pairs won / lost), and the
 5 x 10 mean log loss of each set next to the constant prior's.
 
     python benchmarks/tree_pooling.py [--learners c45-mi id3-mi] [--sharpness 1 2 4 8 inf] \
-        [--datasets musk1 ...] [--jobs 2]
+        [--smoothing 4] [--datasets musk1 ...] [--jobs 2]
 """
 
 import argparse
@@ -27,9 +27,11 @@ SETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 LEARNERS = {"id3-mi": ID3MIClassifier, "c45-mi": C45MIClassifier}
 
 
-def one_fold(name, learner, rep, fold, values):
+def one_fold(name, learner, rep, fold, values, smoothing=None):
     X_train, y_train, X_test, y_test = published_fold(name, rep, fold)
     est = LEARNERS[learner]().fit(X_train, y_train)
+    if smoothing is not None:
+        est.set_params(smoothing=smoothing)  # the tree does not depend on it either
     out = {"prior": (np.nan, prior_log_loss(y_train, y_test, est.classes_))}
     for r in values:
         est.set_params(sharpness=r)
@@ -43,11 +45,15 @@ def main():
     parser.add_argument("--learners", nargs="+", default=list(LEARNERS), choices=list(LEARNERS))
     parser.add_argument("--sharpness", type=float, nargs="+", default=[0.5, 1.0, 2.0, 4.0, 8.0, 16.0, np.inf])
     parser.add_argument("--datasets", nargs="+", default=SETS)
+    parser.add_argument("--smoothing", type=float, default=None,
+                        help="leaf smoothing s for every fit (default: each learner's own)")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     values = sorted(set(args.sharpness) | {np.inf})
     tasks = [(n, lr, r, f) for lr in args.learners for n in args.datasets for r in range(5) for f in range(10)]
-    results = Parallel(n_jobs=args.jobs)(delayed(one_fold)(*t, values) for t in tasks)
+    results = Parallel(n_jobs=args.jobs)(delayed(one_fold)(*t, values, args.smoothing) for t in tasks)
+    if args.smoothing is not None:
+        print(f"smoothing={args.smoothing:g}")
 
     def rep_means(learner, name, key, which):
         # Per repetition: the mean over its ten folds (accuracy 0, log loss 1).

@@ -522,11 +522,15 @@ def test_search_with_out_fills_the_compacted_copy(problem, smooth, n_blocks):
             np.testing.assert_array_equal(a, b)
 
 
+_OVERLAP = np.zeros(12, np.int32)   # two overlapping int32 arrays of shape (2, 3)
+
+
 @pytest.mark.parametrize("change, error, match", [
     (lambda out: out[:2], TypeError, "tuple"),
     (lambda out: (out[0][:, :-1].copy(), out[1], out[2]), ValueError, "shape"),
     (lambda out: (out[0], out[1].astype(np.int64), out[2]), TypeError, "int32"),
     (lambda out: (out[0], out[1], out[1]), ValueError, "share memory"),
+    (lambda out: (out[0], _OVERLAP[:6].reshape(2, 3), _OVERLAP[3:9].reshape(2, 3)), ValueError, "share memory"),
     (lambda out: (out[0], np.zeros((2, 6), np.int32)[:, ::2], out[2]), TypeError, "C-contiguous"),
 ])
 def test_search_rejects_bad_out(backend, change, error, match):

@@ -202,6 +202,38 @@ def test_twins_bit_identical(case, data):
         np.testing.assert_array_equal(a, b)
 
 
+@settings(max_examples=80, deadline=None)
+@given(nodes(allow_nan=True), st.data())
+def test_count_cuts_off_changes_only_the_cut_count(case, data):
+    """``count_cuts=False`` (no MDL correction) gives the same splits on both twins, with the
+    count of cut points NaN (not counted); searching with gathered rows too."""
+    values, bag, bag_pos, w, min_weight, shares = case
+    n = len(bag)
+    start = data.draw(st.integers(0, n - 1))
+    end = data.draw(st.integers(start, n))
+    outs = []
+    for mod in [m for m in twins("_tree_split") if m is not None]:
+        pre = node_layout(values, bag)
+        args = (bag_pos, w, 2.0, 1.5, min_weight, 1e-12, shares)
+        on = mod.best_splits(pre.vals, pre.bag, start, end, *args)
+        off = mod.best_splits(pre.vals, pre.bag, start, end, *args, count_cuts=False)
+        np.testing.assert_array_equal(on[0], off[0])
+        found = on[0] == 1
+        np.testing.assert_array_equal(np.delete(on[1], 6, axis=1), np.delete(off[1], 6, axis=1))
+        assert np.isnan(off[1][found, 6]).all() and not np.isnan(on[1][found, 6]).any()
+        rank = np.argsort(pre.order, axis=1)
+        ids = np.arange(n)
+        feats = np.arange(values.shape[1])
+        g_off = mod.gather_best_splits(pre.vals, pre.bag, rank, ids, feats, *args, count_cuts=False)
+        g_on = mod.gather_best_splits(pre.vals, pre.bag, rank, ids, feats, *args)
+        np.testing.assert_array_equal(np.delete(g_on[1], 6, axis=1), np.delete(g_off[1], 6, axis=1))
+        outs.append(off)
+    if len(outs) == 2:
+        np.testing.assert_array_equal(outs[0][0], outs[1][0])
+        found = outs[0][0] == 1
+        np.testing.assert_array_equal(outs[0][1][found], outs[1][1][found])
+
+
 def test_partition_is_stable(backend):
     pre = node_layout(np.arange(12.0)[::-1].reshape(6, 2), [0, 0, 1, 1, 2, 2])
     before = pre.order.copy()

@@ -329,7 +329,8 @@ def rule_search_out_args(presorted, active, out):
             raise ValueError(f"out's {name} has shape {a.shape}; it must be (features, covered "
                              f"instances) = {shape}")
         arrays.append(a)
-    if len({a.ctypes.data for a in arrays}) < 3 and shape[0] * shape[1]:
+    if shape[0] * shape[1] and any(np.may_share_memory(arrays[i], arrays[j])
+                                   for i, j in ((0, 1), (0, 2), (1, 2))):
         raise ValueError("out's three arrays must not share memory")
     return tuple(arrays)
 

@@ -128,6 +128,19 @@ cdef intp_t c_best_split_feature(
     float64_t total_pos, float64_t total_neg, float64_t min_weight, float64_t tol,
     bint shares_of_children, uint8_t* seen, intp_t* bag_scratch, float64_t* work, float64_t* out,
 ) noexcept nogil:
+    return _best_split_feature(vals, inst_bag, n, bag_pos, bag_weight, total_pos, total_neg, min_weight, tol,
+                               shares_of_children, seen, bag_scratch, work, out, True)
+
+
+cdef intp_t _best_split_feature(
+    const float64_t* vals, const intp_t* inst_bag, intp_t n,
+    const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t total_pos, float64_t total_neg, float64_t min_weight, float64_t tol,
+    bint shares_of_children, uint8_t* seen, intp_t* bag_scratch, float64_t* work, float64_t* out,
+    bint count_cuts,
+) noexcept nogil:
+    # c_best_split_feature; without count_cuts the admissible cut points are
+    # not counted (SPLIT_N_CUTS is NaN): only C4.5's MDL correction reads them.
     cdef intp_t m = n, n_nan, k, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
     cdef bint new_part
     cdef float64_t total = total_pos + total_neg
@@ -167,12 +180,12 @@ cdef intp_t c_best_split_feature(
         # per run, at the run's first cut between distinct values.
         best_k = _best_cut_by_runs(vals, inst_bag, n, bag_pos, bag_weight, parent, total, min_weight, tol,
                                    shares_of_children, seen, bag_scratch, work, &g, &lp, &ln, &rp, &rn,
-                                   c_lp, c_ln, c_rp, c_rn, c_el, c_er, &n_cuts, &n_parts)
+                                   c_lp, c_ln, c_rp, c_rn, c_el, c_er, &n_cuts, &n_parts, count_cuts)
         if best_k < 0:
             return 0
         k = best_k
-        return _write_split(vals, k, g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0, n_cuts, n_parts,
-                            out)
+        return _write_split(vals, k, g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0,
+                            n_cuts if count_cuts else -1, n_parts, out)
     c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
     # NaN block first: the cut after non-missing position k is then the
     # cut after position n_nan + k of this second sweep.
@@ -229,7 +242,8 @@ cdef intp_t c_best_split_feature(
         lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
     else:
         lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-    return _write_split(vals, k, gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d, n_cuts, n_parts, out)
+    return _write_split(vals, k, gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d,
+                        n_cuts if count_cuts else -1, n_parts, out)
 
 
 cdef inline intp_t _write_split(
@@ -237,7 +251,7 @@ cdef inline intp_t _write_split(
     float64_t missing_left, intp_t n_cuts, intp_t n_parts, float64_t* out,
 ) noexcept nogil:
     # The result row of the cut after sorted position k; n_cuts / n_parts: the feature's admissible
-    # cut points / the distinct bag partitions they make.
+    # cut points (-1: not counted, written as NaN) / the distinct bag partitions they make.
     cdef float64_t cl = lp + ln, cr = rp + rn
     cdef float64_t s = cl / (cl + cr), t = cr / (cl + cr)
     out[SPLIT_GAIN] = gain
@@ -246,7 +260,7 @@ cdef inline intp_t _write_split(
     out[SPLIT_MISSING_LEFT] = missing_left
     out[SPLIT_W_LEFT] = cl
     out[SPLIT_W_RIGHT] = cr
-    out[SPLIT_N_CUTS] = <float64_t>n_cuts
+    out[SPLIT_N_CUTS] = <float64_t>n_cuts if n_cuts >= 0 else NAN
     out[SPLIT_N_PARTITIONS] = <float64_t>n_parts
     return 1
 
@@ -258,7 +272,7 @@ cdef intp_t _best_cut_by_runs(
     uint8_t* seen, intp_t* f_pos, float64_t* work,
     float64_t* g_out, float64_t* lp_out, float64_t* ln_out, float64_t* rp_out, float64_t* rn_out,
     float64_t* c_lp, float64_t* c_ln, float64_t* c_rp, float64_t* c_rn, float64_t* c_el, float64_t* c_er,
-    intp_t* n_cuts_out, intp_t* n_parts_out,
+    intp_t* n_cuts_out, intp_t* n_parts_out, bint count_cuts,
 ) noexcept nogil:
     # Best cut of a node without NaN (the cut after sorted position k, 0 <= k
     # <= n - 2, needs vals[k] < vals[k + 1]). Returns k, -1 if none, and in
@@ -340,8 +354,9 @@ cdef intp_t _best_cut_by_runs(
                 n_runs += 1
                 gmax = g if g > gmax else gmax
                 n_cuts_out[0] += 1
-                for q in range(j + 1, k_end + 1):
-                    n_cuts_out[0] += vals[q] < vals[q + 1]
+                if count_cuts:  # the run's other cut points (only the MDL correction reads the count)
+                    for q in range(j + 1, k_end + 1):
+                        n_cuts_out[0] += vals[q] < vals[q + 1]
         k = k_end + 1
     n_parts_out[0] = n_runs
     if n_runs == 0:
@@ -506,7 +521,7 @@ cdef void c_apply(
 # the underscored ones, which trust their arguments.
 
 def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg, min_weight, tol,
-                shares_of_children=False, features=None):
+                shares_of_children=False, features=None, count_cuts=True):
     """Best cut of every feature (or of `features`) for the node owning columns ``start:end``.
 
     Parameters
@@ -532,6 +547,9 @@ def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tota
     features : ndarray of intp, default=None
         Search only these rows (a random forest's feature subset); result
         row i then describes feature ``features[i]``. None searches all.
+    count_cuts : bool, default=True
+        Count the admissible cut points (only C4.5's MDL correction with
+        ``mdl_correction="cuts"`` reads them); False skips that pass.
 
     Returns
     -------
@@ -546,7 +564,7 @@ def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tota
         new partition of the node's bags (in either NaN direction, the left
         and right bag counts differ from that direction's previous
         admissible cut), for C4.5 release 8's MDL correction (undefined
-        where not found).
+        where not found; the count of cut points is NaN without `count_cuts`).
 
     Raises
     ------
@@ -554,8 +572,9 @@ def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tota
         On a wrong dtype or shape, a segment outside the rows, a feature
         outside [0, n_features) or a bag index outside [0, n_bags).
     """
-    return _best_splits(*tree_search_args(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos,
-                                          total_neg, min_weight, tol, shares_of_children, features))
+    *args, features = tree_search_args(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg,
+                                       min_weight, tol, shares_of_children, features)
+    return _best_splits(*args, bool(count_cuts), features)
 
 
 def _best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
@@ -563,7 +582,7 @@ def _best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
                  const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
                  float64_t total_pos, float64_t total_neg,
                  float64_t min_weight, float64_t tol, bint shares_of_children=False,
-                 const intp_t[::1] features=None):
+                 bint count_cuts=True, const intp_t[::1] features=None):
     cdef intp_t n_features = vals.shape[0] if features is None else features.shape[0]
     cdef intp_t n = end - start, f, row
     cdef bint subset = features is not None
@@ -579,14 +598,15 @@ def _best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
     with nogil:
         for f in range(n_features):
             row = features[f] if subset else f
-            fo[f] = <uint8_t>c_best_split_feature(
+            fo[f] = <uint8_t>_best_split_feature(
                 &vals[row, start], &inst_bag[row, start], n, &bag_pos[0], &bag_weight[0],
-                total_pos, total_neg, min_weight, tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0])
+                total_pos, total_neg, min_weight, tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0],
+                count_cuts)
     return found, stats
 
 
 def gather_best_splits(vals, inst_bag, rank, ids, features, bag_pos, bag_weight, total_pos, total_neg,
-                       min_weight, tol, shares_of_children=False):
+                       min_weight, tol, shares_of_children=False, count_cuts=True):
     """``best_splits`` of `features` for the node holding the instances `ids`, from the root's rows.
 
     Instead of a node segment kept up to date by partitions, each searched
@@ -605,7 +625,7 @@ def gather_best_splits(vals, inst_bag, rank, ids, features, bag_pos, bag_weight,
         The node's instances (distinct, any order).
     features : ndarray of intp, shape (n_searched,)
         The rows to search.
-    bag_pos, bag_weight, total_pos, total_neg, min_weight, tol, shares_of_children
+    bag_pos, bag_weight, total_pos, total_neg, min_weight, tol, shares_of_children, count_cuts
         As in :func:`best_splits`.
 
     Returns
@@ -614,14 +634,16 @@ def gather_best_splits(vals, inst_bag, rank, ids, features, bag_pos, bag_weight,
         As :func:`best_splits` with ``features``.
     """
     return _gather_best_splits(*tree_gather_args(vals, inst_bag, rank, ids, features, bag_pos, bag_weight,
-                                                 total_pos, total_neg, min_weight, tol, shares_of_children))
+                                                 total_pos, total_neg, min_weight, tol, shares_of_children),
+                               bool(count_cuts))
 
 
 def _gather_best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_bag,
                         const intp_t[:, ::1] rank, const intp_t[::1] ids, const intp_t[::1] features,
                         const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
                         float64_t total_pos, float64_t total_neg,
-                        float64_t min_weight, float64_t tol, bint shares_of_children=False):
+                        float64_t min_weight, float64_t tol, bint shares_of_children=False,
+                        bint count_cuts=True):
     cdef intp_t n_searched = features.shape[0], m = ids.shape[0], n = vals.shape[1], f, row, got = 0
     cdef bint duplicate = False
     found = np.zeros(n_searched, dtype=np.uint8)
@@ -644,9 +666,9 @@ def _gather_best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_
             if got != m:
                 duplicate = True
                 break
-            fo[f] = <uint8_t>c_best_split_feature(
+            fo[f] = <uint8_t>_best_split_feature(
                 &g_vals[0], &g_bag[0], m, &bag_pos[0], &bag_weight[0], total_pos, total_neg, min_weight,
-                tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0])
+                tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0], count_cuts)
     if duplicate:
         raise ValueError(f"ids must be distinct instances; {m} ids name {got} of them")
     return found, stats

@@ -94,23 +94,25 @@ def _midpoint(a, b):
 
 
 def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg,
-                min_weight, tol, shares_of_children=False, features=None):
+                min_weight, tol, shares_of_children=False, features=None, count_cuts=True):
     """Best cut of every feature (or of `features`) for the node owning columns ``start:end``.
 
     See the compiled twin; the arguments are checked the same way.
     """
-    return _best_splits(*tree_search_args(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos,
-                                          total_neg, min_weight, tol, shares_of_children, features))
+    *args, features = tree_search_args(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg,
+                                       min_weight, tol, shares_of_children, features)
+    return _best_splits(*args, bool(count_cuts), features)
 
 
 def gather_best_splits(vals, inst_bag, rank, ids, features, bag_pos, bag_weight, total_pos, total_neg,
-                       min_weight, tol, shares_of_children=False):
+                       min_weight, tol, shares_of_children=False, count_cuts=True):
     """``best_splits`` of `features` for the node holding the instances `ids`, from the root's rows.
 
     See the compiled twin; the arguments are checked the same way.
     """
     return _gather_best_splits(*tree_gather_args(vals, inst_bag, rank, ids, features, bag_pos, bag_weight,
-                                                 total_pos, total_neg, min_weight, tol, shares_of_children))
+                                                 total_pos, total_neg, min_weight, tol, shares_of_children),
+                               bool(count_cuts))
 
 
 def _gather_best_splits(vals, inst_bag, rank, ids, features, *args):
@@ -121,7 +123,7 @@ def _gather_best_splits(vals, inst_bag, rank, ids, features, *args):
 
 
 def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg,
-                 min_weight, tol, shares_of_children=False, features=None):
+                 min_weight, tol, shares_of_children=False, count_cuts=True, features=None):
     if features is not None:
         vals, inst_bag = vals[features, start:end], inst_bag[features, start:end]
         start, end = 0, end - start
@@ -190,7 +192,7 @@ def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tot
                            np.where(sel_l >= sel_r, 1.0, 0.0))
     stats[f, 4] = sel_l
     stats[f, 5] = sel_r
-    stats[f, 6] = n_cuts[f]
+    stats[f, 6] = n_cuts[f] if count_cuts else np.nan
     stats[f, 7] = n_parts[f]
     return found, stats
 

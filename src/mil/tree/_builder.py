@@ -433,7 +433,10 @@ def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf
             split_shares, criterion, rank, max_features, rng, mdl_correction=False, tie_break="rank",
             instance_bag=None):
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
-    args = (bag_pos, bag_weight, w_pos, w_neg, float(min_bags_leaf), TIE_TOL, split_shares == "children")
+    # The cut points are only counted for the MDL correction that reads them (stats[:, 6]).
+    count_cuts = bool(mdl_correction) and mdl_correction != "partitions"
+    args = (bag_pos, bag_weight, w_pos, w_neg, float(min_bags_leaf), TIE_TOL, split_shares == "children",
+            count_cuts)
     node_weight = w_pos + w_neg if mdl_correction else None
     mdl_count = "partitions" if mdl_correction == "partitions" else "cuts"
     if max_features is None:
