@@ -53,7 +53,8 @@ LEARNERS = {
     "miwrapper-tree": ("mil.wrappers", "MIWrapperClassifier", {},
                        "MIWrapper: J48-like C4.5 on the weighted instances, geometric mean (Weka -P 2 -A 3)"),
     "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {"random_state": 0},
-                  "MI random forest: 100 C4.5-MI trees on bootstrap bag samples, sqrt features per node"),
+                  "MI random forest: 100 C4.5-MI trees on bootstrap bag samples, sqrt features per node, "
+                  "each tree's instances pooled at an out-of-bag sharpness"),
 }
 
 
