@@ -174,8 +174,8 @@ def report_joint(args):
     n = args.repeats
     for name, vals in rows.items():
         per = [np.mean(vals[i * n:(i + 1) * n]) for i in range(len(sets))]
-        print(f"  {name:28s} " + " ".join(f"{d} {v:5.1f} ({vals[i * n]:5.1f})" for i, (d, v) in enumerate(zip(sets, per)))
-              + f"  mean {np.mean(per):5.2f}")
+        cells = " ".join(f"{d} {v:5.1f} ({vals[i * n]:5.1f})" for i, (d, v) in enumerate(zip(sets, per)))
+        print(f"  {name:28s} {cells}  mean {np.mean(per):5.2f}")
     base = np.array(rows[tags[0]])
     for name, vals in rows.items():
         if name == tags[0]:
