@@ -35,9 +35,8 @@ LEARNERS = {
                 "bag k-nearest neighbours, minimal Hausdorff distance (k=3)"),
     "id3-mi": ("mil.tree", "ID3MIClassifier", {}, "ID3-MI decision tree"),
     "c45-mi": ("mil.tree", "C45MIClassifier", {}, "C4.5-MI decision tree (gain ratio; pruning off by default)"),
-    # 100 rounds keep `mil` quick; on Musk1 they measure nearly as well as 200 (5 x 10-fold at
-    # the defaults, seeds 0 / 1: 86.5 / 84.9 % vs 86.9 / 84.9 %, docs/results/boosting_wrappers.rst).
-    # `mil reproduce trees` uses the default 200.
+    # 100 rounds keep `mil` quick; on Musk1 they measure as well as 200 (5 x 10-fold: 85.8 %
+    # vs 85.1 %, docs/results/boosting_wrappers.rst). `mil reproduce trees` uses the default 200.
     "gdbt-mi": ("mil.ensemble", "GDBTMIClassifier", {"random_state": 0, "n_estimators": 100},
                 "GDBT-MI: gradient boosting of C4.5-MI trees (100 rounds)"),
     "ripper-mi": ("mil.rules", "RipperMIClassifier", {"random_state": 0}, "RIPPER-MI rule learner"),

@@ -159,12 +159,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         instance probabilities. In 10-fold CV on the five shipped data sets
         the three average within a point of each other, none winning on
         every set (see :doc:`/results/trees_boosting_rules`).
-    sharpness : float, default=1.0
-        r of the log-sum-exp pooling, S = (1/r) log(mean exp(r f)): larger r
-        moves S towards the maximum of the instance scores, smaller r towards
-        their mean. 1.0 (3.0 before 2026-11-23) was chosen on 5 x 10-fold CV
-        of the five shipped sets with two seeds (see
-        :doc:`/results/boosting_wrappers`).
+    sharpness : float, default=3.0
+        r of the log-sum-exp pooling, S = (1/r) log(mean exp(r f)).
     subsample : float in (0, 1], default=0.5
         Fraction of the training bags drawn (without replacement) for each
         round (stochastic gradient boosting, Friedman 2002). 1.0 uses every
@@ -311,7 +307,7 @@ class GDBTMIClassifier(BaseBagClassifier):
     }
 
     def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=None, min_bags_leaf=2,
-                 pooling="lse", sharpness=1.0, subsample=0.5, max_features="sqrt",
+                 pooling="lse", sharpness=3.0, subsample=0.5, max_features="sqrt",
                  feature_sampling="tree", validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
