@@ -181,12 +181,8 @@ def test_positive_class_flips_the_scores():
 def test_feature_importances_find_the_informative_feature():
     X, y = make_toy_bags(n_bags=40)
     # The defaults sample features and bags at random (random_state=None made
-    # this test flaky: 2 of 4 runs failed); no sampling here. The sharpness is the
-    # former default's, with which the test was written: on this 40-bag set (and
-    # not on 100 or 200 bags, seeds 0-2) the softer pooling of the default 1.0
-    # ranks noise feature 3 just above feature 0 after 10 rounds (0.37 against 0.34).
-    clf = GDBTMIClassifier(n_estimators=10, max_features=None, subsample=1.0, sharpness=3.0,
-                           random_state=0).fit(X, y)
+    # this test flaky: 2 of 4 runs failed); no sampling here.
+    clf = GDBTMIClassifier(n_estimators=10, max_features=None, subsample=1.0, random_state=0).fit(X, y)
     imp = clf.feature_importances_
     assert imp.shape == (4,)
     np.testing.assert_allclose(imp.sum(), 1.0)
