@@ -78,7 +78,7 @@ def mdl_corrected_gains(stats, node_weight, count="cuts"):
 
 
 def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None, mdl_count="cuts",
-                   return_ties=False):
+                   return_ties=False, average_gain_tolerance=0.0):
     """Pick the split feature of a node from the per-feature best cuts.
 
     Parameters
@@ -101,6 +101,11 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None,
         ratio use the corrected gains. None uses the gains as they are.
     mdl_count : {"cuts", "partitions"}, default="cuts"
         The K of the correction (see :func:`mdl_corrected_gains`).
+    average_gain_tolerance : float, default=0.0
+        C4.5-MI's average-gain guard admits a feature whose gain is at
+        least the average gain of the candidates less this many bits (never
+        less than `tol`, which absorbs round-off only). 0 is C4.5's rule;
+        Weka's J48 (``C45ModelSelection``) uses 0.001. Unused by "gain".
 
     Returns
     -------
@@ -119,9 +124,10 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None,
         cand, score = ok, gain
     else:
         # C4.5's guard against splits with tiny split information: only
-        # features with at least the average gain (summed in feature order).
+        # features with at least the average gain (summed in feature order),
+        # less a tolerance (J48's 0.001; never below round-off).
         avg = float(np.cumsum(gain)[-1]) / ok.size
-        keep = (gain >= avg - tol) & (stats[ok, 1] > MIN_SPLIT_INFO)
+        keep = (gain >= avg - max(average_gain_tolerance, tol)) & (stats[ok, 1] > MIN_SPLIT_INFO)
         cand = ok[keep]
         if cand.size == 0:
             return cand if return_ties else -1
@@ -209,7 +215,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
                random_state=None, copy_presorted=True, leaf_weight=None, mdl_correction=False,
                cut_placement="midpoint", max_leaf_nodes=None, tie_break="rank", return_split_order=False,
-               min_split="constant"):
+               min_split="constant", average_gain_tolerance=0.0):
     """Grow a multi-instance tree.
 
     Parameters
@@ -289,6 +295,10 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         gain, C4.5-MI's average-gain guard and gain ratio use the corrected
         gains (see :func:`choose_feature`). The best cut of each feature,
         and the stored node gain, are unchanged.
+    average_gain_tolerance : float, default=0.0
+        C4.5-MI: a feature may split only if its gain is at least the
+        average gain of the candidate features less this many bits (see
+        :func:`choose_feature`; J48's is 0.001). 0 is C4.5's guard.
 
     Returns
     -------
@@ -343,7 +353,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         return _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
                      max_features, random_state, n_root, leaf_weight, mdl_correction, cut_placement,
-                     max_leaf_nodes, tie_break, return_split_order, min_split)
+                     max_leaf_nodes, tie_break, return_split_order, min_split, average_gain_tolerance)
     finally:
         threads.close()
 
@@ -431,7 +441,7 @@ def j48_min_leaf(node_weight, min_bags_leaf, n_classes=2):
 
 def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
             split_shares, criterion, rank, max_features, rng, mdl_correction=False, tie_break="rank",
-            instance_bag=None):
+            instance_bag=None, average_gain_tolerance=0.0):
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
     # The cut points are only counted for the MDL correction that reads them (stats[:, 6]).
     count_cuts = bool(mdl_correction) and mdl_correction != "partitions"
@@ -439,24 +449,23 @@ def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf
             count_cuts)
     node_weight = w_pos + w_neg if mdl_correction else None
     mdl_count = "partitions" if mdl_correction == "partitions" else "cuts"
+    choose = dict(node_weight=node_weight, mdl_count=mdl_count, average_gain_tolerance=average_gain_tolerance)
     if max_features is None:
         found, split = layout.search(start, end, args)
         if tie_break == "instances":
-            ties = choose_feature(found, split, criterion, rank, node_weight=node_weight, mdl_count=mdl_count,
-                                  return_ties=True)
+            ties = choose_feature(found, split, criterion, rank, return_ties=True, **choose)
             if ties.size == 0:
                 return -1, None
             feature = _instance_tie_break(layout, start, end, ties, split, rank, bag_pos, bag_weight,
                                           instance_bag)
             return feature, split[feature]
-        feature = choose_feature(found, split, criterion, rank, node_weight=node_weight, mdl_count=mdl_count)
+        feature = choose_feature(found, split, criterion, rank, **choose)
         return feature, (split[feature] if feature >= 0 else None)
     order = rng.permutation(rank.shape[0]).astype(np.intp)
     for lo in range(0, order.size, max_features):
         block = np.ascontiguousarray(order[lo:lo + max_features])
         found, split = layout.search(start, end, args, block)
-        best = choose_feature(found, split, criterion, rank[block], node_weight=node_weight,
-                              mdl_count=mdl_count)
+        best = choose_feature(found, split, criterion, rank[block], **choose)
         if best >= 0:
             return int(block[best]), split[best]
     return -1, None
@@ -493,7 +502,8 @@ def _instance_gain(left, bags, bag_pos, bag_weight):
 def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_depth,
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
           rng=None, n_root=None, leaf_weight=None, mdl_correction=False, cut_placement="midpoint",
-          max_leaf_nodes=None, tie_break="rank", return_split_order=False, min_split="constant"):
+          max_leaf_nodes=None, tie_break="rank", return_split_order=False, min_split="constant",
+          average_gain_tolerance=0.0):
     n = instances.shape[0]
     max_splits = np.iinfo(np.intp).max if max_leaf_nodes is None else int(max_leaf_nodes) - 1
     n_splits = 0
@@ -573,7 +583,7 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
                         else min_bags_leaf)
             feature, split = _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg,
                                      node_min, split_shares, criterion, rank, max_features, rng,
-                                     mdl_correction, tie_break, instance_bag)
+                                     mdl_correction, tie_break, instance_bag, average_gain_tolerance)
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:

@@ -346,6 +346,8 @@ class _BaseMITree(BaseBagClassifier):
                     rank=rank, n_jobs=self.n_jobs, max_features=resolve_max_features(self.max_features, d),
                     mdl_correction=self.mdl_correction, cut_placement=self.cut_placement,
                     tie_break=self.tie_break, min_split=self.min_split)
+        if self._criterion == "gain_ratio":
+            grow["average_gain_tolerance"] = self.average_gain_tolerance
         for i, bag_pos in enumerate(concepts):
             max_leaf_nodes = self.max_leaf_nodes
             if max_leaf_nodes == "cv":
@@ -689,7 +691,7 @@ _PARAMS_DOC = """
         split off a few bags (on 6000 weighted instances the root's children
         need 25). With one instance per bag and `min_bags_leaf` 2 this is
         J48's ``-M 2`` (see :doc:`/results/boosting_wrappers`).
-    smoothing : float > 0, default={smoothing}
+{guard}    smoothing : float > 0, default={smoothing}
         Additive smoothing s of the leaf estimates behind `predict_proba`:
         a leaf of pi positive and nu negative bags (bag weights) estimates
         (pi + s) / (pi + nu + 2 s); s = 1 is Laplace's estimate. It never
@@ -745,12 +747,30 @@ _PARAMS_DOC = """
 """
 
 
+_GUARD_DOC = """    average_gain_tolerance : float >= 0, default=0.0
+        C4.5's guard against splits of tiny split information: the gain
+        ratio chooses among the features whose gain is at least the average
+        gain of the features that can split the node, less this many bits
+        (gains are in bits per bag weight). 0 is C4.5's rule (round-off of
+        1e-12 bits is always absorbed). Weka's J48 admits features up to
+        0.001 below the average (its ``C45ModelSelection``); with
+        ``min_split="j48"``, ``mdl_correction=True`` and ``pruning=True`` it
+        makes the inner tree of :class:`~mil.wrappers.MIWrapperClassifier`
+        predict as Weka's MIWrapper + J48 (see
+        :doc:`/results/boosting_wrappers`). With `mdl_correction` the
+        average is over the features whose corrected gain is positive, as in
+        J48; without it, over every feature with an admissible cut. ``np.inf``
+        turns the guard off (the largest gain ratio wins). ID3-MI has no
+        such guard: the largest gain is never below the average.
+"""
+
+
 class ID3MIClassifier(_BaseMITree):
     __doc__ = """ID3-MI multi-instance decision tree (Chevaleyre and Zucker, 2001).
 
     Splits maximise Gain_multi, the information gain computed on distinct
     positive and negative bags (Chevaleyre & Zucker 2001), with positive-bag removal.
-    """ + _PARAMS_DOC.format(min_bags=3, pruning=False, smoothing=8.0, sharpness="inf") + """
+    """ + _PARAMS_DOC.format(min_bags=3, pruning=False, smoothing=8.0, sharpness="inf", guard="") + """
     Examples
     --------
     >>> from mil.tree import ID3MIClassifier
@@ -802,7 +822,7 @@ class C45MIClassifier(_BaseMITree):
     pruning. Pruning is off by default: on the five shipped sets (5 x 10-fold
     CV) each of them lost accuracy against the unpruned tree (see
     :doc:`/results/trees`).
-    """ + _PARAMS_DOC.format(min_bags=8, pruning=False, smoothing=8.0, sharpness=4.0) + """
+    """ + _PARAMS_DOC.format(min_bags=8, pruning=False, smoothing=8.0, sharpness=4.0, guard=_GUARD_DOC) + """
     Examples
     --------
     >>> from mil.tree import C45MIClassifier, export_text
@@ -816,12 +836,17 @@ class C45MIClassifier(_BaseMITree):
     """
 
     _criterion = "gain_ratio"
+    _parameter_constraints = {
+        **_BaseMITree._parameter_constraints,
+        "average_gain_tolerance": [Interval(Real, 0.0, np.inf, closed="both")],
+    }
 
     def __init__(self, *, max_depth=None, min_bags_leaf=8, growth="best", pruning=False,
                  confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
-                 max_leaf_nodes=None, tie_break="rank", sharpness=4.0, min_split="constant"):
+                 max_leaf_nodes=None, tie_break="rank", sharpness=4.0, min_split="constant",
+                 average_gain_tolerance=0.0):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -843,3 +868,4 @@ class C45MIClassifier(_BaseMITree):
         self.tie_break = tie_break
         self.sharpness = sharpness
         self.min_split = min_split
+        self.average_gain_tolerance = average_gain_tolerance
