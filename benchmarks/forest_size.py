@@ -194,12 +194,28 @@ def load(path):
     return recs
 
 
+# Sharpness grids the out-of-bag choice may pick from; "max" is the maximum rule alone
+# (the forest's pooling before sharpness="oob").
+GRIDS = {"shipped": OOB_SHARPNESSES, "fine": GRID,
+         "no-0.5": tuple(s for s in OOB_SHARPNESSES if s != 0.5),
+         "1-inf": (1.0, 2.0, 4.0, 8.0, 16.0, np.inf), "max": (np.inf,)}
+
+
+def pair(text):
+    """``FOREST/GRID:FOREST/GRID`` of --pairs, the grid names checked."""
+    sides = [side.split("/") for side in text.split(":")]
+    if len(sides) != 2 or any(len(side) != 2 for side in sides):
+        raise argparse.ArgumentTypeError(f"{text!r} is not FOREST/GRID:FOREST/GRID")
+    for _, grid in sides:
+        if grid not in GRIDS:
+            raise argparse.ArgumentTypeError(f"unknown grid {grid!r} in {text!r}; grids: {', '.join(GRIDS)}")
+    return ["/".join(side) for side in sides]
+
+
 def report(args):
     recs = load(args.cache)
     tags = sorted({k[0] for k in recs}) if not args.tag else [args.tag]
-    grids = {"shipped": OOB_SHARPNESSES, "fine": GRID,
-             "no-0.5": tuple(s for s in OOB_SHARPNESSES if s != 0.5),
-             "1-inf": (1.0, 2.0, 4.0, 8.0, 16.0, np.inf)}
+    grids = GRIDS
     for tag in tags:
         sets = [d for d in args.datasets if all((tag, d, r) in recs for r in range(args.repeats))]
         if not sets:
@@ -221,6 +237,7 @@ def report(args):
             for a, b in args.pairs:
                 (fa, ga), (fb, gb) = a.split("/"), b.split("/")
                 if fa not in forests or fb not in forests:
+                    print(f"  {a} - {b}: no such forest in this run (forests: {', '.join(forests)})")
                     continue
                 diff = np.array([100 * (chosen(recs[(tag, d, r)]["folds"], fa, grids[ga]) -
                                         chosen(recs[(tag, d, r)]["folds"], fb, grids[gb]))
@@ -246,8 +263,8 @@ def main():
     parser.add_argument("--report", action="store_true")
     parser.add_argument("--joint", nargs="*", default=None,
                         help="report the out-of-bag choice among these runs (tags; the first is the base)")
-    parser.add_argument("--pairs", nargs="*", type=lambda t: t.split(":"), default=[
-        p.split(":") for p in ("first200/shipped:first100/shipped", "first300/shipped:first100/shipped",
+    parser.add_argument("--pairs", nargs="*", type=pair, default=[
+        pair(p) for p in ("first200/shipped:first100/shipped", "first300/shipped:first100/shipped",
                                "first300/shipped:first200/shipped", "block1/shipped:block0/shipped",
                                "block2/shipped:block0/shipped", "block2/shipped:block1/shipped",
                                "first100/fine:first100/shipped", "first100/no-0.5:first100/shipped",

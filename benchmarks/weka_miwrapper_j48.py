@@ -79,11 +79,10 @@ def snap_close_values(X, gap=1e-5):
     for f in range(X.shape[1]):
         order = np.argsort(X[:, f], kind="stable")
         v = X[order, f]
-        out = v.copy()
-        for i in np.flatnonzero(~(v[:-1] + gap < v[1:])) + 1:  # J48's test; NaN never snaps (sorted last)
-            if not np.isnan(v[i]):
-                out[i] = out[i - 1]
-        X[order, f] = out
+        # A run of values each within `gap` of the previous one takes the run's first value
+        # (J48's test); NaN (sorted last) always starts a run of its own.
+        starts = np.r_[True, (v[:-1] + gap < v[1:]) | np.isnan(v[1:])]
+        X[order, f] = v[np.flatnonzero(starts)[np.cumsum(starts) - 1]]
     return X
 
 
