@@ -10,7 +10,11 @@ natural depth). Prints the ratios of the best-of-`repeat` times, measured
 interleaved (target: C4.5-MI at its defaults, no depth limit, <= 1.0).
 
 Usage: python benchmarks/bench_trees.py [--repeat 5] [--max-depth 20] [--backend compiled|python]
-       [--param growth=best split_shares=children]
+       [--param growth=best split_shares=children] [--c45-param average_gain_tolerance=0.001]
+
+--param goes to both MI trees; --c45-param to C4.5-MI only, for its own options
+(``average_gain_tolerance``, ``mdl_correction``, ``min_split``, ...), which
+ID3-MI does not take.
 """
 
 import argparse
@@ -47,8 +51,10 @@ def main():
     parser.add_argument("--max-depth", type=int, default=20,
                         help="the common depth limit of the second comparison")
     parser.add_argument("--param", nargs="*", help="extra parameters of both MI trees, key=value")
+    parser.add_argument("--c45-param", nargs="*", help="extra parameters of C4.5-MI only, key=value")
     args = parser.parse_args()
     params = parse_params(args.param)
+    c45_params = {**params, **parse_params(args.c45_param)}
 
     X, bag_ids, y = load_musk2()
     bags = Bags.from_instances(X, bag_ids)
@@ -57,13 +63,13 @@ def main():
 
     for depth in (None, args.max_depth):
         sk = DecisionTreeClassifier(criterion="entropy", max_depth=depth, random_state=0)
-        c45 = C45MIClassifier(max_depth=depth, **params)
+        c45 = C45MIClassifier(max_depth=depth, **c45_params)
         id3 = ID3MIClassifier(max_depth=depth, **params)
         with use_backend(args.backend):
             t_sk, t_c45, t_id3 = best_times(
                 [lambda: sk.fit(bags.instances, y_inst), lambda: c45.fit(bags, y),
                  lambda: id3.fit(bags, y)], args.repeat)
-        print(f"\nmax_depth={depth} {params or ''}")
+        print(f"\nmax_depth={depth} {c45_params or ''}")
         print(f"  sklearn DecisionTreeClassifier(entropy): {t_sk:.3f} s  "
               f"(depth {sk.get_depth()}, {sk.get_n_leaves()} leaves)")
         print(f"  C45MIClassifier [{args.backend}]: {t_c45:.3f} s  "
