@@ -14,7 +14,9 @@ LEARNER is one of the names in LEARNERS below: ``simplemi-tree``,
 ``miwrapper-tree`` and ``gdbt-mi`` are the ``mil`` registry's learners (with
 their registry parameters); ``*-c45`` are the wrappers with C4.5 in Weka's
 configuration (J48's -M 2, MIWrapper -A 3), ``*-sktree`` with scikit-learn's
-entropy tree; --param sets estimator parameters through
+entropy tree; ``gdbt-mi-sharpness-cv`` is GDBT-MI with its sharpness (1 or
+3) chosen by an inner 3-fold CV of the log loss on the training bags (seed it
+with --param estimator__random_state=S); --param sets estimator parameters through
 ``set_params`` (``estimator__max_depth=5`` for a wrapper's inner estimator).
 --staged (boosting only) also prints the accuracy and log loss after the
 given numbers of rounds, from the same fits (staged predictions). Accuracy
@@ -31,6 +33,7 @@ import time
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.model_selection import GridSearchCV
 from sklearn.tree import DecisionTreeClassifier
 
 from mil._learners import make_learner
@@ -61,6 +64,13 @@ def _hgb():
     return HistGradientBoostingClassifier(random_state=0)
 
 
+def _gdbt_sharpness_cv():
+    # GDBT-MI with the log-sum-exp sharpness chosen on the training bags (3-fold CV on the
+    # log loss, then a refit on all of them); seeds go in as --param estimator__random_state=S.
+    return GridSearchCV(GDBTMIClassifier(random_state=0), {"sharpness": [1.0, 3.0]},
+                        scoring="neg_log_loss", cv=3)
+
+
 LEARNERS = {
     "miwrapper-tree": lambda: make_learner("miwrapper-tree"),
     "miwrapper-sktree": lambda: MIWrapperClassifier(_tree()),
@@ -73,6 +83,7 @@ LEARNERS = {
     "simplemi-forest": lambda: SimpleMIClassifier(_forest()),
     "simplemi-hgb": lambda: SimpleMIClassifier(_hgb()),
     "gdbt-mi": lambda: GDBTMIClassifier(random_state=0),
+    "gdbt-mi-sharpness-cv": _gdbt_sharpness_cv,
 }
 
 
