@@ -1,6 +1,16 @@
 """Shipped data for the benchmark scripts (through mil.datasets, the one loader)."""
 
+import numpy as np
+
 from mil.datasets import load_dataset
+
+EPS = 1e-15
+
+
+def log_loss(y, p):
+    """Binary log loss of P(1) = `p` for 0/1 (or boolean) labels `y`, `p` clipped to [1e-15, 1 - 1e-15]."""
+    p = np.clip(p, EPS, 1 - EPS)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
 def load(name):

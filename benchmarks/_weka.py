@@ -7,7 +7,6 @@ import subprocess
 
 import numpy as np
 
-EPS = 1e-15
 
 
 def write_arff(path, Z, y, weight=None):
@@ -47,9 +46,3 @@ def j48_proba(jar, options, train, test, decimals=9):
         if len(fields) >= 6 and fields[0].strip().isdigit() and ":" in fields[2]:
             proba.append([float(f.replace("*", "")) for f in fields[-2:]])
     return np.array(proba).reshape(-1, 2)
-
-
-def log_loss(y, p):
-    """Binary log loss of P(1) = `p` (clipped to [1e-15, 1 - 1e-15])."""
-    p = np.clip(p, EPS, 1 - EPS)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))

@@ -54,7 +54,8 @@ def main():
     parser.add_argument("--c45-param", nargs="*", help="extra parameters of C4.5-MI only, key=value")
     args = parser.parse_args()
     params = parse_params(args.param)
-    c45_params = {**params, **parse_params(args.c45_param)}
+    c45_only = parse_params(args.c45_param)
+    c45_params = {**params, **c45_only}
 
     X, bag_ids, y = load_musk2()
     bags = Bags.from_instances(X, bag_ids)
@@ -69,7 +70,7 @@ def main():
             t_sk, t_c45, t_id3 = best_times(
                 [lambda: sk.fit(bags.instances, y_inst), lambda: c45.fit(bags, y),
                  lambda: id3.fit(bags, y)], args.repeat)
-        print(f"\nmax_depth={depth} {c45_params or ''}")
+        print(f"\nmax_depth={depth} {params or ''}" + (f" C4.5-MI only: {c45_only}" if c45_only else ""))
         print(f"  sklearn DecisionTreeClassifier(entropy): {t_sk:.3f} s  "
               f"(depth {sk.get_depth()}, {sk.get_n_leaves()} leaves)")
         print(f"  C45MIClassifier [{args.backend}]: {t_c45:.3f} s  "

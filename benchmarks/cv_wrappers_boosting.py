@@ -41,10 +41,9 @@ from mil.datasets import load_dataset
 from mil.ensemble import GDBTMIClassifier
 from mil.tree import C45MIClassifier
 from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
-from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+from _data import log_loss, parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
-EPS = 1e-15
 
 
 def _tree():
@@ -85,11 +84,6 @@ LEARNERS = {
     "gdbt-mi": lambda: GDBTMIClassifier(random_state=0),
     "gdbt-mi-sharpness-cv": _gdbt_sharpness_cv,
 }
-
-
-def log_loss(y, p_pos):
-    p = np.clip(p_pos, EPS, 1 - EPS)
-    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
 
 
 def run(learner, name, repeats, params, staged=False):

@@ -215,7 +215,6 @@ def pair(text):
 def report(args):
     recs = load(args.cache)
     tags = sorted({k[0] for k in recs}) if not args.tag else [args.tag]
-    grids = GRIDS
     for tag in tags:
         sets = [d for d in args.datasets if all((tag, d, r) in recs for r in range(args.repeats))]
         if not sets:
@@ -224,7 +223,7 @@ def report(args):
         print(f"\n{tag}: 5 x 10-fold accuracy (%), mean of {args.repeats} repetitions (repetition 0)")
         print(f"{'forest / grid':26s} " + " ".join(f"{d:>13s}" for d in sets) + "   mean")
         for forest in forests:
-            for gname, grid in grids.items():
+            for gname, grid in GRIDS.items():
                 cells, means = [], []
                 for d in sets:
                     reps = [100 * chosen(recs[(tag, d, r)]["folds"], forest, grid) for r in range(args.repeats)]
@@ -239,8 +238,8 @@ def report(args):
                 if fa not in forests or fb not in forests:
                     print(f"  {a} - {b}: no such forest in this run (forests: {', '.join(forests)})")
                     continue
-                diff = np.array([100 * (chosen(recs[(tag, d, r)]["folds"], fa, grids[ga]) -
-                                        chosen(recs[(tag, d, r)]["folds"], fb, grids[gb]))
+                diff = np.array([100 * (chosen(recs[(tag, d, r)]["folds"], fa, GRIDS[ga]) -
+                                        chosen(recs[(tag, d, r)]["folds"], fb, GRIDS[gb]))
                                  for d in sets for r in range(args.repeats)])
                 print(f"  {a:18s} - {b:18s} {diff.mean():+6.2f} ({diff.std(ddof=1) / np.sqrt(diff.size):.2f}), "
                       f"{(diff > 0).sum()} / {(diff < 0).sum()}")
@@ -265,11 +264,11 @@ def main():
                         help="report the out-of-bag choice among these runs (tags; the first is the base)")
     parser.add_argument("--pairs", nargs="*", type=pair, default=[
         pair(p) for p in ("first200/shipped:first100/shipped", "first300/shipped:first100/shipped",
-                               "first300/shipped:first200/shipped", "block1/shipped:block0/shipped",
-                               "block2/shipped:block0/shipped", "block2/shipped:block1/shipped",
-                               "first100/fine:first100/shipped", "first100/no-0.5:first100/shipped",
-                               "first100/1-inf:first100/shipped", "first300/fine:first300/shipped",
-                               "first300/1-inf:first300/shipped")],
+                          "first300/shipped:first200/shipped", "block1/shipped:block0/shipped",
+                          "block2/shipped:block0/shipped", "block2/shipped:block1/shipped",
+                          "first100/fine:first100/shipped", "first100/no-0.5:first100/shipped",
+                          "first100/1-inf:first100/shipped", "first300/fine:first300/shipped",
+                          "first300/1-inf:first300/shipped")],
                         help="paired comparisons FOREST/GRID:FOREST/GRID in the report")
     args = parser.parse_args()
     if args.joint:

@@ -19,7 +19,9 @@ Usage: python benchmarks/gdbt_newton_trees.py [--datasets musk1 musk2] [--repeat
        [--stages 50 100 200] [--p max_leaf_nodes=32 min_leaf=1 per_tree=False l2_regularization=0.1 ...]
 """
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy.special import expit
@@ -28,6 +30,9 @@ from sklearn.tree import DecisionTreeRegressor
 from mil.datasets import load_dataset
 from mil.ensemble._gdbt import newton_leaf_values
 from mil.ensemble._pooling import pool
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 class NewtonTreeGDBT:
@@ -62,9 +67,9 @@ class NewtonTreeGDBT:
             p = expit(S)
             g_bag, h_bag = p - y[inbag], p * (1 - p)
             sizes = np.diff(sub.offsets)
-            g = np.repeat(g_bag, sizes) * a
-            h = np.repeat(h_bag, sizes) * a * a + \
-                np.abs(np.repeat(g_bag, sizes)) * np.maximum(b - np.repeat(k, sizes) * a * a, 0)
+            g_inst = np.repeat(g_bag, sizes)
+            g = g_inst * a
+            h = np.repeat(h_bag, sizes) * a * a + np.abs(g_inst) * np.maximum(b - np.repeat(k, sizes) * a * a, 0)
             use = h > 1e-10  # instances with no share of their bag's score carry no information
             cols = np.sort(rng.choice(d, n_feat, replace=False)) if self.per_tree else np.arange(d)
             Xs = sub.instances[:, cols]
@@ -99,17 +104,7 @@ def main():
     ap.add_argument("--p", nargs="*", default=[])
     ap.add_argument("--stages", type=int, nargs="+", default=[100, 200])
     args = ap.parse_args()
-    kw = {}
-    for item in args.p:
-        key, v = item.split("=")
-        try:
-            v = int(v)
-        except ValueError:
-            try:
-                v = float(v)
-            except ValueError:
-                v = {"None": None, "True": True, "False": False}.get(v, v)
-        kw[key] = v
+    kw = parse_params(args.p)
     n_est = max(args.stages)
     means = []
     for name in args.datasets:

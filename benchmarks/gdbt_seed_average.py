@@ -24,16 +24,9 @@ from mil.datasets import load_dataset
 from mil.ensemble import GDBTMIClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+from _data import log_loss, parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
-EPS = 1e-15
-
-
-def log_loss(y, p):
-    p = np.clip(p, EPS, 1 - EPS)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
-
 
 def run(name, seeds, repeats, params):
     """Per repetition: fold accuracies of every seed and of the average; out-of-fold log losses."""

@@ -45,8 +45,8 @@ from mil import Bags
 from mil.datasets import load_dataset
 from mil.tree import C45MIClassifier
 from mil.wrappers import GEOMETRIC_CLIP, MIWrapperClassifier
-from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
-from _weka import j48_proba, log_loss, write_arff  # noqa: E402
+from _data import log_loss, parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+from _weka import j48_proba, write_arff  # noqa: E402
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 TIE = 1e-9

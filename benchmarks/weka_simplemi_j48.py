@@ -22,7 +22,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mil.datasets import load_dataset
 from mil.wrappers import SimpleMIClassifier, bag_summaries
-from _weka import j48_proba, log_loss, write_arff  # noqa: E402  (benchmarks/ is on sys.path)
+from _data import log_loss  # noqa: E402
+from _weka import j48_proba, write_arff  # noqa: E402  (benchmarks/ is on sys.path)
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 
