@@ -8,7 +8,6 @@ import subprocess
 import numpy as np
 
 
-
 def write_arff(path, Z, y, weight=None):
     """Rows `Z` with 0/1 class `y` (and optional instance weights) as a Weka ARFF file.
 

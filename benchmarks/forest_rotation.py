@@ -5,16 +5,15 @@ An exploratory benchmark, not an estimator option: Rotation Forest
 method", IEEE TPAMI 28(10), 2006) carried to the MI forest. Every tree draws
 its own rotation from the instances of its bootstrap bags: the features are
 split at random into groups of ``--group``, and each group is replaced by its
-principal axes, computed on a 75 % bootstrap sample of those instances
-(``--rotation pca``); or the whole space is turned by a random orthogonal
-matrix (``--rotation ortho``). ``--keep`` appends the rotated features to the
+principal axes, computed on a 75 % bootstrap sample of those instances.
+``--keep`` appends the rotated features to the
 original ones instead of replacing them. The tree is then the default
 forest's tree (same bootstrap sample, same seed, ``max_features="sqrt"`` of
 the features it sees), and the forest's out-of-bag sharpness and bag
-average are unchanged. ``--rotation none`` is the default forest itself.
+average are unchanged. ``--plain`` runs the default forest itself.
 
 Usage:
-    python benchmarks/forest_rotation.py --rotation pca [--keep] [--datasets musk1 musk2] [--seed 0]
+    python benchmarks/forest_rotation.py [--keep | --plain] [--group 3] [--datasets musk1 musk2] [--seed 0]
 """
 
 import argparse
@@ -26,6 +25,7 @@ from sklearn.utils.validation import check_random_state
 
 from mil.bags import Bags
 from mil.datasets import load_dataset
+from mil.evaluation import evaluate, table_splits
 from mil.ensemble import MIRandomForestClassifier
 from mil.ensemble._forest import _MAX_INT, _bootstrap_counts, _grow_one
 from mil.tree._builder import _Presorted
@@ -33,12 +33,9 @@ from mil.tree._builder import _Presorted
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 
 
-def draw_rotation(rng, X, kind, group):
-    """A (d, d) rotation: per-group principal axes of `X` ("pca") or a Haar-random orthogonal matrix."""
+def draw_rotation(rng, X, group):
+    """A (d, d) block rotation: the principal axes of `X` on random groups of `group` features."""
     d = X.shape[1]
-    if kind == "ortho":
-        q, r = np.linalg.qr(rng.standard_normal((d, d)))
-        return q * np.sign(np.diag(r))
     R = np.zeros((d, d))
     perm = rng.permutation(d)
     for start in range(0, d, group):
@@ -57,9 +54,8 @@ def rotated(bags, R):
 class RotationMIForest(MIRandomForestClassifier):
     """The default forest, each tree grown and applied in its own rotated feature space (bootstrap only)."""
 
-    def __init__(self, n_estimators=100, *, rotation="pca", group=3, keep=False, random_state=None):
+    def __init__(self, n_estimators=100, *, group=3, keep=False, random_state=None):
         super().__init__(n_estimators, random_state=random_state)
-        self.rotation = rotation
         self.group = group
         self.keep = keep
 
@@ -75,7 +71,7 @@ class RotationMIForest(MIRandomForestClassifier):
             in_sample = np.repeat(c > 0, np.diff(bags.offsets))
             X_in = np.nan_to_num(bags.instances[in_sample])
             # A random stream apart from the one the tree draws its feature subsets from.
-            R = draw_rotation(np.random.RandomState(seed ^ 0x5EED), X_in, self.rotation, self.group)
+            R = draw_rotation(np.random.RandomState(seed ^ 0x5EED), X_in, self.group)
             if self.keep:
                 R = np.hstack([np.eye(bags.n_features), R])
             rb = rotated(bags, R)
@@ -96,7 +92,7 @@ class RotationMIForest(MIRandomForestClassifier):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rotation", choices=["pca", "ortho", "none"], default="pca")
+    parser.add_argument("--plain", action="store_true", help="the default forest, no rotation")
     parser.add_argument("--group", type=int, default=3, help="features per PCA group")
     parser.add_argument("--keep", action="store_true", help="append the rotated features to the original ones")
     parser.add_argument("--datasets", nargs="+", default=DATASETS)
@@ -108,23 +104,16 @@ def main():
         data = load_dataset(name, as_bags=True)
         bags, y = data.bags, np.asarray(data.target)
         accs = []
+        forest = (MIRandomForestClassifier(random_state=args.seed) if args.plain else
+                  RotationMIForest(group=args.group, keep=args.keep, random_state=args.seed))
         for rep in range(args.repeats):
-            fold_of = np.asarray(data.folds[rep])
-            fold_acc, t0 = [], time.perf_counter()
-            for fold in np.unique(fold_of):
-                train, test = np.flatnonzero(fold_of != fold), np.flatnonzero(fold_of == fold)
-                if args.rotation == "none":
-                    forest = MIRandomForestClassifier(random_state=args.seed)
-                else:
-                    forest = RotationMIForest(rotation=args.rotation, group=args.group, keep=args.keep,
-                                              random_state=args.seed)
-                forest.fit(bags.subset(train), y[train])
-                fold_acc.append(np.mean(forest.predict(bags.subset(test)) == y[test]))
-            accs.append(100.0 * np.mean(fold_acc))  # the mean of the fold accuracies, as the results pages
+            t0 = time.perf_counter()
+            folds = evaluate(forest, bags, y, table_splits(data.folds[rep]))
+            accs.append(100.0 * folds["accuracy"].mean())  # the mean of the fold accuracies, as the results pages
             print(f"{name:9s} rep {rep}: {accs[-1]:5.1f}  ({time.perf_counter() - t0:.0f} s)", flush=True)
         means.append(np.mean(accs))
         print(f"{name:9s} {args.repeats} x 10: {means[-1]:.2f} (rep 0: {accs[0]:.1f})", flush=True)
-    print(f"rotation={args.rotation} group={args.group} keep={args.keep} seed={args.seed}: "
+    print(f"{'plain' if args.plain else f'rotation group={args.group} keep={args.keep}'} seed={args.seed}: "
           f"mean of the sets {np.mean(means):.2f}")
 
 

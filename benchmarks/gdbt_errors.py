@@ -18,6 +18,7 @@ import numpy as np
 
 from mil.datasets import load_dataset
 from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
+from mil.evaluation import table_splits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
@@ -40,9 +41,8 @@ def main():
         reps = range(1, len(data.folds))
         for r in reps:
             pred = np.empty_like(y)
-            for k in np.unique(data.folds[r]):
-                test = data.folds[r] == k
-                pred[test] = learner(**params).fit(bags[~test], y[~test]).predict(bags[test])
+            for train, test in table_splits(data.folds[r]):
+                pred[test] = learner(**params).fit(bags[train], y[train]).predict(bags[test])
             fp.extend(sizes[(y != pos) & (pred == pos)])
             fn.extend(sizes[(y == pos) & (pred != pos)])
         n = len(reps)

@@ -22,11 +22,13 @@ import numpy as np
 
 from mil.datasets import load_dataset
 from mil.ensemble import GDBTMIClassifier
+from mil.evaluation import table_splits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import log_loss, parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
+
 
 def run(name, seeds, repeats, params):
     """Per repetition: fold accuracies of every seed and of the average; out-of-fold log losses."""
@@ -40,11 +42,10 @@ def run(name, seeds, repeats, params):
     for r in range(repeats):
         p_oof = {s: np.empty(y.size) for s in acc}
         fold_acc = {s: [] for s in acc}
-        for k in np.unique(data.folds[r]):
-            test = data.folds[r] == k
+        for train, test in table_splits(data.folds[r]):
             probas = []
             for seed in seeds:
-                est = GDBTMIClassifier(random_state=seed).set_params(**params).fit(bags[~test], y[~test])
+                est = GDBTMIClassifier(random_state=seed).set_params(**params).fit(bags[train], y[train])
                 col = list(est.classes_).index(pos)
                 probas.append(est.predict_proba(bags[test])[:, col])
             probas.append(np.mean(probas, axis=0))

@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from mil.datasets import load_dataset
+from mil.evaluation import evaluate, table_splits
 from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
 
 LEARNERS = {"gdbt-mi": GDBTMIClassifier, "mi-forest": MIRandomForestClassifier}
@@ -47,13 +48,8 @@ def main():
         t0 = time.perf_counter()
         for i, seed in enumerate(args.seeds):
             for rep in range(args.repeats):
-                fold_of = np.asarray(data.folds[rep])
-                fold_acc = []
-                for fold in np.unique(fold_of):
-                    train, test = fold_of != fold, fold_of == fold
-                    model = LEARNERS[args.learner](random_state=seed).fit(bags.subset(train), y[train])
-                    fold_acc.append(np.mean(model.predict(bags.subset(test)) == y[test]))
-                acc[i, rep] = 100.0 * np.mean(fold_acc)  # the mean of the fold accuracies, as the README
+                folds = evaluate(LEARNERS[args.learner](random_state=seed), bags, y, table_splits(data.folds[rep]))
+                acc[i, rep] = 100.0 * folds["accuracy"].mean()  # the mean of the fold accuracies, as the README
             print(f"{name:9s} seed {seed:3d}: " + "  ".join(f"{a:5.1f}" for a in acc[i]), flush=True)
         print(f"{name}, {args.learner}, {len(args.seeds)} seeds ({time.perf_counter() - t0:.0f} s):")
         for rep in range(args.repeats):
