@@ -170,7 +170,7 @@ def _write_csv(path, labels, ids=None, nan_bag=None, inf_bag=None, delimiter=","
     return str(path)
 
 
-def _write_arff(path, labels):
+def _write_arff(path, labels, declared="{no,yes}"):
     rng = np.random.default_rng(1)
     rows = []
     for b, label in enumerate(labels):
@@ -179,7 +179,7 @@ def _write_arff(path, labels):
     ids = ",".join(f"mol_{b}" for b in range(len(labels)))
     path.write_text(f"@relation words\n@attribute bag_id {{{ids}}}\n@attribute bag relational\n"
                     "  @attribute x1 numeric\n  @attribute x2 numeric\n@end bag\n"
-                    "@attribute class {no,yes}\n@data\n" + "\n".join(rows) + "\n")
+                    f"@attribute class {declared}\n@data\n" + "\n".join(rows) + "\n")
     return str(path)
 
 
@@ -187,18 +187,92 @@ def _json(capsys):
     return {r["learner"]: r for r in json.loads(capsys.readouterr().out)}
 
 
-@pytest.mark.parametrize("kind", ["csv", "arff"])
-def test_word_labels_work_and_the_positive_class_is_said(kind, tmp_path, capsys):
-    labels = ["yes", "no"] * 8
-    path = (_write_csv(tmp_path / "w.csv", labels) if kind == "csv"
-            else _write_arff(tmp_path / "w.arff", labels))
-    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "4", "--json"]) == 0
-    captured = capsys.readouterr()
-    records = {r["learner"]: r for r in json.loads(captured.out)}
-    assert set(records) == {"c45-mi", "bag-knn"}
+def test_word_labels_need_the_positive_class_as_in_python(tmp_path, capsys):
+    from mil.tree import C45MIClassifier
+
+    path = _write_csv(tmp_path / "w.csv", ["yes", "no"] * 8)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "the labels of w.csv are 'no' and 'yes'" in err and "--positive-class yes" in err
+    assert err.count("\n") == 1
+    with pytest.raises(ValueError, match="positive_class"):  # the Python API refuses the same labels
+        C45MIClassifier().fit([np.zeros((1, 2)), np.ones((1, 2))], ["yes", "no"])
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "4", "--json",
+                 "--positive-class", "yes"]) == 0
+    records = _json(capsys)
     assert all(r["status"] == "ok" and r["positive_class"] == "yes" for r in records.values())
     assert records["c45-mi"]["auc_mean"] is not None
-    assert "'yes' is taken as the positive class" in captured.err and "--positive-class" in captured.err
+
+
+@pytest.mark.parametrize("declared, positive", [("{no,yes}", "yes"), ("{yes,no}", "no")])
+def test_arff_declared_order_makes_the_second_value_positive(declared, positive, tmp_path, capsys):
+    path = _write_arff(tmp_path / "w.arff", ["yes", "no"] * 8, declared=declared)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)[0]["positive_class"] == positive
+    assert f"declares the classes {declared}; the second, {positive!r}, is the positive class" in captured.err
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--json",
+                 "--positive-class", "yes"]) == 0  # the option still wins
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)[0]["positive_class"] == "yes" and "note" not in captured.err
+
+
+def test_delimiter_is_sniffed_or_named(tmp_path, capsys):
+    path = _write_csv(tmp_path / "semi.csv", [1, 0] * 8, delimiter=";")
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--json"]) == 0
+    assert _json(capsys)["c45-mi"]["status"] == "ok"
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--delimiter", ","]) == 2
+    err = capsys.readouterr().err
+    assert "the header splits on ';': pass --delimiter ';'" in err and err.count("\n") == 1
+    other = _write_csv(tmp_path / "cols.csv", [1, 0] * 8, delimiter=";", columns=("molecule", "activity"))
+    assert main(["evaluate", "--dataset", other, "--model", "c45-mi", "--folds", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "no bag column 'bag' in the header ['molecule', 'activity', 'x1', 'x2']" in err
+    assert "--bag-column" in err
+
+
+def test_encoding_option(tmp_path, capsys):
+    path = tmp_path / "latin.csv"
+    text = open(_write_csv(tmp_path / "plain.csv", ["négatif", "actif"] * 8)).read()
+    path.write_bytes(text.encode("latin-1"))
+    argv = ["evaluate", "--dataset", str(path), "--model", "c45-mi", "--folds", "4", "--json",
+            "--positive-class", "actif"]
+    assert main(argv) == 2
+    assert "not valid utf-8" in capsys.readouterr().err
+    assert main(argv + ["--encoding", "latin-1"]) == 0
+    assert _json(capsys)["c45-mi"]["positive_class"] == "actif"
+    assert main(["evaluate", "--dataset", "musk1", "--encoding", "latin-1"]) == 2
+    assert "--encoding applies to files" in capsys.readouterr().err
+
+
+def test_milweb_by_name_uses_its_split(capsys):
+    assert main(["evaluate", "--dataset", "milweb", "--model", "bag-knn", "c45-mi", "--json"]) == 0
+    captured = capsys.readouterr()
+    records = {r["learner"]: r for r in json.loads(captured.out)}
+    assert "milweb is MILWEB user 1" in captured.err
+    knn = records["bag-knn"]
+    assert knn["status"] == "ok" and knn["dataset"] == "milweb1" and knn["folds"] == 1
+    assert knn["per_fold"][0]["n_test"] == 38
+    assert records["c45-mi"]["status"] == "skipped" and "sparse" in records["c45-mi"]["reason"]
+    assert main(["evaluate", "--dataset", "milweb10"]) == 2
+    assert "milweb1..milweb9" in capsys.readouterr().err
+
+
+def test_json_has_per_fold_scores_and_auc_says_why_it_is_missing(tmp_path, capsys):
+    # Fold file: fold 0 holds only positive bags, so its AUC is undefined.
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 6)
+    folds = tmp_path / "folds.txt"
+    folds.write_text("\n".join(["0", "1", "0", "1", "0", "2", "2", "1", "2", "2", "2", "2"]) + "\n")
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", str(folds), "--json"]) == 0
+    record = _json(capsys)["c45-mi"]
+    assert [f["fold"] for f in record["per_fold"]] == [0, 1, 2]
+    assert record["per_fold"][0]["auc"] is None and record["per_fold"][1]["auc"] is None
+    assert record["per_fold"][2]["auc"] is not None
+    assert record["auc_note"].startswith("2 of 3 test folds hold bags of a single class")
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", str(folds), "--quiet"]) == 0
+    assert "AUC c45-mi: 2 of 3 test folds hold bags of a single class" in capsys.readouterr().out
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "3", "--csv"]) == 0
+    assert "per_fold" not in capsys.readouterr().out
 
 
 def test_positive_class_option(tmp_path, capsys):
@@ -233,7 +307,7 @@ def test_three_classes_run_where_a_learner_can(tmp_path, capsys):
                  "--model", "bag-knn", "citation-knn", "id3-mi"]) == 0
     records = _json(capsys)
     assert records["bag-knn"]["status"] == records["citation-knn"]["status"] == "ok"
-    assert records["bag-knn"]["auc_mean"] is None  # AUC is for two classes
+    assert 0.0 <= records["bag-knn"]["auc_mean"] <= 1.0  # one-vs-rest AUC
     tree = records["id3-mi"]  # skipped with the reason, or run if the tree learns three classes
     assert (tree["status"], tree["reason"] is None) in {("ok", True), ("skipped", False)}
 

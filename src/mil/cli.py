@@ -27,56 +27,96 @@ class CLIError(Exception):
 class _Data:
     """A data set as the command line uses it: bags with ids, labels, folds."""
 
-    def __init__(self, bags, y, name, published=None, file_order=None):
+    def __init__(self, bags, y, name, published=None, file_order=None, declared=None, split=None):
         self.bags, self.y, self.name = bags, y, name
         self.published = published  # (repetitions, n_bags) fold table of a shipped set
         self.file_order = file_order  # CSV: bag ids in the order they first appear in the file
+        self.declared = declared  # ARFF: the class values in the order the file declares them
+        self.split = split  # MILWEB: the predefined (train, test) bag indices
 
 
-def _csv_bag_order(path, bag, delimiter):
+def _csv_bag_order(path, bag, delimiter, encoding):
     """Bag ids (strings) in the order they first appear in a long CSV file."""
+    from mil.datasets._arff import read_text
+
     seen = {}
-    with open(path, newline="") as fh:
-        reader = csv.reader(fh, delimiter=delimiter)
-        column = [h.strip() for h in next(reader)].index(bag)
-        for row in reader:
-            if len(row) > column and row[column].strip():
-                seen.setdefault(row[column].strip(), None)
+    reader = csv.reader(io.StringIO(read_text(path, encoding), newline=""), delimiter=delimiter)
+    column = [h.strip() for h in next(reader)].index(bag)
+    for row in reader:
+        if len(row) > column and row[column].strip():
+            seen.setdefault(row[column].strip(), None)
     return list(seen)
+
+
+def _milweb_user(name):
+    """1..9 for ``milweb1`` .. ``milweb9`` (``milweb``: user 1), else None."""
+    key = name.lower()
+    if key == "milweb":
+        return 1
+    digits = key.removeprefix("milweb")
+    if key.startswith("milweb") and digits.isdigit() and 1 <= int(digits) <= 9:
+        return int(digits)
+    return None
+
+
+def _shipped_names():
+    from mil.datasets import DATASETS
+
+    return ", ".join([*DATASETS, "milweb1..milweb9"])
 
 
 def _load(args):
     from mil.bags import Bags
-    from mil.datasets import DATASETS, load_arff, load_csv, load_dataset
+    from mil.datasets import DATASETS, load_arff, load_csv, load_dataset, load_milweb
     from mil.utils.validation import check_bags
 
     dataset = args.dataset
+    encoding = getattr(args, "encoding", None)
     csv_options = {"--bag-column": args.bag_column, "--label-column": args.label_column,
                    "--delimiter": args.delimiter}
-    is_csv = not dataset.lower().endswith(".arff") and dataset.lower() not in DATASETS
+    user = _milweb_user(dataset) if not os.path.exists(dataset) else None
+    shipped = dataset.lower() in DATASETS or user is not None
+    is_csv = not dataset.lower().endswith(".arff") and not shipped
     if not is_csv:
         given = [opt for opt, value in csv_options.items() if value is not None]
         if given:
             raise CLIError(f"{given[0]} applies to CSV files; {dataset} is "
-                           + ("a shipped data set" if dataset.lower() in DATASETS else "an ARFF file"))
+                           + ("a shipped data set" if shipped else "an ARFF file"))
+    if shipped and encoding is not None:
+        raise CLIError(f"--encoding applies to files; {dataset} is a shipped data set")
     if dataset.lower() in DATASETS:
         d = load_dataset(dataset)
         return _Data(d.bags, d.target, dataset.lower(), published=d.folds)
+    if user is not None:
+        if dataset.lower() == "milweb":
+            print("mil: note: milweb is MILWEB user 1; milweb1..milweb9 name the nine users",
+                  file=sys.stderr)
+        d = load_milweb(user, as_bags=True)
+        print(f"mil: note: {d.name}'s bags are sparse: the learners with a scale parameter run with "
+              f"scale=None (the published MILWEB protocol); learners that need dense bags are skipped",
+              file=sys.stderr)
+        return _Data(d.bags, d.target, d.name, split=(d.train_indices, d.test_indices))
     if not os.path.exists(dataset):
         raise CLIError(f"unknown data set {dataset!r}: not a shipped name "
-                       f"({', '.join(DATASETS)}) nor an existing file")
+                       f"({_shipped_names()}) nor an existing file")
+    encoding = encoding or "utf-8"
     bag, label = args.bag_column or "bag", args.label_column or "label"
-    delimiter = _delimiter(args.delimiter, dataset)
+    declared = delimiter = None
     try:
         if is_csv:
-            d = load_csv(dataset, bag=bag, label=label, delimiter=delimiter)
-            order = _csv_bag_order(dataset, bag, delimiter)
+            delimiter = _delimiter(args.delimiter, dataset, encoding, bag)
+            d = load_csv(dataset, bag=bag, label=label, delimiter=delimiter, encoding=encoding)
+            order = _csv_bag_order(dataset, bag, delimiter, encoding)
         else:
-            d = load_arff(dataset)
+            d = load_arff(dataset, encoding=encoding)
             order = None  # the loader keeps the file's order
+            if d.get("target_names") is not None:
+                declared = [str(v) for v in d.target_names]
     except (OSError, ValueError, TypeError, UnicodeDecodeError) as exc:
         text = str(exc)
         text = text[len(f"{dataset}: "):] if text.startswith(f"{dataset}: ") else text
+        if is_csv:
+            text += _column_hint(text, args, dataset, encoding, delimiter)
         raise CLIError(f"cannot read {dataset}: {text}") from None
     name = os.path.basename(dataset)
     # Bags that carry the file's ids, so that error messages name bags as the file does.
@@ -87,16 +127,66 @@ def _load(args):
         raise CLIError(f"{exc}") from None
     if len(np.unique(d.target)) < 2:
         raise CLIError(f"{dataset} holds a single class; evaluation needs two")
-    return _Data(bags, d.target, name, file_order=order)
+    return _Data(bags, d.target, name, file_order=order, declared=declared)
 
 
-def _delimiter(value, path):
-    if value is None:
-        return "\t" if path.lower().endswith((".tsv", ".tab")) else ","
-    value = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "space": " "}.get(value, value)
-    if len(value) != 1:
-        raise CLIError(f"--delimiter must be one character (or tab, comma, semicolon, space); got {value!r}")
-    return value
+def _column_hint(text, args, path, encoding, delimiter):
+    """What to pass when the loader found no bag or label column."""
+    if "no bag column" not in text and "no label column" not in text:
+        return ""
+    try:
+        if delimiter is not None and len(_header_fields(path, encoding, delimiter)[1]) < 3:
+            for candidate in _SNIFFED:
+                if candidate != delimiter and len(_header_fields(path, encoding, candidate)[1]) >= 3:
+                    return f"; the header splits on {_shown(candidate)}: pass --delimiter {_shown(candidate)}"
+    except ValueError:
+        pass
+    if "no bag column" in text and args.bag_column is None:
+        return "; name the bag-id column with --bag-column"
+    if "no label column" in text and args.label_column is None:
+        return "; name the label column with --label-column"
+    return ""
+
+
+def _shown(delimiter):
+    return {"\t": "tab", " ": "space"}.get(delimiter, f"'{delimiter}'")
+
+
+_SNIFFED = (",", ";", "\t", "|")
+
+
+def _header_fields(path, encoding, delimiter, n_lines=20):
+    """Field counts of the first non-empty lines split on `delimiter`, and the header."""
+    from mil.datasets._arff import read_text
+
+    text = read_text(path, encoding)
+    lines = [line for line in text.splitlines() if line.strip()][:n_lines]
+    rows = list(csv.reader(lines, delimiter=delimiter))
+    return [len(r) for r in rows], ([h.strip() for h in rows[0]] if rows else [])
+
+
+def _delimiter(value, path, encoding="utf-8", bag="bag"):
+    """The field separator: `value`, else the one the file's first lines agree on.
+
+    Sniffing tries comma, semicolon, tab and bar: a candidate must split the
+    header into at least three fields (bag, label, a feature) and every one
+    of the first lines into as many. Among several, the one whose header
+    holds the bag column wins, then the order above. When none fits, the
+    file is read with commas (tabs for .tsv/.tab) and a missing column's
+    error says which separator would split the header.
+    """
+    if value is not None:
+        value = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "space": " "}.get(value, value)
+        if len(value) != 1:
+            raise CLIError(f"--delimiter must be one character (or tab, comma, semicolon, space); got {value!r}")
+        return value
+    default = "\t" if path.lower().endswith((".tsv", ".tab")) else ","
+    fits = []
+    for candidate in _SNIFFED:
+        counts, header = _header_fields(path, encoding, candidate)
+        if counts and counts[0] >= 3 and len(set(counts)) == 1:
+            fits.append((bag not in header, candidate != default, candidate))
+    return min(fits)[2] if fits else default
 
 
 def _table(rows, columns):
@@ -123,15 +213,37 @@ _STANDARD_LABELS = ({0, 1}, {-1, 1}, {False, True})
 
 
 def _positive_class(args, data):
-    """The positive label (None: the learners' default) and a note to print when it was guessed."""
+    """The positive label (None: more than two classes) and a note to print.
+
+    The rule of the Python API (:func:`mil.utils.validation.positive_index`):
+    the labels {0, 1}, {-1, 1} and {False, True} make the larger one
+    positive; any other pair needs ``--positive-class``, else an error
+    names it. The exception is a file that declares the order: an ARFF
+    file's nominal class attribute with two values makes the second one
+    positive, as Weka does (``@attribute class {inactive,active}``: active).
+    """
     classes = np.unique(data.y)
     if args.positive_class is None:
-        if len(classes) != 2 or any(set(classes.tolist()) == s for s in _STANDARD_LABELS):
+        if len(classes) != 2:
             return None, None
+        standard = any(set(classes.tolist()) == s for s in _STANDARD_LABELS)
+        declared = data.declared
+        positive = None
+        if declared is not None and len(declared) == 2:
+            positive = next((c for c in classes.tolist() if str(c) == declared[1]), None)
+        if positive is not None:
+            if standard and positive == classes[1]:
+                return None, None  # the file and the implicit rule agree
+            return positive, (f"mil: note: {data.name} declares the classes {{{declared[0]},{declared[1]}}}; "
+                              f"the second, {positive!r}, is the positive class (Weka's order; a bag is "
+                              f"positive when one of its instances is); change with --positive-class")
+        if standard:
+            return None, None  # the learners' own rule: the larger label
         negative, positive = classes.tolist()
-        return positive, (f"mil: note: the labels are {negative!r} and {positive!r}; {positive!r} is "
-                          f"taken as the positive class (a bag is positive when one of its instances "
-                          f"is); choose with --positive-class")
+        raise CLIError(f"the labels of {data.name} are {negative!r} and {positive!r}; name the positive "
+                       f"class (a bag is positive when one of its instances is) with --positive-class "
+                       f"{_quoted(positive)} or --positive-class {_quoted(negative)}; only the labels 0/1, "
+                       f"-1/1 and False/True have an implicit one")
     if len(classes) != 2:
         raise CLIError(f"--positive-class applies to two-class data; {data.name} has {len(classes)} "
                        f"classes: {', '.join(repr(c) for c in classes.tolist()[:10])}")
@@ -140,6 +252,11 @@ def _positive_class(args, data):
             return c, None
     raise CLIError(f"--positive-class {args.positive_class!r} is not one of the labels of {data.name}: "
                    f"{', '.join(repr(c) for c in classes.tolist())}")
+
+
+def _quoted(label):
+    text = str(label)
+    return text if re.fullmatch(r"[\w.+-]+", text) else repr(text)
 
 
 def _fold_number(value):
@@ -228,10 +345,17 @@ def _plan_folds(args, data):
     """The CV splits and a description of exactly which folds they are."""
     from mil.evaluation import fold_indices, table_splits
 
-    folds = _fold_number(args.folds)
     repeats = 1 if args.repeats is None else args.repeats
     if repeats < 1:
         raise CLIError(f"--repeats must be at least 1, got {repeats}")
+    if data.split is not None and args.folds is None:
+        if args.repeats not in (None, 1):
+            raise CLIError(f"{data.name} has one predefined train/test split; --repeats needs --folds K "
+                           f"(random folds over all its bags)")
+        train, test = data.split
+        return [(np.asarray(train), np.asarray(test))], 1, 1, \
+            f"the predefined split: {len(train)} training and {len(test)} test bags"
+    folds = _fold_number("10" if args.folds is None else args.folds)
     if isinstance(folds, str):
         if args.repeats not in (None, 1):
             raise CLIError("--repeats applies to random or published folds; a folds file gives one "
@@ -273,7 +397,7 @@ def _reason(exc, source):
     return re.sub(r"\bof X\b", f"of {source}", text[0])
 
 
-def _learner_params(learner, positive, seed):
+def _learner_params(learner, positive, seed, sparse=False):
     """Overrides of the registry defaults that the learner accepts.
 
     `seed` None (no ``--seed``) keeps each learner's registered
@@ -290,6 +414,8 @@ def _learner_params(learner, positive, seed):
         params["positive_class"] = positive
     if seed is not None and "random_state" in names:
         params["random_state"] = seed
+    if sparse and "scale" in names:
+        params["scale"] = None  # sparse bags stay sparse: no centring (MILWEB's published protocol)
     return params
 
 
@@ -315,7 +441,7 @@ def _run_learners(names, data, splits, positive, args, progress):
         progress.set_label(f"{learner} (fold 1)")
         t0 = progress.clock()
         try:
-            est = make_learner(learner, **_learner_params(learner, positive, args.seed))
+            est = make_learner(learner, **_learner_params(learner, positive, args.seed, data.bags.is_sparse))
             res = evaluate(est, data.bags, data.y, first, progress=progress, positive_class=positive)
         except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
             skipped.append((learner, _reason(exc, data.name)))
@@ -345,6 +471,40 @@ def _run_learners(names, data, splits, positive, args, progress):
     return results, skipped
 
 
+def _auc_note(learner, auc, splits, y, n_classes):
+    """Why a learner's AUC is missing or averaged over fewer folds (None: every fold has one)."""
+    from mil._learners import make_learner
+
+    missing = ~np.isfinite(np.asarray(auc, dtype=np.float64))
+    if not missing.any():
+        return None
+    est = make_learner(learner)
+    if not hasattr(est, "predict_proba") and (n_classes > 2 or not hasattr(est, "decision_function")):
+        return "the learner gives no scores (no predict_proba" + \
+            (")" if n_classes > 2 else " nor decision_function)")
+    one_class = np.array([len(np.unique(y[test])) < 2 for _, test in splits])
+    parts = []
+    if (missing & one_class).any():
+        parts.append(f"{int((missing & one_class).sum())} of {len(splits)} test folds hold bags of a "
+                     f"single class, where AUC is undefined")
+    if (missing & ~one_class).any():
+        parts.append(f"{int((missing & ~one_class).sum())} of {len(splits)} folds gave no scores")
+    if missing.all():
+        return "; ".join(parts) + "; no AUC"
+    return "; ".join(parts) + f"; the mean is over the other {int((~missing).sum())}"
+
+
+def _per_fold(res, splits, n_folds):
+    """Scores of every fold for --json (None where a score is undefined)."""
+    def value(x):
+        return float(x) if np.isfinite(x) else None
+
+    return [{"repeat": i // n_folds, "fold": i % n_folds, "n_test": int(len(test)),
+             "accuracy": float(res["accuracy"][i]), "auc": value(res["auc"][i]),
+             "log_loss": value(res["log_loss"][i]), "fit_time_s": float(res["fit_time"][i])}
+            for i, (_, test) in enumerate(splits)]
+
+
 def _cmd_evaluate(args):
     from mil._learners import LEARNERS, available_learners
     from mil._progress import Progress
@@ -367,29 +527,34 @@ def _cmd_evaluate(args):
         results, skipped = _run_learners(names, data, splits, positive, args, bar)
     common = {"dataset": data.name, "folds": n_folds, "repeats": repeats, "fold_source": source,
               "positive_class": positive}
+    n_classes = len(np.unique(data.y))
     records = [{
         "learner": learner,
         "status": "ok",
         "accuracy_mean": float(res["accuracy"].mean()),
         "accuracy_std": float(res["accuracy"].std()),
         "auc_mean": float(np.nanmean(res["auc"])) if np.isfinite(res["auc"]).any() else None,
+        "auc_note": _auc_note(learner, res["auc"], splits, data.y, n_classes),
         "log_loss_mean": float(np.mean(res["log_loss"])) if np.isfinite(res["log_loss"]).all() else None,
         "prior_log_loss_mean": float(np.mean(res["prior_log_loss"])),
         "fit_time_s": float(res["fit_time"].mean()),
         "predict_time_s": float(res["predict_time"].mean()),
         "reason": None,
         **common,
+        "per_fold": _per_fold(res, splits, n_folds),
     } for learner, res in results]
     records += [{"learner": learner, "status": "skipped", "accuracy_mean": None, "accuracy_std": None,
-                 "auc_mean": None, "log_loss_mean": None, "prior_log_loss_mean": None,
+                 "auc_mean": None, "auc_note": None, "log_loss_mean": None, "prior_log_loss_mean": None,
                  "fit_time_s": None, "predict_time_s": None, "reason": reason,
-                 **common} for learner, reason in skipped]
+                 **common, "per_fold": None} for learner, reason in skipped]
     records.sort(key=lambda r: names.index(r["learner"]))  # the order the learners were asked in
     if args.json:
         print(json.dumps(records, indent=2, default=str))
     elif args.csv:
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(records[0]))
+        # One row per learner: the per-fold scores are in --json only.
+        writer = csv.DictWriter(buf, fieldnames=[k for k in records[0] if k != "per_fold"],
+                                extrasaction="ignore")
         writer.writeheader()
         writer.writerows(records)
         print(buf.getvalue(), end="")
@@ -398,8 +563,9 @@ def _cmd_evaluate(args):
         labels = f"{len(classes)} classes" if len(classes) > 2 else "two classes"
         if positive is not None:
             labels += f", positive {positive!r}"
-        print(f"{data.name}: {len(data.y)} bags ({labels}), {repeats} x {n_folds}-fold bag-level CV "
-              f"({source})\n")
+        plan = (f"{repeats} x {n_folds}-fold bag-level CV" if data.split is None or args.folds is not None
+                else "bag-level train/test evaluation")
+        print(f"{data.name}: {len(data.y)} bags ({labels}), {plan} ({source})\n")
         rows = [[r["learner"], f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}",
                  "-" if r["auc_mean"] is None else f"{r['auc_mean']:.3f}",
                  "-" if r["log_loss_mean"] is None else f"{r['log_loss_mean']:.3f}",
@@ -411,6 +577,11 @@ def _cmd_evaluate(args):
             prior = next(r["prior_log_loss_mean"] for r in records if r["status"] == "ok")
             print(f"\nlog loss: mean over the test folds; predicting the training class frequencies "
                   f"(constant prior) gives {prior:.3f}")
+            if n_classes > 2:
+                print("AUC: one-vs-rest, averaged over the classes of each test fold")
+            for r in records:
+                if r["status"] == "ok" and r["auc_note"]:
+                    print(f"AUC {r['learner']}: {r['auc_note']}")
         for learner, reason in skipped:
             print(f"skipped {learner}: {reason}")
     if not results:
@@ -599,16 +770,18 @@ def _cmd_default(args):
 
 def _evaluate_options(p):
     p.add_argument("--dataset", default="musk1",
-                   help="shipped name (musk1, musk2, elephant, fox, tiger) or a path to a Weka "
+                   help="shipped name (musk1, musk2, elephant, fox, tiger; milweb1..milweb9, the "
+                        "nine MILWEB users with sparse bags and their 75/38 train/test split, "
+                        "milweb alone is user 1) or a path to a Weka "
                         "multi-instance ARFF file (.arff) or a long CSV file, one row per instance "
                         "with a bag id column, a label column and numeric features (default: musk1)")
     p.add_argument("--model", nargs="+", metavar="NAME",
                    help="learner name(s); default: every available learner. A learner that cannot "
                         "take the data (NaN, more than two classes) is reported as skipped with the "
                         "reason and the others still run")
-    p.add_argument("--folds", default="10", metavar="K|FILE",
+    p.add_argument("--folds", default=None, metavar="K|FILE",
                    help="number of CV folds (default: 10; on a shipped set 10 uses the published "
-                        "folds), or a folds file: one fold number per line, one line per bag in the "
+                        "folds; on MILWEB the default is its predefined 75/38 train/test split), or a folds file: one fold number per line, one line per bag in the "
                         "order the bags first appear in the data file, or lines 'bag id,fold' (an "
                         "optional header line 'bag,fold'; lines starting with # are ignored). Fold "
                         "numbers are any integers; fold k tests the bags numbered k")
@@ -621,16 +794,21 @@ def _evaluate_options(p):
                         "learner's own, as in Python: the randomised learners are seeded with 0, "
                         "the trees break ties between features by the lowest index)")
     p.add_argument("--positive-class", metavar="LABEL",
-                   help="the label of positive bags in two-class data (default: 1 or True for 0/1, "
-                        "-1/1 and False/True labels, else the second label in sorted order, with a "
-                        "note); the multi-instance learners treat a bag as positive when one of its "
-                        "instances is")
+                   help="the label of positive bags in two-class data; the multi-instance learners "
+                        "treat a bag as positive when one of its instances is. Default: 1 or True for "
+                        "0/1, -1/1 and False/True labels; an ARFF file's declared class order (the "
+                        "second value, as in Weka, with a note); any other labels (words such as "
+                        "active/inactive) need it, as in Python (positive_class=...)")
     table = p.add_argument_group("CSV files")
     table.add_argument("--bag-column", metavar="NAME", help="column of bag ids (default: bag)")
     table.add_argument("--label-column", metavar="NAME", help="column of bag labels (default: label)")
     table.add_argument("--delimiter", metavar="CHAR",
                        help="field separator: one character, or tab, comma, semicolon, space "
-                            "(default: comma; tab for .tsv and .tab files)")
+                            "(default: sniffed from the first lines among comma, semicolon, tab and "
+                            "|; else comma, tab for .tsv and .tab files)")
+    p.add_argument("--encoding", metavar="NAME",
+                   help="text encoding of a CSV or ARFF file (default: utf-8; a byte-order mark is "
+                        "skipped), e.g. latin-1 or cp1252")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes over the CV folds (default: 1; -1: one per core)")
     out = p.add_mutually_exclusive_group()
@@ -652,11 +830,14 @@ _EPILOG = """examples:
   mil evaluate --dataset fox --model c45-mi bag-knn --repeats 5 --json
   mil evaluate --dataset my_bags.arff        a Weka multi-instance ARFF file
   mil evaluate --dataset my_bags.csv --bag-column molecule --label-column activity \\
-      --delimiter ';' --positive-class active --folds my_folds.csv
+      --positive-class active --folds my_folds.csv
+  mil evaluate --dataset milweb3 --model bag-knn citation-knn
   mil reproduce trees --quick --plot-dir plots
 
-Learners that cannot take the data (NaN features, more than two classes) are
-listed as skipped with the reason; the others run. Exit status: 0 when at
+Learners that cannot take the data (NaN features, more than two classes,
+sparse bags) are listed as skipped with the reason; the others run. Labels
+other than 0/1, -1/1 and False/True need --positive-class (an ARFF file's
+declared order makes the second class value positive). Exit status: 0 when at
 least one learner ran, 2 for bad input or options (one line on stderr).
 """
 

@@ -74,6 +74,23 @@ def _scores(est, bags, positive):
     return None
 
 
+def _ovr_auc(est, bags, y):
+    """One-vs-rest AUC for more than two classes: the mean over the classes of the fold.
+
+    Each class that is in the test bags (but not alone) ranks its
+    ``predict_proba`` column against the other bags, and the binary AUCs are
+    averaged (scikit-learn's ``multi_class="ovr"``, ``average="macro"``,
+    restricted to the classes present). NaN without ``predict_proba`` or
+    with one class in the fold.
+    """
+    if not hasattr(est, "predict_proba") or len(np.unique(y)) < 2:
+        return np.nan
+    proba = est.predict_proba(bags)
+    aucs = [roc_auc_score(y == c, proba[:, j]) for j, c in enumerate(est.classes_)
+            if 0 < np.sum(y == c) < len(y)]
+    return float(np.mean(aucs)) if aucs else np.nan
+
+
 def _fold(estimator, bags, y, train, test, callback, positive=None):
     """Fit a clone on one split; accuracy, AUC, times and the callback's value."""
     est = clone(estimator)
@@ -81,10 +98,14 @@ def _fold(estimator, bags, y, train, test, callback, positive=None):
     est.fit(bags[train], y[train])
     t1 = time.perf_counter()
     pred = est.predict(bags[test])
-    scores = _scores(est, bags[test], positive) if positive is not None else None
-    t2 = time.perf_counter()
-    two = scores is not None and len(np.unique(y[test])) == 2
-    auc = float(roc_auc_score(y[test] == positive, scores)) if two else np.nan
+    if positive is not None:
+        scores = _scores(est, bags[test], positive)
+        t2 = time.perf_counter()
+        two = scores is not None and len(np.unique(y[test])) == 2
+        auc = float(roc_auc_score(y[test] == positive, scores)) if two else np.nan
+    else:
+        auc = _ovr_auc(est, bags[test], y[test])
+        t2 = time.perf_counter()
     loss, prior_loss = _log_losses(est, bags[test], y[train], y[test])
     extra = callback(est, train, test) if callback is not None else None
     return float(np.mean(pred == y[test])), auc, loss, prior_loss, t1 - t0, t2 - t1, extra
@@ -138,7 +159,9 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
     -------
     result : dict
         ``accuracy`` and ``auc`` (arrays, one per fold; AUC is NaN for a fold
-        with one class or an estimator without scores), ``log_loss`` (of
+        with one class or an estimator without scores; with more than two
+        classes it is the one-vs-rest AUC of ``predict_proba``, averaged over
+        the classes in the test fold), ``log_loss`` (of
         ``predict_proba`` on each test fold; NaN without it) and
         ``prior_log_loss`` (of the constant training-fold class frequencies,
         the reference a useful probability beats), ``fit_time`` and
