@@ -37,12 +37,19 @@ class Bags:
         ends at n_instances, strictly increasing (no empty bag).
     ids : array-like of shape (n_bags,), default=None
         Optional identifier of each bag (kept through indexing).
+    feature_names : sequence of str, default=None
+        Optional name of each feature (kept through indexing). An estimator
+        fitted on these bags records them in ``feature_names_in_`` and
+        prints them in its models, as with DataFrame bags;
+        :func:`mil.datasets.from_frame` and :func:`mil.datasets.load_csv`
+        set them from the table's columns.
 
     Attributes
     ----------
     instances : ndarray of float64 or scipy.sparse.csr_matrix, shape (n_instances, n_features)
     offsets : ndarray of intp, shape (n_bags + 1,)
     ids : ndarray of shape (n_bags,) or None
+    feature_names : ndarray of str (object), shape (n_features,), or None
 
     Examples
     --------
@@ -57,9 +64,9 @@ class Bags:
            [1., 1.]])
     """
 
-    __slots__ = ("instances", "offsets", "ids", "_instance_bag")
+    __slots__ = ("instances", "offsets", "ids", "feature_names", "_instance_bag")
 
-    def __init__(self, instances, offsets, ids=None):
+    def __init__(self, instances, offsets, ids=None, feature_names=None):
         from mil.utils.validation import check_instances, check_offsets
 
         self.instances = check_instances(instances)
@@ -69,14 +76,21 @@ class Bags:
             if ids.shape != (self.n_bags,):
                 raise ValueError(f"ids has shape {ids.shape}; expected ({self.n_bags},), one per bag")
         self.ids = ids
+        self.feature_names = _check_feature_names(feature_names, self.n_features)
         self._instance_bag = None
 
     @classmethod
-    def _trusted(cls, instances, offsets, ids=None):
+    def _trusted(cls, instances, offsets, ids=None, feature_names=None):
         # Internal: wrap arrays that are already valid (no copies, no checks).
         self = object.__new__(cls)
         self.instances, self.offsets, self.ids, self._instance_bag = instances, offsets, ids, None
+        self.feature_names = feature_names
         return self
+
+    def with_feature_names(self, feature_names):
+        """These bags (the same arrays, not copied) with `feature_names` (None: without names)."""
+        names = _check_feature_names(feature_names, self.n_features)
+        return Bags._trusted(self.instances, self.offsets, self.ids, names)
 
     @classmethod
     def from_instances(cls, X, bag_ids):
@@ -130,7 +144,8 @@ class Bags:
         """These bags with a dense instance matrix (a new Bags; itself when already dense)."""
         if not self.is_sparse:
             return self
-        return Bags._trusted(np.ascontiguousarray(self.instances.toarray()), self.offsets, self.ids)
+        return Bags._trusted(np.ascontiguousarray(self.instances.toarray()), self.offsets, self.ids,
+                             self.feature_names)
 
     @property
     def n_instances(self):
@@ -201,7 +216,7 @@ class Bags:
         rows = _ranges(self.offsets[indices], sizes, offsets[-1])
         instances = self.instances[rows] if self.is_sparse else np.ascontiguousarray(self.instances[rows])
         ids = None if self.ids is None else self.ids[indices]
-        return Bags._trusted(instances, offsets, ids)
+        return Bags._trusted(instances, offsets, ids, self.feature_names)
 
     def to_list(self):
         """Return the bags as a list of 2-D arrays (copies; CSR matrices for sparse bags)."""
@@ -209,11 +224,23 @@ class Bags:
 
     # -- pickling (slots) ----------------------------------------------------
     def __getstate__(self):
-        return {"instances": self.instances, "offsets": self.offsets, "ids": self.ids}
+        return {"instances": self.instances, "offsets": self.offsets, "ids": self.ids,
+                "feature_names": self.feature_names}
 
     def __setstate__(self, state):
         self.instances, self.offsets, self.ids = state["instances"], state["offsets"], state["ids"]
+        self.feature_names = state.get("feature_names")
         self._instance_bag = None
+
+
+def _check_feature_names(names, n_features):
+    """`names` as an object array of n_features strings (None stays None)."""
+    if names is None:
+        return None
+    names = np.asarray([str(n) for n in names], dtype=object)
+    if names.shape != (n_features,):
+        raise ValueError(f"feature_names has {names.shape[0]} names; the bags have {n_features} features")
+    return names
 
 
 def _ranges(starts, sizes, total):

@@ -173,7 +173,7 @@ def test_export_text():
     clf = RipperMIClassifier(**MI, random_state=0).fit(X, y)
     lines = clf.export_text().splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("IF f") and lines[0].endswith("THEN 1  [40+, 0-]")
+    assert lines[0].startswith("IF x") and lines[0].endswith("THEN 1  [40+, 0-]")
     assert " AND " in lines[0] and ">= " in lines[0] and "<= " in lines[0]
     assert lines[1] == "ELSE 0  [0: 40, 1: 0]"
     named = clf.export_text(feature_names=["width", "height", "noise"])
@@ -181,9 +181,9 @@ def test_export_text():
     with pytest.raises(ValueError, match="feature_names has 2 names"):
         clf.export_text(feature_names=["a", "b"])
     assert str(Rule([(12, 0, 3.5), (40, 1, -10)], p=5, n=1)) == \
-        "IF f12 <= 3.5 AND f40 >= -10 THEN positive  [5+, 1-]"
+        "IF x12 <= 3.5 AND x40 >= -10 THEN positive  [5+, 1-]"
     assert str(Rule([(0, 1, 2.0)], p=5, n=1, label="b", counts=[1, 5, 0])) == \
-        "IF f0 >= 2 THEN b  [5+, 1-]"
+        "IF x0 >= 2 THEN b  [5+, 1-]"
     assert Rule([(1, 0, 2.0)]).conditions[0] == Condition(1, 0, 2.0)
 
 
@@ -347,7 +347,7 @@ def test_unordered_learns_each_class_against_the_rest(seed):
     np.testing.assert_array_equal(clf.predict(X), y)
     assert clf.default_rule_.counts == (0, 0, 0)
     text = clf.export_text().splitlines()
-    assert [text[0], text[2], text[4]] == ["0:", "1:", "2:"] and text[1].startswith("  IF f0 <= ")
+    assert [text[0], text[2], text[4]] == ["0:", "1:", "2:"] and text[1].startswith("  IF x0 <= ")
     assert text[-1] == "ELSE 0  [0: 0, 1: 0, 2: 0]"
 
 

@@ -30,7 +30,7 @@ def _missing_labels(labels):
     return np.fromiter((missing(v) for v in labels.ravel()), dtype=bool, count=labels.size)
 
 
-def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, return_X_y):
+def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, return_X_y, frame=None):
     if len(bag_ids) == 0:
         raise ValueError("the table has no rows")
     gone = _missing_labels(labels)
@@ -52,10 +52,17 @@ def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, re
         b = int(row_bag[np.flatnonzero(differs)[0]])
         raise ValueError(f"bag {bags.ids[b].tolist()!r} has rows with different values in the label column "
                          f"{label!r}; a bag has one label")
+    bags = bags.with_feature_names(feature_names)
+    data = bags.to_list() if frame is None else _frames(bags, frame)
     if return_X_y:
-        return bags.to_list(), bag_labels
-    return Bunch(data=bags.to_list(), target=bag_labels, bags=bags, bag_ids=bags.ids,
-                 feature_names=list(feature_names))
+        return data, bag_labels
+    return Bunch(data=data, target=bag_labels, bags=bags, bag_ids=bags.ids,
+                 feature_names=list(bags.feature_names))
+
+
+def _frames(bags, frame):
+    """One DataFrame per bag (the table's feature columns), so that ``fit`` sees the names."""
+    return [frame(bag.copy(), columns=list(bags.feature_names)) for bag in bags]
 
 
 def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False):
@@ -75,9 +82,13 @@ def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False)
     Returns
     -------
     data : Bunch
-        ``data`` (list of 2-D arrays, bags ordered by sorted id),
-        ``target`` (one label per bag), ``bags`` (:class:`~mil.Bags`),
-        ``bag_ids``, ``feature_names``. ``(data, target)`` if `return_X_y`.
+        ``data`` (list of bags ordered by sorted id: DataFrames with the
+        feature columns when `df` is a pandas DataFrame with string column
+        names, else 2-D arrays), ``target`` (one label per bag), ``bags``
+        (:class:`~mil.Bags` with ``feature_names``), ``bag_ids``,
+        ``feature_names``. ``(data, target)`` if `return_X_y`. Fitting on
+        ``data`` or ``bags`` sets the estimator's ``feature_names_in_``,
+        which its printed models (``export_text``) use.
 
     Examples
     --------
@@ -87,6 +98,9 @@ def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False)
     >>> d = from_frame(df)
     >>> [b.shape for b in d.data], d.target.tolist()
     ([(2, 1), (1, 1)], [1, 0])
+    >>> from mil.tree import C45MIClassifier
+    >>> C45MIClassifier(min_bags_leaf=1).fit(d.data, d.target).feature_names_in_.tolist()
+    ['x']
     """
     columns = list(df.columns)
     for name, what in ((bag, "bag"), (label, "label")):
@@ -100,8 +114,10 @@ def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False)
     if not features:
         raise ValueError("the table has no feature columns")
     values = np.column_stack([np.asarray(df[c]) for c in features])
+    # A pandas table gives pandas bags: their columns carry the feature names into fit.
+    frame = type(df) if hasattr(df, "iloc") and all(isinstance(c, str) for c in features) else None
     return _bunch_from_columns(np.asarray(df[bag]), np.asarray(df[label]), values, features,
-                               bag, label, return_X_y)
+                               bag, label, return_X_y, frame)
 
 
 def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8", return_X_y=False):
@@ -121,7 +137,8 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8",
     Returns
     -------
     data : Bunch or tuple
-        As :func:`from_frame`.
+        As :func:`from_frame` (``data`` as 2-D arrays; ``bags`` carries the
+        column names as ``feature_names``: fit on it to keep them).
     """
     reader = csv.reader(io.StringIO(read_text(path, encoding), newline=""), delimiter=delimiter)
     try:

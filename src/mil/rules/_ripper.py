@@ -51,7 +51,7 @@ from mil.base import BaseBagClassifier
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import Rule, format_rules, pack_rules
 from mil.utils._threads import RowThreads
-from mil.utils.validation import check_bag_labels, check_bags, set_feature_names
+from mil.utils.validation import check_bag_labels, check_bags, printed_feature_names, set_feature_names
 
 __all__ = ["RipperMIClassifier"]
 
@@ -194,7 +194,7 @@ class RipperMIClassifier(BaseBagClassifier):
     >>> clf = RipperMIClassifier(assumption="standard", rule_order="ordered", smoothing=False,
     ...                          error_check="prune", random_state=0).fit(X, y)
     >>> print(clf.export_text())
-    IF f0 >= 1.49097 THEN 1  [20+, 0-]
+    IF x0 >= 1.49097 THEN 1  [20+, 0-]
     ELSE 0  [0: 20, 1: 0]
     >>> clf.score(X, y)
     1.0
@@ -531,13 +531,16 @@ class RipperMIClassifier(BaseBagClassifier):
         Parameters
         ----------
         feature_names : sequence of str, default=None
-            Names of the features (``f0``, ``f1``, ... when None).
+            Names of the features. Default: the ``feature_names_in_`` the
+            model was fitted with (DataFrame bags,
+            :func:`mil.datasets.from_frame`, a :class:`~mil.Bags` with
+            ``feature_names``), else ``x0``, ``x1``, ... (the column index).
 
         Returns
         -------
         text : str
             Ordered mode: the rule list, lines
-            ``IF f12 <= 3.5 AND f40 >= -10 THEN <class>  [p+, n-]`` (p, n:
+            ``IF x12 <= 3.5 AND x40 >= -10 THEN <class>  [p+, n-]`` (p, n:
             training bags of the rule's class / of the other classes it
             covers), and a last line ``ELSE <class>  [<class>: count, ...]``
             with the training bags no rule covers, per class. Unordered
@@ -545,10 +548,8 @@ class RipperMIClassifier(BaseBagClassifier):
             then the default rule.
         """
         check_is_fitted(self, "rules_")
-        if feature_names is not None and len(feature_names) != self.n_features_in_:
-            raise ValueError(f"feature_names has {len(feature_names)} names; the model was fitted "
-                             f"on {self.n_features_in_} features")
-        return format_rules(self.rules_, feature_names, default=self.default_rule_,
+        names = printed_feature_names(self, feature_names)
+        return format_rules(self.rules_, names, default=self.default_rule_,
                             classes=self.classes_, by_class=self.rule_order == "unordered")
 
 

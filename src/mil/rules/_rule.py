@@ -24,7 +24,7 @@ class Condition(NamedTuple):
     threshold: float
 
     def to_text(self, feature_names=None):
-        name = f"f{self.feature}" if feature_names is None else str(feature_names[self.feature])
+        name = f"x{self.feature}" if feature_names is None else str(feature_names[self.feature])
         return f"{name} {_OPS[self.op]} {self.threshold:.6g}"
 
 
@@ -60,7 +60,7 @@ class Rule:
     --------
     >>> r = Rule([(12, 0, 3.5), (40, 1, -10.0)], p=7, n=1, label="musk", counts=[7, 1])
     >>> print(r)
-    IF f12 <= 3.5 AND f40 >= -10 THEN musk  [7+, 1-]
+    IF x12 <= 3.5 AND x40 >= -10 THEN musk  [7+, 1-]
     >>> r.laplace                       # (7 + 1) / (7 + 1 + 2 classes)
     0.8
     >>> r.distribution.tolist()         # (counts + 1) / (8 + 2)

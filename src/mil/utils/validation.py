@@ -25,6 +25,7 @@ __all__ = [
     "bag_name",
     "bag_feature_names",
     "check_feature_names",
+    "printed_feature_names",
     "set_feature_names",
     "bag_sample_weight",
 ]
@@ -494,7 +495,8 @@ def bag_feature_names(X, name="X"):
     ----------
     X : sequence of bags
         Bags that are pandas DataFrames (anything with ``columns``) carry
-        feature names; arrays and :class:`~mil.Bags` do not.
+        feature names, and so does a :class:`~mil.Bags` with
+        ``feature_names``; arrays do not.
     name : str, default="X"
         How the input is called in error messages.
 
@@ -513,7 +515,9 @@ def bag_feature_names(X, name="X"):
     TypeError
         Column names mix strings and other types.
     """
-    if isinstance(X, (Bags, np.ndarray)) or not hasattr(X, "__len__") or hasattr(X, "iloc"):
+    if isinstance(X, Bags):
+        return None if X.feature_names is None else np.asarray(X.feature_names, dtype=object)
+    if isinstance(X, np.ndarray) or not hasattr(X, "__len__") or hasattr(X, "iloc"):
         return None
     try:
         has_cols = [hasattr(X[i], "columns") for i in range(len(X))]
@@ -541,6 +545,37 @@ def bag_feature_names(X, name="X"):
                         f"but your input has {sorted(types)} as feature name / column name types. "
                         "Convert them all to strings, e.g. with df.columns.astype(str).")
     return None
+
+
+def printed_feature_names(estimator, feature_names=None, prefix="x"):
+    """Names to print in a fitted model: `feature_names`, else ``feature_names_in_``, else ``x0, x1, ...``.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Its ``n_features_in_`` checks the length of `feature_names`.
+    feature_names : sequence of str, default=None
+        Overrides the fitted names.
+    prefix : str, default="x"
+        Default names are `prefix` followed by the column index (0-based).
+
+    Returns
+    -------
+    names : list of str
+    """
+    n = getattr(estimator, "n_features_in_", None)
+    if feature_names is not None:
+        if isinstance(feature_names, str):
+            raise TypeError("feature_names must be a sequence of names, one per feature, not a string")
+        names = [str(name) for name in feature_names]
+        if n is not None and len(names) != n:
+            raise ValueError(f"feature_names has {len(names)} names; {type(estimator).__name__} was "
+                             f"fitted on {n} features")
+        return names
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is not None:
+        return [str(name) for name in fitted]
+    return None if n is None else [f"{prefix}{i}" for i in range(n)]
 
 
 def set_feature_names(estimator, X):
