@@ -18,13 +18,14 @@ argmax, the sign of ``decision_function`` and ``predict`` always agree
 """
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from mil.utils.validation import (_implicit_positive, check_bags, check_bags_y, check_feature_names,
                                   positive_index, set_feature_names, bag_sample_weight)
 
-__all__ = ["BaseBagClassifier"]
+__all__ = ["BaseBagClassifier", "InstanceOutputMixin", "split_by_bag"]
 
 
 class BaseBagClassifier(ClassifierMixin, BaseEstimator):
@@ -177,3 +178,150 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+
+def split_by_bag(values, offsets):
+    """Split a per-instance array (bag after bag) into one array per bag.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_instances, ...)
+        Instance-level outputs in the order of ``Bags.instances``.
+    offsets : ndarray of shape (n_bags + 1,)
+        The bags' offsets (``Bags.offsets``).
+
+    Returns
+    -------
+    per_bag : list of ndarray
+        ``per_bag[b]`` holds the rows of bag b (views of `values`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.base import split_by_bag
+    >>> [a.tolist() for a in split_by_bag(np.arange(5), np.array([0, 2, 3, 5]))]
+    [[0, 1], [2], [3, 4]]
+    """
+    values = np.asarray(values)
+    offsets = np.asarray(offsets)
+    if values.shape[0] != offsets[-1]:
+        raise ValueError(f"values has {values.shape[0]} rows but the bags hold {offsets[-1]} instances")
+    return np.split(values, offsets[1:-1])
+
+
+class InstanceOutputMixin:
+    """Instance-level outputs with one meaning across the learners that have them.
+
+    An instance's output is the learner's output for a bag that holds
+    that instance alone:
+
+    ``instance_proba(X)``
+        Probability-like, in [0, 1]: ``predict_proba`` of the one-instance
+        bag. Two classes: the probability of ``classes_[1]``, shape
+        (n_instances,), like ``predict_proba(X)[:, 1]``; more classes:
+        shape (n_instances, n_classes), columns following ``classes_``.
+    ``instance_scores(X)``
+        A real score, larger meaning more ``classes_[1]``:
+        ``decision_function`` of the one-instance bag (log-odds for the
+        trees, the forest and the wrappers; GDBT-MI's instance score F(x);
+        RIPPER-MI's signed confidence). Two classes: shape (n_instances,);
+        more: (n_instances, n_classes).
+    ``predict_instances(X)``
+        The label ``predict`` gives the one-instance bag.
+
+    Rows come bag after bag, in the order of ``Bags.from_list(X).instances``;
+    ``per_bag=True`` returns one array per bag instead
+    (:func:`split_by_bag`). Under the standard multi-instance assumption
+    a bag is positive when one of its instances is, so these are the
+    learner's view of which instances make a bag positive.
+
+    A learner adopts it by listing the mixin before its base class; it may
+    override ``_instance_proba(bags)``, ``_instance_scores(bags)`` or
+    ``_predict_instances(bags)`` (validated :class:`~mil.Bags` in, the flat
+    output above out) with a faster or exact computation of the same
+    quantity. A learner with a score but no probability (a kernel machine)
+    sets ``_instance_proba = None``; ``instance_proba`` then raises
+    AttributeError, as scikit-learn's ``predict_proba`` does where it is
+    undefined.
+    """
+
+    def _singletons(self, bags):
+        """Each instance of validated `bags` as a bag of its own (names kept for the feature check)."""
+        from mil.bags import Bags
+
+        names = getattr(self, "feature_names_in_", None)
+        offsets = np.arange(bags.n_instances + 1, dtype=np.intp)
+        return Bags._trusted(bags.instances, offsets, None, names)
+
+    def _instance_proba(self, bags):
+        proba = self.predict_proba(self._singletons(bags))
+        return proba[:, 1] if proba.shape[1] == 2 else proba
+
+    def _instance_scores(self, bags):
+        if hasattr(self, "decision_function"):
+            return self.decision_function(self._singletons(bags))
+        p = np.clip(self._instance_proba(bags), 1e-12, 1 - 1e-12)
+        return np.log(p) - np.log1p(-p) if p.ndim == 1 else np.log(p)
+
+    def _predict_instances(self, bags):
+        return self.predict(self._singletons(bags))
+
+    def _instance_output(self, X, method, per_bag):
+        bags = self._validate_predict(X)
+        out = method(bags)
+        return split_by_bag(out, bags.offsets) if per_bag else out
+
+    def instance_proba(self, X, *, per_bag=False):
+        """Probability of each instance as a bag of its own (see :class:`~mil.base.InstanceOutputMixin`).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        per_bag : bool, default=False
+            Return one array per bag instead of one over all instances.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_instances,) or (n_instances, n_classes), or list of ndarray
+            Two classes: the probability of ``classes_[1]``. More: one
+            column per class. Bag after bag; a list of per-bag arrays with
+            `per_bag`.
+        """
+        if self._instance_proba is None:
+            raise AttributeError(f"{type(self).__name__} has no instance probabilities; "
+                                 "use instance_scores")
+        return self._instance_output(X, self._instance_proba, per_bag)
+
+    def instance_scores(self, X, *, per_bag=False):
+        """Score of each instance as a bag of its own (see :class:`~mil.base.InstanceOutputMixin`).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        per_bag : bool, default=False
+            Return one array per bag instead of one over all instances.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_instances,) or (n_instances, n_classes), or list of ndarray
+            Two classes: larger favours ``classes_[1]`` (the sign of
+            ``decision_function``). More: one column per class. Bag after
+            bag; a list of per-bag arrays with `per_bag`.
+        """
+        return self._instance_output(X, self._instance_scores, per_bag)
+
+    def predict_instances(self, X, *, per_bag=False):
+        """Label of each instance as a bag of its own (see :class:`~mil.base.InstanceOutputMixin`).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        per_bag : bool, default=False
+            Return one array per bag instead of one over all instances.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_instances,) or list of ndarray
+            Labels from ``classes_``, bag after bag.
+        """
+        return self._instance_output(X, self._predict_instances, per_bag)

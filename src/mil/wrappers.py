@@ -27,7 +27,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, has
                                       validate_data)
 
 from mil.bags import Bags
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.tree import C45MIClassifier
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names
 
@@ -327,7 +327,7 @@ class SimpleMIClassifier(_BaseWrapper):
             return np.log(proba)
 
 
-class MIWrapperClassifier(_BaseWrapper):
+class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
     """Weka's MIWrapper: a classifier on the instances, bag probabilities combined.
 
     Every instance inherits its bag's label and a weight that gives every

@@ -25,7 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.ensemble._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.tree._builder import _Presorted
@@ -99,7 +99,7 @@ def _grow_one(template, seed, bags, y_enc, classes, presorted, counts, weight):
     return tree
 
 
-class MIRandomForestClassifier(BaseBagClassifier):
+class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     """Multi-instance random forest of ID3-MI / C4.5-MI trees.
 
     Each tree is grown on a bootstrap sample of the bags (bags drawn with

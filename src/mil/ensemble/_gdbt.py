@@ -9,7 +9,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
 from mil.ensemble._pooling import POOLINGS, pool
 from mil.tree._builder import _Presorted, build_tree
@@ -119,7 +119,7 @@ class _Layout:
         return rows if self.keep_inst is None else rows.subset(self.keep_inst, self.bag_map)
 
 
-class GDBTMIClassifier(BaseBagClassifier):
+class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     """GDBT-MI: gradient boosting of multi-instance C4.5-MI trees.
 
     Every instance gets a score F(x) = F_0 + learning_rate * sum_m h_m(x);
@@ -703,19 +703,22 @@ class GDBTMIClassifier(BaseBagClassifier):
         for S in self._staged_bag_scores(X):
             yield self._labels(S)
 
-    def instance_scores(self, X):
-        """Instance scores F(x) (log-odds contributions before pooling).
-
-        Returns
-        -------
-        scores : ndarray of shape (n_instances,) or (n_instances, n_classes)
-            Two classes: oriented like :meth:`decision_function` (positive
-            favours ``classes_[1]``). More classes: one column per class.
-            Bag after bag (the order of ``Bags.from_list(X).instances``).
-        """
-        check_is_fitted(self, "estimators_")
-        bags = self._validate_predict(X)
+    def _raw_instance_scores(self, bags):
         F = None
         for F in self._staged_instance_scores(bags):
             pass
-        return self._oriented(F[0]) if len(F) == 1 else np.column_stack(F)
+        return F[0] if len(F) == 1 else np.column_stack(F)
+
+    def _instance_scores(self, bags):
+        # Instance scores F(x) (log-odds contributions before pooling): a
+        # one-instance bag's decision_function. Two classes: oriented like
+        # decision_function (positive favours classes_[1]); more: one column
+        # per class.
+        return self._oriented(self._raw_instance_scores(bags))
+
+    def _instance_proba(self, bags):
+        proba = self._proba(self._raw_instance_scores(bags))
+        return proba[:, 1] if proba.shape[1] == 2 else proba
+
+    def _predict_instances(self, bags):
+        return self._labels(self._raw_instance_scores(bags))

@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mil._core import kernel
 from mil.bags import Bags
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import Rule, format_rules, pack_rules
 from mil.utils._threads import RowThreads
@@ -56,7 +56,7 @@ from mil.utils.validation import check_bag_labels, check_bags, printed_feature_n
 __all__ = ["RipperMIClassifier"]
 
 
-class RipperMIClassifier(BaseBagClassifier):
+class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     """RIPPER rule learner for multi-instance data (RIPPER-MI), any number of classes.
 
     By default it learns an unordered rule set, class by class, on the

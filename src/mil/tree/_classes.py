@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.tree._builder import (_Presorted, build_tree, cost_complexity_path, prune_cost_complexity,
                                prune_pessimistic)
 
@@ -241,7 +241,7 @@ def _cv_leaf_budget(bags, bag_pos, bag_weight, leaf_weight, grow, random_state, 
     return int(np.argmin(total)) + 1
 
 
-class _BaseMITree(BaseBagClassifier):
+class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
     """Shared fit / predict of the multi-instance trees (not for direct use).
 
     Two classes: one tree, the positive class's concept. More classes: one
@@ -400,19 +400,9 @@ class _BaseMITree(BaseBagClassifier):
         leaves = [tree.apply(bags.instances) for tree in self.trees_]
         return leaves[0] if len(leaves) == 1 else np.column_stack(leaves)
 
-    def instance_proba(self, X):
-        """Smoothed estimate (pi + s) / (pi + nu + 2 s) of the leaf each instance reaches (s: `smoothing`).
-
-        Returns
-        -------
-        proba : ndarray of float64, shape (n_instances,) or (n_instances, n_classes)
-            Two classes: the probability of ``classes_[1]``, like
-            ``predict_proba(X)[:, 1]`` (the leaf estimate when
-            ``classes_[1]`` is the positive class, one minus it otherwise).
-            More: the concept estimates normalised over the classes. Bag
-            after bag, as :meth:`apply`.
-        """
-        bags = self._validate_predict(X)
+    def _instance_proba(self, bags):
+        # The smoothed estimate (pi + s) / (pi + nu + 2 s) of the leaf each
+        # instance reaches (s: `smoothing`): a one-instance bag's probability.
         p = [tree.laplace(self.smoothing)[tree.apply(bags.instances)] for tree in self.trees_]
         if len(p) == 1:
             # Oriented like predict_proba[:, 1]: the probability of classes_[1].
@@ -420,20 +410,21 @@ class _BaseMITree(BaseBagClassifier):
         p = np.column_stack(p)
         return p / p.sum(axis=1, keepdims=True)
 
-    def predict_instances(self, X):
-        """Instance labels.
+    def _instance_scores(self, bags):
+        # Log-odds of the leaf estimate; a leaf with pi == nu scores as negative (the tree's tie).
+        if len(self.trees_) > 1:
+            p = np.column_stack([t.laplace(self.smoothing)[t.apply(bags.instances)] for t in self.trees_])
+            return np.log(p) - np.log1p(-p)
+        tree = self.trees_[0]
+        leaves = tree.apply(bags.instances)
+        p = self._tie_broken(tree.laplace(self.smoothing)[leaves], tree.positive_leaf[leaves])
+        score = np.log(p) - np.log1p(-p)
+        return score if self._pos_index == 1 else -score
 
-        Two classes: the positive class iff the instance reaches a positive
-        leaf. More: the class of largest concept estimate.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_instances,)
-            Labels from ``classes_``, bag after bag, as :meth:`apply`.
-        """
-        if len(self._fitted_trees()) > 1:
-            return self.classes_[np.argmax(self.instance_proba(X), axis=1)]
-        bags = self._validate_predict(X)
+    def _predict_instances(self, bags):
+        # Two classes: positive iff the instance reaches a positive leaf (pi > nu).
+        if len(self.trees_) > 1:
+            return self.classes_[np.argmax(self._instance_proba(bags), axis=1)]
         tree = self.trees_[0]
         return self._labels_from_positive(tree.positive_leaf[tree.apply(bags.instances)])
 
