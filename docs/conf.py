@@ -15,6 +15,7 @@ import importlib
 import inspect
 import os
 import pkgutil
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 import mil
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "_ext"))  # mathsvg: formulas drawn at build time
 
 project = "scikit-mil"
 author = "The mil developers"
@@ -31,7 +33,7 @@ version = release = mil.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
+    "mathsvg",
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -45,7 +47,14 @@ default_role = "literal"
 # -- API reference --------------------------------------------------------------
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+# Every public method and attribute of a class, its base classes' included
+# (fit, predict, predict_proba often come from a private base class): the
+# class template (_templates/class.rst) documents them with
+# :inherited-members: and adds a summary table of them.
+# (No "inherited-members" key here: a default of False would override the
+# template's flag; module pages must not list inherited members.)
+autodoc_default_options = {"members": True}
+autosummary_inherited_members = True
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -106,7 +115,7 @@ def write_api_pages():
     out.mkdir(exist_ok=True)
     for stale in out.glob("*.rst"):
         stale.unlink()
-    entries = []
+    entries, summaries = [], []
     for module in modules:
         name = module.__name__
         own, elsewhere = [], []
@@ -142,11 +151,23 @@ def write_api_pages():
             lines.append("")
         (out / f"{name}.rst").write_text("\n".join(lines))
         entries.append(name)
+        summaries.append((module, classes + functions))
     index = ["API reference", "=============", "",
              "Generated from the docstrings of every public module (its ``__all__``).",
              "Classes and functions re-exported by :mod:`mil` are documented under the",
-             "module that defines them.", "", ".. toctree::", "   :maxdepth: 1", ""]
-    index += [f"   {name}" for name in entries]
+             "module that defines them. Each class page lists every public method and",
+             "attribute, those inherited from its base classes included.", "",
+             ".. toctree::", "   :hidden:", ""]
+    index += [f"   {name}" for name in entries] + [""]
+    for module, names in summaries:
+        name = module.__name__
+        doc = inspect.getdoc(module) or ""
+        first = doc.strip().split("\n\n")[0].replace("\n", " ") if doc.strip() else ""
+        heading = f":doc:`{name}`"
+        index += [heading, "-" * len(heading), "", first, ""]
+        if names:
+            index += [f".. currentmodule:: {name}", "", ".. autosummary::", "   :nosignatures:", ""]
+            index += [f"   {n}" for n in sorted(names, key=str.lower)] + [""]
     (out / "index.rst").write_text("\n".join(index) + "\n")
 
 
@@ -204,11 +225,32 @@ def skip_member(app, what, name, obj, skip, options):
     return None
 
 
+_REF = re.compile(r":(?:ref|term):`([^`<]*?)\s*(?:<[^`>]*>)?`")
+
+
+def plain_foreign_refs(app, what, name, obj, options, lines):
+    """Cross-references into scikit-learn's own docs (inherited docstrings) as plain text.
+
+    ``score`` and ``get_metadata_routing`` come from scikit-learn, whose
+    docstrings point to labels of its user guide; without intersphinx (no
+    network in CI) those would be undefined-label warnings.
+    """
+    module = getattr(obj, "__module__", None) or ""
+    if module.split(".")[0] != "sklearn":
+        return
+    lines[:] = [_REF.sub(lambda m: m.group(1).strip() or "the scikit-learn user guide", line) for line in lines]
+
+
 def setup(app):
     app.connect("autodoc-skip-member", skip_member)
+    app.connect("autodoc-process-docstring", plain_foreign_refs)
 
 
 # -- HTML -----------------------------------------------------------------------
+
+# Formulas are SVG images made at build time (docs/_ext/mathsvg.py): the pages
+# need no network and no JavaScript to show them.
+html_math_renderer = "mathsvg"
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"scikit-mil {release}"
