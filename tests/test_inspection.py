@@ -89,3 +89,18 @@ def test_set_output_pandas_gives_one_frame_per_bag():
     assert list(plain[0].columns) == ["x0", "x1", "x2"]
     with pytest.raises(ValueError, match="'default' or 'pandas'"):
         BagScaler().set_output(transform="polars")
+
+
+def test_nested_parameters_of_a_default_inner_estimator_say_how_to_tune_it():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.tree import DecisionTreeClassifier
+
+    from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
+
+    X, y = _one_feature_carries_the_label(20)
+    for cls in (SimpleMIClassifier, MIWrapperClassifier):
+        with pytest.raises(ValueError, match="pass the inner estimator explicitly"):
+            GridSearchCV(cls(), {"estimator__max_depth": [1, 2]}, cv=2).fit(X, y)
+        search = GridSearchCV(cls(estimator=DecisionTreeClassifier()), {"estimator__max_depth": [1, 2]},
+                              cv=2).fit(X, y)
+        assert search.best_params_["estimator__max_depth"] in (1, 2)

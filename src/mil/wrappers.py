@@ -129,6 +129,25 @@ class _BaseWrapper(BaseBagClassifier):
     def _inner_template(self):
         return self.estimator if self.estimator is not None else self._default_estimator()
 
+    def set_params(self, **params):
+        """Set parameters; ``estimator__<name>`` needs an explicit inner estimator.
+
+        With ``estimator=None`` the default inner classifier is made at
+        ``fit``, so there is no object to pass nested parameters to: give
+        the inner estimator explicitly (also in a grid:
+        ``{"estimator": [DecisionTreeClassifier(max_depth=d) for d in ...]}``
+        or ``GridSearchCV(SimpleMIClassifier(estimator=...),
+        {"estimator__max_depth": ...})``).
+        """
+        nested = sorted(k for k in params if k.startswith("estimator__"))
+        if nested and params.get("estimator", self.estimator) is None:
+            raise ValueError(
+                f"{type(self).__name__}(estimator=None) makes its default inner classifier at fit, so "
+                f"{nested[0]} has no estimator to go to; pass the inner estimator explicitly, e.g. "
+                f"{type(self).__name__}(estimator=DecisionTreeClassifier()) with "
+                f"{{'{nested[0]}': [...]}}, or tune 'estimator' itself")
+        return super().set_params(**params)
+
     def _check_bag_weight(self, sample_weight, n_bags):
         """Validated bag weights (None stays None); the inner estimator must accept them."""
         if sample_weight is None:
