@@ -10,6 +10,13 @@ Checks every ``*.tar.gz`` (sdist) and ``*.whl`` in DIST_DIR:
   get the slow path); every kernel compiled, with its ``.pyx`` and ``.pxd``;
   ``mil/cython_kernels.pxd`` and ``_typedefs.pxd`` shipped; LICENSE in its
   ``.dist-info`` (and named by ``License-File`` in METADATA); no generated C.
+- wheel size (release-sized wheels): each compiled module at most
+  ``MAX_MODULE_BYTES`` (512 KiB) uncompressed (built without debug information
+  they are 210-300 KB on Linux x86_64; with it, 1.3-1.7 MB), the shipped data
+  sets at most ``MAX_DATA_BYTES`` (3.5 MB compressed: the five classic sets
+  2.1 MB and MILWEB 1.0 MB; they stay in the wheel because the loaders read
+  them from the installed package, with no network), and the whole wheel at
+  most ``MAX_WHEEL_BYTES`` (4.5 MB; 3.9 MB on Linux x86_64 for CPython 3.11).
 - ``--complete``: exactly one sdist, and one wheel for every CPython 3.10-3.14
   on every platform of .github/workflows/wheels.yml.
 
@@ -33,6 +40,31 @@ PLATFORMS = {
     "Windows AMD64": r"win_amd64",
 }
 GENERATED = (".c", ".cpp", ".html", ".so", ".pyd", ".o")
+MAX_MODULE_BYTES = 512 * 1024
+MAX_DATA_BYTES = 3_500_000
+MAX_WHEEL_BYTES = 4_500_000
+
+
+def _mb(n):
+    return f"{n / 1e6:.2f} MB"
+
+
+def check_wheel_size(path):
+    """Problems with the size of a wheel (see the module docstring for the budget)."""
+    problems = []
+    with zipfile.ZipFile(path) as whl:
+        infos = whl.infolist()
+    for info in infos:
+        if info.filename.endswith((".so", ".pyd")) and info.file_size > MAX_MODULE_BYTES:
+            problems.append(f"{info.filename} is {_mb(info.file_size)} (budget {_mb(MAX_MODULE_BYTES)}): "
+                            "built with debug information? (setup.py builds with -g0, and -s on Linux)")
+    data = sum(i.compress_size for i in infos if i.filename.startswith("mil/datasets/"))
+    if data > MAX_DATA_BYTES:
+        problems.append(f"the shipped data sets take {_mb(data)} (budget {_mb(MAX_DATA_BYTES)})")
+    size = path.stat().st_size
+    if size > MAX_WHEEL_BYTES:
+        problems.append(f"the wheel is {_mb(size)} (budget {_mb(MAX_WHEEL_BYTES)})")
+    return problems
 
 
 def _stems(names, prefix):
@@ -78,6 +110,7 @@ def check_wheel(path):
     if not any(n.startswith("mil/datasets/") and n.endswith(".npz") for n in names):
         problems.append("no shipped datasets (mil/datasets/**/*.npz)")
     problems += [f"generated source {n}" for n in names if n.endswith((".c", ".cpp", ".html"))]
+    problems += check_wheel_size(path)
     # Wheel metadata 2.4 puts license files under .dist-info/licenses/.
     dist_info = sorted({n.split("/", 1)[0] for n in names if n.split("/", 1)[0].endswith(".dist-info")})
     if len(dist_info) != 1:
@@ -122,7 +155,7 @@ def main(argv=None):
     for path, check in [(p, check_sdist) for p in sdists] + [(p, check_wheel) for p in wheels]:
         problems = check(path)
         failed |= bool(problems)
-        print(f"{'FAIL' if problems else 'ok  '} {path.name}")
+        print(f"{'FAIL' if problems else 'ok  '} {path.name} ({_mb(path.stat().st_size)})")
         for problem in problems:
             print(f"     {problem}")
     if args.complete:
