@@ -139,7 +139,7 @@ def _column_hint(text, args, path, encoding, delimiter):
             for candidate in _SNIFFED:
                 if candidate != delimiter and len(_header_fields(path, encoding, candidate)[1]) >= 3:
                     return f"; the header splits on {_shown(candidate)}: pass --delimiter {_shown(candidate)}"
-    except ValueError:
+    except (ValueError, LookupError):
         pass
     if "no bag column" in text and args.bag_column is None:
         return "; name the bag-id column with --bag-column"
@@ -155,13 +155,22 @@ def _shown(delimiter):
 _SNIFFED = (",", ";", "\t", "|")
 
 
-def _header_fields(path, encoding, delimiter, n_lines=20):
-    """Field counts of the first non-empty lines split on `delimiter`, and the header."""
-    from mil.datasets._arff import read_text
+def _first_lines(path, encoding, n_lines=20):
+    """The first `n_lines` non-empty lines of a text file (read no further)."""
+    enc = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+    lines = []
+    with open(path, encoding=enc, newline="") as fh:
+        for line in fh:
+            if line.strip():
+                lines.append(line.rstrip("\r\n"))
+                if len(lines) == n_lines:
+                    break
+    return lines
 
-    text = read_text(path, encoding)
-    lines = [line for line in text.splitlines() if line.strip()][:n_lines]
-    rows = list(csv.reader(lines, delimiter=delimiter))
+
+def _header_fields(path, encoding, delimiter, lines=None):
+    """Field counts of the first non-empty lines split on `delimiter`, and the header."""
+    rows = list(csv.reader(_first_lines(path, encoding) if lines is None else lines, delimiter=delimiter))
     return [len(r) for r in rows], ([h.strip() for h in rows[0]] if rows else [])
 
 
@@ -181,9 +190,13 @@ def _delimiter(value, path, encoding="utf-8", bag="bag"):
             raise CLIError(f"--delimiter must be one character (or tab, comma, semicolon, space); got {value!r}")
         return value
     default = "\t" if path.lower().endswith((".tsv", ".tab")) else ","
+    try:
+        lines = _first_lines(path, encoding)
+    except (LookupError, UnicodeDecodeError):
+        return default  # the loader then says what is wrong with the encoding
     fits = []
     for candidate in _SNIFFED:
-        counts, header = _header_fields(path, encoding, candidate)
+        counts, header = _header_fields(path, encoding, candidate, lines)
         if counts and counts[0] >= 3 and len(set(counts)) == 1:
             fits.append((bag not in header, candidate != default, candidate))
     return min(fits)[2] if fits else default
