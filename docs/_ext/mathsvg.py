@@ -41,11 +41,15 @@ def render(latex, fontsize=12.0):
     """``(svg bytes, depth in pt)`` of one formula (cached per build)."""
     key = (latex, fontsize)
     if key not in _CACHE:
+        import matplotlib
         from matplotlib.font_manager import FontProperties
         from matplotlib.mathtext import math_to_image
 
         buf = io.BytesIO()
-        depth = math_to_image(_mathtext(latex), buf, prop=FontProperties(size=fontsize), dpi=72, format="svg")
+        # Transparent: the formula sits on the page's (or a table row's) background.
+        with matplotlib.rc_context({"savefig.transparent": True}):
+            depth = math_to_image(_mathtext(latex), buf, prop=FontProperties(size=fontsize), dpi=72,
+                                  format="svg")
         _CACHE[key] = (buf.getvalue(), float(depth))
     return _CACHE[key]
 
@@ -77,6 +81,22 @@ def visit_displaymath(self, node):
     raise nodes.SkipNode
 
 
+_DARK_CSS = "html[data-theme=dark] img.math { filter: invert(1) hue-rotate(180deg); }\n"
+
+
+def _write_css(app, exc):
+    # Black formulas on the dark theme's background: inverted there.
+    if exc is None and app.builder.format == "html":
+        import os
+
+        static = os.path.join(app.outdir, "_static")
+        os.makedirs(static, exist_ok=True)
+        with open(os.path.join(static, "mathsvg.css"), "w") as fh:
+            fh.write(_DARK_CSS)
+
+
 def setup(app):
     app.add_html_math_renderer("mathsvg", (visit_math, None), (visit_displaymath, None))
+    app.add_css_file("mathsvg.css")
+    app.connect("build-finished", _write_css)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
