@@ -24,3 +24,43 @@ def test_item1_scaling_invariant_to_extreme_rescaling(backend, factor, scale):
         got = est.fit([b * factor for b in X], y).predict([b * factor for b in X])
         np.testing.assert_array_equal(got, ref)
         assert np.all(np.abs(est.scale_ / factor) > 0)
+
+
+# -- item 3: load_csv keeps bag ids as written and refuses rows without one ----------------------
+from mil.datasets import from_frame, load_csv  # noqa: E402
+
+
+def _csv(tmp_path, text):
+    p = tmp_path / "t.csv"
+    p.write_text(text)
+    return p
+
+
+def test_item3_load_csv_row_without_bag_id_raises(tmp_path):
+    p = _csv(tmp_path, "bag,label,x\n1,1,0.5\n,1,2.0\n,1,3.0\n2,0,1.0\n")
+    with pytest.raises(ValueError, match="line 3 has no bag id"):
+        load_csv(p)
+
+
+def test_item3_load_csv_ids_kept_as_written(tmp_path):
+    p = _csv(tmp_path, "bag,label,x\n1,1,0.5\n01,0,2.0\n2,0,1.0\n")
+    d = load_csv(p)
+    assert d.bag_ids.tolist() == ["01", "1", "2"]
+    assert [b.shape[0] for b in d.data] == [1, 1, 1]
+    # Canonical integer ids stay integers.
+    d = load_csv(_csv(tmp_path, "bag,label,x\n10,1,0.5\n2,0,2.0\n"))
+    assert d.bag_ids.tolist() == [2, 10]
+
+
+# -- item 6: CSV line numbers after blank lines; from_frame with a None bag id -------------------
+def test_item6_csv_error_line_after_blank_lines(tmp_path):
+    p = _csv(tmp_path, "bag,label,x\n\n1,1,0.5\n\n\n2,0,abc\n")
+    with pytest.raises(ValueError, match="line 6, column 'x'"):
+        load_csv(p)
+
+
+def test_item6_from_frame_none_bag_id():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"bag": ["a", None, "b"], "label": [1, 1, 0], "x": [0.5, 2.0, 1.0]})
+    with pytest.raises(ValueError, match="missing id"):
+        from_frame(df)

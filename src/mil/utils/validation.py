@@ -295,6 +295,12 @@ def bags_from_instances(X, bag_ids, *, allow_nan=True):
                          f"got shape {ids.shape}")
     if ids.dtype.kind == "f" and np.isnan(ids).any():
         raise ValueError("bag_ids contains NaN; every instance needs a bag id")
+    if ids.dtype.kind == "O":
+        gone = [r for r, v in enumerate(ids.tolist())
+                if v is None or (isinstance(v, float) and v != v)]
+        if gone:
+            raise ValueError(f"bag_ids contains a missing id ({ids[gone[0]]!r} at row {gone[0]}); "
+                             "every instance needs a bag id")
     try:
         unique, inverse = np.unique(ids, return_inverse=True)
     except TypeError as exc:
