@@ -64,3 +64,48 @@ def test_item6_from_frame_none_bag_id():
     df = pd.DataFrame({"bag": ["a", None, "b"], "label": [1, 1, 0], "x": [0.5, 2.0, 1.0]})
     with pytest.raises(ValueError, match="missing id"):
         from_frame(df)
+
+
+# -- item 4: exact ties follow the documented rule whatever the labels are called ----------------
+from mil import MIRandomForestClassifier  # noqa: E402
+from mil.wrappers import SimpleMIClassifier  # noqa: E402
+
+
+def _renamed(y):
+    # 1 -> "a_pos" (sorts first), 0 -> "b_neg": the positive class moves to classes_[0].
+    return np.where(np.asarray(y) == 1, "a_pos", "b_neg")
+
+
+def test_item4_simplemi_tie_independent_of_label_names(backend):
+    # Two identical bags with opposite labels make a leaf of one positive and one negative.
+    X = [np.array([[0.0]]), np.array([[0.0]]), np.array([[10.0]]), np.array([[11.0]]), np.array([[12.0]])]
+    y = np.array([1, 0, 0, 0, 0])
+    for est in (None, "tree"):
+        from mil.tree import C45MIClassifier
+        inner = None if est is None else C45MIClassifier(min_bags_leaf=1, pruning=False)
+        a = SimpleMIClassifier(inner).fit(X, y)
+        b = SimpleMIClassifier(inner).fit(X, _renamed(y))
+        pa, pb = a.predict(X), b.predict(X)
+        np.testing.assert_array_equal(_renamed(pa), pb)
+        np.testing.assert_allclose(a.predict_proba(X)[:, ::-1], b.predict_proba(X))
+        # The tie goes to the heavier class (0 / "b_neg": four bags against one).
+        assert pa[0] == 0 and pb[0] == "b_neg"
+
+
+def test_item4_forest_exact_half_goes_negative(backend):
+    rng = np.random.default_rng(3)
+    seen_tie = 0
+    for seed in range(40):
+        X = [rng.normal(size=(rng.integers(1, 4), 2)) for _ in range(12)]
+        y = np.array([0, 1] * 6)
+        kw = dict(n_estimators=2, max_features=None, random_state=seed)
+        a = MIRandomForestClassifier(**kw).fit(X, y)
+        b = MIRandomForestClassifier(positive_class="a_pos", **kw).fit(X, _renamed(y))
+        pa, pb = a.predict_proba(X), b.predict_proba(X)
+        seen_tie += int((np.abs(pa[:, 1] - 0.5) < 1e-15).sum())
+        np.testing.assert_array_equal(_renamed(a.predict(X)), b.predict(X))
+        np.testing.assert_array_equal(pa[:, ::-1], pb)
+        assert a.sharpness_ == b.sharpness_
+        # An exact 1/2 is settled negative, on both columns orders.
+        assert not np.any(pa[:, 1] == pa[:, 0])
+    assert seen_tie > 0  # the case the test is about occurred
