@@ -109,3 +109,110 @@ def test_item4_forest_exact_half_goes_negative(backend):
         # An exact 1/2 is settled negative, on both columns orders.
         assert not np.any(pa[:, 1] == pa[:, 0])
     assert seen_tie > 0  # the case the test is about occurred
+
+
+# -- item 5: kernel entry points validate what they trust ---------------------------------------
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+
+from mil._core import kernel  # noqa: E402
+
+
+def _run_isolated(code, backend):
+    """Run `code` in a fresh interpreter (a segfault fails the test instead of killing pytest)."""
+    env_code = textwrap.dedent(f"""
+        import numpy as np
+        from mil._core import use_backend, kernel
+        with use_backend({backend!r}):
+            k = kernel("_rule_split"); h = kernel("_hausdorff"); t = kernel("_tree_split")
+    """) + textwrap.dedent(code)
+    proc = subprocess.run([sys.executable, "-c", env_code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    return proc.stdout
+
+
+def _presort(k, n_bags=5):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2 * n_bags, 3))
+    return k.presort(X, np.arange(0, 2 * n_bags + 1, 2, dtype=np.intp)), X
+
+
+def test_item5_presorted_fields_are_read_only(backend):
+    k = kernel("_rule_split")
+    pre, _ = _presort(k)
+    for name in ("n_bags", "sorted_bag", "order", "sorted_vals", "one_per_bag"):
+        with pytest.raises(AttributeError, match="read-only"):
+            setattr(pre, name, 1)
+    with pytest.raises(ValueError):
+        pre.order[0, 0] = 3
+
+
+@pytest.mark.parametrize("forged", ["sorted_bag", "order"])
+def test_item5_forged_presorted_raises(backend, forged):
+    k = kernel("_rule_split")
+    pre, _ = _presort(k)
+    fields = {"sorted_vals": pre.sorted_vals, "order": pre.order.copy(), "sorted_bag": pre.sorted_bag.copy()}
+    fields[forged][0, 0] = 10 ** 6
+    with pytest.raises(ValueError, match=forged):
+        k.Presorted(fields["sorted_vals"], fields["order"], fields["sorted_bag"], pre.n_bags)
+    with pytest.raises(ValueError, match="n_bags"):
+        k.Presorted(pre.sorted_vals, pre.order, pre.sorted_bag, 0)
+
+
+def test_item5_kernel_crash_repros_raise(backend):
+    # Each snippet crashed the compiled module (SIGSEGV) or never returned before the checks.
+    out = _run_isolated("""
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(10, 3))
+        off = np.arange(0, 11, 2, dtype=np.intp)
+        pre = k.presort(X, off)
+        msgs = []
+        # a compacted presort from an out= whose rows outside start:stop were never written
+        act = np.ones(10, np.uint8); act[::3] = 0
+        m = int(act.sum())
+        out = (np.empty((3, m)), np.full((3, m), 10 ** 6, np.int32), np.full((3, m), -5, np.int32))
+        k.best_conditions(pre, act, np.array([1, 0, 1, 0, 1], np.uint8), 3.0, 2.0, 1, start=0, stop=1, out=out)
+        try:
+            bad = pre.compacted(*out)
+        except ValueError as e:
+            msgs.append("compacted")
+        # forged fields: construction refuses, attributes cannot be swapped
+        order = pre.order.copy(); order[1, 2] = -7
+        try:
+            k.compact(k.Presorted(pre.sorted_vals, order, pre.sorted_bag, 5), np.ones(10, np.uint8))
+        except ValueError:
+            msgs.append("forged")
+        try:
+            pre.n_bags = 1
+        except AttributeError:
+            msgs.append("n_bags")
+        # _hausdorff._fill with bad offsets (private, called directly)
+        if hasattr(h, "_fill"):
+            outs = [np.zeros((2, 2)) for _ in range(3)]
+            try:
+                h._fill(X, np.array([0, 50, 10], np.intp), X, np.array([0, 50, 10], np.intp), True,
+                        *outs, 0, 2, 64)
+            except ValueError:
+                msgs.append("fill")
+        else:
+            msgs.append("fill")
+        # _tree_split._apply on a cyclic tree
+        feat = np.array([0, 0, 0], np.intp); thr = np.zeros(3); ml = np.zeros(3, np.uint8)
+        left = np.array([1, 0, -1], np.intp); right = np.array([2, 0, -1], np.intp)
+        try:
+            t._apply(X, feat, thr, ml, left, right)
+        except ValueError:
+            msgs.append("apply")
+        print(",".join(msgs))
+    """, backend)
+    assert out.strip() == "compacted,forged,n_bags,fill,apply"
+
+
+def test_item6_hausdorff_matrices_nan_raises_on_both_backends(backend):
+    h = kernel("_hausdorff")
+    X = np.array([[0.0], [np.nan], [1.0]])
+    off = np.array([0, 2, 3], dtype=np.intp)
+    outs = [np.zeros((2, 2)) for _ in range(3)]
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        h.hausdorff_matrices(X, off, None, None, True, *outs, 0, 2, 64)
