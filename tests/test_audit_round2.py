@@ -216,3 +216,88 @@ def test_item6_hausdorff_matrices_nan_raises_on_both_backends(backend):
     outs = [np.zeros((2, 2)) for _ in range(3)]
     with pytest.raises(ValueError, match="NaN or infinite"):
         h.hausdorff_matrices(X, off, None, None, True, *outs, 0, 2, 64)
+
+
+# -- item 6: Bags changed after construction ---------------------------------------------------
+from mil import Bags  # noqa: E402
+from mil.utils.validation import _bags_from_sequence, _dense_sequence, check_bags  # noqa: E402
+
+
+@pytest.mark.parametrize("change", ["negative", "decreasing", "past_end", "instances_1d"])
+def test_item6_bags_changed_after_construction(backend, change):
+    X, y = _bags(1, n_bags=12)
+    bags = Bags.from_list(X)
+    if change == "negative":
+        bags.offsets = bags.offsets.copy()
+        bags.offsets[3] = -1
+    elif change == "decreasing":
+        bags.offsets = bags.offsets.copy()
+        bags.offsets[[3, 4]] = bags.offsets[[4, 3]]
+    elif change == "past_end":
+        bags.offsets = bags.offsets.copy()
+        bags.offsets[-1] += 5
+    else:
+        bags.instances = bags.instances[:, 0]
+    with pytest.raises(ValueError, match="changed after construction"):
+        check_bags(bags)
+    for est in (SimpleMIClassifier(), BagKNNClassifier()):
+        with pytest.raises(ValueError, match="changed after construction"):
+            est.fit(bags, y)
+
+
+# -- item 9: many small bags validated in one vectorised pass ----------------------------------
+def test_item9_many_small_bags_vectorised_path_matches_loop():
+    rng = np.random.default_rng(0)
+    one = [rng.normal(size=(1, 30)) for _ in range(1593)]
+    mixed = [rng.integers(0, 5, size=(rng.integers(1, 4), 3)) for _ in range(50)]
+    for X in (one, mixed, tuple(mixed), np.stack([b for b in one[:20]])):
+        fast = _dense_sequence(X, allow_nan=False)
+        assert fast is not None
+        ref = _bags_from_sequence(list(X), False, "X") if not isinstance(X, np.ndarray) else None
+        if ref is not None:
+            np.testing.assert_array_equal(fast.instances, ref.instances)
+            np.testing.assert_array_equal(fast.offsets, ref.offsets)
+        assert fast.instances.dtype == np.float64 and fast.instances.flags.c_contiguous
+        assert not np.shares_memory(fast.instances, X[0])
+    # Anything unusual goes to the per-bag loop, which names the bag.
+    bad = one[:5] + [np.array([[np.nan] * 30])]
+    assert _dense_sequence(bad, allow_nan=False) is None
+    with pytest.raises(ValueError, match="bag 5"):
+        check_bags(bad)
+    assert _dense_sequence(bad, allow_nan=True) is not None
+    assert _dense_sequence(one[:3] + [np.zeros((0, 30))], allow_nan=False) is None
+    assert _dense_sequence([np.zeros((2, 3)), np.zeros((2, 4))], allow_nan=False) is None
+    assert _dense_sequence([np.array([["a"]])], allow_nan=False) is None
+
+
+# -- item 6: ARFF nominal values with quoted commas, duplicate bag ids --------------------------
+from mil.datasets import load_arff  # noqa: E402
+
+_ARFF = """@relation t
+@attribute id {b1,b2}
+@attribute bag relational
+  @attribute f1 numeric
+  @attribute f2 {'a,b',c}
+@end bag
+@attribute class {0,1}
+@data
+"""
+
+
+def test_item6_arff_nominal_value_with_quoted_comma(tmp_path):
+    p = tmp_path / "t.arff"
+    p.write_text(_ARFF + "b1,\"1.0,'a,b'\\n2.0,c\",1\nb2,\"3.0,c\",0\n")
+    d = load_arff(p)
+    np.testing.assert_array_equal(d.data[0], [[1.0, 0.0], [2.0, 1.0]])
+    np.testing.assert_array_equal(d.data[1], [[3.0, 1.0]])
+
+
+def test_item6_arff_duplicate_bag_ids(tmp_path):
+    p = tmp_path / "t.arff"
+    p.write_text(_ARFF + "b1,\"1.0,c\",1\nb1,\"3.0,c\",0\n")
+    with pytest.raises(ValueError, match="appears again .* with another label"):
+        load_arff(p)
+    p.write_text(_ARFF + "b1,\"1.0,c\",1\nb1,\"3.0,c\",1\n")
+    with pytest.warns(UserWarning, match="appears again"):
+        d = load_arff(p)
+    assert len(d.data) == 2
