@@ -301,3 +301,64 @@ def test_item6_arff_duplicate_bag_ids(tmp_path):
     with pytest.warns(UserWarning, match="appears again"):
         d = load_arff(p)
     assert len(d.data) == 2
+
+
+# -- item 7: fit keeps (and computes) only the matrices it needs -------------------------------
+import mil.neighbors._classifiers as _knn_module  # noqa: E402
+from mil.distances import hausdorff  # noqa: E402
+
+
+def _spy_all_from_bags(monkeypatch):
+    calls = []
+    real = _knn_module._all_from_bags
+
+    def spy(X, Y, n_jobs=None, block_size=None, out=None):
+        calls.append((Y is None, None if out is None else sorted(out)))
+        return real(X, Y, n_jobs=n_jobs, block_size=block_size, out=out)
+
+    monkeypatch.setattr(_knn_module, "_all_from_bags", spy)
+    return calls
+
+
+@pytest.mark.parametrize("metric, knn_kinds, citation_kinds", [
+    ("minimal", None, ["minimal"]), ("average", None, ["average"]),
+    ("adapted", None, ["average", "maximal", "minimal"]),
+    ("integrated", ["maximal", "minimal"], ["maximal", "minimal"])])
+def test_item7_fit_computes_only_needed_matrices(backend, monkeypatch, metric, knn_kinds, citation_kinds):
+    X, y = _bags(2, n_bags=30)
+    calls = _spy_all_from_bags(monkeypatch)
+    BagKNNClassifier(metric=metric).fit(X, y)
+    assert calls == ([] if knn_kinds is None else [(True, knn_kinds)])
+    calls.clear()
+    est = CitationKNNClassifier(metric=metric).fit(X, y)
+    assert calls == [(True, citation_kinds)]
+    # The thresholds are those of the full train-vs-train matrix.
+    scaled = [(b - est.offset_) / est.scale_ for b in X]
+    kw = {"alpha": est.alpha_} if metric == "integrated" else {"y": y} if metric == "adapted" else {}
+    D = hausdorff(scaled, kind=metric, **kw)
+    np.fill_diagonal(D, np.inf)
+    np.testing.assert_allclose(est.citer_threshold_, np.sort(D, axis=1)[:, est.citers - 1], rtol=1e-12)
+
+
+# -- item 8: the distance kernel runs with one BLAS thread per strip of ours ---------------------
+def test_item8_kernel_runs_with_one_blas_thread(backend, monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    from mil.distances import hausdorff_all
+
+    seen = []
+    k = kernel("_hausdorff")
+    real = k.hausdorff_matrices
+
+    def spy(*args):
+        seen.append(max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"))
+        return real(*args)
+
+    monkeypatch.setattr(k, "hausdorff_matrices", spy)
+    X, _ = _bags(3, n_bags=30)
+    ref = hausdorff_all(X, n_jobs=1)
+    for n_jobs in (None, 2):
+        got = hausdorff_all(X, n_jobs=n_jobs)
+        for kind in ref:
+            np.testing.assert_array_equal(got[kind], ref[kind])
+    assert seen and set(seen) == {1}

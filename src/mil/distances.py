@@ -101,12 +101,13 @@ def _strip(rows, row_off, cols, col_off, symmetric, block_size, backend):
         k = kernel("_hausdorff")
     n_rows = row_off.shape[0] - 1
     square = None
-    if symmetric:
-        square = [np.zeros((n_rows, n_rows)) for _ in range(3)]
-        k.hausdorff_matrices(rows, row_off, rows, row_off, True, *square, 0, n_rows, block_size)
-    rect = [np.zeros((n_rows, col_off.shape[0] - 1)) for _ in range(3)]
-    if rect[0].size:
-        k.hausdorff_matrices(rows, row_off, cols, col_off, False, *rect, 0, n_rows, block_size)
+    with _one_blas_thread():  # one BLAS thread per strip (see _strip_workers)
+        if symmetric:
+            square = [np.zeros((n_rows, n_rows)) for _ in range(3)]
+            k.hausdorff_matrices(rows, row_off, rows, row_off, True, *square, 0, n_rows, block_size)
+        rect = [np.zeros((n_rows, col_off.shape[0] - 1)) for _ in range(3)]
+        if rect[0].size:
+            k.hausdorff_matrices(rows, row_off, cols, col_off, False, *rect, 0, n_rows, block_size)
     return square, rect
 
 
@@ -151,6 +152,8 @@ def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
     r_x = _bag_radii(Xc, x_off)
     r_y = r_x if symmetric else _bag_radii(Yc, y_off)
     suspects = []
+    if n_jobs is None:
+        n_jobs = _strip_workers(None)  # threads here: as many as BLAS would have used
     bounds = _strip_bounds(x_off, symmetric, n_cols, effective_n_jobs(n_jobs), block_size)
     local = {"backend": "threading"} if _inside_dask_task() else {"prefer": "threads"}
     results = Parallel(n_jobs=n_jobs, return_as="generator", **local)(
@@ -358,6 +361,50 @@ def _unscaled(mats, exponent):
     return mats
 
 
+_BLAS = {}
+
+
+def _blas_controller():
+    """A threadpoolctl controller of the BLAS libraries loaded (made once, after the kernels)."""
+    if "controller" not in _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        kernel("_hausdorff")  # the compiled kernel loads scipy's BLAS: let the controller see it
+        _BLAS["controller"] = ThreadpoolController()
+    return _BLAS["controller"]
+
+
+def _strip_workers(n_jobs):
+    """Threads of our own over strips of rows: `n_jobs`, or for None the BLAS pool's size.
+
+    The kernel makes many block-sized BLAS calls; BLAS's own threads
+    synchronise at every one of them, which collapses when the cores are
+    busy or the caller already runs in parallel (a 10-fold Citation-KNN
+    took four times longer beside other jobs). So the kernel runs with one
+    BLAS thread (:func:`_one_blas_thread`) and the parallelism is ours, one
+    strip of rows per thread, on as many threads as BLAS would have used
+    when `n_jobs` is None. Results do not depend on the number of threads.
+    """
+    from joblib import effective_n_jobs
+    from joblib._parallel_backends import SequentialBackend, ThreadingBackend
+    from joblib.parallel import get_active_backend
+
+    if n_jobs is not None:
+        return effective_n_jobs(n_jobs)
+    backend = get_active_backend(prefer="threads")[0]
+    if isinstance(backend, SequentialBackend):
+        return 1  # nested in a parallel job (or sequential by choice): its workers use the cores
+    if not isinstance(backend, ThreadingBackend):
+        return effective_n_jobs(None)
+    threads = [p["num_threads"] for p in _blas_controller().info() if p["user_api"] == "blas"]
+    return max(1, max(threads, default=1))
+
+
+def _one_blas_thread():
+    """Context in which BLAS uses one thread (see :func:`_strip_workers`)."""
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
 def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     """The three matrices for validated Bags (internal entry point of the estimators)."""
     if X.is_sparse or (Y is not None and Y.is_sparse):
@@ -401,17 +448,19 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
         return _exact_pairs(X, Y, _unscaled(out, exponent), suspects)
     outs = [np.zeros((n_rows, n_cols)) for _ in range(3)]
     k = kernel("_hausdorff")
-    n_threads = min(effective_n_jobs(n_jobs), n_rows)
-    if n_threads <= 1:
-        k.hausdorff_matrices(Xc, X.offsets, Yc, y_off, symmetric, *outs, 0, n_rows, block_size)
-    else:
-        from joblib import Parallel, delayed
+    n_threads = min(_strip_workers(n_jobs), n_rows)
+    with _one_blas_thread():
+        if n_threads <= 1:
+            k.hausdorff_matrices(Xc, X.offsets, Yc, y_off, symmetric, *outs, 0, n_rows, block_size)
+        else:
+            from joblib import Parallel, delayed
 
-        # The kernel releases the GIL; each thread fills its own rows (and,
-        # train-vs-train, their mirror images, which no other thread writes).
-        Parallel(n_jobs=n_threads, backend="threading")(
-            delayed(k.hausdorff_matrices)(Xc, X.offsets, Yc, y_off, symmetric, *outs, r0, r1, block_size)
-            for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
+            # The kernel releases the GIL; each thread fills its own rows (and,
+            # train-vs-train, their mirror images, which no other thread writes).
+            Parallel(n_jobs=n_threads, backend="threading")(
+                delayed(k.hausdorff_matrices)(Xc, X.offsets, Yc, y_off, symmetric, *outs, r0, r1,
+                                              block_size)
+                for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
     suspects = _suspect_pairs(outs[0], _bag_radii(Xc, X.offsets), _bag_radii(Yc, y_off), symmetric)
     return _exact_pairs(X, Y, _unscaled(dict(zip(("minimal", "maximal", "average"), outs)), exponent),
                         [suspects])
