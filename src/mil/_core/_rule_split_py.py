@@ -80,6 +80,14 @@ class Presorted:
         """
         return Presorted(sorted_vals, order, sorted_bag, self.n_bags, self.one_per_bag)
 
+    def _compacted_trusted(self, sorted_vals, order, sorted_bag):
+        """:meth:`compacted` without the check, for a search's ``out`` whose every row it wrote.
+
+        (RIPPER-MI's grower makes the arrays and searches all rows; the check
+        was a measurable share of a fit on small sets.)
+        """
+        return Presorted._trusted(sorted_vals, order, sorted_bag, self.n_bags, self.one_per_bag)
+
 
 def presort(X, offsets):
     """Sort every feature of the instances once, for :func:`best_conditions`.
@@ -147,6 +155,11 @@ def _lg(table, x):
     library's ``log2`` like the compiled kernel (NumPy's own log2 may round
     differently in the last bit).
     """
+    if np.ndim(x) == 0:  # a scalar (the gain's base, once per search): the same values, no arrays
+        v = float(x)
+        if 0.0 <= v < table.shape[0] and v == int(v):
+            return float(table[int(v)])
+        return math.log2(v)
     x = np.asarray(x, dtype=np.float64)
     idx = np.where(x < table.shape[0], x, 0.0).astype(np.intp)
     exact = (x < table.shape[0]) & (idx == x)
