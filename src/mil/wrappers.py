@@ -353,7 +353,9 @@ class SimpleMIClassifier(_BaseWrapper):
         Z = self._summaries(X)
         if hasattr(self.estimator_, "decision_function"):
             inner = self.estimator_.decision_function(self._inner_input(Z, self.estimator_))
-            order = self.inner_classes_
+            order = getattr(self, "inner_classes_", None)  # None: fitted before the tie order
+            if order is None:
+                return inner
             if np.ndim(inner) == 1:  # the score of the inner class 1
                 return inner if order[1] == 1 else -inner
             out = np.empty_like(inner)
@@ -417,14 +419,8 @@ class MIWrapperClassifier(_BaseWrapper):
     Attributes
     ----------
     estimator_ : classifier
-        The fitted inner estimator. Its classes are 0 .. n_classes - 1:
-        its class k is ``classes_[inner_classes_[k]]``.
-    inner_classes_ : ndarray of shape (n_classes,)
-        The order in which the inner estimator sees the classes: by
-        decreasing training weight, then by first training bag. An exact
-        tie of the inner estimator goes to its first class, so a tie goes
-        to the heavier class whatever the labels are called (see
-        :doc:`/user_guide/labels_and_ties`).
+        The fitted inner estimator (its classes are 0 .. n_classes - 1,
+        indices into ``classes_``).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
