@@ -17,23 +17,15 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
 from mil import datasets
 from mil.bags import Bags
 from mil.distances import hausdorff_all
 
+from bench_distances import best_time  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+
 BUSY = "import time, sys\nend = time.time() + float(sys.argv[1])\nx = 0\nwhile time.time() < end:\n    x += 1\n"
-
-
-def best_time(func, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def measure(bags, X, repeat, label):
