@@ -33,8 +33,9 @@ every minimal, maximal and average distance is within a relative
 ``(d + 2) * 2**-53 / EXACT_BELOW + 2**-33`` (about ``(d + 2) * 1.1e-12 +
 1.2e-10``) of the exact distance between the given float64 instances,
 whatever their magnitudes (subnormal to the float64 maximum, mixed within a
-bag); identical instances give exactly 0. A distance above the largest
-float64 raises a ValueError. Sparse bags are scaled but not centred (no
+bag; a distance below the smallest normal double, 2.2e-308, is within
+``2**-1073`` absolute, twice float64's spacing there); identical instances give
+exactly 0. A distance above the largest float64 raises a ValueError. Sparse bags are scaled but not centred (no
 centring loss) and use the kernel's ``EXACT_BELOW`` rule; the pair check
 (for distances below ``2**-TRUST_FLOOR_EXPONENT`` of the scale) is not
 applied to them.
