@@ -363,6 +363,8 @@ def _unscaled(mats, exponent):
 
 
 _BLAS = {}
+#: With n_jobs=None, calls of fewer multiply-adds (instances x instances x features) use one thread.
+_THREADS_ABOVE = 2**24
 
 
 def _blas_controller():
@@ -450,6 +452,8 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     outs = [np.zeros((n_rows, n_cols)) for _ in range(3)]
     k = kernel("_hausdorff")
     n_threads = min(_strip_workers(n_jobs), n_rows)
+    if n_jobs is None and Xc.shape[0] * Yc.shape[0] * Xc.shape[1] < _THREADS_ABOVE:
+        n_threads = 1  # a small call: starting threads would cost more than they save
     with _one_blas_thread():
         if n_threads <= 1:
             k.hausdorff_matrices(Xc, X.offsets, Yc, y_off, symmetric, *outs, 0, n_rows, block_size)
