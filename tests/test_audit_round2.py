@@ -362,3 +362,20 @@ def test_item8_kernel_runs_with_one_blas_thread(backend, monkeypatch):
         for kind in ref:
             np.testing.assert_array_equal(got[kind], ref[kind])
     assert seen and set(seen) == {1}
+
+
+def test_item2_citation_knn_tiny_features_beside_large_ones(backend):
+    # Features of magnitude 1e-200 beside one instance of 1e3: before, the centred expansion
+    # lost every small distance and Citation-KNN voted on ties; now it predicts as with
+    # exact distances.
+    from mil.distances import _exact_pair
+
+    rng = np.random.default_rng(5)
+    X = [rng.uniform(1, 100, size=(rng.integers(1, 4), 2)) * 1e-200 for _ in range(24)]
+    X[0] = np.vstack([X[0], [[1e3, 1e3]]])
+    y = np.arange(24) % 2
+    exact = np.array([[0.0 if i == j else _exact_pair(a, b)[2] for j, b in enumerate(X)]
+                      for i, a in enumerate(X)])
+    ref = CitationKNNClassifier(metric="precomputed").fit(exact, y)
+    est = CitationKNNClassifier(metric="average", scale=None).fit(X, y)
+    np.testing.assert_array_equal(est.predict(X), ref.predict(exact))
