@@ -27,8 +27,9 @@ in the kernel, a squared row or column minimum below ``EXACT_BELOW`` times
 about ``(2d + 3) * 2**-53`` of that sum); here, a pair whose minimal distance
 is below ``TRUST_RATIO`` times the two bags' radii about the centre (the
 centring's rounding) or below ``2**-TRUST_FLOOR_EXPONENT`` in the scaled
-units (underflow) is recomputed from the original instances with a scaled
-norm. Contract, for finite features with ``d`` features per instance:
+units (underflow) is recomputed from the original instances, not centred
+(by the kernel on the pair alone, or a scaled norm where squares could
+underflow). Contract, for finite features with ``d`` features per instance:
 every minimal, maximal and average distance is within a relative
 ``(d + 2) * 2**-53 / EXACT_BELOW + 2**-33`` (about ``(d + 2) * 1.1e-12 +
 1.2e-10``) of the exact distance between the given float64 instances,
@@ -187,7 +188,7 @@ def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
 #: (then the rounding of the centring, at most 2**-53 of those radii, costs
 #: under 2**-33 relative) and at least 2**-TRUST_FLOOR_EXPONENT in the
 #: kernel's (power-of-two scaled) units (then no square underflows). Other
-#: pairs are recomputed from the original instances by :func:`_exact_pair`.
+#: pairs are recomputed from the original instances by :func:`_recomputed_pair`.
 TRUST_RATIO = 2.0 ** -20
 TRUST_FLOOR_EXPONENT = 400
 
@@ -242,8 +243,33 @@ def _exact_pair(A, B, chunk=2 ** 20):
             (row_min.sum() + col_min.sum()) / (A.shape[0] + B.shape[0]))
 
 
+def _recomputed_pair(A, B):
+    """A suspect pair's three distances: the kernel on the pair alone, else :func:`_exact_pair`.
+
+    The pair is scaled by one power of two (exact) and not centred, so the
+    centring's rounding is gone and the kernel's own rule (``EXACT_BELOW``)
+    recomputes its small minima from differences, at BLAS speed (a training
+    bag predicted again, the common case, costs one block). Only when the
+    pair's minimal distance is below ``2**-TRUST_FLOOR_EXPONENT`` of its
+    largest value, where squares may underflow, the scaled-norm brute force
+    decides.
+    """
+    if A.shape == B.shape and np.array_equal(A, B):
+        return 0.0, 0.0, 0.0  # the same bag (a training bag predicted again): exactly 0
+    exponent = int(np.frexp(max(np.abs(A).max(), np.abs(B).max()))[1])  # largest magnitude to [0.5, 1)
+    As, Bs = (_scaled_by(A, exponent), _scaled_by(B, exponent)) if exponent else (A, B)
+    outs = [np.zeros((1, 1)) for _ in range(3)]
+    kernel("_hausdorff").hausdorff_matrices(
+        np.ascontiguousarray(As), np.array([0, A.shape[0]], dtype=np.intp),
+        np.ascontiguousarray(Bs), np.array([0, B.shape[0]], dtype=np.intp), False, *outs, 0, 1, BLOCK_SIZE)
+    if not outs[0][0, 0] >= 2.0 ** -TRUST_FLOOR_EXPONENT:
+        return _exact_pair(A, B)
+    with np.errstate(over="ignore"):
+        return tuple(float(np.ldexp(o[0, 0], exponent)) for o in outs)
+
+
 def _exact_pairs(X, Y, mats, suspects):
-    """Overwrite the suspect pairs of `mats` (original units) with :func:`_exact_pair`'s values."""
+    """Overwrite the suspect pairs of `mats` (original units) with :func:`_recomputed_pair`'s values."""
     symmetric = Y is None
     Y = X if symmetric else Y
     rows = np.concatenate([np.asarray(s[0], dtype=np.intp) for s in suspects] or [np.zeros(0, np.intp)])
@@ -253,8 +279,8 @@ def _exact_pairs(X, Y, mats, suspects):
         rows, cols = rows[keep], cols[keep]
     kinds = ("minimal", "maximal", "average")
     for i, j in zip(rows.tolist(), cols.tolist()):
-        vals = _exact_pair(X.instances[X.offsets[i]:X.offsets[i + 1]],
-                           Y.instances[Y.offsets[j]:Y.offsets[j + 1]])
+        vals = _recomputed_pair(X.instances[X.offsets[i]:X.offsets[i + 1]],
+                                Y.instances[Y.offsets[j]:Y.offsets[j + 1]])
         for kind, v in zip(kinds, vals):
             if kind not in mats:
                 continue
