@@ -23,6 +23,9 @@ def as_array(a, name, dtype, ndim, writable=False):
     converted; anything else raises. A `writable` output must already be
     a C-contiguous, writable ndarray of exactly `dtype` (it is filled in place).
     """
+    if (not writable and type(a) is np.ndarray and a.dtype == dtype and a.ndim == ndim
+            and a.flags.c_contiguous):
+        return a  # already what the kernels take (the common case, checked in O(1))
     dtype = np.dtype(dtype)
     if writable:
         if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous
@@ -50,8 +53,8 @@ def check_offsets(offsets, n_rows, name="offsets"):
     if off[0] != 0 or off[-1] != n_rows:
         raise ValueError(f"{name} must start at 0 and end at the number of rows ({n_rows}); "
                          f"got {off[0]} and {off[-1]}")
-    if off.shape[0] > 1 and (np.diff(off) <= 0).any():
-        b = int(np.flatnonzero(np.diff(off) <= 0)[0])
+    if off.shape[0] > 1 and (off[1:] <= off[:-1]).any():
+        b = int(np.flatnonzero(off[1:] <= off[:-1])[0])
         raise ValueError(f"{name} must be strictly increasing (no empty bag); "
                          f"{name}[{b}] = {off[b]} >= {name}[{b + 1}] = {off[b + 1]}")
     return off
