@@ -379,3 +379,25 @@ def test_item2_citation_knn_tiny_features_beside_large_ones(backend):
     ref = CitationKNNClassifier(metric="precomputed").fit(exact, y)
     est = CitationKNNClassifier(metric="average", scale=None).fit(X, y)
     np.testing.assert_array_equal(est.predict(X), ref.predict(exact))
+
+
+def test_item8_concurrent_calls_restore_blas_threads(backend):
+    import threading
+
+    from threadpoolctl import threadpool_info
+
+    from mil.distances import hausdorff_all
+
+    def blas_threads():
+        return sorted(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(40, 20)) for _ in range(60)]  # large enough for threads of ours
+    hausdorff_all(X)
+    before = blas_threads()
+    workers = [threading.Thread(target=lambda: [hausdorff_all(X) for _ in range(3)]) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert blas_threads() == before

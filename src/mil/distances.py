@@ -42,6 +42,9 @@ centring loss) and use the kernel's ``EXACT_BELOW`` rule; the pair check
 applied to them.
 """
 
+import contextlib
+import threading
+
 import numpy as np
 
 from mil._core import kernel, twins, use_backend
@@ -429,9 +432,30 @@ def _strip_workers(n_jobs):
     return max(1, max(threads, default=1))
 
 
+_BLAS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
 def _one_blas_thread():
-    """Context in which BLAS uses one thread (see :func:`_strip_workers`)."""
-    return _blas_controller().limit(limits=1, user_api="blas")
+    """Context in which BLAS uses one thread (see :func:`_strip_workers`).
+
+    The limit is process-wide, so concurrent callers (threads predicting at
+    once, strips in worker threads) share one: the first sets it, the last
+    restores the original; nested limits unwinding out of order would
+    otherwise leave BLAS at one thread for good.
+    """
+    controller = _blas_controller()
+    with _BLAS_LOCK:
+        if _BLAS.get("depth", 0) == 0:
+            _BLAS["limiter"] = controller.limit(limits=1, user_api="blas")
+        _BLAS["depth"] = _BLAS.get("depth", 0) + 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS["depth"] -= 1
+            if _BLAS["depth"] == 0:
+                _BLAS.pop("limiter").restore_original_limits()
 
 
 def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
