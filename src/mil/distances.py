@@ -35,11 +35,11 @@ every minimal, maximal and average distance is within a relative
 1.2e-10``) of the exact distance between the given float64 instances,
 whatever their magnitudes (subnormal to the float64 maximum, mixed within a
 bag; a distance below the smallest normal double, 2.2e-308, is within
-``2**-1073`` absolute, twice float64's spacing there); identical instances give
-exactly 0. A distance above the largest float64 raises a ValueError. Sparse bags are scaled but not centred (no
-centring loss) and use the kernel's ``EXACT_BELOW`` rule; the pair check
-(for distances below ``2**-TRUST_FLOOR_EXPONENT`` of the scale) is not
-applied to them.
+``2**-1073`` absolute, twice float64's spacing there); identical instances
+give exactly 0. A distance above the largest float64 raises a ValueError.
+Sparse bags are scaled but not centred (no centring loss) and use the
+kernel's ``EXACT_BELOW`` rule; the pair check (for distances below
+``2**-TRUST_FLOOR_EXPONENT`` of the scale) is not applied to them.
 """
 
 import contextlib
