@@ -176,3 +176,90 @@ def test_whole_finite_range_sparse(backend, factor):
     for i, kind in enumerate(("minimal", "maximal", "average")):
         np.testing.assert_allclose(d[kind], ref[i], rtol=1e-12, atol=0)
         assert d[kind][0, 4] == 0.0
+
+
+# -- accuracy contract (audit round 2, item 2) -------------------------------------------------
+from decimal import Decimal, localcontext  # noqa: E402
+from fractions import Fraction  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+#: The documented accuracy contract of mil.distances for d <= 3 features
+#: (relative error at most (d + 2) * 2**-53 / EXACT_BELOW + 2**-33).
+CONTRACT_RTOL = 1e-9
+
+
+def _exact_reference(A, B):
+    """Minimal, maximal, average distances of one pair, exactly (Fractions) then to 40 digits."""
+    sq = [[sum((Fraction(float(x)) - Fraction(float(y))) ** 2 for x, y in zip(a, b)) for b in B] for a in A]
+    rows = [min(r) for r in sq]
+    cols = [min(c) for c in zip(*sq)]
+    with localcontext() as ctx:
+        ctx.prec = 40
+
+        def root(f):
+            return (Decimal(f.numerator) / Decimal(f.denominator)).sqrt()
+
+        r, c = [root(v) for v in rows], [root(v) for v in cols]
+        return min(r), max(max(r), max(c)), (sum(r) + sum(c)) / (len(r) + len(c))
+
+
+#: Below the smallest normal double a distance is only representable to the subnormal spacing.
+_TINY = Decimal(np.finfo(float).tiny)
+_SPACING = Decimal(np.nextafter(0.0, 1.0))
+
+
+def _close(got, exact):
+    if exact == 0:
+        return got == 0
+    return abs(Decimal(float(got)) - exact) <= Decimal(CONTRACT_RTOL) * exact + (
+        2 * _SPACING if exact < _TINY else 0)
+
+
+_magnitude = st.builds(lambda s, m, e: s * m * 10.0 ** e, st.sampled_from([-1.0, 1.0]),
+                       st.floats(1.0, 9.99), st.integers(-322, 299))  # subnormals included
+_value = st.one_of(_magnitude, st.just(0.0), st.floats(1.0, 2.0))
+
+
+@st.composite
+def _mixed_bags(draw):
+    d = draw(st.integers(1, 3))
+    n = draw(st.integers(2, 4))
+    bags = [np.array(draw(st.lists(st.lists(_value, min_size=d, max_size=d), min_size=1, max_size=3)))
+            for _ in range(n)]
+    # Near-duplicates at the same magnitude as a neighbour, the cancellation case.
+    if draw(st.booleans()):
+        src = bags[0][0]
+        bags[-1] = np.vstack([bags[-1], src * (1 + draw(st.sampled_from([1e-15, 1e-9, 3.0])))])
+    return bags
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(bags=_mixed_bags())
+def test_item2_accuracy_contract_over_magnitudes(backend, bags):
+    # Magnitudes from subnormal (1e-322) to 1e300 mixed within and across bags, against an
+    # exact brute force.
+    try:
+        got = hausdorff_all(bags)
+    except ValueError as exc:  # a distance beyond the float64 maximum is refused, never wrong
+        assert "exceed the largest float64" in str(exc)
+        return
+    for i in range(len(bags)):
+        for j in range(i + 1, len(bags)):
+            ref = _exact_reference(bags[i], bags[j])
+            for kind, exact in zip(("minimal", "maximal", "average"), ref):
+                assert _close(got[kind][i, j], exact), (kind, i, j, got[kind][i, j], exact)
+                assert got[kind][j, i] == got[kind][i, j]
+
+
+def test_item2_small_distances_beside_large_values(backend):
+    # Issue repro: the expansion on centred data cancelled to 0 / lost four digits.
+    got = hausdorff_all([[[1e-30]], [[3e-30], [1e3]]])["minimal"][0, 1]
+    assert got == pytest.approx(2e-30, rel=1e-12, abs=0)
+    got = hausdorff_all([[[1e-10]], [[2e-10], [1e3]]])["minimal"][0, 1]
+    assert got == pytest.approx(1e-10, rel=1e-12, abs=0)
+    rect = hausdorff_all([[[1e-10]]], [[[2e-10], [1e3]]])["minimal"][0, 0]
+    assert rect == pytest.approx(1e-10, rel=1e-12, abs=0)
+    # Subnormal features beside normal ones.
+    got = hausdorff_all([[[1e-320, 0.0]], [[3e-320, 0.0], [1.0, 1.0]]])
+    assert got["minimal"][0, 1] == pytest.approx(2e-320, rel=1e-2, abs=0)

@@ -61,13 +61,15 @@ def test_bag_summaries_ignore_nan():
 def test_simplemi_fits_inner_on_summaries():
     clf = SimpleMIClassifier(Recorder(), summary="minmax").fit(BAGS, ["b", "a"], sample_weight=[2.0, 1.0])
     assert_allclose(clf.estimator_.X_, [[1.0, 1.0, 8.0, 6.0], [5.0, 0.0, 5.0, 0.0]])
-    assert_array_equal(clf.estimator_.y_, [1, 0])  # indices into classes_ = ["a", "b"]
+    # classes_ = ["a", "b"]; the inner estimator sees the heavier class "b" first.
+    assert_array_equal(clf.inner_classes_, [1, 0])
+    assert_array_equal(clf.estimator_.y_, [0, 1])
     assert_allclose(clf.estimator_.sample_weight_, [2.0, 1.0])
-    # P(class index 1 = "b") is the first summary (the minimum of feature 0), clipped.
+    # P(inner class 1 = "a") is the first summary (the minimum of feature 0), clipped.
     new = [np.array([[0.25, 9.0], [0.75, 9.0]])]
-    assert_allclose(clf.predict_proba(new), [[0.75, 0.25]])
-    assert_array_equal(clf.predict(new), ["a"])
-    assert_allclose(clf.decision_function(new), [np.log(0.25 / 0.75)])
+    assert_allclose(clf.predict_proba(new), [[0.25, 0.75]])
+    assert_array_equal(clf.predict(new), ["b"])
+    assert_allclose(clf.decision_function(new), [np.log(0.75 / 0.25)])
 
 
 def test_simplemi_delegates_decision_function():
@@ -302,7 +304,7 @@ def test_wrapped_c45_string_labels_and_positive_class(backend):
     assert_array_equal(clf.predict(X), clf.classes_[np.argmax(clf.predict_proba(X), axis=1)])
     # An inner positive_class names a label; the inner tree gets its index.
     named = SimpleMIClassifier(C45MIClassifier(min_bags_leaf=2, positive_class="active")).fit(X, names)
-    assert named.estimator_.positive_class == 0
+    assert named.inner_classes_[named.estimator_.positive_class] == 0  # "active"
     assert_array_equal(named.predict(X), clf.classes_[np.argmax(named.predict_proba(X), axis=1)])
     with pytest.raises(ValueError, match="inner estimator's positive_class='x'"):
         SimpleMIClassifier(C45MIClassifier(positive_class="x")).fit(X, names)

@@ -17,13 +17,33 @@ All of minimal, maximal and average come from one pass of the compiled
 kernel ``mil._core._hausdorff`` (or its NumPy twin) over blocks of bags;
 the full instance-by-instance distance matrix is never held in memory.
 
-Numeric range: the instances are centred on the mean of the training
-(column) bags, and scaled by a power of two when their largest magnitude is
-beyond ``2**+-SAFE_EXPONENT``, so any finite features give finite, accurate
-distances (identical bags at exactly 0); a distance above the largest
-float64 raises a ValueError. Compiled and NumPy results agree to about
-1e-12 relative.
+Numeric range and accuracy: the instances are centred on the mean of the
+training (column) bags, and scaled by a power of two when their largest
+magnitude is beyond ``2**+-SAFE_EXPONENT``, so the expansion
+``|a|^2 + |b|^2 - 2ab`` neither overflows nor underflows. Two checks decide
+where its result cannot be trusted, and recompute there from differences:
+in the kernel, a squared row or column minimum below ``EXACT_BELOW`` times
+``|a|^2 + max |b|^2`` (the bound of the expansion's cancellation error is
+about ``(2d + 3) * 2**-53`` of that sum); here, a pair whose minimal distance
+is below ``TRUST_RATIO`` times the two bags' radii about the centre (the
+centring's rounding) or below ``2**-TRUST_FLOOR_EXPONENT`` in the scaled
+units (underflow) is recomputed from the original instances, not centred
+(by the kernel on the pair alone, or a scaled norm where squares could
+underflow). Contract, for finite features with ``d`` features per instance:
+every minimal, maximal and average distance is within a relative
+``(d + 2) * 2**-53 / EXACT_BELOW + 2**-33`` (about ``(d + 2) * 1.1e-12 +
+1.2e-10``) of the exact distance between the given float64 instances,
+whatever their magnitudes (subnormal to the float64 maximum, mixed within a
+bag; a distance below the smallest normal double, 2.2e-308, is within
+``2**-1073`` absolute, twice float64's spacing there); identical instances
+give exactly 0. A distance above the largest float64 raises a ValueError.
+Sparse bags are scaled but not centred (no centring loss) and use the
+kernel's ``EXACT_BELOW`` rule; the pair check (for distances below
+``2**-TRUST_FLOOR_EXPONENT`` of the scale) is not applied to them.
 """
+
+import contextlib
+import threading
 
 import numpy as np
 
@@ -86,12 +106,13 @@ def _strip(rows, row_off, cols, col_off, symmetric, block_size, backend):
         k = kernel("_hausdorff")
     n_rows = row_off.shape[0] - 1
     square = None
-    if symmetric:
-        square = [np.zeros((n_rows, n_rows)) for _ in range(3)]
-        k.hausdorff_matrices(rows, row_off, rows, row_off, True, *square, 0, n_rows, block_size)
-    rect = [np.zeros((n_rows, col_off.shape[0] - 1)) for _ in range(3)]
-    if rect[0].size:
-        k.hausdorff_matrices(rows, row_off, cols, col_off, False, *rect, 0, n_rows, block_size)
+    with _one_blas_thread():  # one BLAS thread per strip (see _strip_workers)
+        if symmetric:
+            square = [np.zeros((n_rows, n_rows)) for _ in range(3)]
+            k.hausdorff_matrices(rows, row_off, rows, row_off, True, *square, 0, n_rows, block_size)
+        rect = [np.zeros((n_rows, col_off.shape[0] - 1)) for _ in range(3)]
+        if rect[0].size:
+            k.hausdorff_matrices(rows, row_off, cols, col_off, False, *rect, 0, n_rows, block_size)
     return square, rect
 
 
@@ -133,12 +154,26 @@ def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
             cols, col_off = Yc, y_off
         return delayed(_strip)(rows, row_off, cols, col_off, symmetric, block_size, backend)
 
+    r_x = _bag_radii(Xc, x_off)
+    r_y = r_x if symmetric else _bag_radii(Yc, y_off)
+    suspects = []
+    if n_jobs is None:
+        n_jobs = _strip_workers(None)  # threads here: as many as BLAS would have used
     bounds = _strip_bounds(x_off, symmetric, n_cols, effective_n_jobs(n_jobs), block_size)
     local = {"backend": "threading"} if _inside_dask_task() else {"prefer": "threads"}
     results = Parallel(n_jobs=n_jobs, return_as="generator", **local)(
         task(r0, r1) for r0, r1 in bounds)
     kinds = ("minimal", "maximal", "average")
     for (r0, r1), (square, rect) in zip(bounds, results):
+        # Pairs whose minimal distance the kernel cannot vouch for (see _suspect_pairs).
+        if symmetric:
+            i, j = _suspect_pairs(square[0], r_x[r0:r1], r_x[r0:r1], True)
+            suspects.append((i + r0, j + r0))
+            i, j = _suspect_pairs(rect[0], r_x[r0:r1], r_x[r1:], False)
+            suspects.append((i + r0, j + r1))
+        else:
+            i, j = _suspect_pairs(rect[0], r_x[r0:r1], r_y, False)
+            suspects.append((i + r0, j))
         for i, kind in enumerate(kinds):
             if kind not in out:
                 continue
@@ -148,7 +183,119 @@ def _by_strips(Xc, x_off, Yc, y_off, symmetric, n_jobs, block_size, out):
                 out[kind][r1:, r0:r1] = rect[i].T
             else:
                 out[kind][r0:r1] = rect[i]
-    return out
+    return suspects
+
+
+#: A pair's kernel distances are trusted when its minimal distance is at
+#: least TRUST_RATIO times the sum of the two bags' radii about the centre
+#: (then the rounding of the centring, at most 2**-53 of those radii, costs
+#: under 2**-33 relative) and at least 2**-TRUST_FLOOR_EXPONENT in the
+#: kernel's (power-of-two scaled) units (then no square underflows). Other
+#: pairs are recomputed from the original instances by :func:`_recomputed_pair`.
+TRUST_RATIO = 2.0 ** -20
+TRUST_FLOOR_EXPONENT = 400
+
+
+def _bag_radii(Xc, offsets):
+    """Largest norm of a bag's (centred, scaled) instances, per bag."""
+    if offsets.shape[0] < 2:
+        return np.zeros(0)
+    norms = np.sqrt(np.einsum("ij,ij->i", Xc, Xc))
+    return np.maximum.reduceat(norms, offsets[:-1]) if norms.size else np.zeros(offsets.shape[0] - 1)
+
+
+def _suspect_pairs(dmin, r_rows, r_cols, symmetric):
+    """Row and column indices of the pairs in `dmin` (kernel units) that need exact recomputation.
+
+    The kernel computes on instances centred on the training mean: a
+    distance far smaller than the bags' distance to that centre lost digits
+    to the centring (``1e-30`` against ``3e-30`` beside ``1e3`` became 0),
+    and below ``2**-TRUST_FLOOR_EXPONENT`` squares may underflow. The rule
+    depends only on the minimal distance and the radii, never on the
+    backend.
+    """
+    with np.errstate(invalid="ignore"):
+        bad = ~((dmin >= TRUST_RATIO * np.add.outer(r_rows, r_cols))
+                & (dmin >= 2.0 ** -TRUST_FLOOR_EXPONENT))
+    if symmetric:
+        bad &= ~np.eye(*dmin.shape, dtype=bool)
+    return np.nonzero(bad)
+
+
+def _exact_pair(A, B, chunk=2 ** 20):
+    """Minimal, maximal and average distances of one pair from differences, without under/overflow.
+
+    Each instance distance is ``m * sqrt(sum((diff / m)**2))`` with ``m`` the
+    largest absolute difference (the scaled norm of LAPACK's ``dnrm2``), so
+    distances between instances of 1e-300 are as accurate as between
+    instances of 1, whatever else the bags hold.
+    """
+    row_min = np.full(A.shape[0], np.inf)
+    col_min = np.full(B.shape[0], np.inf)
+    step = max(1, chunk // max(1, B.shape[0] * A.shape[1]))
+    for a0 in range(0, A.shape[0], step):
+        with np.errstate(over="ignore", invalid="ignore"):
+            diff = A[a0:a0 + step, None, :] - B[None, :, :]
+            m = np.abs(diff).max(axis=2)
+            safe = np.where((m > 0) & np.isfinite(m), m, 1.0)
+            dist = np.sqrt(np.einsum("ijk,ijk->ij", diff / safe[..., None], diff / safe[..., None])) * m
+        dist = np.where(m > 0, dist, 0.0)
+        row_min[a0:a0 + step] = dist.min(axis=1)
+        np.minimum(col_min, dist.min(axis=0), out=col_min)
+    return (row_min.min(), max(row_min.max(), col_min.max()),
+            (row_min.sum() + col_min.sum()) / (A.shape[0] + B.shape[0]))
+
+
+def _recomputed_pair(A, B):
+    """A suspect pair's three distances: the kernel on the pair alone, else :func:`_exact_pair`.
+
+    The pair is scaled by one power of two (exact) and not centred, so the
+    centring's rounding is gone and the kernel's own rule (``EXACT_BELOW``)
+    recomputes its small minima from differences, at BLAS speed (a training
+    bag predicted again, the common case, costs one block). Only when the
+    pair's minimal distance is below ``2**-TRUST_FLOOR_EXPONENT`` of its
+    largest value, where squares may underflow, the scaled-norm brute force
+    decides.
+    """
+    if A.shape == B.shape and np.array_equal(A, B):
+        return 0.0, 0.0, 0.0  # the same bag (a training bag predicted again): exactly 0
+    exponent = int(np.frexp(max(np.abs(A).max(), np.abs(B).max()))[1])  # largest magnitude to [0.5, 1)
+    As, Bs = (_scaled_by(A, exponent), _scaled_by(B, exponent)) if exponent else (A, B)
+    outs = [np.zeros((1, 1)) for _ in range(3)]
+    kernel("_hausdorff").hausdorff_matrices(
+        np.ascontiguousarray(As), np.array([0, A.shape[0]], dtype=np.intp),
+        np.ascontiguousarray(Bs), np.array([0, B.shape[0]], dtype=np.intp), False, *outs, 0, 1, BLOCK_SIZE)
+    if not outs[0][0, 0] >= 2.0 ** -TRUST_FLOOR_EXPONENT:
+        return _exact_pair(A, B)
+    with np.errstate(over="ignore"):
+        return tuple(float(np.ldexp(o[0, 0], exponent)) for o in outs)
+
+
+def _exact_pairs(X, Y, mats, suspects):
+    """Overwrite the suspect pairs of `mats` (original units) with :func:`_recomputed_pair`'s values."""
+    symmetric = Y is None
+    Y = X if symmetric else Y
+    rows = np.concatenate([np.asarray(s[0], dtype=np.intp) for s in suspects] or [np.zeros(0, np.intp)])
+    cols = np.concatenate([np.asarray(s[1], dtype=np.intp) for s in suspects] or [np.zeros(0, np.intp)])
+    if symmetric:
+        keep = rows < cols
+        rows, cols = rows[keep], cols[keep]
+    kinds = ("minimal", "maximal", "average")
+    for i, j in zip(rows.tolist(), cols.tolist()):
+        vals = _recomputed_pair(X.instances[X.offsets[i]:X.offsets[i + 1]],
+                                Y.instances[Y.offsets[j]:Y.offsets[j + 1]])
+        for kind, v in zip(kinds, vals):
+            if kind not in mats:
+                continue
+            if not np.isfinite(v):
+                raise ValueError(
+                    f"some {kind} Hausdorff distances exceed the largest float64 "
+                    f"({np.finfo(float).max:.3g}): the bags are too far apart to be compared in "
+                    "double precision; rescale the features")
+            mats[kind][i, j] = v
+            if symmetric:
+                mats[kind][j, i] = v
+    return mats
 
 
 def _check_out(out, shape):
@@ -244,6 +391,73 @@ def _unscaled(mats, exponent):
     return mats
 
 
+_BLAS = {}
+#: With n_jobs=None, calls of fewer multiply-adds (instances x instances x features) use one thread.
+_THREADS_ABOVE = 2**24
+
+
+def _blas_controller():
+    """A threadpoolctl controller of the BLAS libraries loaded (made once, after the kernels)."""
+    if "controller" not in _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        kernel("_hausdorff")  # the compiled kernel loads scipy's BLAS: let the controller see it
+        _BLAS["controller"] = ThreadpoolController()
+    return _BLAS["controller"]
+
+
+def _strip_workers(n_jobs):
+    """Threads of our own over strips of rows: `n_jobs`, or for None the BLAS pool's size.
+
+    The kernel makes many block-sized BLAS calls; BLAS's own threads
+    synchronise at every one of them, which collapses when the cores are
+    busy or the caller already runs in parallel (a 10-fold Citation-KNN
+    took four times longer beside other jobs). So the kernel runs with one
+    BLAS thread (:func:`_one_blas_thread`) and the parallelism is ours, one
+    strip of rows per thread, on as many threads as BLAS would have used
+    when `n_jobs` is None. Results do not depend on the number of threads.
+    """
+    from joblib import effective_n_jobs
+    from joblib._parallel_backends import SequentialBackend, ThreadingBackend
+    from joblib.parallel import get_active_backend
+
+    if n_jobs is not None:
+        return effective_n_jobs(n_jobs)
+    backend = get_active_backend(prefer="threads")[0]
+    if isinstance(backend, SequentialBackend):
+        return 1  # nested in a parallel job (or sequential by choice): its workers use the cores
+    if not isinstance(backend, ThreadingBackend):
+        return effective_n_jobs(None)
+    threads = [p["num_threads"] for p in _blas_controller().info() if p["user_api"] == "blas"]
+    return max(1, max(threads, default=1))
+
+
+_BLAS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _one_blas_thread():
+    """Context in which BLAS uses one thread (see :func:`_strip_workers`).
+
+    The limit is process-wide, so concurrent callers (threads predicting at
+    once, strips in worker threads) share one: the first sets it, the last
+    restores the original; nested limits unwinding out of order would
+    otherwise leave BLAS at one thread for good.
+    """
+    controller = _blas_controller()
+    with _BLAS_LOCK:
+        if _BLAS.get("depth", 0) == 0:
+            _BLAS["limiter"] = controller.limit(limits=1, user_api="blas")
+        _BLAS["depth"] = _BLAS.get("depth", 0) + 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS["depth"] -= 1
+            if _BLAS["depth"] == 0:
+                _BLAS.pop("limiter").restore_original_limits()
+
+
 def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     """The three matrices for validated Bags (internal entry point of the estimators)."""
     if X.is_sparse or (Y is not None and Y.is_sparse):
@@ -281,23 +495,30 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
         if out is None:
             out = {kind: np.zeros((n_rows, n_cols)) for kind in ("minimal", "maximal", "average")}
         _check_out(out, (n_rows, n_cols))
+        suspects = []
         if n_rows and n_cols:
-            _by_strips(Xc, X.offsets, Yc, y_off, symmetric, n_jobs, block_size, out)
-        return _unscaled(out, exponent)
+            suspects = _by_strips(Xc, X.offsets, Yc, y_off, symmetric, n_jobs, block_size, out)
+        return _exact_pairs(X, Y, _unscaled(out, exponent), suspects)
     outs = [np.zeros((n_rows, n_cols)) for _ in range(3)]
     k = kernel("_hausdorff")
-    n_threads = min(effective_n_jobs(n_jobs), n_rows)
-    if n_threads <= 1:
-        k.hausdorff_matrices(Xc, X.offsets, Yc, y_off, symmetric, *outs, 0, n_rows, block_size)
-    else:
-        from joblib import Parallel, delayed
+    n_threads = min(_strip_workers(n_jobs), n_rows)
+    if n_jobs is None and Xc.shape[0] * Yc.shape[0] * Xc.shape[1] < _THREADS_ABOVE:
+        n_threads = 1  # a small call: starting threads would cost more than they save
+    with _one_blas_thread():
+        if n_threads <= 1:
+            k.hausdorff_matrices(Xc, X.offsets, Yc, y_off, symmetric, *outs, 0, n_rows, block_size)
+        else:
+            from joblib import Parallel, delayed
 
-        # The kernel releases the GIL; each thread fills its own rows (and,
-        # train-vs-train, their mirror images, which no other thread writes).
-        Parallel(n_jobs=n_threads, backend="threading")(
-            delayed(k.hausdorff_matrices)(Xc, X.offsets, Yc, y_off, symmetric, *outs, r0, r1, block_size)
-            for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
-    return _unscaled(dict(zip(("minimal", "maximal", "average"), outs)), exponent)
+            # The kernel releases the GIL; each thread fills its own rows (and,
+            # train-vs-train, their mirror images, which no other thread writes).
+            Parallel(n_jobs=n_threads, backend="threading")(
+                delayed(k.hausdorff_matrices)(Xc, X.offsets, Yc, y_off, symmetric, *outs, r0, r1,
+                                              block_size)
+                for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
+    suspects = _suspect_pairs(outs[0], _bag_radii(Xc, X.offsets), _bag_radii(Yc, y_off), symmetric)
+    return _exact_pairs(X, Y, _unscaled(dict(zip(("minimal", "maximal", "average"), outs)), exponent),
+                        [suspects])
 
 
 def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):

@@ -165,14 +165,35 @@ def _scaling(instances, method):
         offset = np.zeros(instances.shape[1])
         scale = np.nanmax(np.abs(instances), axis=0)
     elif method == "standard":
-        offset = np.nanmean(instances, axis=0)
-        scale = np.nanstd(instances, axis=0)
+        # Mean and standard deviation of x / max|x|, scaled back: the square
+        # inside the variance overflows above ~1e154 and underflows below
+        # ~1e-162 on raw values, which switched the scaling off (scale 1) at
+        # extreme magnitudes; on values in [-1, 1] it does neither, so a
+        # rescaling of the data only rescales offset and scale.
+        big = _feature_maxabs(instances)
+        unit = instances / big
+        offset = np.nanmean(unit, axis=0) * big
+        scale = np.nanstd(unit, axis=0) * big
     else:
         offset = np.nanmin(instances, axis=0)
-        scale = np.nanmax(instances, axis=0) - offset
+        top = np.nanmax(instances, axis=0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scale = top - offset
+        # max - min overflows for ranges beyond ~1.8e308: halve both first.
+        scale = np.where(np.isinf(scale) & np.isfinite(offset) & np.isfinite(top),
+                         2.0 * (top * 0.5 - offset * 0.5), scale)
     scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
     offset = np.where(np.isfinite(offset), offset, 0.0)
     return offset, scale
+
+
+def _feature_maxabs(instances):
+    """Per-feature largest finite absolute value (1 where there is none, or it is 0)."""
+    a = np.abs(instances)
+    a = np.where(np.isfinite(a), a, np.nan)
+    with np.errstate(all="ignore"):
+        big = np.nanmax(a, axis=0) if a.shape[0] else np.ones(a.shape[1])
+    return np.where(np.isfinite(big) & (big > 0), big, 1.0)
 
 
 def _apply_scaling(bags, offset, scale):

@@ -166,6 +166,8 @@ class _BaseWrapper(BaseBagClassifier):
         index, the label the inner estimator sees.
         """
         est = clone(self._inner_template())
+        order = getattr(self, "inner_classes_", None)
+        rank = np.arange(self.classes_.shape[0]) if order is None else np.argsort(order)
         if _is_bag_classifier(est):
             pc = est.get_params().get("positive_class")
             if pc is not None:
@@ -173,7 +175,8 @@ class _BaseWrapper(BaseBagClassifier):
                 if hits.size == 0:
                     raise ValueError(f"the inner estimator's positive_class={pc!r} is not one of the "
                                      f"labels {self.classes_.tolist()}")
-                est.set_params(positive_class=int(hits[0]))
+                est.set_params(positive_class=int(rank[hits[0]]))
+        y = rank[np.asarray(y, dtype=np.intp)]
         Z = self._inner_input(Z, est)
         if weight is None:
             est.fit(Z, y)
@@ -191,19 +194,42 @@ class _BaseWrapper(BaseBagClassifier):
         """Inner class probabilities, columns = our class indices (one-hot votes without predict_proba)."""
         est = self.estimator_
         k = self.classes_.shape[0]
-        cols = np.asarray(est.classes_, dtype=np.intp)
+        cols = self._outer(est.classes_)
         out = np.zeros((Z.shape[0], k))
         Z = self._inner_input(Z, est)
         if hasattr(est, "predict_proba"):
             out[:, cols] = est.predict_proba(Z)
         else:
-            out[np.arange(out.shape[0]), np.asarray(est.predict(Z), dtype=np.intp)] = 1.0
+            out[np.arange(out.shape[0]), self._outer(est.predict(Z))] = 1.0
         return out
+
+    def _outer(self, inner):
+        """Indices into ``classes_`` of the inner estimator's labels (see ``inner_classes_``)."""
+        inner = np.asarray(inner, dtype=np.intp)
+        order = getattr(self, "inner_classes_", None)
+        return inner if order is None else order[inner]
 
     @staticmethod
     def _log_odds(proba):
         with np.errstate(divide="ignore"):
             return np.log(proba[:, 1]) - np.log(proba[:, 0])
+
+
+def _tie_order(y_enc, weight, n_classes):
+    """Class indices in the order the inner estimator sees them: its tie winner first.
+
+    Inner estimators settle an exact tie for their first class (scikit-learn's
+    argmax; mil's binary learners, ties negative, on labels 0/1). Ordering the
+    classes by decreasing training weight, then by their first training bag,
+    makes that tie winner depend on the data, never on how the labels are
+    called or sorted.
+    """
+    y_enc = np.asarray(y_enc, dtype=np.intp)
+    w = np.ones(y_enc.shape[0]) if weight is None else np.asarray(weight, dtype=np.float64)
+    total = np.bincount(y_enc, weights=w, minlength=n_classes)
+    first = np.full(n_classes, y_enc.shape[0], dtype=np.intp)
+    np.minimum.at(first, y_enc, np.arange(y_enc.shape[0]))
+    return np.lexsort((first, -total)).astype(np.intp)
 
 
 class SimpleMIClassifier(_BaseWrapper):
@@ -241,8 +267,14 @@ class SimpleMIClassifier(_BaseWrapper):
     Attributes
     ----------
     estimator_ : classifier
-        The fitted inner estimator (its classes are 0 .. n_classes - 1,
-        indices into ``classes_``).
+        The fitted inner estimator. Its classes are 0 .. n_classes - 1:
+        its class k is ``classes_[inner_classes_[k]]``.
+    inner_classes_ : ndarray of shape (n_classes,)
+        The order in which the inner estimator sees the classes: by
+        decreasing training weight, then by first training bag. An exact
+        tie of the inner estimator goes to its first class, so a tie goes
+        to the heavier class whatever the labels are called (see
+        :doc:`/user_guide/labels_and_ties`).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
         Features per instance (the inner estimator sees more with
@@ -299,6 +331,7 @@ class SimpleMIClassifier(_BaseWrapper):
         """
         bags, y_enc = self._validate_fit(X, y)
         weight = self._check_bag_weight(sample_weight, bags.n_bags)
+        self.inner_classes_ = _tie_order(y_enc, weight, self.classes_.shape[0])
         self._fit_inner(bag_summaries(bags, self.summary), y_enc, weight)
         return self
 
@@ -314,7 +347,7 @@ class SimpleMIClassifier(_BaseWrapper):
         """
         Z = self._summaries(X)  # validates first: NotFittedError before fit
         Z = self._inner_input(Z, self.estimator_)
-        return self.classes_[np.asarray(self.estimator_.predict(Z), dtype=np.intp)]
+        return self.classes_[self._outer(self.estimator_.predict(Z))]
 
     def predict_proba(self, X):
         """The inner estimator's class probabilities (one-hot votes without ``predict_proba``).
@@ -338,7 +371,15 @@ class SimpleMIClassifier(_BaseWrapper):
         check_is_fitted(self, "estimator_")
         Z = self._summaries(X)
         if hasattr(self.estimator_, "decision_function"):
-            return self.estimator_.decision_function(self._inner_input(Z, self.estimator_))
+            inner = self.estimator_.decision_function(self._inner_input(Z, self.estimator_))
+            order = getattr(self, "inner_classes_", None)  # None: fitted before the tie order
+            if order is None:
+                return inner
+            if np.ndim(inner) == 1:  # the score of the inner class 1
+                return inner if order[1] == 1 else -inner
+            out = np.empty_like(inner)
+            out[:, order] = inner
+            return out
         proba = self._inner_proba(Z)
         if proba.shape[1] == 2:
             return self._log_odds(proba)

@@ -107,7 +107,10 @@ PINNED = dict(pruning=True, smoothing=1.0, max_depth=None, positive_bag_removal=
 CASES = {
     "c45-mi-musk1": ("e44174df845b14ef", lambda d: C45MIClassifier(
         min_bags_leaf=1, growth="depth", split_shares="parent", **PINNED).fit(d.bags, d.target).trees_),
-    "simplemi-musk1": ("ecd977ca9b6f815c", lambda d: SimpleMIClassifier(C45MIClassifier(
+    # SimpleMI's inner tree sees the heavier class first since its tie order (issue 28): Musk1's
+    # 47 positives are inner class 0, so its trees differ from the old
+    # digest ecd977ca9b6f815c (its 10-fold predictions on the five shipped sets are unchanged).
+    "simplemi-musk1": ("d3d8ae3f8f036050", lambda d: SimpleMIClassifier(C45MIClassifier(
         min_bags_leaf=2, growth="best", split_shares="children", **PINNED)).fit(d.bags, d.target).estimator_.trees_),
 }
 

@@ -5,7 +5,8 @@ the Python functions of ``_hausdorff``, ``_golden`` and ``_bag_counts`` and
 of their NumPy twins run these checks first, so a wrong size, dtype or bag
 offset raises the same ``TypeError`` / ``ValueError`` on both backends
 instead of reading outside an array. The checks cost O(n_bags), or O(n) for
-bag indices (a min and a max), never a pass over the instance values.
+bag indices (a min and a max); the Hausdorff entry point also checks that
+the instances are finite (one pass, against the kernel's O(n^2 d)).
 """
 
 import numbers
@@ -22,6 +23,9 @@ def as_array(a, name, dtype, ndim, writable=False):
     converted; anything else raises. A `writable` output must already be
     a C-contiguous, writable ndarray of exactly `dtype` (it is filled in place).
     """
+    if (not writable and type(a) is np.ndarray and a.dtype == dtype and a.ndim == ndim
+            and a.flags.c_contiguous):
+        return a  # already what the kernels take (the common case, checked in O(1))
     dtype = np.dtype(dtype)
     if writable:
         if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous
@@ -49,8 +53,8 @@ def check_offsets(offsets, n_rows, name="offsets"):
     if off[0] != 0 or off[-1] != n_rows:
         raise ValueError(f"{name} must start at 0 and end at the number of rows ({n_rows}); "
                          f"got {off[0]} and {off[-1]}")
-    if off.shape[0] > 1 and (np.diff(off) <= 0).any():
-        b = int(np.flatnonzero(np.diff(off) <= 0)[0])
+    if off.shape[0] > 1 and (off[1:] <= off[:-1]).any():
+        b = int(np.flatnonzero(off[1:] <= off[:-1])[0])
         raise ValueError(f"{name} must be strictly increasing (no empty bag); "
                          f"{name}[{b}] = {off[b]} >= {name}[{b + 1}] = {off[b + 1]}")
     return off
@@ -203,9 +207,23 @@ def tree_apply_args(X, feature, threshold, missing_left, left, right):
     for a, name in zip(arrays, ("threshold", "missing_left", "left", "right")):
         if a.shape[0] != n_nodes:
             raise ValueError(f"{name} has {a.shape[0]} entries but feature has {n_nodes}; one per node")
+    # The tree's structure is checked by ``_apply`` itself (check_tree_walk), once.
+    return (X, feature, *arrays)
+
+
+def check_tree_walk(feature, threshold, missing_left, left, right, n_features):
+    """A tree whose walk from the root ends (children after parents) inside X's columns.
+
+    O(n_nodes); also run by the underscored ``_apply`` of both twins, so a
+    cyclic tree handed to them raises instead of looping forever.
+    """
+    n_nodes = feature.shape[0]
     if n_nodes == 0:
         raise ValueError("the tree has no node")
-    left, right = arrays[2], arrays[3]
+    for a, name in ((threshold, "threshold"), (missing_left, "missing_left"), (left, "left"), (right, "right")):
+        if a.shape[0] != n_nodes:
+            raise ValueError(f"{name} has {a.shape[0]} entries but feature has {n_nodes}; one per node")
+    left, right = np.asarray(left), np.asarray(right)
     internal = left >= 0
     if not np.array_equal(internal, right >= 0):
         node = int(np.flatnonzero(internal != (right >= 0))[0])
@@ -216,8 +234,7 @@ def tree_apply_args(X, feature, threshold, missing_left, left, right):
                 max(left[nodes].max(), right[nodes].max()) >= n_nodes:
             raise ValueError(f"children must be numbered after their parent and below {n_nodes} "
                              "(a tree from the root down)")
-        _check_index_range(feature[nodes], 0, X.shape[1], "feature", "split features")
-    return (X, feature, *arrays)
+        _check_index_range(np.asarray(feature)[nodes], 0, n_features, "feature", "split features")
 
 
 def bag_blocks_args(offsets, start, stop, block_size):
@@ -244,6 +261,11 @@ def hausdorff_args(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_
         if Y.shape[1] != X.shape[1]:
             raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
         y_offsets = check_offsets(y_offsets, Y.shape[0], "y_offsets")
+    for name, a in (("X", X), ("Y", Y)):
+        if not np.isfinite(a).all():
+            # NaN has no distance: the twins would disagree (the compiled minima skip it).
+            raise ValueError(f"{name} holds NaN or infinite values; Hausdorff distances need finite "
+                             "instances")
     shape = (n_x, y_offsets.shape[0] - 1)
     outs = []
     for name, out in (("out_min", out_min), ("out_max", out_max), ("out_ave", out_ave)):
@@ -284,6 +306,29 @@ def rule_presort_args(X, offsets):
     if X.shape[0] >= 2**31 or X.shape[1] >= 2**31:
         raise ValueError(f"the condition search indexes instances with int32; got {X.shape[0]} rows")
     return X, offsets
+
+
+def presorted_args(sorted_vals, order, sorted_bag, n_bags, one_per_bag):
+    """The fields of a ``Presorted``: shapes, dtypes and every index in range (a min and a max each).
+
+    The condition search reads ``active[order]`` and ``bag_pos[sorted_bag]``
+    without bounds checks, so these ranges are what it trusts.
+    """
+    sorted_vals = as_array(sorted_vals, "sorted_vals", np.float64, 2)
+    order = as_array(order, "order", np.int32, 2)
+    sorted_bag = as_array(sorted_bag, "sorted_bag", np.int32, 2)
+    if not sorted_vals.shape == order.shape == sorted_bag.shape:
+        raise ValueError(f"sorted_vals, order and sorted_bag must have one shape (features, instances); "
+                         f"got {sorted_vals.shape}, {order.shape} and {sorted_bag.shape}")
+    n = order.shape[1]
+    n_bags = check_int(n_bags, "n_bags", 1 if n else 0, 2**31 - 1)
+    _check_index_range(order, 0, n, "order", "instance indices")
+    _check_index_range(sorted_bag, 0, n_bags, "sorted_bag", "bag indices")
+    one_per_bag = bool(one_per_bag)
+    if one_per_bag and n > n_bags:
+        raise ValueError(f"one_per_bag needs at most one instance per bag; got {n} instances and "
+                         f"{n_bags} bags")
+    return sorted_vals, order, sorted_bag, n_bags, one_per_bag
 
 
 def rule_search_args(presorted, presorted_type, active, bag_pos, p0, n0, min_bags, smooth, bag_weight,

@@ -329,6 +329,18 @@ def hausdorff_matrices(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, 
                           row_start, row_stop, block_size))
 
 
+cdef int _check_layout(const intp_t[::1] offsets, intp_t n_rows, str name) except -1:
+    # Offsets from 0 to n_rows, strictly increasing (no empty bag).
+    cdef intp_t b, n = offsets.shape[0]
+    if n == 0 or offsets[0] != 0 or offsets[n - 1] != n_rows:
+        raise ValueError(f"{name} must start at 0 and end at the number of rows ({n_rows})")
+    for b in range(n - 1):
+        if offsets[b + 1] <= offsets[b]:
+            raise ValueError(f"{name} must be strictly increasing (no empty bag); "
+                             f"{name}[{b}] = {offsets[b]} >= {name}[{b + 1}] = {offsets[b + 1]}")
+    return 0
+
+
 def _fill(
     const float64_t[:, ::1] X, const intp_t[::1] x_offsets,
     const float64_t[:, ::1] Y, const intp_t[::1] y_offsets, bint symmetric,
@@ -342,6 +354,18 @@ def _fill(
         Y = X
         y_offsets = x_offsets
         n_y = n_x
+    # The kernel trusts these; an O(n_bags) check costs nothing beside it (hausdorff_matrices
+    # has checked them already; this guards direct calls).
+    _check_layout(x_offsets, X.shape[0], "x_offsets")
+    _check_layout(y_offsets, Y.shape[0], "y_offsets")
+    if Y.shape[1] != d:
+        raise ValueError(f"Y has {Y.shape[1]} features but X has {d}")
+    if not (out_min.shape[0] == out_max.shape[0] == out_ave.shape[0] == n_x
+            and out_min.shape[1] == out_max.shape[1] == out_ave.shape[1] == n_y):
+        raise ValueError(f"the three outputs must have shape ({n_x}, {n_y})")
+    if row_start < 0 or row_stop > n_x or block_size < 1:
+        raise ValueError(f"need 0 <= row_start and row_stop <= {n_x}, block_size >= 1; got "
+                         f"{row_start}, {row_stop}, {block_size}")
     if n_x == 0 or n_y == 0 or row_start >= row_stop:
         return
     with nogil:

@@ -485,8 +485,8 @@ def compact(presorted, keep):
                     ob[j] = bag[f, k]
                     j += kp[i]
     size = d * n_kept
-    return presorted.compacted(out_vals[:size].reshape(d, n_kept), out_order[:size].reshape(d, n_kept),
-                               out_bag[:size].reshape(d, n_kept))
+    return Presorted._trusted(out_vals[:size].reshape(d, n_kept), out_order[:size].reshape(d, n_kept),
+                              out_bag[:size].reshape(d, n_kept), presorted.n_bags, presorted.one_per_bag)
 
 
 def prefix_coverage(X, offsets, features, ops, thresholds):

@@ -50,7 +50,8 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
-from mil._core._checks import tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args
+from mil._core._checks import (check_tree_walk, tree_apply_args, tree_gather_args, tree_partition_args,
+                               tree_search_args)
 
 __all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
 
@@ -727,6 +728,9 @@ def apply(X, feature, threshold, missing_left, left, right):
 
 def _apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
            const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right):
+    # O(n_nodes): a cyclic tree would never return, a bad index would read out of bounds.
+    check_tree_walk(np.asarray(feature), np.asarray(threshold), np.asarray(missing_left),
+                    np.asarray(left), np.asarray(right), X.shape[1])
     cdef intp_t n = X.shape[0]
     out = np.empty(n, dtype=np.intp)
     cdef intp_t[::1] o = out

@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from mil._core._checks import tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args
+from mil._core._checks import (check_tree_walk, tree_apply_args, tree_gather_args, tree_partition_args,
+                               tree_search_args)
 
 __all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
 
@@ -228,6 +229,7 @@ def apply(X, feature, threshold, missing_left, left, right):
 
 
 def _apply(X, feature, threshold, missing_left, left, right):
+    check_tree_walk(feature, threshold, missing_left, left, right, X.shape[1])
     n = X.shape[0]
     node = np.zeros(n, dtype=np.intp)
     active = np.flatnonzero(left[node] >= 0)

@@ -19,6 +19,7 @@ attributes inside a bag are encoded as the index of their value.
 """
 
 import re
+import warnings
 
 import numpy as np
 from sklearn.utils import Bunch
@@ -64,7 +65,8 @@ def _parse_type(spec, path, line_no):
     if spec.startswith("{"):
         if not spec.endswith("}"):
             raise ValueError(f"{path}: line {line_no}: malformed nominal values {spec!r}")
-        return [v.strip().strip("'\"") for v in spec[1:-1].split(",")]
+        # Split like a data row: a quoted value may hold a comma ({'a,b', c}).
+        return _split_fields(spec[1:-1], path, line_no)
     kind = spec.split()[0].lower()
     if kind in _NUMERIC or kind == "relational":
         return kind
@@ -137,8 +139,16 @@ def load_arff(path, *, encoding="utf-8", return_X_y=False):
     ValueError
         The file is not in the multi-instance layout (bag id, one relational
         attribute, class), a bag is empty or has no label, a row has the
-        wrong number of values, a value cannot be read, or the file does not
-        decode in `encoding`.
+        wrong number of values, a value cannot be read, a bag id appears
+        twice with different labels, or the file does not decode in
+        `encoding`.
+
+    Warns
+    -----
+    UserWarning
+        A bag id appears twice with the same label: the two rows are read
+        as two bags (as Weka reads them; each data row is one bag), but a
+        repeated id usually means a file was concatenated twice.
     """
     lines = read_text(path, encoding).splitlines()
 
@@ -178,7 +188,7 @@ def load_arff(path, *, encoding="utf-8", return_X_y=False):
         raise ValueError(f"{path}: the relational attribute {top[1][0]!r} declares no features")
     class_values = top[2][1]
 
-    bag_ids, labels, bags = [], [], []
+    bag_ids, labels, bags, seen = [], [], [], {}
     no, n_lines = data_start, len(lines)
     while no < n_lines:
         no += 1
@@ -197,6 +207,17 @@ def load_arff(path, *, encoding="utf-8", return_X_y=False):
         if fields[2] in ("", "?") or fields[2].lower() == "nan":
             raise ValueError(f"{path}: line {first}: bag {fields[0]!r} has no label "
                              f"({fields[2]!r}); every bag needs a class value")
+        if fields[0] in seen:
+            other, other_label = seen[fields[0]]
+            if other_label != fields[2]:
+                raise ValueError(f"{path}: line {first}: bag {fields[0]!r} appears again (first at line "
+                                 f"{other}) with another label ({fields[2]!r} against {other_label!r}); "
+                                 "a bag has one label")
+            warnings.warn(f"{path}: line {first}: bag id {fields[0]!r} appears again (first at line "
+                          f"{other}); the rows are read as two bags, as Weka reads them", UserWarning,
+                          stacklevel=2)
+        else:
+            seen[fields[0]] = (first, fields[2])
         bag_ids.append(fields[0])
         labels.append(fields[2])
         rows = [r for r in fields[1].split("\n") if r.strip()]

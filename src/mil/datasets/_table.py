@@ -128,7 +128,10 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8",
     path : str or path-like
     bag, label : str
         Names of the bag-id and label columns; every other column is a
-        numeric feature (empty cells and ``?`` are read as NaN).
+        numeric feature (empty cells and ``?`` are read as NaN). Bag ids are
+        kept as written: integers when every id is an integer written
+        canonically, else strings (so ``1`` and ``01`` are two bags); a row
+        without a bag id raises.
     delimiter : str, default=","
     encoding : str, default="utf-8"
         Text encoding of the file (a UTF-8 byte-order mark is skipped).
@@ -145,7 +148,11 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8",
         header = [h.strip() for h in next(reader)]
     except StopIteration:
         raise ValueError(f"{path} is empty") from None
-    rows = [r for r in reader if r and any(cell.strip() for cell in r)]
+    rows, lines = [], []
+    for r in reader:
+        if r and any(cell.strip() for cell in r):
+            rows.append(r)
+            lines.append(reader.line_num)  # the file's line (blank lines and quoted newlines counted)
     for name, what in ((bag, "bag"), (label, "label")):
         if name not in header:
             raise ValueError(f"{path}: no {what} column {name!r} in the header {header}")
@@ -156,27 +163,38 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8",
     values = np.empty((len(rows), len(feats)))
     for r, row in enumerate(rows):
         if len(row) != len(header):
-            raise ValueError(f"{path}: line {r + 2} has {len(row)} fields; the header has {len(header)}")
+            raise ValueError(f"{path}: line {lines[r]} has {len(row)} fields; the header has {len(header)}")
         for j, i in enumerate(feats):
             cell = row[i].strip()
             try:
                 values[r, j] = np.nan if cell in ("", "?") else float(cell)
             except ValueError:
-                raise ValueError(f"{path}: line {r + 2}, column {header[i]!r}: "
+                raise ValueError(f"{path}: line {lines[r]}, column {header[i]!r}: "
                                  f"{cell!r} is not a number") from None
-    bag_ids = _maybe_numeric([row[ib].strip() for row in rows])
+    for r, row in enumerate(rows):
+        if not row[ib].strip():
+            raise ValueError(f"{path}: line {lines[r]} has no bag id (column {bag!r} is empty); "
+                             "every row needs one")
+    bag_ids = _maybe_numeric([row[ib].strip() for row in rows], canonical=True)
     for r, row in enumerate(rows):
         if row[il].strip().lower() in ("", "nan", "?"):
-            raise ValueError(f"{path}: line {r + 2}: bag {row[ib].strip()!r} has no label "
+            raise ValueError(f"{path}: line {lines[r]}: bag {row[ib].strip()!r} has no label "
                              f"({row[il].strip()!r} in the column {label!r}); every bag needs one")
     labels = _maybe_numeric([row[il].strip() for row in rows])
     return _bunch_from_columns(bag_ids, labels, values, [header[i] for i in feats], bag, label,
                                return_X_y)
 
 
-def _maybe_numeric(cells):
-    """Integers when every cell is one, else the strings (ids and labels)."""
+def _maybe_numeric(cells, canonical=False):
+    """Integers when every cell is one, else the strings (ids and labels).
+
+    With `canonical`, integers only when every cell is written as Python
+    writes the integer (so ids "1" and "01" stay two bags, as written).
+    """
     try:
-        return np.array([int(c) for c in cells])
+        values = [int(c) for c in cells]
     except ValueError:
         return np.array(cells)
+    if canonical and any(str(v) != c for v, c in zip(values, cells)):
+        return np.array(cells)
+    return np.array(values)

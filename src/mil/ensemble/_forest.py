@@ -452,6 +452,14 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     def _combine(self, mean, bags, sharpness):
         """Class probabilities of `bags` from the trees' averaged outputs."""
         if self.average == "bags":
+            if mean.shape[1] == 2:
+                # An exact tie of the averaged probabilities goes to the negative class, as a
+                # tree's tie, whichever column the positive class is in (not to classes_[0]).
+                tie = mean[:, 0] == mean[:, 1]
+                if tie.any():
+                    mean = mean.copy()
+                    mean[tie] = self._proba_from_positive(np.full(int(tie.sum()), 0.5),
+                                                          np.zeros(int(tie.sum()), dtype=bool))
             return mean
         return self._normalised(_pooled(mean, bags.offsets, sharpness))
 

@@ -114,11 +114,34 @@ class _BagNeighbors(BaseBagClassifier):
             self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
             bags = _apply_scaling(bags, self.offset_, self.scale_)
         self.train_bags_ = bags
-        self._fit_distances(_all_from_bags(bags, None, n_jobs=self.n_jobs), y_enc, bag_weight=weight)
+        # Only the train-vs-train matrices that fit uses (see _fit_kinds), each filled in
+        # place strip by strip: memory is len(kinds) n x n matrices plus a few strips.
+        kinds = self._fit_kinds()
+        n = bags.n_bags
+        mats = _all_from_bags(bags, None, n_jobs=self.n_jobs,
+                              out={k: np.empty((n, n)) for k in kinds}) if kinds else {}
+        self._fit_distances(mats, y_enc, bag_weight=weight, inplace=True)
         return self
 
-    def _fit_distances(self, mats, y_enc, alpha_cache=None, bag_weight=None):
-        """Fit from the train-vs-train minimal/maximal/average matrices (used by nested_cv)."""
+    def _fit_kinds(self):
+        """The train-vs-train base matrices fit needs: alpha's choice, and the citer thresholds."""
+        kinds = set()
+        if self.metric == "integrated" and self.alpha is None:
+            kinds |= {"minimal", "maximal"}
+        if self._needs_train_matrix:
+            kinds |= ({"minimal", "maximal", "average"} if self.metric == "adapted" else
+                      {"minimal", "maximal"} if self.metric == "integrated" else {self.metric})
+        return sorted(kinds)
+
+    #: Whether fit uses the train-vs-train matrix of the metric (Citation-KNN's thresholds).
+    _needs_train_matrix = False
+
+    def _fit_distances(self, mats, y_enc, alpha_cache=None, bag_weight=None, inplace=False):
+        """Fit from the train-vs-train minimal/maximal/average matrices (used by nested_cv).
+
+        With `inplace`, `mats` are the caller's own and may be overwritten
+        (the metric's matrix is composed in one of them).
+        """
         self.y_train_ = np.asarray(y_enc, dtype=np.intp)
         self.vote_weight_ = bag_weight
         if self.metric == "adapted" and len(self.classes_) != 2:
@@ -141,8 +164,28 @@ class _BagNeighbors(BaseBagClassifier):
                                            method=self.alpha_search)
                 if alpha_cache is not None:
                     alpha_cache[key] = self.alpha_
-        self._fit_matrix(self._compose(mats, self.y_train_), self.y_train_)
+        if not self._needs_train_matrix:
+            self._fit_matrix(None, self.y_train_)
+        elif inplace:
+            self._fit_matrix(self._compose_inplace(mats, self.y_train_), self.y_train_)
+        else:
+            self._fit_matrix(self._compose(mats, self.y_train_), self.y_train_)
         return self
+
+    def _compose_inplace(self, mats, y_rows):
+        """As :meth:`_compose` for the training rows, written into one of `mats` (same arithmetic)."""
+        if self.metric == "adapted":
+            pos = self._pos_index
+            rows, cols = (y_rows == pos)[:, None], (self.y_train_ == pos)[None, :]
+            D = mats["average"]
+            np.copyto(D, mats["minimal"], where=rows & cols)
+            np.copyto(D, mats["maximal"], where=~rows & ~cols)
+            return D
+        if self.metric == "integrated":
+            # alpha * minimal + (1 - alpha) * maximal, as integrated_from, without a third matrix.
+            D = np.multiply(mats["minimal"], self.alpha_, out=mats["minimal"])
+            return np.add(D, np.multiply(mats["maximal"], 1.0 - self.alpha_, out=mats["maximal"]), out=D)
+        return mats[self.metric]
 
     def _compose(self, mats, y_rows=None):
         """The metric's matrix from the base ones; `y_rows` None means unknown labels (test bags)."""
@@ -446,6 +489,8 @@ class CitationKNNClassifier(_BagNeighbors):
         self.positive_class = positive_class
         self.n_jobs = n_jobs
 
+    _needs_train_matrix = True
+
     def _fit_matrix(self, D, y_enc):
         self.y_train_ = np.asarray(y_enc, dtype=np.intp)
         n = D.shape[0]
@@ -455,9 +500,14 @@ class CitationKNNClassifier(_BagNeighbors):
         elif C == 0:
             thr = np.full(n, np.inf)  # no other training bag: Q is always among the nearest
         else:
-            others = D.copy()
-            np.fill_diagonal(others, np.inf)
-            thr = np.partition(others, C - 1, axis=1)[:, C - 1]
+            # By strips of rows: a strip's copy, never a second n x n matrix.
+            thr = np.empty(n)
+            step = max(1, 2**22 // max(n, 1))
+            for r0 in range(0, n, step):
+                r1 = min(n, r0 + step)
+                others = D[r0:r1].copy()
+                others[np.arange(r1 - r0), np.arange(r0, r1)] = np.inf
+                thr[r0:r1] = np.partition(others, C - 1, axis=1)[:, C - 1]
         self.citer_threshold_ = thr
 
     def _votes(self, D):

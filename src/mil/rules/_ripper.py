@@ -776,7 +776,8 @@ class _Ripper:
         if out is None:
             return gain, thr, p, n, data
         ids = np.flatnonzero(active)
-        return gain, thr, p, n, (presorted.compacted(*out), ids if kept is None else kept[ids])
+        # Every row of `out` was written by the searches above (they cover all features).
+        return gain, thr, p, n, (presorted._compacted_trusted(*out), ids if kept is None else kept[ids])
 
     def prune(self, conds, prune_mask, whole_error=False):
         """Delete the final sequence of conditions that is best on the pruning bags.
