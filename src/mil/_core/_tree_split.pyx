@@ -50,9 +50,9 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
-from mil._core._checks import tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args
+from mil._core._checks import binned_features as _binned_features, binned_search_args, tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args
 
-__all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
+__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply"]
 
 
 cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
@@ -184,7 +184,7 @@ cdef intp_t _best_split_feature(
         if best_k < 0:
             return 0
         k = best_k
-        return _write_split(vals, k, g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0,
+        return _write_split(_midpoint(vals[k], vals[k + 1]), g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0,
                             n_cuts if count_cuts else -1, n_parts, out)
     c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
     # NaN block first: the cut after non-missing position k is then the
@@ -242,21 +242,21 @@ cdef intp_t _best_split_feature(
         lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
     else:
         lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-    return _write_split(vals, k, gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d,
+    return _write_split(_midpoint(vals[k], vals[k + 1]), gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d,
                         n_cuts if count_cuts else -1, n_parts, out)
 
 
 cdef inline intp_t _write_split(
-    const float64_t* vals, intp_t k, float64_t gain, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
+    float64_t threshold, float64_t gain, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
     float64_t missing_left, intp_t n_cuts, intp_t n_parts, float64_t* out,
 ) noexcept nogil:
-    # The result row of the cut after sorted position k; n_cuts / n_parts: the feature's admissible
+    # The result row of a cut at `threshold`; n_cuts / n_parts: the feature's admissible
     # cut points (-1: not counted, written as NaN) / the distinct bag partitions they make.
     cdef float64_t cl = lp + ln, cr = rp + rn
     cdef float64_t s = cl / (cl + cr), t = cr / (cl + cr)
     out[SPLIT_GAIN] = gain
     out[SPLIT_INFO] = -(_xlogx(s) + _xlogx(t))
-    out[SPLIT_THRESHOLD] = _midpoint(vals[k], vals[k + 1])
+    out[SPLIT_THRESHOLD] = threshold
     out[SPLIT_MISSING_LEFT] = missing_left
     out[SPLIT_W_LEFT] = cl
     out[SPLIT_W_RIGHT] = cr
@@ -378,6 +378,175 @@ cdef intp_t _best_cut_by_runs(
     rp_out[0] = b_rp[c - 1] if c > 0 else 0.0
     rn_out[0] = b_rn[c - 1] if c > 0 else 0.0
     return best
+
+
+cdef intp_t _binned_split_feature(
+    const uint8_t* codes, const float64_t* edges, intp_t n_bins,
+    const intp_t* ids, intp_t n, const intp_t* node_bags, intp_t n_node_bags, const intp_t* inst_bag,
+    const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t total_pos, float64_t total_neg, float64_t min_weight, float64_t tol, bint shares_of_children,
+    uint8_t* bag_lo, uint8_t* bag_hi, uint8_t* bag_nan, float64_t* hist, float64_t* out, bint count_cuts,
+) noexcept nogil:
+    # The binned twin of _best_split_feature: the same candidates (cuts
+    # between the node's distinct bins), the same _cut_gain, the same
+    # tie-break (lowest cut, NaN right first) and result row.
+    #
+    # One pass over the node's instances gives each bag's lowest and highest
+    # non-missing bin and whether it has a missing value; a bag is on the
+    # left of the cut after bin b iff its lowest bin is <= b (or it has a
+    # NaN sent left), on the right iff its highest bin is > b (or it has a
+    # NaN sent right). Histograms over the node's bags (in `node_bags`
+    # order) of the lowest and highest bins, and prefix / suffix sums over
+    # the bins, give every cut's counts. Bags that have a NaN enter the
+    # histograms "no NaN" only, their weight goes to nan_p / nan_n.
+    cdef intp_t k, j, b, c, bmax = -1, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
+    cdef intp_t n_nan = 0
+    cdef bint new_part
+    cdef float64_t w, g, gmax = -INFINITY, lp, ln, rp, rn, nan_p = 0.0, nan_n = 0.0
+    cdef float64_t total = total_pos + total_neg, parent
+    # hist: 12 blocks of 256: lo_all p/n, lo_nonan p/n, hi_all p/n, hi_nonan p/n,
+    # then suffix sums of hi_all p/n and hi_nonan p/n; gains (2 * 256) and
+    # instance counts per bin (256) follow.
+    cdef float64_t *lo_ap = hist
+    cdef float64_t *lo_an = hist + 256
+    cdef float64_t *lo_np = hist + 512
+    cdef float64_t *lo_nn = hist + 768
+    cdef float64_t *hi_ap = hist + 1024
+    cdef float64_t *hi_an = hist + 1280
+    cdef float64_t *hi_np = hist + 1536
+    cdef float64_t *hi_nn = hist + 1792
+    cdef float64_t *gains = hist + 2048
+    cdef float64_t *cnt = hist + 2560
+    cdef float64_t acc_lp[2]
+    cdef float64_t acc_ln[2]
+    cdef float64_t c_lp[2]
+    cdef float64_t c_ln[2]
+    cdef float64_t c_rp[2]
+    cdef float64_t c_rn[2]
+    cdef float64_t c_el[2]
+    cdef float64_t c_er[2]
+    cdef float64_t q_lp[2]
+    cdef float64_t q_ln[2]
+    cdef float64_t q_rp[2]
+    cdef float64_t q_rn[2]
+    if n < 2 or total <= 0.0:
+        return 0
+    for k in range(2816):
+        hist[k] = 0.0
+    for j in range(n_node_bags):
+        b = node_bags[j]
+        bag_lo[b] = 255
+        bag_hi[b] = 0
+        bag_nan[b] = 0
+    for k in range(n):
+        c = codes[ids[k]]
+        b = inst_bag[ids[k]]
+        cnt[c] += 1.0
+        if c == 255:
+            bag_nan[b] = 1
+            n_nan += 1
+        else:
+            if c < bag_lo[b]:
+                bag_lo[b] = <uint8_t>c
+            if c > bag_hi[b]:
+                bag_hi[b] = <uint8_t>c
+            if c > bmax:
+                bmax = c
+    for j in range(n_node_bags):
+        b = node_bags[j]
+        w = bag_weight[b]
+        if bag_nan[b]:
+            if bag_pos[b]:
+                nan_p = nan_p + w
+            else:
+                nan_n = nan_n + w
+        if bag_lo[b] == 255:
+            continue  # NaN only
+        if bag_pos[b]:
+            lo_ap[bag_lo[b]] += w
+            hi_ap[bag_hi[b]] += w
+            if not bag_nan[b]:
+                lo_np[bag_lo[b]] += w
+                hi_np[bag_hi[b]] += w
+        else:
+            lo_an[bag_lo[b]] += w
+            hi_an[bag_hi[b]] += w
+            if not bag_nan[b]:
+                lo_nn[bag_lo[b]] += w
+                hi_nn[bag_hi[b]] += w
+    if bmax < 1:
+        return 0  # fewer than two non-missing bins in the node
+    # Suffix sums in place: hi_*[b] becomes the weight of the bags whose highest bin is >= b.
+    for b in range(bmax - 1, -1, -1):
+        hi_ap[b] = hi_ap[b] + hi_ap[b + 1]
+        hi_an[b] = hi_an[b] + hi_an[b + 1]
+        hi_np[b] = hi_np[b] + hi_np[b + 1]
+        hi_nn[b] = hi_nn[b] + hi_nn[b + 1]
+    n_dirs = 2 if n_nan > 0 else 1
+    parent = _entropy_mass(total_pos, total_neg) / total
+    for d in range(2):
+        c_lp[d] = NAN; c_ln[d] = NAN; c_rp[d] = NAN; c_rn[d] = NAN
+        c_el[d] = 0.0; c_er[d] = 0.0
+        q_lp[d] = NAN; q_ln[d] = NAN; q_rp[d] = NAN; q_rn[d] = NAN
+        acc_lp[d] = 0.0; acc_ln[d] = 0.0
+    for b in range(bmax):
+        # Left prefix sums: NaN right (all bags by lowest bin), NaN left (bags without NaN).
+        acc_lp[0] = acc_lp[0] + lo_ap[b]
+        acc_ln[0] = acc_ln[0] + lo_an[b]
+        acc_lp[1] = acc_lp[1] + lo_np[b]
+        acc_ln[1] = acc_ln[1] + lo_nn[b]
+        new_part = False
+        for d in range(2):
+            if cnt[b] == 0.0 or d >= n_dirs:
+                g = -INFINITY  # not between two of the node's distinct bins
+            else:
+                _binned_counts(d, acc_lp, acc_ln, hi_ap[b + 1], hi_an[b + 1], hi_np[b + 1], hi_nn[b + 1],
+                               nan_p, nan_n, &lp, &ln, &rp, &rn)
+                g = _cut_gain(lp, ln, rp, rn, parent, total, min_weight, shares_of_children,
+                              c_lp + d, c_ln + d, c_rp + d, c_rn + d, c_el + d, c_er + d)
+            gains[2 * b + d] = g
+            gmax = g if g > gmax else gmax
+            if g > -INFINITY:
+                if not (lp == q_lp[d] and ln == q_ln[d] and rp == q_rp[d] and rn == q_rn[d]):
+                    new_part = True
+                    q_lp[d] = lp; q_ln[d] = ln; q_rp[d] = rp; q_rn[d] = rn
+        n_cuts += (gains[2 * b] > -INFINITY) | (gains[2 * b + 1] > -INFINITY)
+        n_parts += new_part
+    if gmax == -INFINITY:
+        return 0
+    for k in range(2 * bmax):
+        if gains[k] >= gmax - tol:
+            best_k = k >> 1
+            best_d = k & 1
+            break
+    # The chosen cut's counts again (prefix sums up to best_k, in the same order).
+    acc_lp[0] = 0.0; acc_ln[0] = 0.0; acc_lp[1] = 0.0; acc_ln[1] = 0.0
+    for b in range(best_k + 1):
+        acc_lp[0] = acc_lp[0] + lo_ap[b]
+        acc_ln[0] = acc_ln[0] + lo_an[b]
+        acc_lp[1] = acc_lp[1] + lo_np[b]
+        acc_ln[1] = acc_ln[1] + lo_nn[b]
+    b = best_k
+    _binned_counts(best_d, acc_lp, acc_ln, hi_ap[b + 1], hi_an[b + 1], hi_np[b + 1], hi_nn[b + 1],
+                   nan_p, nan_n, &lp, &ln, &rp, &rn)
+    return _write_split(edges[b], gains[2 * b + best_d], lp, ln, rp, rn,
+                        <float64_t>best_d if n_nan > 0 else (1.0 if lp + ln >= rp + rn else 0.0),
+                        n_cuts if count_cuts else -1, n_parts, out)
+
+
+cdef inline void _binned_counts(
+    intp_t d, const float64_t* acc_lp, const float64_t* acc_ln,
+    float64_t hi_ap, float64_t hi_an, float64_t hi_np, float64_t hi_nn, float64_t nan_p, float64_t nan_n,
+    float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn,
+) noexcept nogil:
+    # The four bag counts of a binned cut: NaN right (d = 0) or left (d = 1).
+    if d == 0:
+        lp[0] = acc_lp[0]; ln[0] = acc_ln[0]
+        rp[0] = hi_np + nan_p; rn[0] = hi_nn + nan_n
+    else:
+        lp[0] = acc_lp[1] + nan_p; ln[0] = acc_ln[1] + nan_n
+        rp[0] = hi_ap; rn[0] = hi_an
+
 
 
 cdef intp_t c_partition(
@@ -671,6 +840,79 @@ def _gather_best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_
                 tol, shares_of_children, &seen[0], &scratch[0], &work[0], &st[f, 0], count_cuts)
     if duplicate:
         raise ValueError(f"ids must be distinct instances; {m} ids name {got} of them")
+    return found, stats
+
+
+
+def binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight, total_pos, total_neg,
+                       min_weight, tol, shares_of_children=False, features=None, count_cuts=True):
+    """``best_splits`` on binned features for the node holding the instances `ids`.
+
+    The histogram split search: the candidate cuts of a feature are the
+    boundaries between the node's non-empty bins (threshold: the bin's upper
+    edge); each cut's distinct-bag counts come from histograms of each
+    bag's lowest and highest bin in the node, so a feature costs one pass
+    over the node's instances plus one over its bags and bins, with no
+    sorting. When every distinct value has its own bin, the candidates,
+    counts, gains and result rows are those of :func:`best_splits` (up to
+    the order in which non-integer bag weights are summed), except that the
+    threshold is the bin edge instead of the midpoint of the node's values.
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_features, n_instances)
+        Bin of every training instance (255: missing), from ``_binning.map_to_bins``.
+    edges : ndarray of float64, shape (n_features, 255)
+        Bin edges (``edges[f, b]``: upper edge of bin b).
+    n_bins : ndarray of intp, shape (n_features,)
+    ids : ndarray of intp, shape (m,)
+        The node's instances (distinct).
+    inst_bag : ndarray of intp, shape (n_instances,)
+        Bag of every training instance.
+    bag_pos, bag_weight, total_pos, total_neg, min_weight, tol, shares_of_children, features, count_cuts
+        As in :func:`best_splits`.
+
+    Returns
+    -------
+    found, stats
+        As :func:`best_splits`.
+    """
+    return _binned_best_splits(*binned_search_args(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight,
+                                                   total_pos, total_neg, min_weight, tol, shares_of_children),
+                               bool(count_cuts), features=_binned_features(features, codes.shape[0]))
+
+
+def _binned_best_splits(const uint8_t[:, ::1] codes, const float64_t[:, ::1] edges, const intp_t[::1] n_bins,
+                        const intp_t[::1] ids, const intp_t[::1] inst_bag,
+                        const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
+                        float64_t total_pos, float64_t total_neg,
+                        float64_t min_weight, float64_t tol, bint shares_of_children=False,
+                        bint count_cuts=True, const intp_t[::1] features=None, const intp_t[::1] node_bags=None):
+    cdef intp_t n_features = codes.shape[0] if features is None else features.shape[0]
+    cdef intp_t m = ids.shape[0], f, row, n_nb
+    cdef bint subset = features is not None
+    found = np.zeros(n_features, dtype=np.uint8)
+    stats = np.zeros((n_features, SPLIT_N_FIELDS), dtype=np.float64)
+    cdef uint8_t[::1] fo = found
+    cdef float64_t[:, ::1] st = stats
+    if m < 2 or n_features == 0:
+        return found, stats
+    if node_bags is None:
+        node_bags = np.flatnonzero(np.bincount(np.asarray(inst_bag)[np.asarray(ids)],
+                                               minlength=bag_pos.shape[0])).astype(np.intp)
+    n_nb = node_bags.shape[0]
+    cdef intp_t n_b = max(bag_pos.shape[0], 1)
+    cdef uint8_t[::1] lo = np.empty(n_b, dtype=np.uint8)
+    cdef uint8_t[::1] hi = np.empty(n_b, dtype=np.uint8)
+    cdef uint8_t[::1] nan = np.empty(n_b, dtype=np.uint8)
+    cdef float64_t[::1] hist = np.empty(2816, dtype=np.float64)
+    with nogil:
+        for f in range(n_features):
+            row = features[f] if subset else f
+            fo[f] = <uint8_t>_binned_split_feature(
+                &codes[row, 0], &edges[row, 0], n_bins[row], &ids[0], m, &node_bags[0], n_nb, &inst_bag[0],
+                &bag_pos[0], &bag_weight[0], total_pos, total_neg, min_weight, tol, shares_of_children,
+                &lo[0], &hi[0], &nan[0], &hist[0], &st[f, 0], count_cuts)
     return found, stats
 
 
