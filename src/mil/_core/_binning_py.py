@@ -9,7 +9,7 @@ import numpy as np
 
 from mil._core._checks import binning_args
 
-__all__ = ["map_to_bins", "MISSING_BIN"]
+__all__ = ["map_to_bins"]
 
 MISSING_BIN = 255
 
