@@ -37,7 +37,7 @@ from mil._core._tree_split_py import _midpoint as _midpoints
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
-__all__ = ["build_tree", "bin_edges", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
+__all__ = ["build_tree", "bin_edges", "prepare_layout", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
 
 # Criteria within this many bits of the best are ties (lowest feature rank wins);
 # it absorbs last-bit differences between libm builds, never real differences.
@@ -322,6 +322,13 @@ class _Binned:
     def subset(self, keep, bag_map=None):
         """The layout of the instances flagged in `keep` (same edges)."""
         return self._from_arrays(np.ascontiguousarray(self.codes[:, keep]), self.edges, self.n_bins)
+
+
+def prepare_layout(instances, instance_bag, splitter="exact"):
+    """The layout shared by the trees grown on these instances: presorted ("exact") or binned ("hist")."""
+    if splitter == "hist":
+        return _Binned(instances, instance_bag)
+    return _Presorted(instances, instance_bag)
 
 
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",

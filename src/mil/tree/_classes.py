@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
 from mil.base import BaseBagClassifier
-from mil.tree._builder import (_Presorted, build_tree, cost_complexity_path, prune_cost_complexity,
+from mil.tree._builder import (build_tree, prepare_layout, cost_complexity_path, prune_cost_complexity,
                                prune_pessimistic)
 
 __all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels",
@@ -277,6 +277,7 @@ class _BaseMITree(BaseBagClassifier):
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), StrOptions({"cv"}), None],
         "tie_break": [StrOptions({"rank", "instances"})],
         "sharpness": [Interval(Real, 0.0, np.inf, closed="right")],
+        "splitter": [StrOptions({"exact", "hist"})],
     }
 
     def fit(self, X, y, sample_weight=None):
@@ -338,14 +339,14 @@ class _BaseMITree(BaseBagClassifier):
                 held = None
         own_presorted = False
         if presorted is None and len(concepts) > 1:
-            presorted, own_presorted = _Presorted(bags.instances, bags.instance_bag), True
+            presorted, own_presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter), True
         trees = []
         grow = dict(criterion=self._criterion, max_depth=self.max_depth,
                     min_bags_leaf=self.min_bags_leaf, growth=self.growth,
                     remove_positive_bags=self.positive_bag_removal, split_shares=self.split_shares,
                     rank=rank, n_jobs=self.n_jobs, max_features=resolve_max_features(self.max_features, d),
                     mdl_correction=self.mdl_correction, cut_placement=self.cut_placement,
-                    tie_break=self.tie_break, min_split=self.min_split)
+                    tie_break=self.tie_break, min_split=self.min_split, splitter=self.splitter)
         if self._criterion == "gain_ratio":
             grow["average_gain_tolerance"] = self.average_gain_tolerance
         for i, bag_pos in enumerate(concepts):
@@ -691,6 +692,16 @@ _PARAMS_DOC = """
         split off a few bags (on 6000 weighted instances the root's children
         need 25). With one instance per bag and `min_bags_leaf` 2 this is
         J48's ``-M 2`` (see :doc:`/results/boosting_wrappers`).
+    splitter : {{"exact", "hist"}}, default="exact"
+        The split search. "exact": every cut between distinct values of the
+        node (features presorted once). "hist": the histogram search:
+        features quantile-binned once per fit (at most 255 bins plus one for
+        missing values, as scikit-learn's ``HistGradientBoostingClassifier``),
+        each cut's bag counts from every bag's lowest and highest bin in the
+        node, without sorting; the same criteria, guard and tie-breaks. With
+        at most 255 distinct values per feature it grows the exact tree
+        (thresholds on the bin edges). Float32 instances are binned as they
+        are. See :doc:`/results/trees` for its speed and accuracy.
 {guard}    smoothing : float > 0, default={smoothing}
         Additive smoothing s of the leaf estimates behind `predict_proba`:
         a leaf of pi positive and nu negative bags (bag weights) estimates
@@ -787,7 +798,8 @@ class ID3MIClassifier(_BaseMITree):
                  confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
-                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant"):
+                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
+                 splitter="exact"):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -809,6 +821,7 @@ class ID3MIClassifier(_BaseMITree):
         self.tie_break = tie_break
         self.sharpness = sharpness
         self.min_split = min_split
+        self.splitter = splitter
 
 
 class C45MIClassifier(_BaseMITree):
@@ -846,7 +859,7 @@ class C45MIClassifier(_BaseMITree):
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
                  max_leaf_nodes=None, tie_break="rank", sharpness=4.0, min_split="constant",
-                 average_gain_tolerance=0.0):
+                 average_gain_tolerance=0.0, splitter="exact"):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -868,4 +881,5 @@ class C45MIClassifier(_BaseMITree):
         self.tie_break = tie_break
         self.sharpness = sharpness
         self.min_split = min_split
+        self.splitter = splitter
         self.average_gain_tolerance = average_gain_tolerance
