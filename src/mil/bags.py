@@ -31,7 +31,11 @@ class Bags:
     instances : ndarray or scipy sparse matrix of shape (n_instances, n_features)
         Every instance, bag after bag. Converted to C-contiguous float64, or
         for a sparse matrix to a CSR float64 copy (sorted indices, no
-        duplicate entries).
+        duplicate entries). A C-contiguous float32 or float64 array is kept
+        as it is, without a copy: a memory map (``np.load(path,
+        mmap_mode="r")``) stays on disk. Learners that cannot read float32
+        (every one but the trees with ``splitter="hist"``) work on a float64
+        copy.
     offsets : ndarray of shape (n_bags + 1,)
         Bag ``b`` owns ``instances[offsets[b]:offsets[b + 1]]``. Starts at 0,
         ends at n_instances, strictly increasing (no empty bag).
@@ -40,7 +44,7 @@ class Bags:
 
     Attributes
     ----------
-    instances : ndarray of float64 or scipy.sparse.csr_matrix, shape (n_instances, n_features)
+    instances : ndarray of float64 or float32, or scipy.sparse.csr_matrix, shape (n_instances, n_features)
     offsets : ndarray of intp, shape (n_bags + 1,)
     ids : ndarray of shape (n_bags,) or None
 
@@ -62,7 +66,7 @@ class Bags:
     def __init__(self, instances, offsets, ids=None):
         from mil.utils.validation import check_instances, check_offsets
 
-        self.instances = check_instances(instances)
+        self.instances = check_instances(instances, keep_float32=True)
         self.offsets = check_offsets(offsets, self.instances.shape[0])
         if ids is not None:
             ids = np.asarray(ids)

@@ -193,8 +193,12 @@ def tree_partition_args(order, vals, inst_bag, start, end, go_left):
 
 
 def tree_apply_args(X, feature, threshold, missing_left, left, right):
-    """Arguments of ``_tree_split.apply``: a tree whose walk from the root stays inside it and X's columns."""
-    X = as_array(X, "X", np.float64, 2)
+    """Arguments of ``_tree_split.apply``: a tree whose walk from the root stays inside it and X's columns.
+
+    A C-contiguous float32 X is kept (the instances of float32 bags are routed without an upcast copy).
+    """
+    if not (isinstance(X, np.ndarray) and X.dtype == np.float32 and X.ndim == 2 and X.flags.c_contiguous):
+        X = as_array(X, "X", np.float64, 2)
     feature = as_array(feature, "feature", np.intp, 1)
     n_nodes = feature.shape[0]
     arrays = [as_array(a, name, dtype, 1) for a, name, dtype in (

@@ -41,6 +41,7 @@ The NumPy twin ``_tree_split_py`` computes the same numbers in the same order
 (x log2 x through the same libm ``log2``), so both build identical trees.
 """
 
+cimport cython
 from libc.math cimport INFINITY, NAN, isnan, log2
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
@@ -668,13 +669,23 @@ cdef void c_apply(
     const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
     const intp_t* left, const intp_t* right, intp_t* out,
 ) noexcept nogil:
+    _walk(X, n, n_features, feature, threshold, missing_left, left, right, out)
+
+
+cdef void _walk(
+    const cython.floating* X, intp_t n, intp_t n_features,
+    const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
+    const intp_t* left, const intp_t* right, intp_t* out,
+) noexcept nogil:
+    # c_apply for float64 or float32 instances (a float32 value is compared
+    # after an exact conversion to float64, as the binning kernel does).
     cdef intp_t i, node
     cdef float64_t v
     cdef bint go
     for i in range(n):
         node = 0
         while left[node] >= 0:
-            v = X[i * n_features + feature[node]]
+            v = <float64_t>X[i * n_features + feature[node]]
             if isnan(v):
                 go = missing_left[node]
             else:
@@ -967,7 +978,7 @@ def apply(X, feature, threshold, missing_left, left, right):
     return _apply(*tree_apply_args(X, feature, threshold, missing_left, left, right))
 
 
-def _apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
+def _apply(const cython.floating[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
            const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right):
     cdef intp_t n = X.shape[0]
     out = np.empty(n, dtype=np.intp)
@@ -975,6 +986,6 @@ def _apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t
     if n == 0:
         return out
     with nogil:
-        c_apply(&X[0, 0], n, X.shape[1], &feature[0], &threshold[0], &missing_left[0],
+        _walk(&X[0, 0], n, X.shape[1], &feature[0], &threshold[0], &missing_left[0],
                 &left[0], &right[0], &o[0])
     return out

@@ -351,7 +351,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         """As the base class, but `positive_class` applies only with two classes."""
         self._validate_params()
         bags, classes, y_enc = check_bags_y(X, y, allow_nan=True, positive_class=self.positive_class,
-                                            estimator=type(self).__name__)
+                                            estimator=type(self).__name__,
+                                            accept_float32=self._accepts_float32())
         if classes.shape[0] == 2:
             classes, y_enc = check_bag_labels(y, bags.n_bags, binary=True,
                                               positive_class=self.positive_class,
