@@ -207,6 +207,53 @@ class Bags:
         ids = None if self.ids is None else self.ids[indices]
         return Bags._trusted(instances, offsets, ids)
 
+    def subsample_instances(self, max_instances, random_state=None):
+        """At most `max_instances` instances of each bag, drawn without replacement (a new Bags).
+
+        Bags with at most `max_instances` instances are kept whole; from a
+        larger bag, `max_instances` of its instances are drawn uniformly
+        without replacement and kept in their order. The draw depends only
+        on `random_state` (an int makes it repeatable) and the bag sizes.
+
+        Parameters
+        ----------
+        max_instances : int >= 1
+        random_state : int, RandomState or None, default=None
+
+        Returns
+        -------
+        bags : Bags
+            `self` when no bag is larger than `max_instances`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mil import Bags
+        >>> bags = Bags(np.arange(10.0).reshape(5, 2), [0, 1, 5])
+        >>> small = bags.subsample_instances(2, random_state=0)
+        >>> small.sizes.tolist()
+        [1, 2]
+        """
+        from sklearn.utils import check_random_state
+
+        if isinstance(max_instances, bool) or not isinstance(max_instances, numbers.Integral) or max_instances < 1:
+            raise ValueError(f"max_instances must be an integer >= 1; got {max_instances!r}")
+        sizes = self.sizes
+        if sizes.max() <= max_instances:
+            return self
+        rng = check_random_state(random_state)
+        key = rng.random_sample(int(self.offsets[-1]))
+        bag = np.repeat(np.arange(self.n_bags), sizes)
+        order = np.lexsort((key, bag))  # by bag, then by the random key
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size) - np.repeat(self.offsets[:-1], sizes)
+        rows = np.flatnonzero(rank < max_instances)
+        new_sizes = np.minimum(sizes, max_instances)
+        offsets = np.zeros(self.n_bags + 1, dtype=np.intp)
+        np.cumsum(new_sizes, out=offsets[1:])
+        instances = self.instances[rows] if self.is_sparse else np.ascontiguousarray(self.instances[rows])
+        return Bags._trusted(instances, offsets, self.ids)
+
     def to_list(self):
         """Return the bags as a list of 2-D arrays (copies; CSR matrices for sparse bags)."""
         return [bag.copy() for bag in self]

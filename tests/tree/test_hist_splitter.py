@@ -45,3 +45,38 @@ def test_hist_rejects_cut_placements_it_cannot_keep():
     X, y = _coarse_bags()
     with pytest.raises(ValueError, match="histogram search"):
         C45MIClassifier(splitter="hist", cut_placement="run-middle").fit(X, y)
+
+
+def test_subsample_instances_is_seeded_and_keeps_order():
+    from mil import Bags
+
+    rng = np.random.RandomState(0)
+    sizes = np.array([1, 3, 7, 12, 4])
+    X = np.arange(sizes.sum() * 2, dtype=np.float64).reshape(-1, 2)
+    bags = Bags(X, np.concatenate([[0], np.cumsum(sizes)]))
+    a, b = bags.subsample_instances(4, random_state=3), bags.subsample_instances(4, random_state=3)
+    np.testing.assert_array_equal(a.instances, b.instances)
+    np.testing.assert_array_equal(a.sizes, np.minimum(sizes, 4))
+    for i in range(bags.n_bags):
+        rows = a[i][:, 0]
+        assert np.isin(rows, bags[i][:, 0]).all() and (np.diff(rows) > 0).all()
+    assert bags.subsample_instances(12) is bags
+    others = {tuple(bags.subsample_instances(4, random_state=s).instances[:, 0]) for s in range(5)}
+    assert len(others) > 1
+    with pytest.raises(ValueError, match="max_instances"):
+        bags.subsample_instances(0)
+    del rng
+
+
+@pytest.mark.parametrize("make", [
+    lambda **k: C45MIClassifier(splitter="hist", **k),
+    lambda **k: MIRandomForestClassifier(n_estimators=3, splitter="hist", **k),
+    lambda **k: GDBTMIClassifier(n_estimators=3, **k),
+])
+def test_max_instances_per_bag_is_seeded(make):
+    X, y = make_toy_bags(n_bags=60, random_state=0)
+    a = make(max_instances_per_bag=2, random_state=0).fit(X, y)
+    b = make(max_instances_per_bag=2, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    full = make(random_state=0).fit(X, y)
+    assert full.predict_proba(X).shape == a.predict_proba(X).shape

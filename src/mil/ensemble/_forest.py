@@ -199,6 +199,13 @@ class MIRandomForestClassifier(BaseBagClassifier):
         at most 255 distinct values per feature it grows the exact tree
         (thresholds on the bin edges). Float32 instances are binned as they
         are. See :doc:`/results/trees` for its speed and accuracy.
+    max_instances_per_bag : int or None, default=None
+        Train on at most this many instances of each bag, drawn without
+        replacement once per fit (:meth:`mil.Bags.subsample_instances`,
+        seeded by `random_state`: an int makes it repeatable; None draws
+        anew each fit). The search's cost grows with the instances; a bag's
+        any-instance label may be lost when its positive instance is not
+        drawn. None trains on every instance. Prediction uses every instance.
 
     Attributes
     ----------
@@ -254,6 +261,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "criterion": [StrOptions({"gain_ratio", "gain"})],
         "splitter": [StrOptions({"exact", "hist"})],
+        "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
         "max_features": [Interval(Integral, 1, None, closed="left"),
                          Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
         "bootstrap": ["boolean"],
@@ -277,7 +285,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
                  max_samples=None, oob_score=False, max_depth=None, min_bags_leaf=1, growth="best",
                  split_shares="children", positive_bag_removal=True, class_weight=None,
                  positive_class=None, average="bags", sharpness="oob", random_state=None, n_jobs=None,
-                 splitter="exact"):
+                 splitter="exact", max_instances_per_bag=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_features = max_features
@@ -296,6 +304,7 @@ class MIRandomForestClassifier(BaseBagClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
 
     def _template(self):
         cls = C45MIClassifier if self.criterion == "gain_ratio" else ID3MIClassifier
@@ -325,6 +334,8 @@ class MIRandomForestClassifier(BaseBagClassifier):
         self
         """
         bags, y_enc = self._validate_fit(X, y)
+        if self.max_instances_per_bag is not None:
+            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")

@@ -224,6 +224,13 @@ class GDBTMIClassifier(BaseBagClassifier):
         at most 255 distinct values per feature it grows the exact tree
         (thresholds on the bin edges). Float32 instances are binned as they
         are. See :doc:`/results/trees` for its speed and accuracy.
+    max_instances_per_bag : int or None, default=None
+        Train on at most this many instances of each bag, drawn without
+        replacement once per fit (:meth:`mil.Bags.subsample_instances`,
+        seeded by `random_state`: an int makes it repeatable; None draws
+        anew each fit). The search's cost grows with the instances; a bag's
+        any-instance label may be lost when its positive instance is not
+        drawn. None trains on every instance. Prediction uses every instance.
 
     Attributes
     ----------
@@ -315,6 +322,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "splitter": [StrOptions({"exact", "hist"})],
+        "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=None, min_bags_leaf=2,
@@ -323,7 +331,7 @@ class GDBTMIClassifier(BaseBagClassifier):
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
                  class_weight=None, positive_class=None, random_state=None, n_jobs=None,
-                 splitter="exact"):
+                 splitter="exact", max_instances_per_bag=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -345,6 +353,7 @@ class GDBTMIClassifier(BaseBagClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
 
     # -- fitting ---------------------------------------------------------------
     def _validate_fit(self, X, y):
@@ -434,6 +443,8 @@ class GDBTMIClassifier(BaseBagClassifier):
         self
         """
         bags, y_enc = self._validate_fit(X, y)
+        if self.max_instances_per_bag is not None:
+            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
         w = self._bag_weights(sample_weight, y, bags.n_bags)
         if w is not None and not (w > 0).all():
             keep = np.flatnonzero(w > 0)

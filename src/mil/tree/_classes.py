@@ -278,6 +278,7 @@ class _BaseMITree(BaseBagClassifier):
         "tie_break": [StrOptions({"rank", "instances"})],
         "sharpness": [Interval(Real, 0.0, np.inf, closed="right")],
         "splitter": [StrOptions({"exact", "hist"})],
+        "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def fit(self, X, y, sample_weight=None):
@@ -300,6 +301,8 @@ class _BaseMITree(BaseBagClassifier):
         self
         """
         bags, y_enc = self._validate_fit(X, y)
+        if self.max_instances_per_bag is not None:
+            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         if weight is None:
             return self._fit_encoded(bags, y_enc)
@@ -702,6 +705,13 @@ _PARAMS_DOC = """
         at most 255 distinct values per feature it grows the exact tree
         (thresholds on the bin edges). Float32 instances are binned as they
         are. See :doc:`/results/trees` for its speed and accuracy.
+    max_instances_per_bag : int or None, default=None
+        Train on at most this many instances of each bag, drawn without
+        replacement once per fit (:meth:`mil.Bags.subsample_instances`,
+        seeded by `random_state`: an int makes it repeatable; None draws
+        anew each fit). The search's cost grows with the instances; a bag's
+        any-instance label may be lost when its positive instance is not
+        drawn. None trains on every instance. Prediction uses every instance.
 {guard}    smoothing : float > 0, default={smoothing}
         Additive smoothing s of the leaf estimates behind `predict_proba`:
         a leaf of pi positive and nu negative bags (bag weights) estimates
@@ -799,7 +809,7 @@ class ID3MIClassifier(_BaseMITree):
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
                  max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
-                 splitter="exact"):
+                 splitter="exact", max_instances_per_bag=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -822,6 +832,7 @@ class ID3MIClassifier(_BaseMITree):
         self.sharpness = sharpness
         self.min_split = min_split
         self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
 
 
 class C45MIClassifier(_BaseMITree):
@@ -859,7 +870,7 @@ class C45MIClassifier(_BaseMITree):
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
                  max_leaf_nodes=None, tie_break="rank", sharpness=4.0, min_split="constant",
-                 average_gain_tolerance=0.0, splitter="exact"):
+                 average_gain_tolerance=0.0, splitter="exact", max_instances_per_bag=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -882,4 +893,5 @@ class C45MIClassifier(_BaseMITree):
         self.sharpness = sharpness
         self.min_split = min_split
         self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
         self.average_gain_tolerance = average_gain_tolerance
