@@ -381,12 +381,41 @@ cdef intp_t _best_cut_by_runs(
     return best
 
 
+cdef inline void _add_bag(
+    intp_t b, intp_t lo, intp_t hi, intp_t has_nan, const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t* lo_ap, float64_t* lo_an, float64_t* lo_np, float64_t* lo_nn,
+    float64_t* hi_ap, float64_t* hi_an, float64_t* hi_np, float64_t* hi_nn, float64_t* nan_p, float64_t* nan_n,
+) noexcept nogil:
+    # Bag b's lowest / highest non-missing bin (lo = 255: none) into the histograms.
+    cdef float64_t w = bag_weight[b]
+    if has_nan:
+        if bag_pos[b]:
+            nan_p[0] = nan_p[0] + w
+        else:
+            nan_n[0] = nan_n[0] + w
+    if lo == 255:
+        return  # NaN only
+    if bag_pos[b]:
+        lo_ap[lo] += w
+        hi_ap[hi] += w
+        if not has_nan:
+            lo_np[lo] += w
+            hi_np[hi] += w
+    else:
+        lo_an[lo] += w
+        hi_an[hi] += w
+        if not has_nan:
+            lo_nn[lo] += w
+            hi_nn[hi] += w
+
+
 cdef intp_t _binned_split_feature(
     const uint8_t* codes, const float64_t* edges, intp_t n_bins,
     const intp_t* ids, intp_t n, const intp_t* node_bags, intp_t n_node_bags, const intp_t* inst_bag,
     const uint8_t* bag_pos, const float64_t* bag_weight,
     float64_t total_pos, float64_t total_neg, float64_t min_weight, float64_t tol, bint shares_of_children,
     uint8_t* bag_lo, uint8_t* bag_hi, uint8_t* bag_nan, float64_t* hist, float64_t* out, bint count_cuts,
+    bint bags_sorted,
 ) noexcept nogil:
     # The binned twin of _best_split_feature: the same candidates (cuts
     # between the node's distinct bins), the same _cut_gain, the same
@@ -401,7 +430,7 @@ cdef intp_t _binned_split_feature(
     # the bins, give every cut's counts. Bags that have a NaN enter the
     # histograms "no NaN" only, their weight goes to nan_p / nan_n.
     cdef intp_t k, j, b, c, bmax = -1, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
-    cdef intp_t n_nan = 0
+    cdef intp_t n_nan = 0, cur, r_lo, r_hi, r_nan, c_hi
     cdef bint new_part
     cdef float64_t w, g, gmax = -INFINITY, lp, ln, rp, rn, nan_p = 0.0, nan_n = 0.0
     cdef float64_t total = total_pos + total_neg, parent
@@ -432,49 +461,69 @@ cdef intp_t _binned_split_feature(
     cdef float64_t q_rn[2]
     if n < 2 or total <= 0.0:
         return 0
-    for k in range(2816):
-        hist[k] = 0.0
-    for j in range(n_node_bags):
-        b = node_bags[j]
-        bag_lo[b] = 255
-        bag_hi[b] = 0
-        bag_nan[b] = 0
-    for k in range(n):
-        c = codes[ids[k]]
-        b = inst_bag[ids[k]]
-        cnt[c] += 1.0
-        if c == 255:
-            bag_nan[b] = 1
-            n_nan += 1
-        else:
-            if c < bag_lo[b]:
-                bag_lo[b] = <uint8_t>c
-            if c > bag_hi[b]:
-                bag_hi[b] = <uint8_t>c
-            if c > bmax:
-                bmax = c
-    for j in range(n_node_bags):
-        b = node_bags[j]
-        w = bag_weight[b]
-        if bag_nan[b]:
-            if bag_pos[b]:
-                nan_p = nan_p + w
+    # Only the feature's bins are used (the missing bin is counted apart).
+    for j in range(8):
+        for k in range(n_bins + 1):
+            hist[256 * j + k] = 0.0
+    for k in range(n_bins + 1):
+        cnt[k] = 0.0
+    if bags_sorted:
+        # The node's instances come bag after bag (ids ascending, bags stored
+        # in order): each bag's lowest / highest bin is kept in registers
+        # and added to the histograms when the bag ends, in ascending bag
+        # order, which is the order of `node_bags`.
+        cur = inst_bag[ids[0]]
+        r_lo = 255
+        r_hi = 0
+        r_nan = 0
+        for k in range(n + 1):
+            if k < n:
+                b = inst_bag[ids[k]]
+            if k == n or b != cur:
+                _add_bag(cur, r_lo, r_hi, r_nan, bag_pos, bag_weight, lo_ap, lo_an, lo_np, lo_nn,
+                         hi_ap, hi_an, hi_np, hi_nn, &nan_p, &nan_n)
+                if k == n:
+                    break
+                cur = b
+                r_lo = 255
+                r_hi = 0
+                r_nan = 0
+            c = codes[ids[k]]
+            # Branch-free: the missing bin (255) leaves the lowest bin as it
+            # is and counts as 0 for the highest.
+            r_nan = r_nan | (c == 255)
+            r_lo = c if c < r_lo else r_lo
+            c_hi = c if c != 255 else 0
+            r_hi = c_hi if c_hi > r_hi else r_hi
+            if c != 255:
+                cnt[c] += 1.0
+                bmax = c if c > bmax else bmax
             else:
-                nan_n = nan_n + w
-        if bag_lo[b] == 255:
-            continue  # NaN only
-        if bag_pos[b]:
-            lo_ap[bag_lo[b]] += w
-            hi_ap[bag_hi[b]] += w
-            if not bag_nan[b]:
-                lo_np[bag_lo[b]] += w
-                hi_np[bag_hi[b]] += w
-        else:
-            lo_an[bag_lo[b]] += w
-            hi_an[bag_hi[b]] += w
-            if not bag_nan[b]:
-                lo_nn[bag_lo[b]] += w
-                hi_nn[bag_hi[b]] += w
+                n_nan += 1
+    else:
+        for j in range(n_node_bags):
+            b = node_bags[j]
+            bag_lo[b] = 255
+            bag_hi[b] = 0
+            bag_nan[b] = 0
+        for k in range(n):
+            c = codes[ids[k]]
+            b = inst_bag[ids[k]]
+            if c == 255:
+                bag_nan[b] = 1
+                n_nan += 1
+            else:
+                cnt[c] += 1.0
+                if c < bag_lo[b]:
+                    bag_lo[b] = <uint8_t>c
+                if c > bag_hi[b]:
+                    bag_hi[b] = <uint8_t>c
+                if c > bmax:
+                    bmax = c
+        for j in range(n_node_bags):
+            b = node_bags[j]
+            _add_bag(b, bag_lo[b], bag_hi[b], bag_nan[b], bag_pos, bag_weight, lo_ap, lo_an, lo_np, lo_nn,
+                     hi_ap, hi_an, hi_np, hi_nn, &nan_p, &nan_n)
     if bmax < 1:
         return 0  # fewer than two non-missing bins in the node
     # Suffix sums in place: hi_*[b] becomes the weight of the bags whose highest bin is >= b.
@@ -898,7 +947,8 @@ def _binned_best_splits(const uint8_t[:, ::1] codes, const float64_t[:, ::1] edg
                         const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
                         float64_t total_pos, float64_t total_neg,
                         float64_t min_weight, float64_t tol, bint shares_of_children=False,
-                        bint count_cuts=True, const intp_t[::1] features=None, const intp_t[::1] node_bags=None):
+                        bint count_cuts=True, const intp_t[::1] features=None, const intp_t[::1] node_bags=None,
+                        bint bags_sorted=False):
     cdef intp_t n_features = codes.shape[0] if features is None else features.shape[0]
     cdef intp_t m = ids.shape[0], f, row, n_nb
     cdef bint subset = features is not None
@@ -923,7 +973,7 @@ def _binned_best_splits(const uint8_t[:, ::1] codes, const float64_t[:, ::1] edg
             fo[f] = <uint8_t>_binned_split_feature(
                 &codes[row, 0], &edges[row, 0], n_bins[row], &ids[0], m, &node_bags[0], n_nb, &inst_bag[0],
                 &bag_pos[0], &bag_weight[0], total_pos, total_neg, min_weight, tol, shares_of_children,
-                &lo[0], &hi[0], &nan[0], &hist[0], &st[f, 0], count_cuts)
+                &lo[0], &hi[0], &nan[0], &hist[0], &st[f, 0], count_cuts, bags_sorted)
     return found, stats
 
 

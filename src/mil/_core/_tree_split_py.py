@@ -230,11 +230,13 @@ def binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight,
 
 
 def _binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight, total_pos, total_neg,
-                        min_weight, tol, shares_of_children=False, count_cuts=True, features=None, node_bags=None):
+                        min_weight, tol, shares_of_children=False, count_cuts=True, features=None, node_bags=None,
+                        bags_sorted=False):
     # Per feature: each node bag's lowest / highest non-missing bin and NaN
     # flag, weighted histograms of those bins over the node's bags (summed in
     # `node_bags` order, as the compiled loop), prefix / suffix sums over the
-    # bins, then the shared _choose_cuts.
+    # bins, then the shared _choose_cuts. (`bags_sorted` only picks the
+    # compiled kernel's loop; the sums are the same.)
     rows = np.arange(codes.shape[0], dtype=np.intp) if features is None else features
     d, m, n_bags = rows.shape[0], ids.shape[0], bag_pos.shape[0]
     if m < 2 or d == 0 or total_pos + total_neg <= 0.0:

@@ -580,6 +580,8 @@ class _BinnedLayout(_GatherLayout):
     def __init__(self, ts, threads, binned, instances, instance_bag, n_bags):
         super().__init__(ts, None, instances, instance_bag)
         self.threads, self.binned, self.n_bags = threads, binned, n_bags
+        # Bags stored one after another (as in every Bags): the kernel's run-by-run pass applies.
+        self.bags_sorted = bool((np.diff(instance_bag) >= 0).all())
 
     def search(self, start, end, args, features=None):
         b, ts = self.binned, self.ts
@@ -587,10 +589,11 @@ class _BinnedLayout(_GatherLayout):
         node_bags = np.flatnonzero(np.bincount(self.instance_bag[ids], minlength=self.n_bags)).astype(np.intp)
         if features is not None:
             return ts._binned_best_splits(b.codes, b.edges, b.n_bins, ids, self.instance_bag, *args,
-                                          features=features, node_bags=node_bags)
+                                          features=features, node_bags=node_bags, bags_sorted=self.bags_sorted)
         return self.threads.concat(
             lambda lo, hi: ts._binned_best_splits(b.codes[lo:hi], b.edges[lo:hi], b.n_bins[lo:hi], ids,
-                                                  self.instance_bag, *args, node_bags=node_bags),
+                                                  self.instance_bag, *args, node_bags=node_bags,
+                                                  bags_sorted=self.bags_sorted),
             cells=(end - start) * b.n_rows)
 
 
