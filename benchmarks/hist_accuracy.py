@@ -85,10 +85,10 @@ def report(args):
         for sp in ("exact", "hist"):
             cells = []
             for ds in args.datasets:
-                v = np.array(rows.get((sp, ds), [(np.nan,) * 3]))
-                means[sp, ds] = v.mean(axis=0)
+                got = rows.get((sp, ds), [])
+                means[sp, ds] = np.array(got).mean(axis=0) if got else np.full(3, np.nan)
                 cells.append(f"{ds} {100 * means[sp, ds][0]:5.2f} / {100 * means[sp, ds][1]:5.2f} "
-                             f"({means[sp, ds][2]:.0f} s, n={len(v)})")
+                             f"({means[sp, ds][2]:.0f} s, n={len(got)})")
             avg = np.mean([means[sp, ds][0] for ds in args.datasets])
             print(f"  {sp:5s}: " + "; ".join(cells) + f"; five-set accuracy {100 * avg:.2f}")
         diff = [100 * (means["hist", ds][0] - means["exact", ds][0]) for ds in args.datasets]

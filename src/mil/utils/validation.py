@@ -299,7 +299,7 @@ def bags_from_instances(X, bag_ids, *, allow_nan=True):
         if bad.any():  # name the bag by its id
             row = int(np.flatnonzero(bad.any(axis=1))[0])
             _check_finite(arr[row], _id_name(ids[row]), allow_nan)
-    instances = check_instances(arr, allow_nan=allow_nan)
+    instances = check_instances(arr, allow_nan=allow_nan, keep_float32=True)
     if ids.ndim != 1 or ids.shape[0] != instances.shape[0]:
         raise ValueError(f"bag_ids must be 1-D with one id per instance ({instances.shape[0]}); "
                          f"got shape {ids.shape}")
