@@ -29,6 +29,7 @@ LEARNERS = ("gdbt-hist", "gdbt-exact", "hgb", "lightgbm", "forest-hist", "forest
 def make_data(n_instances, n_features, bag_size, seed=0):
     """Bags of float32 instances: (instances, offsets, bag labels)."""
     rng = np.random.RandomState(seed)
+    gen = np.random.default_rng(seed)
     sizes = []
     total = 0
     while total < n_instances:
@@ -37,14 +38,14 @@ def make_data(n_instances, n_features, bag_size, seed=0):
         sizes.append(s)
         total += s
     sizes = np.array(sizes)
-    X = rng.standard_normal((n_instances, n_features)).astype(np.float32)
+    X = gen.standard_normal((n_instances, n_features), dtype=np.float32)  # no float64 temporary
     concept = np.zeros(n_features, dtype=np.float32)
     concept[:8] = 1.5
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     y = rng.rand(sizes.size) < 0.5
     # A positive bag gets one instance near the concept (in its first 8 features).
     first = offsets[:-1][y]
-    X[first, :8] = concept[:8] + 0.5 * rng.standard_normal((first.size, 8)).astype(np.float32)
+    X[first, :8] = concept[:8] + 0.5 * gen.standard_normal((first.size, 8), dtype=np.float32)
     return X, offsets, y.astype(int)
 
 

@@ -586,7 +586,11 @@ class _BinnedLayout(_GatherLayout):
     def search(self, start, end, args, features=None):
         b, ts = self.binned, self.ts
         ids = self.samples[start:end]
-        node_bags = np.flatnonzero(np.bincount(self.instance_bag[ids], minlength=self.n_bags)).astype(np.intp)
+        bags = self.instance_bag[ids]
+        if self.bags_sorted:  # ids ascending: bags non-decreasing; distinct ones in O(node)
+            node_bags = bags[np.flatnonzero(np.r_[True, bags[1:] != bags[:-1]])] if bags.size else bags
+        else:
+            node_bags = np.unique(bags)
         if features is not None:
             return ts._binned_best_splits(b.codes, b.edges, b.n_bins, ids, self.instance_bag, *args,
                                           features=features, node_bags=node_bags, bags_sorted=self.bags_sorted)
@@ -685,14 +689,19 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
     train_leaf = np.full(n, -1, dtype=np.intp)
     nodes = []  # per node: dict of the Tree fields
 
-    def weight_sum(weight, mask):
-        return float(np.cumsum(weight[mask])[-1]) if mask.any() else 0.0
+    def weight_sum(weight, idx):
+        # Summed in ascending bag order (as over a mask of all bags), sequentially.
+        return float(np.cumsum(weight[idx])[-1]) if idx.size else 0.0
 
     def stats(start, end):
-        present = np.zeros(n_bags, dtype=bool)
-        present[layout.bags(start, end)] = True
-        pos, neg = present & is_pos, present & ~is_pos
-        n_pos, n_neg = int(pos.sum()), int(neg.sum())
+        # The node's distinct bags in ascending order, in O(node) rather than O(all bags).
+        bags = layout.bags(start, end)
+        if bags.size and not (bags[1:] >= bags[:-1]).all():
+            bags = np.sort(bags)
+        present = bags[np.flatnonzero(np.r_[True, bags[1:] != bags[:-1]])] if bags.size else bags
+        positive = is_pos[present]
+        pos, neg = present[positive], present[~positive]
+        n_pos, n_neg = int(pos.size), int(neg.size)
         if leaf_weight is None:
             leaf = (float(n_pos), float(n_neg))
         else:
@@ -757,7 +766,7 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
-                removed |= present
+                removed[present] = True
                 epoch += 1
             continue
         threshold, missing_left = split[2], bool(split[3])
