@@ -143,3 +143,19 @@ def test_hist_tree_float32_same_as_float64(backend):
     t64, _ = build_tree(X.astype(np.float64), inst_bag, bag_pos, splitter="hist")
     for name in ("feature", "threshold", "children_left", "gain", "value"):
         np.testing.assert_array_equal(getattr(t32, name), getattr(t64, name))
+
+
+@pytest.mark.parametrize("n_edges", [0, 1, 2, 3, 7, 254])
+def test_binning_values_on_and_between_edges(n_edges):
+    """Codes count the edges strictly below the value, on every edge count (compiled and twin)."""
+    compiled, python = twins("_binning")
+    e = np.sort(np.random.RandomState(n_edges).rand(n_edges))
+    values = np.concatenate([e, e - 1e-9, e + 1e-9, [-1.0, 2.0, np.nan]])[:, None]
+    edges = np.full((1, 255), np.inf)
+    edges[0, :n_edges] = e
+    n_bins = np.array([n_edges + 1])
+    want = np.where(np.isnan(values[:, 0]), 255, np.searchsorted(e, values[:, 0], side="left"))
+    for mod in (python, compiled) if compiled is not None else (python,):
+        out = np.empty((1, values.shape[0]), dtype=np.uint8)
+        mod.map_to_bins(np.ascontiguousarray(values), edges, n_bins, out)
+        np.testing.assert_array_equal(out[0], want)

@@ -30,17 +30,19 @@ MISSING_BIN = 255
 
 
 cdef inline uint8_t _code(float64_t v, const float64_t* edges, intp_t n_edges) noexcept nogil:
-    # Number of edges strictly below v (np.searchsorted(edges, v, side="left")).
-    cdef intp_t lo = 0, hi = n_edges, mid
+    # Number of edges strictly below v (np.searchsorted(edges, v, side="left")),
+    # by a branch-free lower bound: the comparison selects the next base
+    # without a jump (a data-dependent branch is mispredicted half the time).
+    cdef intp_t base = 0, length = n_edges, half
     if isnan(v):
         return 255
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if edges[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return <uint8_t>lo
+    if length == 0:
+        return 0
+    while length > 1:
+        half = length >> 1
+        base = base + half if edges[base + half] < v else base
+        length -= half
+    return <uint8_t>(base + (edges[base] < v))
 
 
 def map_to_bins(X, edges, n_bins, out, lo=0, hi=None):

@@ -265,12 +265,14 @@ def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
     n_bins = np.ones(d, dtype=np.intp)
     for f in range(d):
         col = np.asarray(sample[:, f], dtype=np.float64)
-        distinct = np.unique(col[~np.isnan(col)])
+        col = np.sort(col[~np.isnan(col)])  # one sort gives both the distinct values and the quantiles
+        distinct = _distinct_sorted(col)
         if distinct.size <= max_bins:
             e = _midpoints(distinct[:-1], distinct[1:])
         else:
-            q = np.linspace(0.0, 100.0, max_bins + 1)[1:-1]
-            e = np.unique(np.percentile(col[~np.isnan(col)], q, method="midpoint"))
+            # np.percentile(col, q, method="midpoint") on the sorted column.
+            pos = np.linspace(0.0, 1.0, max_bins + 1)[1:-1] * (col.size - 1)
+            e = np.unique(0.5 * (col[np.floor(pos).astype(np.intp)] + col[np.ceil(pos).astype(np.intp)]))
             e = e[e < distinct[-1]]  # an edge at the maximum would leave the last bin empty
         edges[f, :e.size] = e
         n_bins[f] = e.size + 1
@@ -322,6 +324,16 @@ class _Binned:
     def subset(self, keep, bag_map=None):
         """The layout of the instances flagged in `keep` (same edges)."""
         return self._from_arrays(np.ascontiguousarray(self.codes[:, keep]), self.edges, self.n_bins)
+
+
+def _distinct_sorted(values):
+    """The distinct entries of a non-decreasing array, in O(len)."""
+    if values.size == 0:
+        return values
+    first = np.empty(values.size, dtype=bool)
+    first[0] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    return values[first]
 
 
 def prepare_layout(instances, instance_bag, splitter="exact"):
@@ -588,7 +600,7 @@ class _BinnedLayout(_GatherLayout):
         ids = self.samples[start:end]
         bags = self.instance_bag[ids]
         if self.bags_sorted:  # ids ascending: bags non-decreasing; distinct ones in O(node)
-            node_bags = bags[np.flatnonzero(np.r_[True, bags[1:] != bags[:-1]])] if bags.size else bags
+            node_bags = _distinct_sorted(bags)
         else:
             node_bags = np.unique(bags)
         if features is not None:
@@ -698,7 +710,7 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
         bags = layout.bags(start, end)
         if bags.size and not (bags[1:] >= bags[:-1]).all():
             bags = np.sort(bags)
-        present = bags[np.flatnonzero(np.r_[True, bags[1:] != bags[:-1]])] if bags.size else bags
+        present = _distinct_sorted(bags)
         positive = is_pos[present]
         pos, neg = present[positive], present[~positive]
         n_pos, n_neg = int(pos.size), int(neg.size)
