@@ -429,7 +429,7 @@ cdef intp_t _binned_split_feature(
     # order) of the lowest and highest bins, and prefix / suffix sums over
     # the bins, give every cut's counts. Bags that have a NaN enter the
     # histograms "no NaN" only, their weight goes to nan_p / nan_n.
-    cdef intp_t k, j, b, c, bmax = -1, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
+    cdef intp_t k, j, b, c, bmax = -1, bmin = 255, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
     cdef intp_t n_nan = 0, cur, r_lo, r_hi, r_nan, c_hi
     cdef bint new_part
     cdef float64_t w, g, gmax = -INFINITY, lp, ln, rp, rn, nan_p = 0.0, nan_n = 0.0
@@ -498,6 +498,7 @@ cdef intp_t _binned_split_feature(
             if c != 255:
                 cnt[c] += 1.0
                 bmax = c if c > bmax else bmax
+                bmin = c if c < bmin else bmin
             else:
                 n_nan += 1
     else:
@@ -520,14 +521,18 @@ cdef intp_t _binned_split_feature(
                     bag_hi[b] = <uint8_t>c
                 if c > bmax:
                     bmax = c
+                if c < bmin:
+                    bmin = c
         for j in range(n_node_bags):
             b = node_bags[j]
             _add_bag(b, bag_lo[b], bag_hi[b], bag_nan[b], bag_pos, bag_weight, lo_ap, lo_an, lo_np, lo_nn,
                      hi_ap, hi_an, hi_np, hi_nn, &nan_p, &nan_n)
-    if bmax < 1:
+    if bmax <= bmin:
         return 0  # fewer than two non-missing bins in the node
+    # Below the node's lowest bin every histogram is 0 and no cut is a
+    # candidate: the scans start there (prefix sums of zeros are exact zeros).
     # Suffix sums in place: hi_*[b] becomes the weight of the bags whose highest bin is >= b.
-    for b in range(bmax - 1, -1, -1):
+    for b in range(bmax - 1, bmin - 1, -1):
         hi_ap[b] = hi_ap[b] + hi_ap[b + 1]
         hi_an[b] = hi_an[b] + hi_an[b + 1]
         hi_np[b] = hi_np[b] + hi_np[b + 1]
@@ -539,7 +544,7 @@ cdef intp_t _binned_split_feature(
         c_el[d] = 0.0; c_er[d] = 0.0
         q_lp[d] = NAN; q_ln[d] = NAN; q_rp[d] = NAN; q_rn[d] = NAN
         acc_lp[d] = 0.0; acc_ln[d] = 0.0
-    for b in range(bmax):
+    for b in range(bmin, bmax):
         # Left prefix sums: NaN right (all bags by lowest bin), NaN left (bags without NaN).
         acc_lp[0] = acc_lp[0] + lo_ap[b]
         acc_ln[0] = acc_ln[0] + lo_an[b]
@@ -564,7 +569,7 @@ cdef intp_t _binned_split_feature(
         n_parts += new_part
     if gmax == -INFINITY:
         return 0
-    for k in range(2 * bmax):
+    for k in range(2 * bmin, 2 * bmax):
         if gains[k] >= gmax - tol:
             best_k = k >> 1
             best_d = k & 1
