@@ -215,22 +215,14 @@ class GDBTMIClassifier(BaseBagClassifier):
         compiled kernel runs without the GIL); None is 1, -1 one per core.
         The model does not depend on it.
     splitter : {"exact", "hist"}, default="exact"
-        The split search. "exact": every cut between distinct values of the
-        node (features presorted once). "hist": the histogram search:
-        features quantile-binned once per fit (at most 255 bins plus one for
-        missing values, as scikit-learn's ``HistGradientBoostingClassifier``),
-        each cut's bag counts from every bag's lowest and highest bin in the
-        node, without sorting; the same criteria, guard and tie-breaks. With
-        at most 255 distinct values per feature it grows the exact tree
-        (thresholds on the bin edges). Float32 instances are binned as they
-        are. See :doc:`/results/trees` for its speed and accuracy.
+        The split search of the C4.5-MI trees: "exact" (every cut between distinct
+        values) or "hist" (the histogram search on quantile bins, which reads
+        float32 bags as they are); see ``splitter`` in
+        :class:`~mil.tree.C45MIClassifier` and :doc:`/results/trees`.
     max_instances_per_bag : int or None, default=None
-        Train on at most this many instances of each bag, drawn without
-        replacement once per fit (:meth:`mil.Bags.subsample_instances`,
-        seeded by `random_state`: an int makes it repeatable; None draws
-        anew each fit). The search's cost grows with the instances; a bag's
-        any-instance label may be lost when its positive instance is not
-        drawn. None trains on every instance. Prediction uses every instance.
+        Train on at most this many instances of each bag, drawn once per fit
+        (seeded by `random_state`); see ``max_instances_per_bag`` in
+        :class:`~mil.tree.C45MIClassifier`. None trains on every instance.
 
     Attributes
     ----------
