@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-LEARNERS = ("gdbt-hist", "gdbt-exact", "hgb", "lightgbm", "forest-hist", "forest-exact", "rf-exact",
+LEARNERS = ("gdbt-hist", "gdbt-exact", "gdbt-hist-d5", "hgb", "lightgbm", "forest-hist", "forest-exact", "rf-exact",
             "c45-hist", "c45-exact", "dt-exact")
 
 
@@ -55,10 +55,12 @@ def child(learner, n, d, bag_size, rounds, trees):
     if learner.startswith(("gdbt", "forest", "c45")):
         from mil.bags import Bags
         bags = Bags(X, offsets)
-        fam, splitter = learner.split("-")
+        fam, splitter = learner.split("-")[:2]
         if fam == "gdbt":
             from mil.ensemble import GDBTMIClassifier
-            est = GDBTMIClassifier(n_estimators=rounds, splitter=splitter, random_state=0)
+            # "-d5": trees of depth at most 5 (at most 32 leaves, HistGradientBoosting's 31 by default).
+            est = GDBTMIClassifier(n_estimators=rounds, splitter=splitter, random_state=0,
+                                   max_depth=5 if learner.endswith("-d5") else None)
         elif fam == "forest":
             from mil.ensemble import MIRandomForestClassifier
             est = MIRandomForestClassifier(n_estimators=trees, splitter=splitter, random_state=0, oob_score=False)
@@ -87,8 +89,12 @@ def child(learner, n, d, bag_size, rounds, trees):
     est.fit(*data)
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    trees = getattr(est, "estimators_", None)
+    leaves = None
+    if learner.startswith(("gdbt", "forest")) and trees:
+        leaves = float(np.mean([int((getattr(t, "tree_", t).children_left < 0).sum()) for t in trees]))
     print(json.dumps(dict(learner=learner, n=n, d=d, seconds=seconds, peak_mb=peak / 1024,
-                          data_peak_mb=before / 1024, x_mb=X.nbytes / 2**20)))
+                          data_peak_mb=before / 1024, x_mb=X.nbytes / 2**20, mean_leaves=leaves)))
 
 
 def run_one(args, learner, n):
@@ -130,8 +136,9 @@ def main():
                 print(f"{n:>9d} {learner:13s} failed: {r['error']}", flush=True)
                 continue
             ratio = f"{r['seconds'] / base['seconds']:6.1f}x hgb" if base and "seconds" in base else ""
+            leaves = f", {r['mean_leaves']:.0f} leaves/tree" if r.get("mean_leaves") else ""
             print(f"{n:>9d} {learner:13s} {r['seconds']:8.2f} s  peak {r['peak_mb']:7.0f} MB "
-                  f"(data {r['data_peak_mb']:.0f} MB, X {r['x_mb']:.0f} MB)  {ratio}", flush=True)
+                  f"(data {r['data_peak_mb']:.0f} MB, X {r['x_mb']:.0f} MB)  {ratio}{leaves}", flush=True)
 
 
 if __name__ == "__main__":

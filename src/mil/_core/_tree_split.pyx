@@ -123,6 +123,19 @@ cdef inline float64_t _cut_gain(
     return parent - (c_el[0] + c_er[0]) / (cl + cr if shares_of_children else total)
 
 
+cdef inline bint _new_partition(
+    float64_t lp, float64_t ln, float64_t rp, float64_t rn,
+    float64_t* q_lp, float64_t* q_ln, float64_t* q_rp, float64_t* q_rn,
+) noexcept nogil:
+    # Whether an admissible cut's counts differ from its direction's previous
+    # admissible cut (q_*, updated): a new partition of the node's bags, for
+    # C4.5's MDL correction.
+    if lp == q_lp[0] and ln == q_ln[0] and rp == q_rp[0] and rn == q_rn[0]:
+        return False
+    q_lp[0] = lp; q_ln[0] = ln; q_rp[0] = rp; q_rn[0] = rn
+    return True
+
+
 cdef intp_t c_best_split_feature(
     const float64_t* vals, const intp_t* inst_bag, intp_t n,
     const uint8_t* bag_pos, const float64_t* bag_weight,
@@ -224,9 +237,7 @@ cdef intp_t _best_split_feature(
                     lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
                 else:
                     lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-                if not (lp == q_lp[d] and ln == q_ln[d] and rp == q_rp[d] and rn == q_rn[d]):
-                    new_part = True
-                    q_lp[d] = lp; q_ln[d] = ln; q_rp[d] = rp; q_rn[d] = rn
+                new_part |= _new_partition(lp, ln, rp, rn, q_lp + d, q_ln + d, q_rp + d, q_rn + d)
         # A cut point is admissible when either NaN direction is.
         n_cuts += (gains[2 * k] > -INFINITY) | (gains[2 * k + 1] > -INFINITY)
         n_parts += new_part
@@ -562,9 +573,7 @@ cdef intp_t _binned_split_feature(
             gains[2 * b + d] = g
             gmax = g if g > gmax else gmax
             if g > -INFINITY:
-                if not (lp == q_lp[d] and ln == q_ln[d] and rp == q_rp[d] and rn == q_rn[d]):
-                    new_part = True
-                    q_lp[d] = lp; q_ln[d] = ln; q_rp[d] = rp; q_rn[d] = rn
+                new_part |= _new_partition(lp, ln, rp, rn, q_lp + d, q_ln + d, q_rp + d, q_rn + d)
         n_cuts += (gains[2 * b] > -INFINITY) | (gains[2 * b + 1] > -INFINITY)
         n_parts += new_part
     if gmax == -INFINITY:
