@@ -29,7 +29,7 @@ __all__ = ["map_to_bins"]
 MISSING_BIN = 255
 
 
-cdef inline uint8_t _code(float64_t v, const float64_t* edges, intp_t n_edges) noexcept nogil:
+cdef uint8_t c_bin_code(float64_t v, const float64_t* edges, intp_t n_edges) noexcept nogil:
     # Number of edges strictly below v (np.searchsorted(edges, v, side="left")),
     # by a branch-free lower bound: the comparison selects the next base
     # without a jump (a data-dependent branch is mispredicted half the time).
@@ -72,4 +72,4 @@ def _map(const cython.floating[:, ::1] X, const float64_t[:, ::1] edges, const i
     with nogil:
         for i in range(n):
             for f in range(lo, hi):
-                out[f, i] = _code(<float64_t>X[i, f], &edges[f, 0], n_bins[f] - 1)
+                out[f, i] = c_bin_code(<float64_t>X[i, f], &edges[f, 0], n_bins[f] - 1)
