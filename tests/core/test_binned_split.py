@@ -159,3 +159,14 @@ def test_binning_values_on_and_between_edges(n_edges):
         out = np.empty((1, values.shape[0]), dtype=np.uint8)
         mod.map_to_bins(np.ascontiguousarray(values), edges, n_bins, out)
         np.testing.assert_array_equal(out[0], want)
+
+
+def test_hist_tree_does_not_depend_on_threads(backend):
+    """The binned search shares a node's features among threads (GIL released); the tree is the same."""
+    rng = np.random.RandomState(7)
+    X, inst_bag, bag_pos = _random_bags(rng, n_bags=300, max_size=12, d=40, n_values=500, nan_rate=0.02)
+    X += rng.rand(*X.shape)
+    t1, _ = build_tree(X, inst_bag, bag_pos, splitter="hist", n_jobs=1)
+    t2, _ = build_tree(X, inst_bag, bag_pos, splitter="hist", n_jobs=2)
+    for name in ("feature", "threshold", "children_left", "gain"):
+        np.testing.assert_array_equal(getattr(t1, name), getattr(t2, name))
