@@ -24,11 +24,14 @@ from mil.utils.estimator_checks import (
 ESTIMATORS = [
     ID3MIClassifier(),
     C45MIClassifier(),
+    C45MIClassifier(splitter="hist"),
     GDBTMIClassifier(n_estimators=10, random_state=0),
+    GDBTMIClassifier(n_estimators=10, random_state=0, splitter="hist"),
     RipperMIClassifier(random_state=0),
     BagKNNClassifier(),
     CitationKNNClassifier(),
     MIRandomForestClassifier(n_estimators=10, random_state=0),
+    MIRandomForestClassifier(n_estimators=10, random_state=0, splitter="hist"),
     SimpleMIClassifier(),
     MIWrapperClassifier(),
 ]

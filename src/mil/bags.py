@@ -31,7 +31,11 @@ class Bags:
     instances : ndarray or scipy sparse matrix of shape (n_instances, n_features)
         Every instance, bag after bag. Converted to C-contiguous float64, or
         for a sparse matrix to a CSR float64 copy (sorted indices, no
-        duplicate entries).
+        duplicate entries). A C-contiguous float32 or float64 array is kept
+        as it is, without a copy: a memory map (``np.load(path,
+        mmap_mode="r")``) stays on disk. Learners that cannot read float32
+        (every one but the trees with ``splitter="hist"``) work on a float64
+        copy.
     offsets : ndarray of shape (n_bags + 1,)
         Bag ``b`` owns ``instances[offsets[b]:offsets[b + 1]]``. Starts at 0,
         ends at n_instances, strictly increasing (no empty bag).
@@ -46,7 +50,7 @@ class Bags:
 
     Attributes
     ----------
-    instances : ndarray of float64 or scipy.sparse.csr_matrix, shape (n_instances, n_features)
+    instances : ndarray of float64 or float32, or scipy.sparse.csr_matrix, shape (n_instances, n_features)
     offsets : ndarray of intp, shape (n_bags + 1,)
     ids : ndarray of shape (n_bags,) or None
     feature_names : ndarray of str (object), shape (n_features,), or None
@@ -69,7 +73,7 @@ class Bags:
     def __init__(self, instances, offsets, ids=None, feature_names=None):
         from mil.utils.validation import check_instances, check_offsets
 
-        self.instances = check_instances(instances)
+        self.instances = check_instances(instances, keep_float32=True)
         self.offsets = check_offsets(offsets, self.instances.shape[0])
         if ids is not None:
             ids = np.asarray(ids)
@@ -217,6 +221,53 @@ class Bags:
         instances = self.instances[rows] if self.is_sparse else np.ascontiguousarray(self.instances[rows])
         ids = None if self.ids is None else self.ids[indices]
         return Bags._trusted(instances, offsets, ids, self.feature_names)
+
+    def subsample_instances(self, max_instances, random_state=None):
+        """At most `max_instances` instances of each bag, drawn without replacement (a new Bags).
+
+        Bags with at most `max_instances` instances are kept whole; from a
+        larger bag, `max_instances` of its instances are drawn uniformly
+        without replacement and kept in their order. The draw depends only
+        on `random_state` (an int makes it repeatable) and the bag sizes.
+
+        Parameters
+        ----------
+        max_instances : int >= 1
+        random_state : int, RandomState or None, default=None
+
+        Returns
+        -------
+        bags : Bags
+            `self` when no bag is larger than `max_instances`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mil import Bags
+        >>> bags = Bags(np.arange(10.0).reshape(5, 2), [0, 1, 5])
+        >>> small = bags.subsample_instances(2, random_state=0)
+        >>> small.sizes.tolist()
+        [1, 2]
+        """
+        from sklearn.utils import check_random_state
+
+        if isinstance(max_instances, bool) or not isinstance(max_instances, numbers.Integral) or max_instances < 1:
+            raise ValueError(f"max_instances must be an integer >= 1; got {max_instances!r}")
+        sizes = self.sizes
+        if sizes.max() <= max_instances:
+            return self
+        rng = check_random_state(random_state)
+        key = rng.random_sample(int(self.offsets[-1]))
+        bag = np.repeat(np.arange(self.n_bags), sizes)
+        order = np.lexsort((key, bag))  # by bag, then by the random key
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size) - np.repeat(self.offsets[:-1], sizes)
+        rows = np.flatnonzero(rank < max_instances)
+        new_sizes = np.minimum(sizes, max_instances)
+        offsets = np.zeros(self.n_bags + 1, dtype=np.intp)
+        np.cumsum(new_sizes, out=offsets[1:])
+        instances = self.instances[rows] if self.is_sparse else np.ascontiguousarray(self.instances[rows])
+        return Bags._trusted(instances, offsets, self.ids)
 
     def to_list(self):
         """Return the bags as a list of 2-D arrays (copies; CSR matrices for sparse bags)."""

@@ -85,7 +85,8 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         bags, classes, y_enc = check_bags_y(
             X, y, binary=self._binary_only, positive_class=getattr(self, "positive_class", None),
             require_positive=self._positive_class_matters(),
-            allow_nan=self._allow_nan, estimator=type(self).__name__, accept_sparse=self._accept_sparse)
+            allow_nan=self._allow_nan, estimator=type(self).__name__, accept_sparse=self._accept_sparse,
+            accept_float32=self._accepts_float32())
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
@@ -100,7 +101,12 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         check_feature_names(self, X)
         return check_bags(X, n_features=self.n_features_in_, allow_nan=self._allow_nan,
-                          estimator=type(self).__name__, accept_sparse=self._accept_sparse)
+                          estimator=type(self).__name__, accept_sparse=self._accept_sparse,
+                          accept_float32=self._accepts_float32())
+
+    def _accepts_float32(self):
+        """Whether float32 bags reach this learner as they are (else as a float64 copy)."""
+        return getattr(self, "splitter", None) == "hist"
 
     # -- binary label bookkeeping --------------------------------------------
     @property

@@ -30,6 +30,9 @@ from mil._core._bag_counts cimport (
     c_bag_max,
 )
 
+# _binning: bin code of a value (histogram split search of the trees).
+from mil._core._binning cimport c_bin_code
+
 # _rule_split: condition search and bag coverage of RIPPER-MI.
 from mil._core._rule_split cimport (
     c_best_conditions,

@@ -276,6 +276,6 @@ def test_row_sweep_equals_shared_sweep(d, n, n_bags, data):
 
 def test_kernel_exports():
     compiled, python = twins("_tree_split")
-    assert set(python.__all__) == {"best_splits", "gather_best_splits", "partition", "apply"}
+    assert set(python.__all__) == {"best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply"}
     if compiled is not None:
         assert set(compiled.__all__) == set(python.__all__)

@@ -23,6 +23,7 @@ KERNELS = (
     "_bag_counts",
     "_hausdorff",
     "_golden",
+    "_binning",
     "_rule_split",
     "_tree_split",
 )

@@ -197,8 +197,12 @@ def tree_partition_args(order, vals, inst_bag, start, end, go_left):
 
 
 def tree_apply_args(X, feature, threshold, missing_left, left, right):
-    """Arguments of ``_tree_split.apply``: a tree whose walk from the root stays inside it and X's columns."""
-    X = as_array(X, "X", np.float64, 2)
+    """Arguments of ``_tree_split.apply``: a tree whose walk from the root stays inside it and X's columns.
+
+    A C-contiguous float32 X is kept (the instances of float32 bags are routed without an upcast copy).
+    """
+    if not (isinstance(X, np.ndarray) and X.dtype == np.float32 and X.ndim == 2 and X.flags.c_contiguous):
+        X = as_array(X, "X", np.float64, 2)
     feature = as_array(feature, "feature", np.intp, 1)
     n_nodes = feature.shape[0]
     arrays = [as_array(a, name, dtype, 1) for a, name, dtype in (
@@ -420,3 +424,56 @@ def rule_coverage_args(X, offsets, features, ops, thresholds, rule_ptr=None):
     if (np.diff(rule_ptr) < 0).any():
         raise ValueError("rule_ptr must be non-decreasing")
     return X, offsets, features, ops, thresholds, rule_ptr
+
+
+def binning_args(X, edges, n_bins, out, lo, hi):
+    """The checked arguments of ``_binning.map_to_bins``."""
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype not in (np.float32, np.float64):
+        raise TypeError("X must be a 2-D float32 or float64 array")
+    if not X.flags.c_contiguous:
+        raise ValueError("X must be C-contiguous")
+    n, d = X.shape
+    edges = np.ascontiguousarray(edges, dtype=np.float64)
+    n_bins = np.ascontiguousarray(n_bins, dtype=np.intp)
+    if edges.shape != (d, 255) or n_bins.shape != (d,):
+        raise ValueError(f"edges must have shape ({d}, 255) and n_bins ({d},)")
+    if ((n_bins < 1) | (n_bins > 255)).any():
+        raise ValueError("n_bins must lie in [1, 255]")
+    if not (isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape == (d, n)
+            and out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError(f"out must be a writable C-contiguous uint8 array of shape ({d}, {n})")
+    hi = d if hi is None else int(hi)
+    lo = int(lo)
+    if not 0 <= lo <= hi <= d:
+        raise ValueError(f"need 0 <= lo <= hi <= {d}; got lo={lo}, hi={hi}")
+    return X, edges, n_bins, out, lo, hi
+
+
+def binned_features(features, n_features):
+    """The searched rows of ``_tree_split.binned_best_splits`` (None: all)."""
+    return None if features is None else _feature_rows(features, n_features)
+
+
+def binned_search_args(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight, total_pos, total_neg,
+                       min_weight, tol, shares_of_children):
+    """Arguments of ``_tree_split.binned_best_splits`` (ids distinct and in range, bags in range)."""
+    codes = as_array(codes, "codes", np.uint8, 2)
+    d, n = codes.shape
+    edges = as_array(edges, "edges", np.float64, 2)
+    n_bins = as_array(n_bins, "n_bins", np.intp, 1)
+    if edges.shape != (d, 255) or n_bins.shape != (d,):
+        raise ValueError(f"edges must have shape ({d}, 255) and n_bins ({d},), one row per feature of codes")
+    _check_index_range(n_bins, 1, 256, "n_bins", "bin counts")
+    if codes.size and (np.where(codes != 255, codes, 0).max(axis=1) >= n_bins).any():
+        raise ValueError("codes hold a bin at or above the feature's n_bins (255 marks a missing value)")
+    ids = as_array(ids, "ids", np.intp, 1)
+    _check_index_range(ids, 0, n, "ids", "instance ids")
+    if np.unique(ids).shape[0] != ids.shape[0]:
+        raise ValueError("ids must be distinct instances; some instance is listed twice")
+    inst_bag = as_array(inst_bag, "inst_bag", np.intp, 1)
+    if inst_bag.shape[0] != n:
+        raise ValueError(f"inst_bag has {inst_bag.shape[0]} entries but codes has {n} instances")
+    bag_pos, bag_weight = _bag_flags(bag_pos, bag_weight)
+    _check_index_range(inst_bag[ids], 0, bag_pos.shape[0], "inst_bag", "bag indices")
+    return (codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight,
+            *_split_scalars(total_pos, total_neg, min_weight, tol, shares_of_children))

@@ -41,6 +41,7 @@ The NumPy twin ``_tree_split_py`` computes the same numbers in the same order
 (x log2 x through the same libm ``log2``), so both build identical trees.
 """
 
+cimport cython
 from libc.math cimport INFINITY, NAN, isnan, log2
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
@@ -50,10 +51,10 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
-from mil._core._checks import (check_tree_walk, tree_apply_args, tree_gather_args, tree_partition_args,
-                               tree_search_args)
+from mil._core._checks import (binned_features as _binned_features, binned_search_args, check_tree_walk,
+                               tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args)
 
-__all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
+__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply"]
 
 
 cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
@@ -123,6 +124,19 @@ cdef inline float64_t _cut_gain(
     return parent - (c_el[0] + c_er[0]) / (cl + cr if shares_of_children else total)
 
 
+cdef inline bint _new_partition(
+    float64_t lp, float64_t ln, float64_t rp, float64_t rn,
+    float64_t* q_lp, float64_t* q_ln, float64_t* q_rp, float64_t* q_rn,
+) noexcept nogil:
+    # Whether an admissible cut's counts differ from its direction's previous
+    # admissible cut (q_*, updated): a new partition of the node's bags, for
+    # C4.5's MDL correction.
+    if lp == q_lp[0] and ln == q_ln[0] and rp == q_rp[0] and rn == q_rn[0]:
+        return False
+    q_lp[0] = lp; q_ln[0] = ln; q_rp[0] = rp; q_rn[0] = rn
+    return True
+
+
 cdef intp_t c_best_split_feature(
     const float64_t* vals, const intp_t* inst_bag, intp_t n,
     const uint8_t* bag_pos, const float64_t* bag_weight,
@@ -185,7 +199,7 @@ cdef intp_t _best_split_feature(
         if best_k < 0:
             return 0
         k = best_k
-        return _write_split(vals, k, g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0,
+        return _write_split(_midpoint(vals[k], vals[k + 1]), g, lp, ln, rp, rn, 1.0 if lp + ln >= rp + rn else 0.0,
                             n_cuts if count_cuts else -1, n_parts, out)
     c_sweep_distinct_bags(inst_bag, n, bag_pos, bag_weight, seen, a_lp, a_ln, a_rp, a_rn)
     # NaN block first: the cut after non-missing position k is then the
@@ -224,9 +238,7 @@ cdef intp_t _best_split_feature(
                     lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
                 else:
                     lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-                if not (lp == q_lp[d] and ln == q_ln[d] and rp == q_rp[d] and rn == q_rn[d]):
-                    new_part = True
-                    q_lp[d] = lp; q_ln[d] = ln; q_rp[d] = rp; q_rn[d] = rn
+                new_part |= _new_partition(lp, ln, rp, rn, q_lp + d, q_ln + d, q_rp + d, q_rn + d)
         # A cut point is admissible when either NaN direction is.
         n_cuts += (gains[2 * k] > -INFINITY) | (gains[2 * k + 1] > -INFINITY)
         n_parts += new_part
@@ -243,21 +255,21 @@ cdef intp_t _best_split_feature(
         lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
     else:
         lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-    return _write_split(vals, k, gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d,
+    return _write_split(_midpoint(vals[k], vals[k + 1]), gains[2 * k + best_d], lp, ln, rp, rn, <float64_t>best_d,
                         n_cuts if count_cuts else -1, n_parts, out)
 
 
 cdef inline intp_t _write_split(
-    const float64_t* vals, intp_t k, float64_t gain, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
+    float64_t threshold, float64_t gain, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
     float64_t missing_left, intp_t n_cuts, intp_t n_parts, float64_t* out,
 ) noexcept nogil:
-    # The result row of the cut after sorted position k; n_cuts / n_parts: the feature's admissible
+    # The result row of a cut at `threshold`; n_cuts / n_parts: the feature's admissible
     # cut points (-1: not counted, written as NaN) / the distinct bag partitions they make.
     cdef float64_t cl = lp + ln, cr = rp + rn
     cdef float64_t s = cl / (cl + cr), t = cr / (cl + cr)
     out[SPLIT_GAIN] = gain
     out[SPLIT_INFO] = -(_xlogx(s) + _xlogx(t))
-    out[SPLIT_THRESHOLD] = _midpoint(vals[k], vals[k + 1])
+    out[SPLIT_THRESHOLD] = threshold
     out[SPLIT_MISSING_LEFT] = missing_left
     out[SPLIT_W_LEFT] = cl
     out[SPLIT_W_RIGHT] = cr
@@ -381,6 +393,227 @@ cdef intp_t _best_cut_by_runs(
     return best
 
 
+cdef inline void _add_bag(
+    intp_t b, intp_t lo, intp_t hi, intp_t has_nan, const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t* lo_ap, float64_t* lo_an, float64_t* lo_np, float64_t* lo_nn,
+    float64_t* hi_ap, float64_t* hi_an, float64_t* hi_np, float64_t* hi_nn, float64_t* nan_p, float64_t* nan_n,
+) noexcept nogil:
+    # Bag b's lowest / highest non-missing bin (lo = 255: none) into the histograms.
+    cdef float64_t w = bag_weight[b]
+    if has_nan:
+        if bag_pos[b]:
+            nan_p[0] = nan_p[0] + w
+        else:
+            nan_n[0] = nan_n[0] + w
+    if lo == 255:
+        return  # NaN only
+    if bag_pos[b]:
+        lo_ap[lo] += w
+        hi_ap[hi] += w
+        if not has_nan:
+            lo_np[lo] += w
+            hi_np[hi] += w
+    else:
+        lo_an[lo] += w
+        hi_an[hi] += w
+        if not has_nan:
+            lo_nn[lo] += w
+            hi_nn[hi] += w
+
+
+cdef intp_t _binned_split_feature(
+    const uint8_t* codes, const float64_t* edges, intp_t n_bins,
+    const intp_t* ids, intp_t n, const intp_t* node_bags, intp_t n_node_bags, const intp_t* inst_bag,
+    const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t total_pos, float64_t total_neg, float64_t min_weight, float64_t tol, bint shares_of_children,
+    uint8_t* bag_lo, uint8_t* bag_hi, uint8_t* bag_nan, float64_t* hist, float64_t* out, bint count_cuts,
+    bint bags_sorted,
+) noexcept nogil:
+    # The binned twin of _best_split_feature: the same candidates (cuts
+    # between the node's distinct bins), the same _cut_gain, the same
+    # tie-break (lowest cut, NaN right first) and result row.
+    #
+    # One pass over the node's instances gives each bag's lowest and highest
+    # non-missing bin and whether it has a missing value; a bag is on the
+    # left of the cut after bin b iff its lowest bin is <= b (or it has a
+    # NaN sent left), on the right iff its highest bin is > b (or it has a
+    # NaN sent right). Histograms over the node's bags (in `node_bags`
+    # order) of the lowest and highest bins, and prefix / suffix sums over
+    # the bins, give every cut's counts. Bags that have a NaN enter the
+    # histograms "no NaN" only, their weight goes to nan_p / nan_n.
+    cdef intp_t k, j, b, c, bmax = -1, bmin = 255, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
+    cdef intp_t n_nan = 0, cur, r_lo, r_hi, r_nan, c_hi
+    cdef bint new_part
+    cdef float64_t w, g, gmax = -INFINITY, lp, ln, rp, rn, nan_p = 0.0, nan_n = 0.0
+    cdef float64_t total = total_pos + total_neg, parent
+    # hist: 12 blocks of 256: lo_all p/n, lo_nonan p/n, hi_all p/n, hi_nonan p/n,
+    # then suffix sums of hi_all p/n and hi_nonan p/n; gains (2 * 256) and
+    # instance counts per bin (256) follow.
+    cdef float64_t *lo_ap = hist
+    cdef float64_t *lo_an = hist + 256
+    cdef float64_t *lo_np = hist + 512
+    cdef float64_t *lo_nn = hist + 768
+    cdef float64_t *hi_ap = hist + 1024
+    cdef float64_t *hi_an = hist + 1280
+    cdef float64_t *hi_np = hist + 1536
+    cdef float64_t *hi_nn = hist + 1792
+    cdef float64_t *gains = hist + 2048
+    cdef float64_t *cnt = hist + 2560
+    cdef float64_t acc_lp[2]
+    cdef float64_t acc_ln[2]
+    cdef float64_t c_lp[2]
+    cdef float64_t c_ln[2]
+    cdef float64_t c_rp[2]
+    cdef float64_t c_rn[2]
+    cdef float64_t c_el[2]
+    cdef float64_t c_er[2]
+    cdef float64_t q_lp[2]
+    cdef float64_t q_ln[2]
+    cdef float64_t q_rp[2]
+    cdef float64_t q_rn[2]
+    if n < 2 or total <= 0.0:
+        return 0
+    # Only the feature's bins are used (the missing bin is counted apart).
+    for j in range(8):
+        for k in range(n_bins + 1):
+            hist[256 * j + k] = 0.0
+    for k in range(n_bins + 1):
+        cnt[k] = 0.0
+    if bags_sorted:
+        # The node's instances come bag after bag (ids ascending, bags stored
+        # in order): each bag's lowest / highest bin is kept in registers
+        # and added to the histograms when the bag ends, in ascending bag
+        # order, which is the order of `node_bags`.
+        cur = inst_bag[ids[0]]
+        r_lo = 255
+        r_hi = 0
+        r_nan = 0
+        for k in range(n + 1):
+            if k < n:
+                b = inst_bag[ids[k]]
+            if k == n or b != cur:
+                _add_bag(cur, r_lo, r_hi, r_nan, bag_pos, bag_weight, lo_ap, lo_an, lo_np, lo_nn,
+                         hi_ap, hi_an, hi_np, hi_nn, &nan_p, &nan_n)
+                if k == n:
+                    break
+                cur = b
+                r_lo = 255
+                r_hi = 0
+                r_nan = 0
+            c = codes[ids[k]]
+            # Branch-free: the missing bin (255) leaves the lowest bin as it
+            # is and counts as 0 for the highest.
+            r_nan = r_nan | (c == 255)
+            r_lo = c if c < r_lo else r_lo
+            c_hi = c if c != 255 else 0
+            r_hi = c_hi if c_hi > r_hi else r_hi
+            if c != 255:
+                cnt[c] += 1.0
+                bmax = c if c > bmax else bmax
+                bmin = c if c < bmin else bmin
+            else:
+                n_nan += 1
+    else:
+        for j in range(n_node_bags):
+            b = node_bags[j]
+            bag_lo[b] = 255
+            bag_hi[b] = 0
+            bag_nan[b] = 0
+        for k in range(n):
+            c = codes[ids[k]]
+            b = inst_bag[ids[k]]
+            if c == 255:
+                bag_nan[b] = 1
+                n_nan += 1
+            else:
+                cnt[c] += 1.0
+                if c < bag_lo[b]:
+                    bag_lo[b] = <uint8_t>c
+                if c > bag_hi[b]:
+                    bag_hi[b] = <uint8_t>c
+                if c > bmax:
+                    bmax = c
+                if c < bmin:
+                    bmin = c
+        for j in range(n_node_bags):
+            b = node_bags[j]
+            _add_bag(b, bag_lo[b], bag_hi[b], bag_nan[b], bag_pos, bag_weight, lo_ap, lo_an, lo_np, lo_nn,
+                     hi_ap, hi_an, hi_np, hi_nn, &nan_p, &nan_n)
+    if bmax <= bmin:
+        return 0  # fewer than two non-missing bins in the node
+    # Below the node's lowest bin every histogram is 0 and no cut is a
+    # candidate: the scans start there (prefix sums of zeros are exact zeros).
+    # Suffix sums in place: hi_*[b] becomes the weight of the bags whose highest bin is >= b.
+    for b in range(bmax - 1, bmin - 1, -1):
+        hi_ap[b] = hi_ap[b] + hi_ap[b + 1]
+        hi_an[b] = hi_an[b] + hi_an[b + 1]
+        hi_np[b] = hi_np[b] + hi_np[b + 1]
+        hi_nn[b] = hi_nn[b] + hi_nn[b + 1]
+    n_dirs = 2 if n_nan > 0 else 1
+    parent = _entropy_mass(total_pos, total_neg) / total
+    for d in range(2):
+        c_lp[d] = NAN; c_ln[d] = NAN; c_rp[d] = NAN; c_rn[d] = NAN
+        c_el[d] = 0.0; c_er[d] = 0.0
+        q_lp[d] = NAN; q_ln[d] = NAN; q_rp[d] = NAN; q_rn[d] = NAN
+        acc_lp[d] = 0.0; acc_ln[d] = 0.0
+    for b in range(bmin, bmax):
+        # Left prefix sums: NaN right (all bags by lowest bin), NaN left (bags without NaN).
+        acc_lp[0] = acc_lp[0] + lo_ap[b]
+        acc_ln[0] = acc_ln[0] + lo_an[b]
+        acc_lp[1] = acc_lp[1] + lo_np[b]
+        acc_ln[1] = acc_ln[1] + lo_nn[b]
+        new_part = False
+        for d in range(2):
+            if cnt[b] == 0.0 or d >= n_dirs:
+                g = -INFINITY  # not between two of the node's distinct bins
+            else:
+                _binned_counts(d, acc_lp, acc_ln, hi_ap[b + 1], hi_an[b + 1], hi_np[b + 1], hi_nn[b + 1],
+                               nan_p, nan_n, &lp, &ln, &rp, &rn)
+                g = _cut_gain(lp, ln, rp, rn, parent, total, min_weight, shares_of_children,
+                              c_lp + d, c_ln + d, c_rp + d, c_rn + d, c_el + d, c_er + d)
+            gains[2 * b + d] = g
+            gmax = g if g > gmax else gmax
+            if g > -INFINITY:
+                new_part |= _new_partition(lp, ln, rp, rn, q_lp + d, q_ln + d, q_rp + d, q_rn + d)
+        n_cuts += (gains[2 * b] > -INFINITY) | (gains[2 * b + 1] > -INFINITY)
+        n_parts += new_part
+    if gmax == -INFINITY:
+        return 0
+    for k in range(2 * bmin, 2 * bmax):
+        if gains[k] >= gmax - tol:
+            best_k = k >> 1
+            best_d = k & 1
+            break
+    # The chosen cut's counts again (prefix sums up to best_k, in the same order).
+    acc_lp[0] = 0.0; acc_ln[0] = 0.0; acc_lp[1] = 0.0; acc_ln[1] = 0.0
+    for b in range(best_k + 1):
+        acc_lp[0] = acc_lp[0] + lo_ap[b]
+        acc_ln[0] = acc_ln[0] + lo_an[b]
+        acc_lp[1] = acc_lp[1] + lo_np[b]
+        acc_ln[1] = acc_ln[1] + lo_nn[b]
+    b = best_k
+    _binned_counts(best_d, acc_lp, acc_ln, hi_ap[b + 1], hi_an[b + 1], hi_np[b + 1], hi_nn[b + 1],
+                   nan_p, nan_n, &lp, &ln, &rp, &rn)
+    return _write_split(edges[b], gains[2 * b + best_d], lp, ln, rp, rn,
+                        <float64_t>best_d if n_nan > 0 else (1.0 if lp + ln >= rp + rn else 0.0),
+                        n_cuts if count_cuts else -1, n_parts, out)
+
+
+cdef inline void _binned_counts(
+    intp_t d, const float64_t* acc_lp, const float64_t* acc_ln,
+    float64_t hi_ap, float64_t hi_an, float64_t hi_np, float64_t hi_nn, float64_t nan_p, float64_t nan_n,
+    float64_t* lp, float64_t* ln, float64_t* rp, float64_t* rn,
+) noexcept nogil:
+    # The four bag counts of a binned cut: NaN right (d = 0) or left (d = 1).
+    if d == 0:
+        lp[0] = acc_lp[0]; ln[0] = acc_ln[0]
+        rp[0] = hi_np + nan_p; rn[0] = hi_nn + nan_n
+    else:
+        lp[0] = acc_lp[1] + nan_p; ln[0] = acc_ln[1] + nan_n
+        rp[0] = hi_ap; rn[0] = hi_an
+
+
+
 cdef intp_t c_partition(
     intp_t* order, float64_t* vals, intp_t* inst_bag, intp_t n_rows, intp_t stride,
     intp_t start, intp_t end, const uint8_t* go_left,
@@ -500,13 +733,23 @@ cdef void c_apply(
     const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
     const intp_t* left, const intp_t* right, intp_t* out,
 ) noexcept nogil:
+    _walk(X, n, n_features, feature, threshold, missing_left, left, right, out)
+
+
+cdef void _walk(
+    const cython.floating* X, intp_t n, intp_t n_features,
+    const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
+    const intp_t* left, const intp_t* right, intp_t* out,
+) noexcept nogil:
+    # c_apply for float64 or float32 instances (a float32 value is compared
+    # after an exact conversion to float64, as the binning kernel does).
     cdef intp_t i, node
     cdef float64_t v
     cdef bint go
     for i in range(n):
         node = 0
         while left[node] >= 0:
-            v = X[i * n_features + feature[node]]
+            v = <float64_t>X[i * n_features + feature[node]]
             if isnan(v):
                 go = missing_left[node]
             else:
@@ -675,6 +918,80 @@ def _gather_best_splits(const float64_t[:, ::1] vals, const intp_t[:, ::1] inst_
     return found, stats
 
 
+
+def binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight, total_pos, total_neg,
+                       min_weight, tol, shares_of_children=False, features=None, count_cuts=True):
+    """``best_splits`` on binned features for the node holding the instances `ids`.
+
+    The histogram split search: the candidate cuts of a feature are the
+    boundaries between the node's non-empty bins (threshold: the bin's upper
+    edge); each cut's distinct-bag counts come from histograms of each
+    bag's lowest and highest bin in the node, so a feature costs one pass
+    over the node's instances plus one over its bags and bins, with no
+    sorting. When every distinct value has its own bin, the candidates,
+    counts, gains and result rows are those of :func:`best_splits` (up to
+    the order in which non-integer bag weights are summed), except that the
+    threshold is the bin edge instead of the midpoint of the node's values.
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_features, n_instances)
+        Bin of every training instance (255: missing), from ``_binning.map_to_bins``.
+    edges : ndarray of float64, shape (n_features, 255)
+        Bin edges (``edges[f, b]``: upper edge of bin b).
+    n_bins : ndarray of intp, shape (n_features,)
+    ids : ndarray of intp, shape (m,)
+        The node's instances (distinct).
+    inst_bag : ndarray of intp, shape (n_instances,)
+        Bag of every training instance.
+    bag_pos, bag_weight, total_pos, total_neg, min_weight, tol, shares_of_children, features, count_cuts
+        As in :func:`best_splits`.
+
+    Returns
+    -------
+    found, stats
+        As :func:`best_splits`.
+    """
+    return _binned_best_splits(*binned_search_args(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight,
+                                                   total_pos, total_neg, min_weight, tol, shares_of_children),
+                               bool(count_cuts), features=_binned_features(features, codes.shape[0]))
+
+
+def _binned_best_splits(const uint8_t[:, ::1] codes, const float64_t[:, ::1] edges, const intp_t[::1] n_bins,
+                        const intp_t[::1] ids, const intp_t[::1] inst_bag,
+                        const uint8_t[::1] bag_pos, const float64_t[::1] bag_weight,
+                        float64_t total_pos, float64_t total_neg,
+                        float64_t min_weight, float64_t tol, bint shares_of_children=False,
+                        bint count_cuts=True, const intp_t[::1] features=None, const intp_t[::1] node_bags=None,
+                        bint bags_sorted=False):
+    cdef intp_t n_features = codes.shape[0] if features is None else features.shape[0]
+    cdef intp_t m = ids.shape[0], f, row, n_nb
+    cdef bint subset = features is not None
+    found = np.zeros(n_features, dtype=np.uint8)
+    stats = np.zeros((n_features, SPLIT_N_FIELDS), dtype=np.float64)
+    cdef uint8_t[::1] fo = found
+    cdef float64_t[:, ::1] st = stats
+    if m < 2 or n_features == 0:
+        return found, stats
+    if node_bags is None:
+        node_bags = np.flatnonzero(np.bincount(np.asarray(inst_bag)[np.asarray(ids)],
+                                               minlength=bag_pos.shape[0])).astype(np.intp)
+    n_nb = node_bags.shape[0]
+    cdef intp_t n_b = max(bag_pos.shape[0], 1)
+    cdef uint8_t[::1] lo = np.empty(n_b, dtype=np.uint8)
+    cdef uint8_t[::1] hi = np.empty(n_b, dtype=np.uint8)
+    cdef uint8_t[::1] nan = np.empty(n_b, dtype=np.uint8)
+    cdef float64_t[::1] hist = np.empty(2816, dtype=np.float64)
+    with nogil:
+        for f in range(n_features):
+            row = features[f] if subset else f
+            fo[f] = <uint8_t>_binned_split_feature(
+                &codes[row, 0], &edges[row, 0], n_bins[row], &ids[0], m, &node_bags[0], n_nb, &inst_bag[0],
+                &bag_pos[0], &bag_weight[0], total_pos, total_neg, min_weight, tol, shares_of_children,
+                &lo[0], &hi[0], &nan[0], &hist[0], &st[f, 0], count_cuts, bags_sorted)
+    return found, stats
+
+
 def partition(order, vals, inst_bag, start, end, go_left):
     """Stably move the instances with ``go_left[id] == 1`` to the front of every row's segment.
 
@@ -726,7 +1043,7 @@ def apply(X, feature, threshold, missing_left, left, right):
     return _apply(*tree_apply_args(X, feature, threshold, missing_left, left, right))
 
 
-def _apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
+def _apply(const cython.floating[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
            const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right):
     # O(n_nodes): a cyclic tree would never return, a bad index would read out of bounds.
     check_tree_walk(np.asarray(feature), np.asarray(threshold), np.asarray(missing_left),
@@ -737,6 +1054,6 @@ def _apply(const float64_t[:, ::1] X, const intp_t[::1] feature, const float64_t
     if n == 0:
         return out
     with nogil:
-        c_apply(&X[0, 0], n, X.shape[1], &feature[0], &threshold[0], &missing_left[0],
+        _walk(&X[0, 0], n, X.shape[1], &feature[0], &threshold[0], &missing_left[0],
                 &left[0], &right[0], &o[0])
     return out

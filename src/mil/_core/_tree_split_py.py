@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 
-from mil._core._checks import (check_tree_walk, tree_apply_args, tree_gather_args, tree_partition_args,
-                               tree_search_args)
+from mil._core._checks import (binned_features, binned_search_args, check_tree_walk, tree_apply_args,
+                               tree_gather_args, tree_partition_args, tree_search_args)
 
-__all__ = ["best_splits", "gather_best_splits", "partition", "apply"]
+__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply"]
 
 N_FIELDS = 8  # gain, split info, threshold, NaN-left flag, left and right weight, admissible cuts, partitions
 
@@ -159,11 +159,32 @@ def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tot
             counts[c, rows, :, 1] = np.take_along_axis(b[c], at, axis=1)
         valid[rows, :, 1] = distinct[rows]
 
+    return _choose_cuts(counts, valid, n_nan > 0, lambda f, k: _midpoint(V[f, k], V[f, k + 1]), total_pos,
+                        total_neg, min_weight, tol, shares_of_children, count_cuts)
+
+
+def _choose_cuts(counts, valid, has_nan, threshold, total_pos, total_neg, min_weight, tol, shares_of_children,
+                 count_cuts):
+    """Each feature's best cut from the bag counts of its candidate cuts (exact and binned searches).
+
+    `counts` is (4, d, C, 2): left positive / negative and right positive /
+    negative bag weight of candidate cut k of feature f with NaN sent right
+    (last axis 0) or left (1); `valid` (d, C, 2) flags the candidates (cuts
+    between distinct values, directions that exist); `threshold(f, k)` gives
+    the thresholds of the chosen cuts. The gain, the admissibility, the
+    tie-break (lowest cut, NaN right first) and the result row are those of
+    the compiled kernel's ``_cut_gain`` / ``_write_split``.
+    """
+    d = valid.shape[0]
+    found = np.zeros(d, dtype=np.uint8)
+    stats = np.zeros((d, N_FIELDS), dtype=np.float64)
+    total = total_pos + total_neg
     lp, ln, rp, rn = counts
     cl = lp + ln
     cr = rp + rn
     valid &= (cl >= min_weight) & (cr >= min_weight) & (cl > 0.0) & (cr > 0.0)
-    gains = np.full((d, n - 1, 2), -np.inf)
+    n_cand = valid.shape[1]
+    gains = np.full((d, n_cand, 2), -np.inf)
     if valid.any():
         parent = float(_entropy_mass(np.array([total_pos]), np.array([total_neg]))[0]) / total
         e_left = _entropy_mass(lp[valid], ln[valid])
@@ -172,7 +193,7 @@ def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tot
         gains[valid] = parent - (e_left + e_right) / denom
     n_cuts = valid.any(axis=2).sum(axis=1)  # a cut point counts once if either NaN direction is admissible
     n_parts = _new_partitions(valid, counts).any(axis=2).sum(axis=1)
-    gains = gains.reshape(d, 2 * (n - 1))  # candidate 2k + dir, the compiled scan order
+    gains = gains.reshape(d, 2 * n_cand)  # candidate 2k + dir, the compiled scan order
     gmax = gains.max(axis=1)
     ok = gmax > -np.inf
     found[ok] = 1
@@ -188,14 +209,83 @@ def _best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, tot
     xs = _xlogx(np.concatenate([s, t]))
     stats[f, 0] = gains[f, j]
     stats[f, 1] = -(xs[:f.size] + xs[f.size:])
-    stats[f, 2] = _midpoint(V[f, k], V[f, k + 1])
-    stats[f, 3] = np.where(n_nan[f] > 0, direction.astype(np.float64),
+    stats[f, 2] = threshold(f, k)
+    stats[f, 3] = np.where(has_nan[f], direction.astype(np.float64),
                            np.where(sel_l >= sel_r, 1.0, 0.0))
     stats[f, 4] = sel_l
     stats[f, 5] = sel_r
     stats[f, 6] = n_cuts[f] if count_cuts else np.nan
     stats[f, 7] = n_parts[f]
     return found, stats
+
+
+def binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight, total_pos, total_neg,
+                       min_weight, tol, shares_of_children=False, features=None, count_cuts=True):
+    """``best_splits`` on binned features for the node holding the instances `ids`.
+
+    See the compiled twin; the arguments are checked the same way.
+    """
+    return _binned_best_splits(*binned_search_args(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight,
+                                                   total_pos, total_neg, min_weight, tol, shares_of_children),
+                               bool(count_cuts), features=binned_features(features, codes.shape[0]))
+
+
+def _binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight, total_pos, total_neg,
+                        min_weight, tol, shares_of_children=False, count_cuts=True, features=None, node_bags=None,
+                        bags_sorted=False):
+    # Per feature: each node bag's lowest / highest non-missing bin and NaN
+    # flag, weighted histograms of those bins over the node's bags (summed in
+    # `node_bags` order, as the compiled loop), prefix / suffix sums over the
+    # bins, then the shared _choose_cuts. (`bags_sorted` only picks the
+    # compiled kernel's loop; the sums are the same.)
+    rows = np.arange(codes.shape[0], dtype=np.intp) if features is None else features
+    d, m, n_bags = rows.shape[0], ids.shape[0], bag_pos.shape[0]
+    if m < 2 or d == 0 or total_pos + total_neg <= 0.0:
+        return np.zeros(d, dtype=np.uint8), np.zeros((d, N_FIELDS), dtype=np.float64)
+    bags = inst_bag[ids]
+    if node_bags is None:
+        node_bags = np.flatnonzero(np.bincount(bags, minlength=n_bags)).astype(np.intp)
+    w = bag_weight[node_bags]
+    pos = bag_pos[node_bags].astype(bool)
+    n_cand = 254  # cuts after bins 0..253 (at most 255 non-missing bins)
+    counts = np.zeros((4, d, n_cand, 2))
+    valid = np.zeros((d, n_cand, 2), dtype=bool)
+    has_nan = np.zeros(d, dtype=bool)
+    for i, row in enumerate(rows):
+        c = codes[row, ids].astype(np.intp)
+        miss = c == 255
+        lo = np.full(n_bags, 255, dtype=np.intp)
+        hi = np.full(n_bags, -1, dtype=np.intp)
+        np.minimum.at(lo, bags[~miss], c[~miss])
+        np.maximum.at(hi, bags[~miss], c[~miss])
+        nan = np.zeros(n_bags, dtype=bool)
+        nan[bags[miss]] = True
+        lo, hi, nan = lo[node_bags], hi[node_bags], nan[node_bags]
+        some = lo < 255
+        has_nan[i] = miss.any()
+        cnt = np.bincount(c[~miss], minlength=256)
+        bmax = int(c[~miss].max()) if (~miss).any() else -1
+        if bmax < 1:
+            continue
+
+        def hist(key, mask):
+            return np.bincount(key[mask], weights=w[mask], minlength=256)
+
+        def first_sum(mask):  # sequential, in node_bags order
+            v = w[mask]
+            return float(np.cumsum(v)[-1]) if v.size else 0.0
+
+        nan_p, nan_n = first_sum(nan & pos), first_sum(nan & ~pos)
+        pre = [np.cumsum(hist(lo, some & p)) for p in (pos, ~pos, pos & ~nan, ~pos & ~nan)]
+        suf = [np.cumsum(hist(hi, some & p)[::-1])[::-1] for p in (pos, ~pos, pos & ~nan, ~pos & ~nan)]
+        b = np.arange(n_cand)
+        counts[:, i, :, 0] = pre[0][b], pre[1][b], suf[2][b + 1] + nan_p, suf[3][b + 1] + nan_n
+        counts[:, i, :, 1] = pre[2][b] + nan_p, pre[3][b] + nan_n, suf[0][b + 1], suf[1][b + 1]
+        cand = (cnt[:n_cand] > 0) & (b < bmax)
+        valid[i, :, 0] = cand
+        valid[i, :, 1] = cand & has_nan[i]
+    return _choose_cuts(counts, valid, has_nan, lambda f, k: edges[rows[f], k], total_pos, total_neg, min_weight,
+                        tol, shares_of_children, count_cuts)
 
 
 def partition(order, vals, inst_bag, start, end, go_left):

@@ -28,7 +28,7 @@ from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.ensemble._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.tree._builder import _Presorted
+from mil.tree._builder import prepare_layout
 
 __all__ = ["MIRandomForestClassifier"]
 
@@ -189,6 +189,15 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     n_jobs : int or None, default=None
         Trees grown (and applied at prediction) in this many threads; the
         split kernels release the GIL. None is 1, -1 one per core.
+    splitter : {"exact", "hist"}, default="exact"
+        The split search of the trees: "exact" (every cut between distinct
+        values) or "hist" (the histogram search on quantile bins, which reads
+        float32 bags as they are); see ``splitter`` in
+        :class:`~mil.tree.C45MIClassifier` and :doc:`/results/trees`.
+    max_instances_per_bag : int or None, default=None
+        Train on at most this many instances of each bag, drawn once per fit
+        (seeded by `random_state`); see ``max_instances_per_bag`` in
+        :class:`~mil.tree.C45MIClassifier`. None trains on every instance.
 
     Attributes
     ----------
@@ -243,6 +252,8 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "criterion": [StrOptions({"gain_ratio", "gain"})],
+        "splitter": [StrOptions({"exact", "hist"})],
+        "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
         "max_features": [Interval(Integral, 1, None, closed="left"),
                          Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
         "bootstrap": ["boolean"],
@@ -265,7 +276,8 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     def __init__(self, n_estimators=100, *, criterion="gain_ratio", max_features="sqrt", bootstrap=True,
                  max_samples=None, oob_score=False, max_depth=None, min_bags_leaf=1, growth="best",
                  split_shares="children", positive_bag_removal=True, class_weight=None,
-                 positive_class=None, average="bags", sharpness="oob", random_state=None, n_jobs=None):
+                 positive_class=None, average="bags", sharpness="oob", random_state=None, n_jobs=None,
+                 splitter="exact", max_instances_per_bag=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_features = max_features
@@ -283,12 +295,15 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         self.sharpness = sharpness
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
 
     def _template(self):
         cls = C45MIClassifier if self.criterion == "gain_ratio" else ID3MIClassifier
         return cls(max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf, growth=self.growth,
                    positive_bag_removal=self.positive_bag_removal, split_shares=self.split_shares,
                    max_features=self.max_features, positive_class=self.positive_class,
+                   splitter=self.splitter,
                    smoothing=1.0, sharpness=np.inf)  # Laplace leaves, the maximum: the forest pools itself
 
     def fit(self, X, y, sample_weight=None):
@@ -311,6 +326,8 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         self
         """
         bags, y_enc = self._validate_fit(X, y)
+        if self.max_instances_per_bag is not None:
+            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")
@@ -321,7 +338,7 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
             counts = [_bootstrap_counts(seed, n_bags, n_drawn) for seed in seeds]
         else:
             counts = [None] * self.n_estimators
-        presorted = _Presorted(bags.instances, bags.instance_bag)
+        presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
         template = self._template()
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_one)(template, int(seed), bags, y_enc, self.classes_, presorted, c, weight)

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
 from mil.ensemble._pooling import POOLINGS, pool
-from mil.tree._builder import _Presorted, build_tree
+from mil.tree._builder import build_tree, prepare_layout
 
 __all__ = ["GDBTMIClassifier"]
 
@@ -115,7 +115,7 @@ class _Layout:
             if self._all is None:
                 self._all = pre if self.keep_inst is None else pre.subset(self.keep_inst, self.bag_map)
             return self._all
-        rows = _Presorted._from_arrays(pre.order[cols], pre.vals[cols], pre.bag[cols])
+        rows = pre.rows(cols)
         return rows if self.keep_inst is None else rows.subset(self.keep_inst, self.bag_map)
 
 
@@ -214,6 +214,15 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         Threads sharing out the features of each tree's split search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
         The model does not depend on it.
+    splitter : {"exact", "hist"}, default="exact"
+        The split search of the C4.5-MI trees: "exact" (every cut between distinct
+        values) or "hist" (the histogram search on quantile bins, which reads
+        float32 bags as they are); see ``splitter`` in
+        :class:`~mil.tree.C45MIClassifier` and :doc:`/results/trees`.
+    max_instances_per_bag : int or None, default=None
+        Train on at most this many instances of each bag, drawn once per fit
+        (seeded by `random_state`); see ``max_instances_per_bag`` in
+        :class:`~mil.tree.C45MIClassifier`. None trains on every instance.
 
     Attributes
     ----------
@@ -304,6 +313,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
+        "splitter": [StrOptions({"exact", "hist"})],
+        "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=None, min_bags_leaf=2,
@@ -311,7 +322,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                  feature_sampling="tree", validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
-                 class_weight=None, positive_class=None, random_state=None, n_jobs=None):
+                 class_weight=None, positive_class=None, random_state=None, n_jobs=None,
+                 splitter="exact", max_instances_per_bag=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -332,13 +344,16 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         self.positive_class = positive_class
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
 
     # -- fitting ---------------------------------------------------------------
     def _validate_fit(self, X, y):
         """As the base class, but `positive_class` applies only with two classes."""
         self._validate_params()
         bags, classes, y_enc = check_bags_y(X, y, allow_nan=True, positive_class=self.positive_class,
-                                            estimator=type(self).__name__)
+                                            estimator=type(self).__name__,
+                                            accept_float32=self._accepts_float32())
         if classes.shape[0] == 2:
             classes, y_enc = check_bag_labels(y, bags.n_bags, binary=True,
                                               positive_class=self.positive_class,
@@ -420,6 +435,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         self
         """
         bags, y_enc = self._validate_fit(X, y)
+        if self.max_instances_per_bag is not None:
+            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
         w = self._bag_weights(sample_weight, y, bags.n_bags)
         if w is not None and not (w > 0).all():
             keep = np.flatnonzero(w > 0)
@@ -458,7 +475,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         if val is not None:
             F_val = [np.full(val[0].instances.shape[0], c) for c in f0]
             history = np.full(self.n_iter_no_change, np.inf)
-        presorted = _Presorted(bags.instances, bags.instance_bag)
+        presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
         n_inbag = max(1, int(self.subsample * n_bags))
         n_feat = self._n_features_per_tree(d)
         trees, train_score, val_score = [], [], []

@@ -33,10 +33,11 @@ from scipy.stats import norm
 from mil._core import kernel
 from mil._core._bag_counts_py import sweep_distinct_bags
 from mil._core._tree_split_py import _entropy_mass
+from mil._core._tree_split_py import _midpoint as _midpoints
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
-__all__ = ["build_tree", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
+__all__ = ["build_tree", "bin_edges", "prepare_layout", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
 
 # Criteria within this many bits of the best are ties (lowest feature rank wins);
 # it absorbs last-bit differences between libm builds, never real differences.
@@ -190,6 +191,10 @@ class _Presorted:
         pre.order, pre.vals, pre.bag = order, vals, bag
         return pre
 
+    def rows(self, cols):
+        """The layout of the features `cols` only (the rows are not copied again)."""
+        return self._from_arrays(self.order[cols], self.vals[cols], self.bag[cols])
+
     def copy(self):
         """An independent copy (the builder partitions its layout in place; the rank is not copied)."""
         return self._from_arrays(self.order.copy(), self.vals.copy(), self.bag.copy())
@@ -210,17 +215,145 @@ class _Presorted:
             np.ascontiguousarray(np.asarray(bag_map, dtype=np.intp)[self.bag[sel]].reshape(d, m)))
 
 
+
+#: Bins per feature of the histogram split search (the missing-value bin, 255, comes on top), as
+#: scikit-learn's HistGradientBoostingClassifier.
+MAX_BINS = 255
+#: The bin edges are found on at most this many instances (drawn with a fixed seed), as scikit-learn does.
+BIN_SUBSAMPLE = 200_000
+
+
+def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
+    """Quantile bin edges of every feature (scikit-learn's ``_BinMapper`` rule).
+
+    A feature with at most `max_bins` distinct non-missing values gets one
+    bin per value, the edges midway between consecutive values (computed as
+    the exact split search's thresholds, so every cut the exact search can
+    make is a bin boundary); otherwise the edges are the ``1/max_bins``
+    quantiles (midpoint interpolation), duplicates dropped. With more than
+    `subsample` instances they are found on `subsample` of them drawn with a
+    fixed seed (0), so the binning does not depend on any random state.
+
+    Parameters
+    ----------
+    instances : ndarray of float32 or float64, shape (n_instances, n_features)
+        NaN marks a missing value. Read column by column (a memory map works).
+    max_bins : int, default=255
+    subsample : int, default=200_000
+
+    Returns
+    -------
+    edges : ndarray of float64, shape (n_features, 255)
+        Row f: the ``n_bins[f] - 1`` increasing edges, then +inf.
+    n_bins : ndarray of intp, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> edges, n_bins = bin_edges(np.array([[0.0], [1.0], [3.0]]))
+    >>> n_bins.tolist(), edges[0, :2].tolist()
+    ([3], [0.5, 2.0])
+    """
+    n, d = instances.shape
+    if not 2 <= max_bins <= MAX_BINS:
+        raise ValueError(f"max_bins must lie in [2, {MAX_BINS}]; got {max_bins}")
+    sample = instances
+    if n > subsample:
+        rows = np.sort(np.random.RandomState(0).choice(n, subsample, replace=False))
+        sample = instances[rows]
+    edges = np.full((d, MAX_BINS), np.inf)
+    n_bins = np.ones(d, dtype=np.intp)
+    for f in range(d):
+        col = np.asarray(sample[:, f], dtype=np.float64)
+        col = np.sort(col[~np.isnan(col)])  # one sort gives both the distinct values and the quantiles
+        distinct = _distinct_sorted(col)
+        if distinct.size <= max_bins:
+            e = _midpoints(distinct[:-1], distinct[1:])
+        else:
+            # np.percentile(col, q, method="midpoint") on the sorted column.
+            pos = np.linspace(0.0, 1.0, max_bins + 1)[1:-1] * (col.size - 1)
+            e = np.unique(0.5 * (col[np.floor(pos).astype(np.intp)] + col[np.ceil(pos).astype(np.intp)]))
+            e = e[e < distinct[-1]]  # an edge at the maximum would leave the last bin empty
+        edges[f, :e.size] = e
+        n_bins[f] = e.size + 1
+    return edges, n_bins
+
+
+class _Binned:
+    """The binned layout: every feature's bin codes, feature-major (uint8), with the bin edges.
+
+    Made once per fit and shared read-only by the trees of a forest or a
+    boosting run (the histogram search never moves it). The instances are
+    read, never copied or upcast (float32 and memory maps are binned as
+    they are).
+    """
+
+    def __init__(self, instances, instance_bag=None, threads=None, max_bins=MAX_BINS):
+        instances = instances if instances.flags.c_contiguous else np.ascontiguousarray(instances)
+        n, d = instances.shape
+        self.edges, self.n_bins = bin_edges(instances, max_bins)
+        self.codes = np.empty((d, n), dtype=np.uint8)
+        bk = kernel("_binning")
+
+        def map_rows(lo, hi):
+            bk.map_to_bins(instances, self.edges, self.n_bins, self.codes, lo, hi)
+
+        if threads is None:
+            map_rows(0, d)
+        else:
+            threads.run(map_rows, cells=d * n)
+
+    @property
+    def n_rows(self):
+        return self.codes.shape[0]
+
+    @classmethod
+    def _from_arrays(cls, codes, edges, n_bins):
+        out = cls.__new__(cls)
+        out.codes, out.edges, out.n_bins = codes, edges, n_bins
+        return out
+
+    def copy(self):
+        """Itself: the histogram search only reads the codes."""
+        return self
+
+    def rows(self, cols):
+        """The layout of the features `cols` only."""
+        return self._from_arrays(np.ascontiguousarray(self.codes[cols]), self.edges[cols], self.n_bins[cols])
+
+    def subset(self, keep, bag_map=None):
+        """The layout of the instances flagged in `keep` (same edges)."""
+        return self._from_arrays(np.ascontiguousarray(self.codes[:, keep]), self.edges, self.n_bins)
+
+
+def _distinct_sorted(values):
+    """The distinct entries of a non-decreasing array, in O(len)."""
+    if values.size == 0:
+        return values
+    first = np.empty(values.size, dtype=bool)
+    first[0] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    return values[first]
+
+
+def prepare_layout(instances, instance_bag, splitter="exact"):
+    """The layout shared by the trees grown on these instances: presorted ("exact") or binned ("hist")."""
+    if splitter == "hist":
+        return _Binned(instances, instance_bag)
+    return _Presorted(instances, instance_bag)
+
+
 def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="gain_ratio",
                max_depth=None, min_bags_leaf=2, growth="depth", remove_positive_bags=True,
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
                random_state=None, copy_presorted=True, leaf_weight=None, mdl_correction=False,
                cut_placement="midpoint", max_leaf_nodes=None, tie_break="rank", return_split_order=False,
-               min_split="constant", average_gain_tolerance=0.0):
+               min_split="constant", average_gain_tolerance=0.0, splitter="exact"):
     """Grow a multi-instance tree.
 
     Parameters
     ----------
-    instances : ndarray of float64, shape (n_instances, n_features)
+    instances : ndarray of float64 (or float32 with ``splitter="hist"``), shape (n_instances, n_features)
         C-contiguous; NaN marks a missing value.
     instance_bag : ndarray of intp, shape (n_instances,)
         Bag index of each instance.
@@ -299,6 +432,15 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         C4.5-MI: a feature may split only if its gain is at least the
         average gain of the candidate features less this many bits (see
         :func:`choose_feature`; J48's is 0.001). 0 is C4.5's guard.
+    splitter : {"exact", "hist"}, default="exact"
+        "exact": every cut between distinct values of the node (presorted
+        features). "hist": the histogram search on binned features (see
+        :class:`_Binned` and ``_tree_split.binned_best_splits``): cuts only
+        on bin edges, found from per-bag lowest / highest bins without
+        sorting; with at most 255 distinct values per feature it finds the
+        exact search's partitions and gains (the thresholds are the bin
+        edges). A `presorted` that is a ``_Binned`` layout selects "hist".
+        With "hist", `cut_placement` must be "midpoint" or "training-value".
 
     Returns
     -------
@@ -334,15 +476,29 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         elif random_state is None:
             raise ValueError("max_features needs a random_state (a numpy RandomState)")
 
+    if isinstance(presorted, _Binned):
+        splitter = "hist"
+    if splitter not in ("exact", "hist"):
+        raise ValueError(f"splitter must be 'exact' or 'hist'; got {splitter!r}")
+    if splitter == "hist" and cut_placement not in ("midpoint", "training-value"):
+        raise ValueError(f"cut_placement={cut_placement!r} moves a cut between the node's values, which the "
+                         "histogram search does not keep; use splitter='exact' or cut_placement='midpoint'")
+
     threads = RowThreads(n_jobs, d)
     try:
-        if presorted is None:
+        if splitter == "hist":
+            binned = presorted if presorted is not None else _Binned(instances, instance_bag, threads)
+            layout = _BinnedLayout(ts, threads, binned, instances, instance_bag, n_bags)
+            pre = None
+        elif presorted is None:
             pre = _Presorted(instances, instance_bag, threads)
         elif max_features is None and copy_presorted:
             pre = presorted.copy()
         else:
             pre = presorted  # gathered from (read only), or the caller's to partition
-        if max_features is None:
+        if splitter == "hist":
+            pass
+        elif max_features is None:
             layout = _PartitionLayout(ts, threads, pre)
         else:
             layout = _GatherLayout(ts, pre, instances, instance_bag)
@@ -425,6 +581,36 @@ class _GatherLayout:
     def search(self, start, end, args, features):
         pre = self.pre
         return self.ts._gather_best_splits(pre.vals, pre.bag, pre.rank, self.samples[start:end], features, *args)
+
+
+class _BinnedLayout(_GatherLayout):
+    """Node segments of one array of instance ids (kept ascending); split search on the binned codes.
+
+    The codes are only read (a forest's trees share them).
+    """
+
+    def __init__(self, ts, threads, binned, instances, instance_bag, n_bags):
+        super().__init__(ts, None, instances, instance_bag)
+        self.threads, self.binned, self.n_bags = threads, binned, n_bags
+        # Bags stored one after another (as in every Bags): the kernel's run-by-run pass applies.
+        self.bags_sorted = bool((np.diff(instance_bag) >= 0).all())
+
+    def search(self, start, end, args, features=None):
+        b, ts = self.binned, self.ts
+        ids = self.samples[start:end]
+        bags = self.instance_bag[ids]
+        if self.bags_sorted:  # ids ascending: bags non-decreasing; distinct ones in O(node)
+            node_bags = _distinct_sorted(bags)
+        else:
+            node_bags = np.unique(bags)
+        if features is not None:
+            return ts._binned_best_splits(b.codes, b.edges, b.n_bins, ids, self.instance_bag, *args,
+                                          features=features, node_bags=node_bags, bags_sorted=self.bags_sorted)
+        return self.threads.concat(
+            lambda lo, hi: ts._binned_best_splits(b.codes[lo:hi], b.edges[lo:hi], b.n_bins[lo:hi], ids,
+                                                  self.instance_bag, *args, node_bags=node_bags,
+                                                  bags_sorted=self.bags_sorted),
+            cells=(end - start) * b.n_rows)
 
 
 def j48_min_leaf(node_weight, min_bags_leaf, n_classes=2):
@@ -515,14 +701,19 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
     train_leaf = np.full(n, -1, dtype=np.intp)
     nodes = []  # per node: dict of the Tree fields
 
-    def weight_sum(weight, mask):
-        return float(np.cumsum(weight[mask])[-1]) if mask.any() else 0.0
+    def weight_sum(weight, idx):
+        # Summed in ascending bag order (as over a mask of all bags), sequentially.
+        return float(np.cumsum(weight[idx])[-1]) if idx.size else 0.0
 
     def stats(start, end):
-        present = np.zeros(n_bags, dtype=bool)
-        present[layout.bags(start, end)] = True
-        pos, neg = present & is_pos, present & ~is_pos
-        n_pos, n_neg = int(pos.sum()), int(neg.sum())
+        # The node's distinct bags in ascending order, in O(node) rather than O(all bags).
+        bags = layout.bags(start, end)
+        if bags.size and not (bags[1:] >= bags[:-1]).all():
+            bags = np.sort(bags)
+        present = _distinct_sorted(bags)
+        positive = is_pos[present]
+        pos, neg = present[positive], present[~positive]
+        n_pos, n_neg = int(pos.size), int(neg.size)
         if leaf_weight is None:
             leaf = (float(n_pos), float(n_neg))
         else:
@@ -587,7 +778,7 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
-                removed |= present
+                removed[present] = True
                 epoch += 1
             continue
         threshold, missing_left = split[2], bool(split[3])

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin
-from mil.tree._builder import (_Presorted, build_tree, cost_complexity_path, prune_cost_complexity,
+from mil.tree._builder import (build_tree, prepare_layout, cost_complexity_path, prune_cost_complexity,
                                prune_pessimistic)
 
 __all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels",
@@ -277,6 +277,8 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), StrOptions({"cv"}), None],
         "tie_break": [StrOptions({"rank", "instances"})],
         "sharpness": [Interval(Real, 0.0, np.inf, closed="right")],
+        "splitter": [StrOptions({"exact", "hist"})],
+        "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def fit(self, X, y, sample_weight=None):
@@ -299,6 +301,8 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
         self
         """
         bags, y_enc = self._validate_fit(X, y)
+        if self.max_instances_per_bag is not None:
+            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         if weight is None:
             return self._fit_encoded(bags, y_enc)
@@ -338,14 +342,14 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
                 held = None
         own_presorted = False
         if presorted is None and len(concepts) > 1:
-            presorted, own_presorted = _Presorted(bags.instances, bags.instance_bag), True
+            presorted, own_presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter), True
         trees = []
         grow = dict(criterion=self._criterion, max_depth=self.max_depth,
                     min_bags_leaf=self.min_bags_leaf, growth=self.growth,
                     remove_positive_bags=self.positive_bag_removal, split_shares=self.split_shares,
                     rank=rank, n_jobs=self.n_jobs, max_features=resolve_max_features(self.max_features, d),
                     mdl_correction=self.mdl_correction, cut_placement=self.cut_placement,
-                    tie_break=self.tie_break, min_split=self.min_split)
+                    tie_break=self.tie_break, min_split=self.min_split, splitter=self.splitter)
         if self._criterion == "gain_ratio":
             grow["average_gain_tolerance"] = self.average_gain_tolerance
         for i, bag_pos in enumerate(concepts):
@@ -682,6 +686,23 @@ _PARAMS_DOC = """
         split off a few bags (on 6000 weighted instances the root's children
         need 25). With one instance per bag and `min_bags_leaf` 2 this is
         J48's ``-M 2`` (see :doc:`/results/boosting_wrappers`).
+    splitter : {{"exact", "hist"}}, default="exact"
+        The split search. "exact": every cut between distinct values of the
+        node (features presorted once). "hist": the histogram search:
+        features quantile-binned once per fit (at most 255 bins plus one for
+        missing values, as scikit-learn's ``HistGradientBoostingClassifier``),
+        each cut's bag counts from every bag's lowest and highest bin in the
+        node, without sorting; the same criteria, guard and tie-breaks. With
+        at most 255 distinct values per feature it grows the exact tree
+        (thresholds on the bin edges). Float32 instances are binned as they
+        are. See :doc:`/results/trees` for its speed and accuracy.
+    max_instances_per_bag : int or None, default=None
+        Train on at most this many instances of each bag, drawn without
+        replacement once per fit (:meth:`mil.Bags.subsample_instances`,
+        seeded by `random_state`: an int makes it repeatable; None draws
+        anew each fit). The search's cost grows with the instances; a bag's
+        any-instance label may be lost when its positive instance is not
+        drawn. None trains on every instance. Prediction uses every instance.
 {guard}    smoothing : float > 0, default={smoothing}
         Additive smoothing s of the leaf estimates behind `predict_proba`:
         a leaf of pi positive and nu negative bags (bag weights) estimates
@@ -778,7 +799,8 @@ class ID3MIClassifier(_BaseMITree):
                  confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
-                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant"):
+                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
+                 splitter="exact", max_instances_per_bag=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -800,6 +822,8 @@ class ID3MIClassifier(_BaseMITree):
         self.tie_break = tie_break
         self.sharpness = sharpness
         self.min_split = min_split
+        self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
 
 
 class C45MIClassifier(_BaseMITree):
@@ -837,7 +861,7 @@ class C45MIClassifier(_BaseMITree):
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
                  max_leaf_nodes=None, tie_break="rank", sharpness=4.0, min_split="constant",
-                 average_gain_tolerance=0.0):
+                 average_gain_tolerance=0.0, splitter="exact", max_instances_per_bag=None):
         self.max_depth = max_depth
         self.min_bags_leaf = min_bags_leaf
         self.growth = growth
@@ -859,4 +883,6 @@ class C45MIClassifier(_BaseMITree):
         self.tie_break = tie_break
         self.sharpness = sharpness
         self.min_split = min_split
+        self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
         self.average_gain_tolerance = average_gain_tolerance

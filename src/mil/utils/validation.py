@@ -99,11 +99,13 @@ def _sparse_instances(matrix, what, allow_nan):
     return csr
 
 
-def check_instances(instances, allow_nan=True):
+def check_instances(instances, allow_nan=True, keep_float32=False):
     """Return `instances` as a C-contiguous float64 2-D array (copy only if needed).
 
     A scipy sparse matrix becomes a CSR float64 copy (sorted indices, no
-    duplicate entries): the sparse layout of :class:`~mil.Bags`.
+    duplicate entries): the sparse layout of :class:`~mil.Bags`. With
+    `keep_float32`, a float32 array stays float32. A C-contiguous array of
+    the kept dtype (also a ``np.memmap``) is returned without a copy.
     """
     if _is_sparse(instances):
         arr = _sparse_instances(instances, "the instance matrix", allow_nan)
@@ -115,7 +117,8 @@ def check_instances(instances, allow_nan=True):
         raise ValueError(f"the instance matrix must be 2-D (n_instances, n_features); got shape {arr.shape}")
     if arr.shape[1] == 0:
         raise ValueError("the instance matrix has no features (0 columns)")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    keep = keep_float32 and arr.dtype == np.float32
+    arr = np.ascontiguousarray(arr, dtype=np.float32 if keep else np.float64)
     _check_finite(arr, "the instance matrix", allow_nan)
     return arr
 
@@ -144,10 +147,10 @@ def _check_layout(bags, name):
     """A Bags' arrays still describe bags (O(n_bags)): they may have been changed after construction."""
     inst, off = bags.instances, bags.offsets
     sparse = _is_sparse(inst)
-    if not (sparse or (isinstance(inst, np.ndarray) and inst.ndim == 2 and inst.dtype == np.float64
-                       and inst.flags.c_contiguous)):
+    if not (sparse or (isinstance(inst, np.ndarray) and inst.ndim == 2
+                       and inst.dtype in (np.float32, np.float64) and inst.flags.c_contiguous)):
         raise ValueError(f"{name} is a Bags whose instances are no longer a C-contiguous 2-D float64 "
-                         f"array (got {type(inst).__name__} {getattr(inst, 'dtype', '')} "
+                         f"or float32 array (got {type(inst).__name__} {getattr(inst, 'dtype', '')} "
                          f"{getattr(inst, 'shape', '')}); was it changed after construction? "
                          "Build a new one with Bags(instances, offsets)")
     if not (isinstance(off, np.ndarray) and off.dtype == np.intp and off.ndim == 1):
@@ -166,7 +169,8 @@ def _describe(what):
     return what if what else "X"
 
 
-def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X", accept_sparse=False):
+def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X", accept_sparse=False,
+               accept_float32=False):
     """Validate bags and return them as a :class:`~mil.Bags`.
 
     Parameters
@@ -186,6 +190,10 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         holding sparse 2-D matrices): the result then holds one CSR
         instance matrix. When False, sparse bags are a TypeError naming
         `estimator`.
+    accept_float32 : bool, default=False
+        Keep the float32 instances of a :class:`~mil.Bags` as they are (the
+        trees' histogram search reads them directly). When False, float32
+        bags are returned as a new Bags with a float64 copy of the instances.
 
     Returns
     -------
@@ -220,6 +228,8 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
                 row = int(np.flatnonzero(bad.any(axis=1))[0])
                 b = int(np.searchsorted(bags.offsets, row, side="right") - 1)
                 _check_finite(bags[b], f"{bag_name(bags, b)} of {name}", allow_nan)
+        if not bags.is_sparse and bags.instances.dtype != np.float64 and not accept_float32:
+            bags = Bags._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)
     else:
         bags = _bags_from_sequence(X, allow_nan, name, accept_sparse, estimator)
     if n_features is not None and bags.n_features != n_features:
@@ -358,7 +368,7 @@ def bags_from_instances(X, bag_ids, *, allow_nan=True):
         if bad.any():  # name the bag by its id
             row = int(np.flatnonzero(bad.any(axis=1))[0])
             _check_finite(arr[row], _id_name(ids[row]), allow_nan)
-    instances = check_instances(arr, allow_nan=allow_nan)
+    instances = check_instances(arr, allow_nan=allow_nan, keep_float32=True)
     if ids.ndim != 1 or ids.shape[0] != instances.shape[0]:
         raise ValueError(f"bag_ids must be 1-D with one id per instance ({instances.shape[0]}); "
                          f"got shape {ids.shape}")
@@ -535,7 +545,7 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
 
 
 def check_bags_y(X, y, *, binary=False, positive_class=None, require_positive=None,
-                 allow_nan=False, estimator=None, accept_sparse=False):
+                 allow_nan=False, estimator=None, accept_sparse=False, accept_float32=False):
     """Validate training bags and labels together.
 
     Returns
@@ -545,7 +555,8 @@ def check_bags_y(X, y, *, binary=False, positive_class=None, require_positive=No
     y_encoded : ndarray of intp
         See :func:`check_bag_labels`.
     """
-    bags = check_bags(X, allow_nan=allow_nan, estimator=estimator, accept_sparse=accept_sparse)
+    bags = check_bags(X, allow_nan=allow_nan, estimator=estimator, accept_sparse=accept_sparse,
+                      accept_float32=accept_float32)
     classes, y_enc = check_bag_labels(y, bags.n_bags, binary=binary, positive_class=positive_class,
                                       require_positive=require_positive, estimator=estimator)
     return bags, classes, y_enc

@@ -1,0 +1,145 @@
+"""The tree family at scale: fit time and peak memory against HistGradientBoosting and LightGBM.
+
+Synthetic bags (``--bag-size`` instances on average, between half and one and a half of it), 64
+features by default, instances in float32; a bag is positive when one of its instances lies near a
+hidden concept point. Every fit runs in its own subprocess (one thread: OMP_NUM_THREADS=1 and
+n_jobs=1 / num_threads=1), which reports the fit's wall time and its peak resident memory
+(``resource.getrusage(RUSAGE_SELF).ru_maxrss``, which includes the data). The ratios are against
+``HistGradientBoostingClassifier`` on the instance table (bag labels copied to the instances) with
+the same number of iterations, early stopping off, measured by this script on the same data.
+
+    python benchmarks/bench_tree_scale.py --sizes 20000 80000 320000 --rounds 100
+    python benchmarks/bench_tree_scale.py --sizes 20000 --learners gdbt-hist gdbt-exact hgb --rounds 50
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+LEARNERS = ("gdbt-hist", "gdbt-exact", "gdbt-hist-d5", "hgb", "lightgbm", "forest-hist", "forest-exact", "rf-exact",
+            "c45-hist", "c45-exact", "dt-exact")
+
+
+def make_data(n_instances, n_features, bag_size, seed=0):
+    """Bags of float32 instances: (instances, offsets, bag labels)."""
+    rng = np.random.RandomState(seed)
+    gen = np.random.default_rng(seed)
+    sizes = []
+    total = 0
+    while total < n_instances:
+        s = int(rng.randint(bag_size // 2, bag_size + bag_size // 2 + 1))
+        s = min(s, n_instances - total)
+        sizes.append(s)
+        total += s
+    sizes = np.array(sizes)
+    X = gen.standard_normal((n_instances, n_features), dtype=np.float32)  # no float64 temporary
+    concept = np.zeros(n_features, dtype=np.float32)
+    concept[:8] = 1.5
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    y = rng.rand(sizes.size) < 0.5
+    # A positive bag gets one instance near the concept (in its first 8 features).
+    first = offsets[:-1][y]
+    X[first, :8] = concept[:8] + 0.5 * gen.standard_normal((first.size, 8), dtype=np.float32)
+    return X, offsets, y.astype(int)
+
+
+def child(learner, n, d, bag_size, rounds, trees):
+    X, offsets, y = make_data(n, d, bag_size)
+    inst_y = np.repeat(y, np.diff(offsets))
+    if learner.startswith(("gdbt", "forest", "c45")):
+        from mil.bags import Bags
+        bags = Bags(X, offsets)
+        fam, splitter = learner.split("-")[:2]
+        if fam == "gdbt":
+            from mil.ensemble import GDBTMIClassifier
+            # "-d5": trees of depth at most 5 (at most 32 leaves, HistGradientBoosting's 31 by default).
+            est = GDBTMIClassifier(n_estimators=rounds, splitter=splitter, random_state=0,
+                                   max_depth=5 if learner.endswith("-d5") else None)
+        elif fam == "forest":
+            from mil.ensemble import MIRandomForestClassifier
+            est = MIRandomForestClassifier(n_estimators=trees, splitter=splitter, random_state=0, oob_score=False)
+        else:
+            from mil.tree import C45MIClassifier
+            est = C45MIClassifier(splitter=splitter)
+        data = (bags, y)
+    elif learner == "hgb":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+        est = HistGradientBoostingClassifier(max_iter=rounds, early_stopping=False, random_state=0)
+        data = (X, inst_y)
+    elif learner == "lightgbm":
+        import lightgbm
+        est = lightgbm.LGBMClassifier(n_estimators=rounds, num_threads=1, verbose=-1, random_state=0)
+        data = (X, inst_y)
+    elif learner == "rf-exact":
+        from sklearn.ensemble import RandomForestClassifier
+        est = RandomForestClassifier(n_estimators=trees, n_jobs=1, random_state=0)
+        data = (X, inst_y)
+    else:  # dt-exact
+        from sklearn.tree import DecisionTreeClassifier
+        est = DecisionTreeClassifier(criterion="entropy", random_state=0)
+        data = (X, inst_y)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    est.fit(*data)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    trees = getattr(est, "estimators_", None)
+    leaves = None
+    if learner.startswith(("gdbt", "forest")) and trees:
+        leaves = float(np.mean([int((getattr(t, "tree_", t).children_left < 0).sum()) for t in trees]))
+    print(json.dumps(dict(learner=learner, n=n, d=d, seconds=seconds, peak_mb=peak / 1024,
+                          data_peak_mb=before / 1024, x_mb=X.nbytes / 2**20, mean_leaves=leaves)))
+
+
+def run_one(args, learner, n):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    cmd = [sys.executable, __file__, "--child", learner, str(n), str(args.features), str(args.bag_size),
+           str(args.rounds), str(args.trees)]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
+    if out.returncode != 0:
+        return dict(learner=learner, n=n, error=out.stderr.strip().splitlines()[-1:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", nargs="+", type=int, default=[20000, 80000, 320000])
+    p.add_argument("--features", type=int, default=64)
+    p.add_argument("--bag-size", type=int, default=20)
+    p.add_argument("--rounds", type=int, default=100)
+    p.add_argument("--trees", type=int, default=100)
+    p.add_argument("--learners", nargs="+", default=["gdbt-hist", "hgb", "lightgbm", "forest-hist", "rf-exact",
+                                                     "c45-hist", "dt-exact"], choices=LEARNERS)
+    p.add_argument("--timeout", type=float, default=3600)
+    p.add_argument("--out", default=None, help="append the JSON lines here")
+    p.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        learner, n, d, b, r, t = args.child
+        child(learner, int(n), int(d), int(b), int(r), int(t))
+        return
+    for n in args.sizes:
+        res = {}
+        for learner in args.learners:
+            res[learner] = r = run_one(args, learner, n)
+            if args.out:
+                with open(args.out, "a") as fh:
+                    fh.write(json.dumps(dict(r, rounds=args.rounds, trees=args.trees)) + "\n")
+            base = res.get("hgb")
+            if "error" in r:
+                print(f"{n:>9d} {learner:13s} failed: {r['error']}", flush=True)
+                continue
+            ratio = f"{r['seconds'] / base['seconds']:6.1f}x hgb" if base and "seconds" in base else ""
+            leaves = f", {r['mean_leaves']:.0f} leaves/tree" if r.get("mean_leaves") else ""
+            print(f"{n:>9d} {learner:13s} {r['seconds']:8.2f} s  peak {r['peak_mb']:7.0f} MB "
+                  f"(data {r['data_peak_mb']:.0f} MB, X {r['x_mb']:.0f} MB)  {ratio}{leaves}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
