@@ -3,7 +3,8 @@
 For each data set and each seed of --seeds (the learner's seed parameter,
 ``mil._learners.SEED_PARAMS``), the
 mean accuracy and AUC over the published repetitions x 10 folds; then the
-mean over the seeds, their standard deviation and range. Parameters are the
+mean over the seeds, their standard deviation and range (a learner without a
+seed runs once). Parameters are the
 learner's registry defaults, or --param key=value. --json appends one record
 per data set with every fold's numbers.
 
@@ -46,8 +47,11 @@ def main():
         data = load_dataset(name)
         splits = fold_indices(data.target, folds=10, repeats=args.repeats, fold_table=data.folds)
         accs, aucs, t0 = [], [], time.perf_counter()
-        for seed in args.seeds:
-            est = make_learner(args.learner, **params).set_params(**{SEED_PARAMS[args.learner]: seed})
+        seeds = args.seeds if args.learner in SEED_PARAMS else [None]  # a deterministic learner runs once
+        for seed in seeds:
+            est = make_learner(args.learner, **params)
+            if seed is not None:
+                est.set_params(**{SEED_PARAMS[args.learner]: seed})
             res = evaluate(est, data.bags, data.target, splits)
             accs.append(100 * np.mean(res["accuracy"]))
             aucs.append(100 * np.nanmean(res["auc"]))

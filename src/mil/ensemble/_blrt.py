@@ -269,7 +269,8 @@ class BagRandomTreesClassifier(BaseBagClassifier):
     References
     ----------
     T. Komarek and P. Somol, "Multiple instance learning with bag-level
-    randomized trees", ECML PKDD 2018 (LNCS 11051).
+    randomized trees", Machine Learning and Knowledge Discovery in Databases
+    (ECML PKDD 2018).
     P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
     Machine Learning 63(1), 2006.
 
