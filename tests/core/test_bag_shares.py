@@ -81,13 +81,14 @@ def test_best_rule_brute_force(backend, best_ratio):
         w = rng.integers(1, 4, n).astype(float)
         feats = np.array([2, 0])
         ut, ur = rng.random((2, 4)), rng.random((2, 4))
-        got = kernel("_bag_shares").best_rule(np.ascontiguousarray(X.T), off, np.arange(n), cls, w, 3,
-                                              feats, ut, ur, best_ratio, 1)
+        k = kernel("_bag_shares")
+        got = k.best_rule(k.ShareTable(X.T, off), np.arange(n), cls, w, 3, feats, ut, ur, best_ratio, 1)
         want = _brute_best_rule(bags, cls, w, 3, feats, ut, ur, best_ratio, 1)
         if want is None:
             assert got is None
             continue
-        f, theta, r, gain = got
+        f, theta, r, gain, go_left = got
+        np.testing.assert_array_equal(go_left, brute_shares(bags, f, theta) > r)
         assert (f, r) == (want[1], pytest.approx(want[3]))
         assert theta == pytest.approx(want[2])
         parent = (w.sum() * math.log2(w.sum())
@@ -99,16 +100,17 @@ def test_best_rule_min_bags_and_constant_features(backend):
     k = kernel("_bag_shares")
     bags = [np.array([[1.0, 0.0]]), np.array([[2.0, 0.0]]), np.array([[3.0, 0.0]])]
     X, off = _layout(bags)
-    XT = np.ascontiguousarray(X.T)
-    args = (XT, off, np.arange(3), np.array([0, 1, 1]), np.ones(3), 2)
+    args = (k.ShareTable(X.T, off), np.arange(3), np.array([0, 1, 1]), np.ones(3), 2)
     # Feature 1 is constant: no rule.
     assert k.best_rule(*args, np.array([1]), np.full((1, 4), 0.5), np.full((1, 4), 0.5)) is None
     # Two bags per child cannot be had from three bags.
     assert k.best_rule(*args, np.array([0]), np.full((1, 4), 0.5), np.full((1, 4), 0.5),
                        True, 2) is None
     # The best ratio separates bag 0 (share 1 at theta 1.2) from the others.
-    f, theta, r, gain = k.best_rule(*args, np.array([0]), np.full((1, 1), 0.1), np.full((1, 1), 0.99), True)
+    f, theta, r, gain, go_left = k.best_rule(*args, np.array([0]), np.full((1, 1), 0.1), np.full((1, 1), 0.99),
+                                             True)
     assert (f, theta, r) == (0, pytest.approx(1.2), 0.5)
+    np.testing.assert_array_equal(go_left, [True, False, False])
     assert gain == pytest.approx(3 * math.log2(3) - 2 * math.log2(2))
 
 
@@ -146,12 +148,21 @@ def test_bad_arguments(backend):
         k.bag_shares(X[:, 0], off, np.array([2]), 0.0)
     with pytest.raises(ValueError, match="offsets"):
         k.bag_shares(X[:, 0], np.array([0, 2]), np.array([0]), 0.0)
+    table = k.ShareTable(X.T, off)
     with pytest.raises(ValueError, match="features"):
-        k.best_rule(np.ascontiguousarray(X.T), off, np.arange(2), np.array([0, 1]), np.ones(2), 2,
+        k.best_rule(table, np.arange(2), np.array([0, 1]), np.ones(2), 2,
                     np.array([5]), np.zeros((1, 2)), np.zeros((1, 2)))
     with pytest.raises(ValueError, match="bag_weight"):
-        k.best_rule(np.ascontiguousarray(X.T), off, np.arange(2), np.array([0, 1]), np.zeros(2), 2,
+        k.best_rule(table, np.arange(2), np.array([0, 1]), np.zeros(2), 2,
                     np.array([0]), np.zeros((1, 2)), np.zeros((1, 2)))
+    with pytest.raises(ValueError, match="bags"):
+        k.best_rule(table, np.array([0, 2]), np.array([0, 1]), np.ones(2), 2,
+                    np.array([0]), np.zeros((1, 2)), np.zeros((1, 2)))
+    with pytest.raises(TypeError, match="ShareTable"):
+        k.best_rule(X.T, np.arange(2), np.array([0, 1]), np.ones(2), 2,
+                    np.array([0]), np.zeros((1, 2)), np.zeros((1, 2)))
+    with pytest.raises(ValueError, match="offsets"):
+        k.ShareTable(X.T, np.array([0, 1]))
     with pytest.raises(ValueError, match="later nodes"):
         k.apply_bags(X, off, np.array([0, -1]), np.zeros(2), np.zeros(2), np.array([0, -1]),
                      np.array([1, -1]))
@@ -178,13 +189,18 @@ def test_compiled_and_twin_identical(seed, n_classes, best_ratio, unit, min_bags
         b[rng.random(b.shape) < 0.1] = np.nan
     X, off = _layout(bags)
     XT = np.ascontiguousarray(X.T)
+    table = compiled.ShareTable(XT, off)
     node = rng.permutation(n)[: int(rng.integers(2, n + 1))]
     cls = rng.integers(0, n_classes, node.size)
     w = np.ones(node.size) if unit else rng.random(node.size) + 0.01
     feats = rng.permutation(4)[:3]
     ut, ur = rng.random((3, 6)), rng.random((3, 6))
-    args = (XT, off, node, cls, w, n_classes, feats, ut, ur, best_ratio, min_bags)
-    assert compiled.best_rule(*args) == python.best_rule(*args)
+    args = (table, node, cls, w, n_classes, feats, ut, ur, best_ratio, min_bags)
+    a, b = compiled.best_rule(*args), python.best_rule(*args)
+    assert (a is None) == (b is None)
+    if a is not None:
+        assert a[:4] == b[:4]
+        np.testing.assert_array_equal(a[4], b[4])
     theta = float(rng.integers(0, 4))
     np.testing.assert_array_equal(compiled.bag_shares(XT[1], off, node, theta),
                                   python.bag_shares(XT[1], off, node, theta))

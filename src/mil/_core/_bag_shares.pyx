@@ -30,9 +30,9 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
-from mil._core._bag_shares_py import apply_args, rule_args, shares_args
+from mil._core._bag_shares_py import ShareTable, apply_args, rule_args, shares_args
 
-__all__ = ["bag_shares", "best_rule", "apply_bags"]
+__all__ = ["ShareTable", "bag_shares", "best_rule", "apply_bags"]
 
 #: numpy layout of ShareKey (the scratch of the best-ratio sweep)
 _KEY_DTYPE = np.dtype([("share", np.float64), ("pos", np.intp)], align=True)
@@ -264,15 +264,14 @@ def bag_shares(col_, offsets_, bags_, theta):
     return out
 
 
-def best_rule(XT_, offsets_, bags_, bag_class_, bag_weight_, n_classes, features_, u_theta_, u_ratio_,
+def best_rule(table, bags_, bag_class_, bag_weight_, n_classes, features_, u_theta_, u_ratio_,
               best_ratio=False, min_bags=1):
     """The best of a node's random bag-ratio rules (see the module docstring).
 
     Parameters
     ----------
-    XT : ndarray of float64, shape (n_features, n_instances)
-        Instances, feature-major.
-    offsets : ndarray of intp, shape (n_all_bags + 1,)
+    table : ShareTable
+        The instances (feature-major) and bag offsets, checked once per fit.
     bags : ndarray of intp, shape (n_bags,)
         The node's bags.
     bag_class, bag_weight : ndarray, shape (n_bags,)
@@ -290,14 +289,15 @@ def best_rule(XT_, offsets_, bags_, bag_class_, bag_weight_, n_classes, features
 
     Returns
     -------
-    rule : tuple (feature, theta, ratio, gain) or None
+    rule : tuple (feature, theta, ratio, gain, go_left) or None
         None when no candidate leaves `min_bags` bags on both sides; gain is
-        the node's entropy decrease times its bag weight (bits).
+        the node's entropy decrease times its bag weight (bits); go_left
+        (bool, one per node bag) says which bags the rule sends left.
     """
-    XT_, offsets_, bags_, bag_class_, bag_weight_, features_, u_theta_, u_ratio_ = rule_args(
-        XT_, offsets_, bags_, bag_class_, bag_weight_, n_classes, features_, u_theta_, u_ratio_, min_bags)
-    cdef const float64_t[:, ::1] XT = XT_
-    cdef const intp_t[::1] offsets = offsets_
+    bags_, bag_class_, bag_weight_, features_, u_theta_, u_ratio_ = rule_args(
+        table, bags_, bag_class_, bag_weight_, n_classes, features_, u_theta_, u_ratio_, min_bags)
+    cdef const float64_t[:, ::1] XT = table.XT
+    cdef const intp_t[::1] offsets = table.offsets
     cdef const intp_t[::1] bags = bags_
     cdef const intp_t[::1] bag_class = bag_class_
     cdef const float64_t[::1] bag_weight = bag_weight_
@@ -324,9 +324,14 @@ def best_rule(XT_, offsets_, bags_, bag_class_, bag_weight_, n_classes, features
                             &bag_weight[0], C, &features[0], n_feat, &u_theta[0, 0], &u_ratio[0, 0],
                             n_rules, exact, mb, &counts[0], &work[0], &iwork[0],
                             <ShareKey*> &keys[0], &out[0])
+        if found:  # the chosen rule's shares, into the scratch
+            c_bag_shares(&XT[<intp_t> out[RULE_FEATURE], 0], &offsets[0], &bags[0], n, out[RULE_THRESHOLD],
+                         &work[0])
     if not found:
         return None
-    return int(out_[RULE_FEATURE]), float(out_[RULE_THRESHOLD]), float(out_[RULE_RATIO]), float(out_[RULE_GAIN])
+    go_left = work_[:n] > out_[RULE_RATIO]
+    return (int(out_[RULE_FEATURE]), float(out_[RULE_THRESHOLD]), float(out_[RULE_RATIO]), float(out_[RULE_GAIN]),
+            go_left)
 
 
 def apply_bags(X_, offsets_, feature_, threshold_, ratio_, left_, right_):

@@ -15,10 +15,36 @@ import numpy as np
 
 from mil._core._checks import as_array, check_int, check_offsets
 
-__all__ = ["bag_shares", "best_rule", "apply_bags"]
+__all__ = ["ShareTable", "bag_shares", "best_rule", "apply_bags"]
 
 
 # -- argument checks (shared with the compiled module) -------------------------
+
+class ShareTable:
+    """A training instance table checked once for the node searches of a fit.
+
+    :func:`best_rule` runs at every node of every tree; checking the whole
+    table there would cost O(n_bags) per node. The table is checked here
+    instead (both backends accept it), and each call checks only the node's
+    own arguments.
+
+    Parameters
+    ----------
+    XT : ndarray of float64, shape (n_features, n_instances)
+        Instances, feature-major.
+    offsets : ndarray of intp, shape (n_bags + 1,)
+        Bag b owns instances ``offsets[b]:offsets[b + 1]`` (non-empty).
+    """
+
+    __slots__ = ("XT", "offsets")
+
+    def __init__(self, XT, offsets):
+        self.XT = as_array(XT, "XT", np.float64, 2)
+        self.offsets = check_offsets(offsets, self.XT.shape[1])
+
+    @property
+    def n_bags(self):
+        return self.offsets.shape[0] - 1
 
 def _check_index(values, high, name, what):
     if values.size and (values.min() < 0 or values.max() >= high):
@@ -42,12 +68,13 @@ def shares_args(col, offsets, bags, theta):
     return col, offsets, bags, float(theta)
 
 
-def rule_args(XT, offsets, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio, min_bags):
-    """Checked arguments of :func:`best_rule`."""
-    XT = as_array(XT, "XT", np.float64, 2)
-    offsets = check_offsets(offsets, XT.shape[1])
+def rule_args(table, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio, min_bags):
+    """Checked arguments of :func:`best_rule` (the table was checked when it was made)."""
+    if not isinstance(table, ShareTable):
+        raise TypeError(f"table must be a ShareTable; got {type(table).__name__}")
+    XT = table.XT
     bags = as_array(bags, "bags", np.intp, 1)
-    _check_index(bags, offsets.shape[0] - 1, "bags", "bag")
+    _check_index(bags, table.n_bags, "bags", "bag")
     n = bags.shape[0]
     check_int(n_classes, "n_classes", minimum=1)
     check_int(min_bags, "min_bags", minimum=1)
@@ -66,7 +93,7 @@ def rule_args(XT, offsets, bags, bag_class, bag_weight, n_classes, features, u_t
     if u_theta.shape != u_ratio.shape or u_theta.shape[0] != features.shape[0]:
         raise ValueError(f"u_theta and u_ratio must both have shape (n_feat, n_rules) with n_feat = "
                          f"{features.shape[0]}; got {u_theta.shape} and {u_ratio.shape}")
-    return XT, offsets, bags, bag_class, bag_weight, features, u_theta, u_ratio
+    return bags, bag_class, bag_weight, features, u_theta, u_ratio
 
 
 def apply_args(X, offsets, feature, threshold, ratio, left, right):
@@ -138,11 +165,12 @@ def bag_shares(col, offsets, bags, theta):
     return counts / sizes.astype(np.float64)
 
 
-def best_rule(XT, offsets, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio,
+def best_rule(table, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio,
               best_ratio=False, min_bags=1):
     """The best of a node's random bag-ratio rules (see the compiled twin)."""
-    XT, offsets, bags, bag_class, bag_weight, features, u_theta, u_ratio = rule_args(
-        XT, offsets, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio, min_bags)
+    bags, bag_class, bag_weight, features, u_theta, u_ratio = rule_args(
+        table, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio, min_bags)
+    XT, offsets = table.XT, table.offsets
     n, n_rules = bags.shape[0], u_theta.shape[1]
     if n < 2 or features.shape[0] == 0 or n_rules == 0:
         return None
@@ -196,7 +224,9 @@ def best_rule(XT, offsets, bags, bag_class, bag_weight, n_classes, features, u_t
     losses, rules = np.concatenate(losses), np.concatenate(rules)
     i = int(np.argmin(losses))
     gain = _mass(total[None, :])[0] - losses[i]
-    return int(rules[i, 0]), float(rules[i, 1]), float(rules[i, 2]), float(gain)
+    f, theta, r = int(rules[i, 0]), float(rules[i, 1]), float(rules[i, 2])
+    go_left = np.add.reduceat((XT[f, inst] <= theta).astype(np.intp), starts) / sizes > r
+    return f, theta, r, float(gain), go_left
 
 
 def apply_bags(X, offsets, feature, threshold, ratio, left, right):

@@ -146,7 +146,7 @@ class BagRatioTree:
         return f"BagRatioTree(node_count={self.node_count}, random_state={self.random_state})"
 
 
-def _grow_tree(XT, offsets, y_enc, n_classes, weight, seed, n_feat, n_rules, best_ratio, min_bags, max_depth):
+def _grow_tree(table, y_enc, n_classes, weight, seed, n_feat, n_rules, best_ratio, min_bags, max_depth):
     """Grow one bag-ratio tree on the bags of positive `weight` (depth first).
 
     Per inner node, one draw of ``d + 2 n_feat n_rules`` uniforms: the
@@ -157,7 +157,7 @@ def _grow_tree(XT, offsets, y_enc, n_classes, weight, seed, n_feat, n_rules, bes
     """
     rng = np.random.default_rng(seed)
     k = kernel("_bag_shares")
-    d = XT.shape[0]
+    d = table.XT.shape[0]
     feature, threshold, ratio, left, right, value, gain, n_node = [], [], [], [], [], [], [], []
 
     def new_node(bags):
@@ -179,12 +179,11 @@ def _grow_tree(XT, offsets, y_enc, n_classes, weight, seed, n_feat, n_rules, bes
         feats = np.argsort(u[:d], kind="stable")[:n_feat]
         u_theta = u[d:d + n_feat * n_rules].reshape(n_feat, n_rules)
         u_ratio = u[d + n_feat * n_rules:].reshape(n_feat, n_rules)
-        rule = k.best_rule(XT, offsets, bags, y_enc[bags], weight[bags], n_classes, feats, u_theta, u_ratio,
+        rule = k.best_rule(table, bags, y_enc[bags], weight[bags], n_classes, feats, u_theta, u_ratio,
                            best_ratio, min_bags)
         if rule is None:
             continue
-        f, theta, r, g = rule
-        go_left = k.bag_shares(XT[f], offsets, bags, theta) > r
+        f, theta, r, g, go_left = rule
         feature[node], threshold[node], ratio[node], gain[node] = f, theta, r, g
         lb, rb = bags[go_left], bags[~go_left]
         left[node] = new_node(lb)
@@ -357,11 +356,10 @@ class BagRandomTreesClassifier(BaseBagClassifier):
             counts = [_bootstrap_counts(seed, n_bags, n_drawn) for seed in seeds]
         else:
             counts = [None] * self.n_estimators
-        XT = np.ascontiguousarray(bags.instances.T, dtype=np.float64)
-        offsets = np.ascontiguousarray(bags.offsets, dtype=np.intp)
+        table = kernel("_bag_shares").ShareTable(bags.instances.T, bags.offsets)
         best_ratio = self.ratio == "best"
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_grow_tree)(XT, offsets, y_enc, len(self.classes_), weight if c is None else c * weight,
+            delayed(_grow_tree)(table, y_enc, len(self.classes_), weight if c is None else c * weight,
                                 int(seed), n_feat, self.n_rules, best_ratio, self.min_bags_leaf, self.max_depth)
             for seed, c in zip(seeds, counts))
         self.estimators_samples_ = [np.repeat(np.arange(n_bags), c) if c is not None else np.arange(n_bags)
