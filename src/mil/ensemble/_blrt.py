@@ -225,7 +225,9 @@ class BagRandomTreesClassifier(BaseBagClassifier):
         Candidate thresholds (rules) per searched feature.
     ratio : {"random", "best"}, default="random"
         How each candidate's r is chosen: uniformly at random (the paper),
-        or as the cut of the bags' shares of least entropy.
+        or as the cut of the bags' shares of least entropy. Measured level on
+        the shipped sets (5 x 10-fold, three seeds: mean 81.79 for "best"
+        against 81.75; see :doc:`/results/trees`).
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample of the bags (a bag drawn k times
         weighs k times); the paper grows every tree on all bags.
