@@ -39,23 +39,33 @@ def cv_accuracy(make, bags, y, folds):
 #: Display names of the ``mil reproduce trees`` learners.
 NAMES = {"id3-mi": "ID3-MI", "c45-mi": "C4.5-MI", "gdbt-mi": "GDBT-MI", "ripper-mi": "RIPPER-MI",
          "simplemi-tree": "SimpleMI + C4.5", "miwrapper-tree": "MIWrapper + C4.5",
-         "mi-forest": "MI random forest"}
+         "mi-forest": "MI random forest", "blrt": "BLRT", "miwrapper-hgb": "MIWrapper + HistGradientBoosting",
+         "simplemi-rf": "SimpleMI + random forest"}
 SET_NAMES = {"musk1": "Musk1", "musk2": "Musk2", "elephant": "Elephant", "fox": "Fox", "tiger": "Tiger"}
 
 
 def reproduction_cells(result):
-    """``(columns, rows)`` of a ``mil reproduce trees --json`` result: "mean +- std" (best in bold)."""
+    """``(columns, rows)`` of a ``mil reproduce trees --json`` result: "mean +- std" (best in bold).
+
+    A learner run over several seeds (``seed_accuracy``, with ``seeds`` > 1) shows the mean
+    of its seeds' fold means and their range, "mean [lowest-highest]", and is marked "*".
+    """
     sets = list(next(iter(result["accuracy"].values())))
+    by_seed = result.get("seed_accuracy", {}) if result.get("seeds", 1) > 1 else {}
     means = {(l, d): 100 * np.mean(result["accuracy"][l][d]) for l in result["accuracy"] for d in sets}
     best = {d: max(round(means[l, d], 1) for l in result["accuracy"]) for d in sets}
     rows = []
     for learner, per_set in result["accuracy"].items():
         cells = []
         for d in sets:
-            m, sd = means[learner, d], 100 * np.std(per_set[d])
+            m = means[learner, d]
             mean = f"**{m:.1f}**" if round(m, 1) == best[d] else f"{m:.1f}"
-            cells.append(f"{mean} +- {sd:.1f}")
-        rows.append([NAMES.get(learner, learner), *cells])
+            if learner in by_seed:
+                s = 100 * np.asarray(by_seed[learner][d])
+                cells.append(f"{mean} [{s.min():.1f}-{s.max():.1f}]")
+            else:
+                cells.append(f"{mean} +- {100 * np.std(per_set[d]):.1f}")
+        rows.append([NAMES.get(learner, learner) + (" *" if learner in by_seed else ""), *cells])
     return ["learner", *(SET_NAMES.get(d, d) for d in sets)], rows
 
 
@@ -65,16 +75,17 @@ def merge_results(paths):
     Learners keep the order of their first appearance; a (learner, set) cell of a later file
     replaces the same cell of an earlier one (e.g. a ``--learners`` re-run over a full run).
     """
-    merged = {"title": None, "accuracy": {}, "seconds": {}, "staged_error": {}}
+    merged = {"title": None, "accuracy": {}, "seconds": {}, "staged_error": {}, "seed_accuracy": {}, "seeds": 1}
     for path in paths:
         with open(path) as fh:
             part = json.load(fh)
         merged["title"] = merged["title"] or part["title"]
         merged["staged_error"].update(part.get("staged_error", {}))
-        for key in ("accuracy", "seconds"):
-            for learner, per_set in part[key].items():
+        merged["seeds"] = max(merged["seeds"], part.get("seeds", 1))
+        for key in ("accuracy", "seconds", "seed_accuracy"):
+            for learner, per_set in part.get(key, {}).items():
                 merged[key].setdefault(learner, {}).update(per_set)
-    for key in ("accuracy", "seconds"):
+    for key in ("accuracy", "seconds", "seed_accuracy"):
         for learner, per_set in merged[key].items():
             order = sorted(per_set, key=lambda d: DATASETS.index(d) if d in DATASETS else len(DATASETS))
             merged[key][learner] = {d: per_set[d] for d in order}

@@ -110,15 +110,17 @@ def test_reproduce_trees_quick(tmp_path, capsys):
     assert main(["reproduce", "trees", "--quick", "--quiet", "--jobs", "2",
                  "--plot-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "mi-forest"):
+    for learner in ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "mi-forest", "blrt", "miwrapper-hgb",
+                    "simplemi-rf"):
         assert learner in out
     assert "two folds of Musk1" in out
+    assert "blrt *" in out and "mean over seeds 0-2" in out  # three seeds by default
     if __import__("mil.plotting", fromlist=["x"]).plotting_available():
         assert (tmp_path / "gdbt_mi_error.png").stat().st_size > 10_000
 
 
 def test_reproduce_trees_quick_json_keeps_stdout_parseable(tmp_path, capsys):
-    assert main(["reproduce", "trees", "--quick", "--json", "--plot-dir", str(tmp_path)]) == 0
+    assert main(["reproduce", "trees", "--quick", "--json", "--seeds", "1", "--plot-dir", str(tmp_path)]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert {"id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree",
@@ -437,7 +439,7 @@ def test_version(capsys):
 
 def test_no_plot_unless_plot_dir(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["reproduce", "trees", "--quick", "--json"]) == 0
+    assert main(["reproduce", "trees", "--quick", "--json", "--seeds", "1"]) == 0
     assert main(["reproduce", "distances", "--quick", "--quiet"]) == 0
     assert main(["--model", "bag-knn", "--folds", "3", "--quiet"]) == 0
     assert list(tmp_path.iterdir()) == []

@@ -11,7 +11,7 @@ import pytest
 import sklearn
 from sklearn.utils.fixes import parse_version
 
-from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
+from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
@@ -32,6 +32,7 @@ ESTIMATORS = [
     CitationKNNClassifier(),
     MIRandomForestClassifier(n_estimators=10, random_state=0),
     MIRandomForestClassifier(n_estimators=10, random_state=0, splitter="hist"),
+    BagRandomTreesClassifier(n_estimators=10, random_state=0),
     SimpleMIClassifier(),
     MIWrapperClassifier(),
 ]

@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQUIRE_COMPILED)
 from mil._config import show_config
 from mil.bags import Bags
-from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
+from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
@@ -36,5 +36,5 @@ def get_include():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["BagKNNClassifier", "Bags", "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier",
+__all__ = ["BagKNNClassifier", "BagRandomTreesClassifier", "Bags", "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier",
            "ID3MIClassifier", "MIRandomForestClassifier", "RipperMIClassifier", "get_include", "show_config", "__version__"]

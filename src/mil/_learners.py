@@ -2,7 +2,7 @@
 
 import importlib
 
-__all__ = ["LEARNERS", "make_learner", "available_learners"]
+__all__ = ["LEARNERS", "SEED_PARAMS", "make_learner", "available_learners"]
 
 
 def _c45(**params):
@@ -19,6 +19,18 @@ def _calibrated_c45():
 
     tree = SingleInstanceClassifier(_c45(min_bags_leaf=2, pruning=True))
     return CalibratedClassifierCV(tree, method="sigmoid", cv=5, ensemble=False)
+
+
+def _hgb():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier()
+
+
+def _rf():
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=100, random_state=0)
 
 
 #: name -> (module, class, default parameters, one-line description); the
@@ -55,6 +67,28 @@ LEARNERS = {
     "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {"random_state": 0},
                   "MI random forest: 100 C4.5-MI trees on bootstrap bag samples, sqrt features per node, "
                   "each tree's instances pooled at an out-of-bag sharpness"),
+    # Komarek and Somol (ECML PKDD 2018) at the paper's defaults: 100 trees, sqrt(d) features,
+    # 16 rules per feature, random ratios, no bootstrap.
+    "blrt": ("mil.ensemble", "BagRandomTreesClassifier", {"random_state": 0},
+             "bag-level randomized trees: 100 extremely randomised trees whose rules read the share of "
+             "a bag's instances with x_f <= theta"),
+    # The two trivial baselines every multi-instance learner must beat: a gradient-boosted
+    # instance classifier on bag labels (mean of the instances' probabilities) and a random
+    # forest on per-bag feature means.
+    "miwrapper-hgb": ("mil.wrappers", "MIWrapperClassifier", lambda: {"estimator": _hgb()},
+                      "MIWrapper around scikit-learn's HistGradientBoostingClassifier"),
+    "simplemi-rf": ("mil.wrappers", "SimpleMIClassifier", lambda: {"estimator": _rf()},
+                    "SimpleMI around scikit-learn's RandomForestClassifier(n_estimators=100)"),
+}
+
+
+#: The randomised learners: name -> the parameter that seeds them (reported over seeds).
+SEED_PARAMS = {
+    "gdbt-mi": "random_state",
+    "ripper-mi": "random_state",
+    "mi-forest": "random_state",
+    "blrt": "random_state",
+    "simplemi-rf": "estimator__random_state",
 }
 
 

@@ -642,6 +642,9 @@ def _print_reproduction(args, result, title, extra=None):
           + (f" (quick: {result.quick_note})" if result.quick
              else f" ({getattr(result, 'protocol', 'published folds, repetition 0')})") + "\n")
     print(_table(rows, ["learner", *result.datasets]))
+    if any(row[0].endswith(" *") for row in rows):
+        print(f"\n* randomised learner: mean over seeds 0-{result.seeds - 1} of the fold means, "
+              "[lowest-highest seed mean]")
     total = sum(sum(v.values()) for v in result.seconds.values())
     print(f"\ntotal time: {total:.1f} s")
 
@@ -654,15 +657,25 @@ def _cmd_reproduce_trees(args):
     datasets = _datasets_option(args)
     n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
     folds = 2 if args.quick else 10 * args.repeats
+    if args.seeds < 1:
+        raise CLIError(f"--seeds must be at least 1, got {args.seeds}")
     learners = tuple(args.learners or TREE_LEARNERS)
     bad = [name for name in learners if name not in TREE_LEARNERS]
     if bad:
         raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce trees runs: {', '.join(TREE_LEARNERS)}")
-    with Progress(n_sets * len(learners) * folds, enabled=False if args.quiet or args.json else None) as bar:
+    from mil._learners import SEED_PARAMS
+
+    runs = sum(args.seeds if name in SEED_PARAMS else 1 for name in learners)
+    with Progress(n_sets * runs * folds, enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_trees(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
-                                 n_jobs=args.jobs, repeats=args.repeats)
+                                 n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
     staged = {"staged_error": {name: {k: [float(v) for v in c] for k, c in curves.items()}
-                               for name, curves in result.staged.items()}}
+                               for name, curves in result.staged.items()},
+              "seeds": result.seeds,
+              "seed_accuracy": {l: {d: [float(v) for v in a] for d, a in per.items()}
+                                for l, per in result.seed_accuracy.items()},
+              "seed_auc": {l: {d: [float(v) for v in a] for d, a in per.items()}
+                           for l, per in result.seed_auc.items()}}
     _print_reproduction(args, result, ", ".join(result.learners), staged)
     if result.staged:
         def panels():
@@ -887,7 +900,9 @@ def build_parser():
                                        "inner 5-fold choice of references and sigma; plots of accuracy "
                                        "against references and sigma (integrated distance)"),
                          ("trees", "ID3-MI, C4.5-MI, GDBT-MI, RIPPER-MI, SimpleMI and MIWrapper with "
-                                   "C4.5 inside, and the MI random forest; plot of GDBT-MI error "
+                                   "C4.5 inside, the MI random forest, bag-level randomized trees (BLRT) "
+                                   "and two baselines (MIWrapper with gradient boosting, SimpleMI with a "
+                                   "random forest); randomised learners over seeds; plot of GDBT-MI error "
                                    "against rounds on Musk1 and Musk2")):
         r = rep_sub.add_parser(target, help=text, description=text)
         r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
@@ -906,10 +921,14 @@ def build_parser():
         if target == "trees":
             r.add_argument("--repeats", type=int, default=1, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 1, repetition 0)")
+            r.add_argument("--seeds", type=int, default=3, metavar="S",
+                           help="run each randomised learner (GDBT-MI, RIPPER-MI, the MI forest, BLRT, "
+                                "SimpleMI with a random forest) with the seeds 0..S-1 and report the mean "
+                                "over seeds and its range (default: 3)")
             r.add_argument("--learners", nargs="+", metavar="NAME",
-                           help="subset of the learners (default: all seven: id3-mi, c45-mi, gdbt-mi, "
-                                "ripper-mi, simplemi-tree, miwrapper-tree, mi-forest), e.g. to re-run "
-                                "the ones whose defaults changed")
+                           help="subset of the learners (default: all ten: id3-mi, c45-mi, gdbt-mi, "
+                                "ripper-mi, simplemi-tree, miwrapper-tree, mi-forest, blrt, miwrapper-hgb, "
+                                "simplemi-rf), e.g. to re-run the ones whose defaults changed")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
                            help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "

@@ -33,6 +33,15 @@ from mil._core._bag_counts cimport (
 # _binning: bin code of a value (histogram split search of the trees).
 from mil._core._binning cimport c_bin_code
 
+# _bag_shares: bag-ratio rules of bag-level randomized trees (share of a bag's
+# instances with x_f <= theta), the node's rule search and the routing of bags.
+from mil._core._bag_shares cimport (
+    ShareKey,
+    c_bag_shares,
+    c_best_rule,
+    c_apply_bags,
+)
+
 # _rule_split: condition search and bag coverage of RIPPER-MI.
 from mil._core._rule_split cimport (
     c_best_conditions,

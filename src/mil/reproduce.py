@@ -14,7 +14,7 @@ import time
 import numpy as np
 from sklearn.utils import Bunch
 
-from mil._learners import make_learner
+from mil._learners import SEED_PARAMS, make_learner
 from mil.datasets import load_dataset
 from mil.evaluation import evaluate, fold_indices
 
@@ -22,7 +22,8 @@ __all__ = ["DATASET_NAMES", "TREE_LEARNERS", "milweb_table", "reproduce_distance
            "reproduce_trees", "reproduce_three_class"]
 
 DATASET_NAMES = ("musk1", "musk2", "elephant", "fox", "tiger")
-TREE_LEARNERS = ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree", "mi-forest")
+TREE_LEARNERS = ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree", "mi-forest", "blrt",
+                 "miwrapper-hgb", "simplemi-rf")
 #: Data sets whose GDBT-MI error against rounds is plotted (the GDBT-MI paper's figure).
 STAGED_DATASETS = ("musk1", "musk2")
 
@@ -47,7 +48,7 @@ class _StagedErrors:
         return out
 
 
-def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=1):
+def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=1, seeds=1):
     """10-fold CV of the tree learners (:data:`TREE_LEARNERS`) on the shipped sets.
 
     Parameters
@@ -57,7 +58,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
     learners : sequence of str, default=None
         Registry names (default: :data:`TREE_LEARNERS`).
     quick : bool, default=False
-        Two folds of Musk1 and 20 boosting rounds.
+        Two folds of Musk1, 20 boosting rounds, 10 trees in the forests.
     progress : mil._progress.Progress, default=None
     n_jobs : int, default=None
         Worker processes over the folds of each learner (results do not
@@ -66,46 +67,65 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
         Published repetitions of the 10-fold CV (1 to 5): repetition 0 alone,
         or the first `repeats` fold assignments (the folds of all of them
         are pooled in ``accuracy``).
+    seeds : int, default=1
+        The randomised learners (those of :data:`mil._learners.SEED_PARAMS`:
+        GDBT-MI, RIPPER-MI, the forests, BLRT, SimpleMI with a random forest)
+        run with the seeds 0 .. `seeds` - 1; the others once.
 
     Returns
     -------
     result : Bunch
         ``accuracy[learner][dataset]`` (array, one per fold, repetition after
-        repetition), ``auc`` likewise, ``protocol`` (the folds used, in words),
-        ``seconds[learner][dataset]``, and ``staged[dataset]`` with
-        ``train`` / ``test``: mean bag error of GDBT-MI after each round
-        over the folds (Musk1 and Musk2 only).
+        repetition, and seed after seed for a randomised learner), ``auc``
+        likewise, ``seed_accuracy[learner][dataset]`` and ``seed_auc`` (for
+        the randomised learners: the mean over the folds of each seed),
+        ``seeds``, ``protocol`` (the folds used, in words),
+        ``seconds[learner][dataset]`` (all seeds), and ``staged[dataset]``
+        with ``train`` / ``test``: mean bag error of GDBT-MI (seed 0) after
+        each round over the folds (Musk1 and Musk2 only).
     """
     datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
     learners = tuple(learners or TREE_LEARNERS)
     if not 1 <= repeats <= 5:
         raise ValueError(f"repeats must be between 1 and 5 (the published repetitions); got {repeats}")
-    acc, auc, secs, staged = {}, {}, {}, {}
+    if seeds < 1:
+        raise ValueError(f"seeds must be at least 1; got {seeds}")
+    acc, auc, secs, staged, seed_acc, seed_auc = {}, {}, {}, {}, {}, {}
     for name in datasets:
         data = load_dataset(name)
         bags, y = data.bags, data.target
         splits = _splits(data, quick, repeats)
         for learner in learners:
             params = {"n_estimators": 20 if quick else 200} if learner == "gdbt-mi" else {}
-            if learner == "mi-forest" and quick:
+            if learner in ("mi-forest", "blrt") and quick:
                 params = {"n_estimators": 10}
-            est = make_learner(learner, **params)
+            runs = range(seeds) if learner in SEED_PARAMS else (None,)
             if progress is not None:
-                progress.set_label(f"{learner} on {name}", len(splits))
-            plot = learner == "gdbt-mi" and name in STAGED_DATASETS
+                progress.set_label(f"{learner} on {name}", len(splits) * len(runs))
             t0 = time.perf_counter()
-            res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
-                           callback=_StagedErrors(bags, y) if plot else None)
+            fold_acc, fold_auc = [], []
+            for seed in runs:
+                est = make_learner(learner, **params)
+                if seed is not None:
+                    est.set_params(**{SEED_PARAMS[learner]: seed})
+                plot = learner == "gdbt-mi" and name in STAGED_DATASETS and not seed
+                res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
+                               callback=_StagedErrors(bags, y) if plot else None)
+                if plot:
+                    staged[name] = {key: np.mean([fold[key] for fold in res["callback"]], axis=0)
+                                    for key in ("train", "test")}
+                fold_acc.append(res["accuracy"])
+                fold_auc.append(res["auc"])
             secs.setdefault(learner, {})[name] = time.perf_counter() - t0
-            if plot:
-                staged[name] = {key: np.mean([fold[key] for fold in res["callback"]], axis=0)
-                                for key in ("train", "test")}
-            acc.setdefault(learner, {})[name] = res["accuracy"]
-            auc.setdefault(learner, {})[name] = res["auc"]
+            acc.setdefault(learner, {})[name] = np.concatenate(fold_acc)
+            auc.setdefault(learner, {})[name] = np.concatenate(fold_auc)
+            if learner in SEED_PARAMS:
+                seed_acc.setdefault(learner, {})[name] = np.array([a.mean() for a in fold_acc])
+                seed_auc.setdefault(learner, {})[name] = np.array([np.nanmean(a) for a in fold_auc])
     protocol = "published folds, " + ("repetition 0" if repeats == 1 else f"repetitions 0-{repeats - 1}")
-    return Bunch(accuracy=acc, auc=auc, seconds=secs, staged=staged, datasets=datasets,
-                 learners=learners, quick=quick, protocol=protocol,
-                 quick_note="two folds of Musk1, 20 boosting rounds, 10 forest trees")
+    return Bunch(accuracy=acc, auc=auc, seconds=secs, staged=staged, datasets=datasets, seeds=seeds,
+                 seed_accuracy=seed_acc, seed_auc=seed_auc, learners=learners, quick=quick, protocol=protocol,
+                 quick_note="two folds of Musk1, 20 boosting rounds, 10 trees in the forests")
 
 
 def _distance_learners():
@@ -287,11 +307,22 @@ def milweb_table(result):
 
 
 def accuracy_table(result):
-    """Rows ``[learner, "mean ± std" per data set]`` of a reproduction result (percent)."""
+    """Rows ``[learner, cell per data set]`` of a reproduction result (percent).
+
+    A cell is "mean ± std" over the folds; for a learner run over several
+    seeds (``result.seed_accuracy``), the learner is marked ``*`` and the cell
+    is the mean over the seeds of their fold means, with the range of those
+    seed means in brackets.
+    """
     rows = []
+    by_seed = getattr(result, "seed_accuracy", {}) if getattr(result, "seeds", 1) > 1 else {}
     for learner in result.learners:
-        cells = [learner]
+        cells = [learner + (" *" if learner in by_seed else "")]
         for name in result.datasets:
+            if learner in by_seed:
+                s = 100 * np.asarray(by_seed[learner][name])
+                cells.append(f"{s.mean():.1f} [{s.min():.1f}-{s.max():.1f}]")
+                continue
             a = 100 * np.asarray(result.accuracy[learner][name])
             cells.append(f"{a.mean():.1f} ± {a.std():.1f}")
         rows.append(cells)

@@ -21,6 +21,7 @@ from mil._config import compiled_required, pure_python_requested
 # The kernel stems; a new kernel adds its stem here.
 KERNELS = (
     "_bag_counts",
+    "_bag_shares",
     "_hausdorff",
     "_golden",
     "_binning",

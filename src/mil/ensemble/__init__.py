@@ -3,11 +3,14 @@
 GDBT-MI boosts C4.5-MI trees grown with the split machinery of
 :mod:`mil.tree` (shared code) on a bag-level logistic loss; the random
 forest averages C4.5-MI / ID3-MI trees grown on bootstrap samples of the
-bags with random feature subsets (the same machinery).
+bags with random feature subsets (the same machinery). Bag-level randomized
+trees (BLRT) grow extremely randomised trees whose rules read a share of a
+bag's instances, with their own grower and kernel.
 """
 
+from mil.ensemble._blrt import BagRandomTreesClassifier, BagRatioTree
 from mil.ensemble._forest import MIRandomForestClassifier
 from mil.ensemble._gdbt import GDBTMIClassifier
 from mil.ensemble._plot import plot_staged_error
 
-__all__ = ["GDBTMIClassifier", "MIRandomForestClassifier", "plot_staged_error"]
+__all__ = ["BagRandomTreesClassifier", "BagRatioTree", "GDBTMIClassifier", "MIRandomForestClassifier", "plot_staged_error"]

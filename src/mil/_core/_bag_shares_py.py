@@ -1,0 +1,252 @@
+"""Bag-ratio split rules: the NumPy twin of ``_bag_shares.pyx``.
+
+Vectorised over a feature's thresholds: a comparison matrix of the node's
+instances against all thresholds, summed per bag with ``np.add.reduceat``
+(integer counts, exact). Class weights are summed with ``np.cumsum`` in bag
+order, as the compiled loop adds them, and ``x log2 x`` goes through
+``math.log2`` (the C library's ``log2``, as in the compiled kernel; NumPy's
+vectorised ``log2`` may differ in the last bit), so both build identical
+trees. The argument checks of both twins live here.
+"""
+
+import math
+
+import numpy as np
+
+from mil._core._checks import as_array, check_int, check_offsets
+
+__all__ = ["ShareTable", "bag_shares", "best_rule", "apply_bags"]
+
+
+# -- argument checks (shared with the compiled module) -------------------------
+
+class ShareTable:
+    """A training instance table checked once for the node searches of a fit.
+
+    :func:`best_rule` runs at every node of every tree; checking the whole
+    table there would cost O(n_bags) per node. The table is checked here
+    instead (both backends accept it), and each call checks only the node's
+    own arguments.
+
+    Parameters
+    ----------
+    XT : ndarray of float64, shape (n_features, n_instances)
+        Instances, feature-major.
+    offsets : ndarray of intp, shape (n_bags + 1,)
+        Bag b owns instances ``offsets[b]:offsets[b + 1]`` (non-empty).
+    """
+
+    __slots__ = ("XT", "offsets")
+
+    def __init__(self, XT, offsets):
+        self.XT = as_array(XT, "XT", np.float64, 2)
+        self.offsets = check_offsets(offsets, self.XT.shape[1])
+
+    @property
+    def n_bags(self):
+        return self.offsets.shape[0] - 1
+
+def _check_index(values, high, name, what):
+    if values.size and (values.min() < 0 or values.max() >= high):
+        raise ValueError(f"{name} must hold {what} indices in [0, {high}); got values in "
+                         f"[{values.min()}, {values.max()}]")
+
+
+def _offsets_of(offsets):
+    off = as_array(offsets, "offsets", np.intp, 1)
+    if off.shape[0] == 0:
+        raise ValueError("offsets must hold n_bags + 1 >= 1 entries; got none")
+    return check_offsets(off, int(off[-1]))
+
+
+def shares_args(col, offsets, bags, theta):
+    """Checked arguments of :func:`bag_shares`."""
+    col = as_array(col, "col", np.float64, 1)
+    offsets = check_offsets(offsets, col.shape[0])
+    bags = as_array(bags, "bags", np.intp, 1)
+    _check_index(bags, offsets.shape[0] - 1, "bags", "bag")
+    return col, offsets, bags, float(theta)
+
+
+def rule_args(table, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio, min_bags):
+    """Checked arguments of :func:`best_rule` (the table was checked when it was made)."""
+    if not isinstance(table, ShareTable):
+        raise TypeError(f"table must be a ShareTable; got {type(table).__name__}")
+    XT = table.XT
+    bags = as_array(bags, "bags", np.intp, 1)
+    _check_index(bags, table.n_bags, "bags", "bag")
+    n = bags.shape[0]
+    check_int(n_classes, "n_classes", minimum=1)
+    check_int(min_bags, "min_bags", minimum=1)
+    bag_class = as_array(bag_class, "bag_class", np.intp, 1)
+    bag_weight = as_array(bag_weight, "bag_weight", np.float64, 1)
+    if bag_class.shape[0] != n or bag_weight.shape[0] != n:
+        raise ValueError(f"bag_class and bag_weight need one entry per node bag ({n}); got "
+                         f"{bag_class.shape[0]} and {bag_weight.shape[0]}")
+    _check_index(bag_class, n_classes, "bag_class", "class")
+    if n and not (bag_weight > 0).all():
+        raise ValueError("bag_weight must be positive and finite")
+    features = as_array(features, "features", np.intp, 1)
+    _check_index(features, XT.shape[0], "features", "feature")
+    u_theta = as_array(u_theta, "u_theta", np.float64, 2)
+    u_ratio = as_array(u_ratio, "u_ratio", np.float64, 2)
+    if u_theta.shape != u_ratio.shape or u_theta.shape[0] != features.shape[0]:
+        raise ValueError(f"u_theta and u_ratio must both have shape (n_feat, n_rules) with n_feat = "
+                         f"{features.shape[0]}; got {u_theta.shape} and {u_ratio.shape}")
+    return bags, bag_class, bag_weight, features, u_theta, u_ratio
+
+
+def apply_args(X, offsets, feature, threshold, ratio, left, right):
+    """Checked arguments of :func:`apply_bags`."""
+    X = as_array(X, "X", np.float64, 2)
+    offsets = check_offsets(offsets, X.shape[0])
+    feature = as_array(feature, "feature", np.intp, 1)
+    threshold = as_array(threshold, "threshold", np.float64, 1)
+    ratio = as_array(ratio, "ratio", np.float64, 1)
+    left = as_array(left, "left", np.intp, 1)
+    right = as_array(right, "right", np.intp, 1)
+    m = feature.shape[0]
+    if m == 0 or any(a.shape[0] != m for a in (threshold, ratio, left, right)):
+        raise ValueError("feature, threshold, ratio, left and right must have the same length >= 1")
+    inner = left >= 0
+    _check_index(feature[inner], X.shape[1], "feature", "feature")
+    # Children come after their parent, so every walk ends at a leaf.
+    nodes = np.arange(m)
+    if ((left[inner] <= nodes[inner]) | (left[inner] >= m) | (right[inner] <= nodes[inner])
+            | (right[inner] >= m)).any():
+        raise ValueError("left and right must name later nodes (or -1 for a leaf)")
+    return X, offsets, feature, threshold, ratio, left, right
+
+
+# -- the kernel ------------------------------------------------------------------
+
+def _xlogx(x):
+    """x * log2(x) elementwise (0 for x <= 0), with the C library's log2."""
+    u = np.asarray(x, dtype=np.float64).ravel()
+    return np.array([v * math.log2(v) if v > 0.0 else 0.0 for v in u.tolist()],
+                    dtype=np.float64).reshape(np.shape(x))
+
+
+def _mass(w):
+    """X(W) - sum_c X(w_c) per row of `w` (n, n_classes), W summed in class order."""
+    total = np.zeros(w.shape[0])
+    for c in range(w.shape[1]):
+        total = total + w[:, c]
+    m = _xlogx(total)
+    for c in range(w.shape[1]):
+        m = m - _xlogx(w[:, c])
+    return m
+
+
+def _class_sums(mask, bag_class, bag_weight, n_classes):
+    """Per column of `mask` (n_bags, k) and per class: the weight of the masked bags, summed in bag order."""
+    out = np.empty((mask.shape[1], n_classes))
+    for c in range(n_classes):
+        w = np.where(mask & (bag_class == c)[:, None], bag_weight[:, None], 0.0)
+        out[:, c] = np.cumsum(w, axis=0)[-1] if w.shape[0] else 0.0
+    return out
+
+
+def _node_instances(offsets, bags):
+    """The node's instance indices (bag by bag) and the start of each bag among them."""
+    sizes = offsets[bags + 1] - offsets[bags]
+    starts = np.cumsum(sizes) - sizes
+    inst = np.repeat(offsets[bags] - starts, sizes) + np.arange(sizes.sum())
+    return inst, starts, sizes
+
+
+def bag_shares(col, offsets, bags, theta):
+    """Share of each bag's instances with ``col <= theta`` (see the compiled twin)."""
+    col, offsets, bags, theta = shares_args(col, offsets, bags, theta)
+    if not bags.size:
+        return np.empty(0)
+    inst, starts, sizes = _node_instances(offsets, bags)
+    counts = np.add.reduceat((col[inst] <= theta).astype(np.intp), starts)
+    return counts / sizes.astype(np.float64)
+
+
+def best_rule(table, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio,
+              best_ratio=False, min_bags=1):
+    """The best of a node's random bag-ratio rules (see the compiled twin)."""
+    bags, bag_class, bag_weight, features, u_theta, u_ratio = rule_args(
+        table, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio, min_bags)
+    XT, offsets = table.XT, table.offsets
+    n, n_rules = bags.shape[0], u_theta.shape[1]
+    if n < 2 or features.shape[0] == 0 or n_rules == 0:
+        return None
+    inst, starts, sizes = _node_instances(offsets, bags)
+    sizes = sizes.astype(np.float64)
+    total = _class_sums(np.ones((n, 1), dtype=bool), bag_class, bag_weight, n_classes)[0]
+    losses, rules = [], []
+    for a, f in enumerate(features.tolist()):
+        vals = XT[f, inst]
+        observed = vals[~np.isnan(vals)]
+        if not observed.size:
+            continue
+        lo, hi = observed.min(), observed.max()
+        if not hi > lo:
+            continue
+        theta = lo + u_theta[a] * (hi - lo)
+        counts = np.add.reduceat((vals[:, None] <= theta[None, :]).astype(np.intp), starts, axis=0)
+        shares = counts / sizes[:, None]
+        if not best_ratio:
+            left = shares > u_ratio[a][None, :]
+            n_left = left.sum(axis=0)
+            wl = _class_sums(left, bag_class, bag_weight, n_classes)
+            cands = [(n_left, wl, theta, u_ratio[a])]
+        else:
+            cands = []
+            for k in range(n_rules):
+                s = shares[:, k]
+                order = np.lexsort((np.arange(n), -s))
+                s_sorted = s[order]
+                cuts = np.flatnonzero(s_sorted[1:] < s_sorted[:-1])  # left: order[:t + 1]
+                if not cuts.size:
+                    continue
+                wl = np.empty((cuts.size, n_classes))
+                for c in range(n_classes):
+                    w = np.where(bag_class[order] == c, bag_weight[order], 0.0)
+                    wl[:, c] = np.cumsum(w)[cuts]
+                r = s_sorted[cuts + 1] / 2.0 + s_sorted[cuts] / 2.0
+                cands.append((cuts + 1, wl, np.full(cuts.size, theta[k]), r))
+        for n_left, wl, th, r in cands:
+            ok = (n_left >= min_bags) & (n - n_left >= min_bags)
+            if not ok.any():
+                continue
+            wl = wl[ok]
+            wr = np.empty_like(wl)
+            for c in range(n_classes):
+                wr[:, c] = total[c] - wl[:, c]
+            losses.append(_mass(wl) + _mass(wr))
+            rules.append(np.column_stack([np.full(wl.shape[0], float(f)), th[ok], r[ok]]))
+    if not losses:
+        return None
+    losses, rules = np.concatenate(losses), np.concatenate(rules)
+    i = int(np.argmin(losses))
+    gain = _mass(total[None, :])[0] - losses[i]
+    f, theta, r = int(rules[i, 0]), float(rules[i, 1]), float(rules[i, 2])
+    go_left = np.add.reduceat((XT[f, inst] <= theta).astype(np.intp), starts) / sizes > r
+    return f, theta, r, float(gain), go_left
+
+
+def apply_bags(X, offsets, feature, threshold, ratio, left, right):
+    """The leaf each bag reaches in a bag-ratio tree (see the compiled twin).
+
+    All bags descend one level per step: each step computes the shares of
+    the bags still at inner nodes with their nodes' rules.
+    """
+    X, offsets, feature, threshold, ratio, left, right = apply_args(
+        X, offsets, feature, threshold, ratio, left, right)
+    n_bags = offsets.shape[0] - 1
+    node = np.zeros(n_bags, dtype=np.intp)
+    sizes = np.diff(offsets)
+    active = np.flatnonzero(left[node] >= 0)
+    while active.size:
+        inst, starts, sz = _node_instances(offsets, active)
+        f = np.repeat(feature[node[active]], sz)
+        t = np.repeat(threshold[node[active]], sz)
+        counts = np.add.reduceat((X[inst, f] <= t).astype(np.intp), starts)
+        go_left = counts / sizes[active].astype(np.float64) > ratio[node[active]]
+        node[active] = np.where(go_left, left[node[active]], right[node[active]])
+        active = active[left[node[active]] >= 0]
+    return node
