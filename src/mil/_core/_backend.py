@@ -25,6 +25,7 @@ KERNELS = (
     "_golden",
     "_rule_split",
     "_tree_split",
+    "_set_kernel",
 )
 
 #: name -> {"active": "compiled" | "python", "reason": str, "description": str}
