@@ -23,17 +23,26 @@ __all__ = ["set_kernel_matrices", "set_kernel_diagonal", "EXP_UNDERFLOW"]
 EXP_UNDERFLOW = 746.0
 
 
+def _membership(w, off):
+    """(instances, bags) matrix holding each instance's weight in its bag's column."""
+    M = np.zeros((w.shape[0], off.shape[0] - 1))
+    M[np.arange(w.shape[0]), np.repeat(np.arange(off.shape[0] - 1), np.diff(off))] = w
+    return M
+
+
 def _block_sums(d2, w_r, off_r, w_c, off_c, gammas):
-    """(n_gammas, row bags, column bags) weighted exponential sums of one block."""
+    """(n_gammas, row bags, column bags) weighted exponential sums of one block.
+
+    The per-bag sums are two matrix products with the weighted bag
+    membership matrices (BLAS, faster than ``reduceat`` along rows).
+    """
     out = np.empty((gammas.shape[0], off_r.shape[0] - 1, off_c.shape[0] - 1))
+    Mr, Mc = _membership(w_r, off_r), _membership(w_c, off_c)
     E = np.empty_like(d2)
     for k, g in enumerate(gammas):
         np.multiply(d2, -g, out=E)
         np.exp(E, out=E)
-        E *= w_c[None, :]
-        S = np.add.reduceat(E, off_c[:-1], axis=1)
-        S *= w_r[:, None]
-        out[k] = np.add.reduceat(S, off_r[:-1], axis=0)
+        out[k] = Mr.T @ (E @ Mc)
     return out
 
 
