@@ -14,6 +14,7 @@ from sklearn.utils.fixes import parse_version
 from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
+from mil.svm import BagKernelSVC
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
 from mil.utils.estimator_checks import (
@@ -31,6 +32,8 @@ ESTIMATORS = [
     MIRandomForestClassifier(n_estimators=10, random_state=0),
     SimpleMIClassifier(),
     MIWrapperClassifier(),
+    BagKernelSVC(),
+    BagKernelSVC(kernel="migraph", C=[1.0, 10.0]),
 ]
 
 # The expected failures are kept for scikit-learn 1.9: the common checks change
@@ -70,7 +73,7 @@ def test_bag_checks(estimator, check, request):
 
 
 @pytest.mark.parametrize("check", ["instance_permutation", "string_labels", "method_consistency"])
-@pytest.mark.parametrize("estimator", [BagKNNClassifier(), CitationKNNClassifier()], ids=_id)
+@pytest.mark.parametrize("estimator", [BagKNNClassifier(), CitationKNNClassifier(), BagKernelSVC()], ids=_id)
 def test_bag_checks_three_classes(estimator, check, request):
     reason = THREE_CLASS_XFAIL.get((type(estimator).__name__, check))
     if reason:

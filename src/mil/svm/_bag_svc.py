@@ -114,8 +114,10 @@ class BagKernelSVC(BaseBagClassifier):
         miGraph's edge threshold; None uses each bag's mean intra-bag distance.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
-    cv : int >= 2, default=5
-        Folds of the inner cross-validation (grid and probability scale).
+    cv : int >= 2, CV splitter or iterable of (train, test) splits, default=5
+        Inner cross-validation over the training bags (grid and probability
+        scale). An int is a stratified k-fold with a fixed shuffle (seed 0),
+        k at most the smallest class count.
     class_weight : "balanced", dict or None, default=None
         Multiplies `sample_weight` (the SVM's per-bag C).
     positive_class : label or None, default=None
@@ -164,7 +166,7 @@ class BagKernelSVC(BaseBagClassifier):
         "normalize": [StrOptions({"cosine", "weights", "none"})],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
-        "cv": [Interval(Integral, 2, None, closed="left")],
+        "cv": ["cv_object"],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "positive_class": "no_validation",
         "n_jobs": [Integral, None],
@@ -239,14 +241,29 @@ class BagKernelSVC(BaseBagClassifier):
     def _svc(self, C):
         return SVC(kernel="precomputed", C=C, decision_function_shape="ovr")
 
-    def _inner_folds(self, y):
-        from sklearn.model_selection import StratifiedKFold
+    def _inner_folds(self, y, keep, n_total):
+        """Inner (train, test) splits over the kept bags (`keep`: indices into the fit's bags, or None)."""
+        from sklearn.model_selection import StratifiedKFold, check_cv
 
-        counts = np.bincount(y)
-        k = min(self.cv, int(counts[counts > 0].min()))
-        if k < 2:
-            return []
-        return list(StratifiedKFold(n_splits=k, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
+        if self.cv is None or isinstance(self.cv, Integral):
+            counts = np.bincount(y)
+            k = min(5 if self.cv is None else int(self.cv), int(counts[counts > 0].min()))
+            if k < 2:
+                return []
+            return list(StratifiedKFold(n_splits=k, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
+        if keep is None:
+            return [(np.asarray(tr), np.asarray(te)) for tr, te in check_cv(self.cv, y, classifier=True).split(
+                np.zeros((len(y), 1)), y)]
+        # Splits given over all the bags of fit: renumber them among the kept ones.
+        new = np.full(n_total, -1)
+        new[keep] = np.arange(keep.shape[0])
+        y_full = np.zeros(n_total, dtype=y.dtype)
+        y_full[keep] = y
+        folds = []
+        for tr, te in check_cv(self.cv, y_full, classifier=True).split(np.zeros((n_total, 1)), y_full):
+            tr, te = new[np.asarray(tr)], new[np.asarray(te)]
+            folds.append((tr[tr >= 0], te[te >= 0]))
+        return folds
 
     @staticmethod
     def _scores(svc, K):
@@ -271,13 +288,28 @@ class BagKernelSVC(BaseBagClassifier):
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         if self.kernel == "emd":
             _require_pot()
+        keep, n_total = None, bags.n_bags
+        if weight is not None and (weight == 0).any():
+            # libsvm drops zero-weight samples and numbers its support vectors
+            # among the others: drop them here, so kernel columns and support
+            # indices refer to the same bags.
+            keep = np.flatnonzero(weight > 0)
+            bags, y_enc, weight = bags[keep], y_enc[keep], weight[keep]
+        missing = np.setdiff1d(np.arange(len(self.classes_)), y_enc)
+        if missing.size:
+            raise ValueError(f"class {self.classes_[missing[0]]!r} has no bag with a positive weight; "
+                             "the SVM needs every class of y")
         Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
         if self.scale is not None:
             self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
             bags = _apply_scaling(bags, self.offset_, self.scale_)
         Ks, gammas, diag = self._train_kernels(bags, rel)
-        folds = self._inner_folds(y_enc)
         n_classes = len(self.classes_)
+        if n_classes == 2:
+            # The SVM learns "positive or not" (1 = the positive class), so naming
+            # the other class positive gives the very same problem, bit for bit.
+            y_enc = (y_enc == self._pos_index).astype(np.intp)
+        folds = self._inner_folds(y_enc, keep, n_total)
         multi = n_classes > 2
         self.cv_results_ = None
         gi, ci = 0, 0
@@ -348,12 +380,11 @@ class BagKernelSVC(BaseBagClassifier):
         Returns
         -------
         scores : ndarray of shape (n_bags,) for two classes (the score of
-            ``classes_[1]``), else (n_bags, n_classes) one-vs-rest values.
+            ``classes_[1]``; an exact 0 counts as the negative class), else
+            (n_bags, n_classes) one-vs-rest values.
         """
         s = self._decision(X)
-        if s.ndim == 1:
-            return np.where(s == 0, -np.finfo(np.float64).smallest_subnormal, s)
-        return s
+        return self._oriented(s) if s.ndim == 1 else s
 
     def predict_proba(self, X):
         """Class probabilities: sigmoid / softmax of the scaled decision values.
@@ -366,11 +397,9 @@ class BagKernelSVC(BaseBagClassifier):
         -------
         proba : ndarray of shape (n_bags, n_classes)
             Columns follow ``classes_``; the argmax is the SVM's decision
-            (a decision value of exactly 0 goes to ``classes_[0]``).
+            (a decision value of exactly 0 goes to the negative class).
         """
         s = self._decision(X)
         if s.ndim == 1:
-            p1 = expit(self.proba_scale_ * s)
-            p1 = np.where((p1 == 0.5), 0.5 - 2.0 ** -53, p1)
-            return np.column_stack([1.0 - p1, p1])
+            return self._proba_from_positive(expit(self.proba_scale_ * s), positive=s > 0)
         return softmax(self.proba_scale_ * s, axis=1)

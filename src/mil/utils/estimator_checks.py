@@ -558,3 +558,8 @@ def check_bag_invariants(estimator, X=None, y=None, *, skip=()):
             check(estimator, X, y)
         except AssertionError as exc:
             raise AssertionError(f"check {name!r} failed: {exc}") from exc
+# BagKernelSVC scales the features and sets the median-heuristic bandwidth from the
+# training instances, which a repeated bag changes and a weight does not.
+_FAILS_BY_CLASS["BagKernelSVC"] = {"check_sample_weight_equivalence_on_dense_data": (
+    "the feature scaling and the median-heuristic bandwidth are computed on the training "
+    "instances, which a repeated bag changes and a weight of 2 does not")}
