@@ -23,6 +23,9 @@ The set kernels of several gammas come from one compiled pass
 block of bags; the exponentials are taken once per gamma.
 """
 
+import hashlib
+import threading
+
 import numpy as np
 
 from mil._core import kernel, twins, use_backend
@@ -215,12 +218,38 @@ def _require_pot():
     return ot
 
 
-def _emd_row(ot, A, bags_b, cols, numItermax):
+#: Largest number of bag pairs whose EMD is remembered (per process).
+EMD_CACHE_SIZE = 1_000_000
+_emd_cache = {}
+_emd_lock = threading.Lock()
+
+
+def _digest(A):
+    """A key of a bag's instances (shape and bytes): equal bags share their EMDs."""
+    return hashlib.blake2b(np.ascontiguousarray(A).tobytes(), digest_size=16,
+                           person=str(A.shape).encode()[:16]).digest()
+
+
+def _emd_row(ot, A, key_a, bags_b, keys_b, numItermax):
+    """EMDs from bag A to each of `bags_b`, through the pair cache.
+
+    The EMD of two bags depends on those two bags alone, so it is remembered
+    by the bags' contents: cross-validation folds over the same (unscaled)
+    bags solve each pair once.
+    """
     a = np.full(A.shape[0], 1.0 / A.shape[0])
-    out = np.empty(len(cols))
-    for t, B in enumerate(bags_b):
-        M = ot.dist(A, B, metric="euclidean")
-        out[t] = ot.emd2(a, np.full(B.shape[0], 1.0 / B.shape[0]), M, numItermax=numItermax)
+    out = np.empty(len(bags_b))
+    for t, (B, key_b) in enumerate(zip(bags_b, keys_b)):
+        key = (key_a, key_b) if key_a <= key_b else (key_b, key_a)
+        hit = _emd_cache.get(key)
+        if hit is None:
+            M = ot.dist(A, B, metric="euclidean")
+            hit = float(ot.emd2(a, np.full(B.shape[0], 1.0 / B.shape[0]), M, numItermax=numItermax))
+            with _emd_lock:
+                if len(_emd_cache) >= EMD_CACHE_SIZE:
+                    _emd_cache.clear()
+                _emd_cache[key] = hit
+        out[t] = hit
     return out
 
 
@@ -241,6 +270,10 @@ def emd_distances(X, Y=None, *, n_jobs=None, num_iter_max=1_000_000):
         Threads over rows of bags.
     num_iter_max : int, default=1_000_000
         Iteration cap of the network simplex (POT's ``numItermax``).
+
+    Each pair's EMD is remembered (by the two bags' contents, up to
+    ``EMD_CACHE_SIZE`` pairs per process), so cross-validation over the
+    same unscaled bags solves every pair once.
 
     Returns
     -------
@@ -268,11 +301,18 @@ def emd_distances(X, Y=None, *, n_jobs=None, num_iter_max=1_000_000):
             raise ValueError(f"Y has {Y.n_features} features per instance but X has {X.n_features}")
         by = [Y.instances[Y.offsets[j]:Y.offsets[j + 1]] for j in range(Y.n_bags)]
         tasks = [(i, list(range(Y.n_bags))) for i in range(X.n_bags)]
+    kx = [_digest(b) for b in bx]
+    ky = kx if Y is None else [_digest(b) for b in by]
     D = np.zeros((X.n_bags, len(by)))
     n = effective_n_jobs(n_jobs)
-    rows = Parallel(n_jobs=n, backend="threading")(
-        delayed(_emd_row)(ot, bx[i], [by[j] for j in cols], cols, num_iter_max) for i, cols in tasks) \
-        if n > 1 else [_emd_row(ot, bx[i], [by[j] for j in cols], cols, num_iter_max) for i, cols in tasks]
+
+    def row(i, cols):
+        return _emd_row(ot, bx[i], kx[i], [by[j] for j in cols], [ky[j] for j in cols], num_iter_max)
+
+    if n > 1:
+        rows = Parallel(n_jobs=n, backend="threading")(delayed(row)(i, cols) for i, cols in tasks)
+    else:
+        rows = [row(i, cols) for i, cols in tasks]
     for (i, cols), vals in zip(tasks, rows):
         D[i, cols] = vals
         if Y is None:
