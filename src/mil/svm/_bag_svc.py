@@ -86,8 +86,9 @@ class BagKernelSVC(BaseBagClassifier):
 
     ``C`` and ``gamma`` take one value or a list: with lists, the pair is
     chosen by an inner stratified `cv`-fold cross-validation over the
-    training bags (accuracy, ties to the first pair in the order gamma,
-    then C), reusing one kernel per gamma and one distance matrix for all.
+    training bags (accuracy, ties to the first pair in the order p, gamma,
+    then C), reusing one kernel per gamma and one distance matrix for all
+    (the distance kernels' power `p` may be a list too).
     ``predict_proba`` is ``sigmoid(a f)`` (two classes) or
     ``softmax(a F)`` of the SVM's decision values, with one scale ``a > 0``
     fitted on the inner cross-validation's out-of-fold decision values
@@ -106,8 +107,9 @@ class BagKernelSVC(BaseBagClassifier):
         squared distance between training instances (set kernels) or the
         median ``d^p`` between training bags (distance kernels), so the
         default suits data of any scale. "absolute": ``gamma`` as given.
-    p : float > 0, default=1.0
-        Power of the distance in the distance kernels.
+    p : float > 0 or list of float, default=1.0
+        Power of the distance in the distance kernels (a list is tuned
+        with gamma; the distances are computed once for all).
     normalize : {"cosine", "weights", "none"}, default="cosine"
         Set kernels only (see :func:`set_kernel`).
     epsilon : float or None, default=None
@@ -131,8 +133,11 @@ class BagKernelSVC(BaseBagClassifier):
     gamma_ : float
         The bandwidth used (absolute).
     C_ : float
-    cv_results_ : ndarray of shape (n_gammas, n_C) or None
-        Mean inner-CV accuracy of each pair (None without a grid).
+    p_ : float or None
+        The power used (distance kernels).
+    cv_results_ : ndarray of shape (n_p * n_gammas, n_C) or None
+        Inner-CV accuracy of each (p, gamma) kernel and C (None without a
+        grid); rows are p-major.
     svc_ : sklearn.svm.SVC
     proba_scale_ : float
     n_features_in_ : int
@@ -162,7 +167,7 @@ class BagKernelSVC(BaseBagClassifier):
         "C": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "gamma": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "gamma_scale": [StrOptions({"median", "absolute"})],
-        "p": [Interval(Real, 0, None, closed="neither")],
+        "p": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "normalize": [StrOptions({"cosine", "weights", "none"})],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
@@ -211,14 +216,21 @@ class BagKernelSVC(BaseBagClassifier):
             K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
             sums = np.add.reduceat(w, bags.offsets[:-1])
             return _normalised(K, diag, diag, self.normalize, sums, sums), gammas, diag
-        Dp = self._distances(bags, None) ** self.p
-        off = ~np.eye(Dp.shape[0], dtype=bool)
-        ref = 1.0
-        if self.gamma_scale == "median":
-            ref = float(np.median(Dp[off])) if off.any() else 1.0
-            ref = ref if ref > 0 else 1.0
-        gammas = rel_gammas / ref
-        return np.exp(-gammas[:, None, None] * Dp[None]), gammas, None
+        D = self._distances(bags, None)
+        off = ~np.eye(D.shape[0], dtype=bool)
+        kernels, gammas, ps = [], [], []
+        for p in self._ps:
+            Dp = D ** p
+            ref = 1.0
+            if self.gamma_scale == "median":
+                ref = float(np.median(Dp[off])) if off.any() else 1.0
+                ref = ref if ref > 0 else 1.0
+            for g in rel_gammas / ref:
+                kernels.append(np.exp(-g * Dp))
+                gammas.append(g)
+                ps.append(p)
+        self._grid_p = np.array(ps)
+        return np.array(kernels), np.array(gammas), None
 
     def _test_kernel(self, bags):
         """Kernel between `bags` and the support bags, placed in the training columns."""
@@ -232,7 +244,7 @@ class BagKernelSVC(BaseBagClassifier):
             sums = np.add.reduceat(w, bags.offsets[:-1])
             Ks = _normalised(K, dx, dy, self.normalize, sums, self.support_weight_sums_)[0]
         else:
-            Ks = np.exp(-self.gamma_ * self._distances(bags, sup) ** self.p)
+            Ks = np.exp(-self.gamma_ * self._distances(bags, sup) ** self.p_)
         full = np.zeros((bags.n_bags, self.n_train_))
         full[:, self.svc_.support_] = Ks
         return full
@@ -300,6 +312,7 @@ class BagKernelSVC(BaseBagClassifier):
             raise ValueError(f"class {self.classes_[missing[0]]!r} has no bag with a positive weight; "
                              "the SVM needs every class of y")
         Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
+        self._ps = _grid(self.p, "p")
         if self.scale is not None:
             self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
             bags = _apply_scaling(bags, self.offset_, self.scale_)
@@ -326,6 +339,8 @@ class BagKernelSVC(BaseBagClassifier):
         elif folds:
             oof = self._inner_cv(Ks[0], y_enc, weight, Cs[0], folds, multi)[1]
         self.gamma_, self.C_ = float(gammas[gi]), float(Cs[ci])
+        self.p_ = float(self._grid_p[gi]) if self.kernel in DISTANCE_KERNELS else None
+        del self._ps
         K = Ks[gi]
         svc = self._svc(self.C_).fit(K, y_enc, sample_weight=weight)
         self.svc_ = svc
