@@ -85,8 +85,10 @@ class _AlternatingSVM(BaseBagClassifier):
     def _svm(self, n):
         if self.kernel == "rbf" and self.feature_map_ is None:
             return SVC(kernel="rbf", C=self.C_, gamma=self.gamma_)
-        # liblinear's dual coordinate descent: memory linear in the instances.
-        return LinearSVC(C=self.C_, loss="hinge", dual=True, max_iter=10000,
+        # liblinear, squared hinge: the primal Newton solver when instances outnumber
+        # features (memory linear in the instances; the hinge loss's dual coordinate
+        # descent took 10x longer to converge at C >= 1 on Musk1).
+        return LinearSVC(C=self.C_, loss="squared_hinge", dual="auto", max_iter=10000,
                          random_state=0 if self.random_state is None else self.random_state)
 
     def _fit_svm(self, Z, t, w):
@@ -246,8 +248,8 @@ _PARAMS_DOC = """
     Parameters
     ----------
     kernel : {"linear", "rbf"}, default="linear"
-        "linear": liblinear (``LinearSVC``, hinge loss), memory linear in
-        the instances. "rbf": the exact ``SVC`` up to `max_exact`
+        "linear": liblinear (``LinearSVC``, squared hinge loss), memory
+        linear in the instances. "rbf": the exact ``SVC`` up to `max_exact`
         training instances, Nystroem features and ``LinearSVC`` beyond.
     C : float or list of float, default=1.0
         A list is tuned by an inner `cv`-fold CV over the training bags.
