@@ -77,7 +77,7 @@ LEARNERS = {
 SVM_C = (0.1, 1.0, 10.0, 100.0)
 SVM_GAMMA = (0.25, 0.5, 1.0, 2.0, 4.0)
 #: mi-SVM / MI-SVM in the registry.
-_MI_SVM = {"kernel": "rbf", "C": [0.1, 1.0, 10.0, 100.0], "gamma": [0.5, 1.0, 2.0]}
+_MI_SVM = {"kernel": "rbf", "C": [1.0, 10.0, 100.0], "gamma": 1.0}
 
 
 def _svm_grid():
