@@ -149,3 +149,14 @@ def test_bad_bags_named_and_not_mutated():
         clf.predict(bad)
     with pytest.raises(ValueError, match="features"):
         clf.predict([b[:, :2] for b in X])
+
+
+def test_set_kernel_threads_and_emd_threads_give_the_same_matrix(backend):
+    rng = np.random.default_rng(7)
+    bags = [rng.normal(size=(int(rng.integers(1, 30)), 4)) for _ in range(40)]
+    one = set_kernel(bags, gamma=[0.1, 1.0], n_jobs=1)
+    np.testing.assert_array_equal(set_kernel(bags, gamma=[0.1, 1.0], n_jobs=3), one)
+    np.testing.assert_array_equal(set_kernel(bags, bags[:7], gamma=0.5, n_jobs=3),
+                                  set_kernel(bags, bags[:7], gamma=0.5, n_jobs=1))
+    if pytest.importorskip("ot"):
+        np.testing.assert_array_equal(emd_distances(bags[:8], n_jobs=2), emd_distances(bags[:8]))
