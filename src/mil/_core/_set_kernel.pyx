@@ -33,7 +33,7 @@ from mil._core._typedefs cimport float64_t, intp_t
 
 from mil._core._checks import set_kernel_args, set_kernel_diagonal_args
 
-__all__ = ["set_kernel_matrices", "set_kernel_diagonal", "EXP_UNDERFLOW"]
+__all__ = ["set_kernel_matrices", "set_kernel_diagonal"]
 
 # exp(-t) is exactly 0.0 in float64 for t above about 745.13: skip those.
 cdef float64_t _EXP_UNDERFLOW = 746.0

@@ -17,7 +17,7 @@ import numpy as np
 from mil._core._checks import set_kernel_args, set_kernel_diagonal_args
 from mil._core._hausdorff_py import _bag_blocks
 
-__all__ = ["set_kernel_matrices", "set_kernel_diagonal", "EXP_UNDERFLOW"]
+__all__ = ["set_kernel_matrices", "set_kernel_diagonal"]
 
 #: exp(-t) is exactly 0.0 in float64 for t above about 745.13 (the compiled kernel skips those).
 EXP_UNDERFLOW = 746.0
