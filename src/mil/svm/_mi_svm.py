@@ -82,7 +82,7 @@ class _AlternatingSVM(BaseBagClassifier):
     def _features(self, instances):
         return instances if self.feature_map_ is None else self.feature_map_.transform(instances)
 
-    def _svm(self, n):
+    def _svm(self):
         if self.kernel == "rbf" and self.feature_map_ is None:
             return SVC(kernel="rbf", C=self.C_, gamma=self.gamma_)
         # liblinear, squared hinge: the primal Newton solver when instances outnumber
@@ -92,7 +92,7 @@ class _AlternatingSVM(BaseBagClassifier):
                          random_state=0 if self.random_state is None else self.random_state)
 
     def _fit_svm(self, Z, t, w):
-        svm = self._svm(Z.shape[0])
+        svm = self._svm()
         if np.unique(t).shape[0] < 2:
             raise ValueError("the instance labels hold one class; mi-SVM / MI-SVM need positive "
                              "and negative bags")
