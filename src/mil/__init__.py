@@ -13,6 +13,7 @@ from mil.bags import Bags
 from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
+from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
 
 
@@ -36,5 +37,6 @@ def get_include():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["BagKNNClassifier", "BagRandomTreesClassifier", "Bags", "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier",
-           "ID3MIClassifier", "MIRandomForestClassifier", "RipperMIClassifier", "get_include", "show_config", "__version__"]
+__all__ = ["BagKernelSVC", "BagKNNClassifier", "BagRandomTreesClassifier", "Bags", "C45MIClassifier",
+           "CitationKNNClassifier", "GDBTMIClassifier", "ID3MIClassifier", "MIRandomForestClassifier",
+           "MISVMClassifier", "miSVMClassifier", "RipperMIClassifier", "get_include", "show_config", "__version__"]

@@ -79,6 +79,22 @@ LEARNERS = {
                       "MIWrapper around scikit-learn's HistGradientBoostingClassifier"),
     "simplemi-rf": ("mil.wrappers", "SimpleMIClassifier", lambda: {"estimator": _rf()},
                     "SimpleMI around scikit-learn's RandomForestClassifier(n_estimators=100)"),
+    # Bag kernels and multi-instance SVMs (mil.svm). (gamma, C) are tuned by an inner
+    # 5-fold CV over the training bags inside fit (one kernel pass for all gammas); gamma is a
+    # multiple of the median heuristic. The EMD runs on unscaled features (its pair cache then
+    # serves every fold) and also tunes the power p of exp(-gamma EMD^p); it needs POT
+    # (pip install "scikit-mil[ot]") and is unavailable without it.
+    "nsk-svm": ("mil.svm", "BagKernelSVC", lambda: dict(kernel="nsk", **_svm_grid()),
+                "SVM on the normalised set kernel (NSK / MI-Kernel), (gamma, C) by inner CV"),
+    "migraph-svm": ("mil.svm", "BagKernelSVC", lambda: dict(kernel="migraph", **_svm_grid()),
+                    "miGraph: SVM on the set kernel with 1/degree instance weights, (gamma, C) by inner CV"),
+    "emd-svm": ("mil.svm._requires_pot", "BagKernelSVC",
+                lambda: dict(kernel="emd", scale=None, p=[1.0, 2.0], **_svm_grid()),
+                "SVM on exp(-gamma EMD^p), earth mover's distance by POT, (p, gamma, C) by inner CV"),
+    "mi-svm": ("mil.svm", "miSVMClassifier", lambda: dict(_MI_SVM),
+               "mi-SVM (Andrews et al. 2002), instance labels inferred, C by inner CV"),
+    "MI-svm": ("mil.svm", "MISVMClassifier", lambda: dict(_MI_SVM),
+               "MI-SVM (Andrews et al. 2002), one witness per positive bag, C by inner CV"),
 }
 
 
@@ -90,6 +106,16 @@ SEED_PARAMS = {
     "blrt": "random_state",
     "simplemi-rf": "estimator__random_state",
 }
+
+#: The inner grid of the bag-kernel SVMs (gamma relative to the median heuristic).
+SVM_C = (0.1, 1.0, 10.0, 100.0)
+SVM_GAMMA = (0.25, 0.5, 1.0, 2.0, 4.0)
+#: mi-SVM / MI-SVM in the registry.
+_MI_SVM = {"kernel": "rbf", "C": [1.0, 10.0, 100.0], "gamma": 1.0}
+
+
+def _svm_grid():
+    return {"C": list(SVM_C), "gamma": list(SVM_GAMMA)}
 
 
 def _class_of(name):

@@ -70,3 +70,7 @@ from mil._core._golden cimport (
     c_nca_objective,
     c_nca_alpha,
 )
+
+# _set_kernel: set kernels (NSK / MI-Kernel, miGraph) between bags for several
+# gammas in one pass over blocks of bags, and each bag's kernel with itself.
+from mil._core._set_kernel cimport c_set_kernel_matrices, c_set_kernel_diagonal

@@ -27,6 +27,7 @@ KERNELS = (
     "_binning",
     "_rule_split",
     "_tree_split",
+    "_set_kernel",
 )
 
 #: name -> {"active": "compiled" | "python", "reason": str, "description": str}

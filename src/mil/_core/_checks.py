@@ -303,6 +303,59 @@ def golden_args(func, lo, hi, tol, max_iter):
     return func, lo, hi, check_float(tol, "tol", positive=True), check_int(max_iter, "max_iter", 0)
 
 
+# -- _set_kernel (NSK / miGraph set kernels for several gammas) ----------------
+def _weights_gammas(weights, n_rows, name, gammas):
+    weights = as_array(weights, name, np.float64, 1)
+    if weights.shape[0] != n_rows:
+        raise ValueError(f"{name} has {weights.shape[0]} entries; one per instance ({n_rows}) is needed")
+    if n_rows and not np.isfinite(weights).all():
+        raise ValueError(f"{name} must be finite")
+    gammas = as_array(gammas, "gammas", np.float64, 1)
+    if gammas.size and not (np.isfinite(gammas).all() and (gammas > 0).all()):
+        raise ValueError(f"gammas must be finite and > 0; got {gammas.tolist()[:10]}")
+    return weights, gammas
+
+
+def set_kernel_args(X, x_offsets, x_weights, Y, y_offsets, y_weights, symmetric, gammas, out,
+                    row_start, row_stop, block_size):
+    X = as_array(X, "X", np.float64, 2)
+    if X.shape[1] < 1:
+        raise ValueError("X must have at least one feature")
+    x_offsets = check_offsets(x_offsets, X.shape[0], "x_offsets")
+    x_weights, gammas = _weights_gammas(x_weights, X.shape[0], "x_weights", gammas)
+    n_x = x_offsets.shape[0] - 1
+    if symmetric:
+        Y, y_offsets, y_weights = X, x_offsets, x_weights
+    else:
+        Y = as_array(Y, "Y", np.float64, 2)
+        if Y.shape[1] != X.shape[1]:
+            raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
+        y_offsets = check_offsets(y_offsets, Y.shape[0], "y_offsets")
+        y_weights, _ = _weights_gammas(y_weights, Y.shape[0], "y_weights", gammas)
+    shape = (gammas.shape[0], n_x, y_offsets.shape[0] - 1)
+    out = as_array(out, "out", np.float64, 3, writable=True)
+    if out.shape != shape:
+        raise ValueError(f"out has shape {out.shape}; expected {shape} (gammas x row bags x column bags)")
+    row_start = check_int(row_start, "row_start", 0, n_x)
+    row_stop = check_int(row_stop, "row_stop", row_start, n_x)
+    block_size = check_int(block_size, "block_size", 1)
+    return (X, x_offsets, x_weights, Y, y_offsets, y_weights, bool(symmetric), gammas, out,
+            row_start, row_stop, block_size)
+
+
+def set_kernel_diagonal_args(X, offsets, weights, gammas, out):
+    X = as_array(X, "X", np.float64, 2)
+    if X.shape[1] < 1:
+        raise ValueError("X must have at least one feature")
+    offsets = check_offsets(offsets, X.shape[0])
+    weights, gammas = _weights_gammas(weights, X.shape[0], "weights", gammas)
+    out = as_array(out, "out", np.float64, 2, writable=True)
+    shape = (gammas.shape[0], offsets.shape[0] - 1)
+    if out.shape != shape:
+        raise ValueError(f"out has shape {out.shape}; expected {shape} (gammas x bags)")
+    return X, offsets, weights, gammas, out
+
+
 # -- _rule_split (RIPPER-MI's condition search and coverage) -------------------
 def rule_presort_args(X, offsets):
     X = as_array(X, "X", np.float64, 2)

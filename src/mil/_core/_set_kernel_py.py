@@ -1,0 +1,96 @@
+"""Set kernels between bags for several gammas: the NumPy twin of ``_set_kernel.pyx``.
+
+Same algorithm as the compiled kernel (which follows the Hausdorff pass's
+blocking): bags are grouped into row blocks and column chunks of about
+``block_size`` instances (``_hausdorff_py``'s block rule); each block of
+squared instance distances comes from one matrix product through
+``|a|^2 + |b|^2 - 2 a.b`` (negatives clamped to 0, a distance of an
+instance to itself exactly 0), once per block; for each gamma the weighted
+exponentials are summed per bag pair with ``reduceat`` along the bag
+offsets. Train-vs-train visits only column bags from the row block onwards
+(upper triangle, diagonal included) and mirrors the result. Memory stays at
+one block.
+"""
+
+import numpy as np
+
+from mil._core._checks import set_kernel_args, set_kernel_diagonal_args
+from mil._core._hausdorff_py import _bag_blocks
+
+__all__ = ["set_kernel_matrices", "set_kernel_diagonal"]
+
+#: exp(-t) is exactly 0.0 in float64 for t above about 745.13 (the compiled kernel skips those).
+EXP_UNDERFLOW = 746.0
+
+
+def _membership(w, off):
+    """(instances, bags) matrix holding each instance's weight in its bag's column."""
+    M = np.zeros((w.shape[0], off.shape[0] - 1))
+    M[np.arange(w.shape[0]), np.repeat(np.arange(off.shape[0] - 1), np.diff(off))] = w
+    return M
+
+
+def _block_sums(d2, w_r, off_r, w_c, off_c, gammas):
+    """(n_gammas, row bags, column bags) weighted exponential sums of one block.
+
+    The per-bag sums are two matrix products with the weighted bag
+    membership matrices (BLAS, faster than ``reduceat`` along rows).
+    """
+    out = np.empty((gammas.shape[0], off_r.shape[0] - 1, off_c.shape[0] - 1))
+    Mr, Mc = _membership(w_r, off_r), _membership(w_c, off_c)
+    E = np.empty_like(d2)
+    for k, g in enumerate(gammas):
+        np.multiply(d2, -g, out=E)
+        np.exp(E, out=E)
+        out[k] = Mr.T @ (E @ Mc)
+    return out
+
+
+def set_kernel_matrices(X, x_offsets, x_weights, Y, y_offsets, y_weights, symmetric, gammas, out,
+                        row_start, row_stop, block_size):
+    """Fill rows ``row_start..row_stop-1`` of the set kernels for every gamma (see the compiled twin)."""
+    (X, x_offsets, x_weights, Y, y_offsets, y_weights, symmetric, gammas, out, row_start, row_stop,
+     block_size) = set_kernel_args(X, x_offsets, x_weights, Y, y_offsets, y_weights, symmetric, gammas,
+                                   out, row_start, row_stop, block_size)
+    if gammas.shape[0] == 0:
+        return
+    sq_x = np.einsum("ij,ij->i", X, X)
+    sq_y = sq_x if symmetric else np.einsum("ij,ij->i", Y, Y)
+    n_cols = y_offsets.shape[0] - 1
+    rows = _bag_blocks(x_offsets, row_start, row_stop, block_size)
+    for r0, r1 in zip(rows[:-1], rows[1:]):
+        i0, i1 = x_offsets[r0], x_offsets[r1]
+        off_r = x_offsets[r0:r1 + 1] - i0
+        cols = _bag_blocks(y_offsets, r0 if symmetric else 0, n_cols, block_size)
+        for c0, c1 in zip(cols[:-1], cols[1:]):
+            j0, j1 = y_offsets[c0], y_offsets[c1]
+            off_c = y_offsets[c0:c1 + 1] - j0
+            d2 = np.add.outer(sq_x[i0:i1], sq_y[j0:j1])
+            d2 -= 2.0 * (X[i0:i1] @ Y[j0:j1].T)
+            np.maximum(d2, 0.0, out=d2)
+            if symmetric and c0 == r0:
+                # The block starts with the same bag on both sides: an instance
+                # against itself is at distance exactly 0.
+                t = np.arange(min(i1 - i0, j1 - j0))
+                d2[t, t] = 0.0
+            val = _block_sums(d2, x_weights[i0:i1], off_r, y_weights[j0:j1], off_c, gammas)
+            if not symmetric:
+                out[:, r0:r1, c0:c1] = val
+                continue
+            rr, cc = np.nonzero(np.arange(c0, c1)[None, :] >= np.arange(r0, r1)[:, None])
+            out[:, r0 + rr, c0 + cc] = val[:, rr, cc]
+            out[:, c0 + cc, r0 + rr] = val[:, rr, cc]
+
+
+def set_kernel_diagonal(X, offsets, weights, gammas, out):
+    """Fill ``out[k, b] = K(B, B)`` of every bag B for every gamma (see the compiled twin)."""
+    X, offsets, weights, gammas, out = set_kernel_diagonal_args(X, offsets, weights, gammas, out)
+    for b in range(offsets.shape[0] - 1):
+        A = X[offsets[b]:offsets[b + 1]]
+        w = weights[offsets[b]:offsets[b + 1]]
+        sq = np.einsum("ij,ij->i", A, A)
+        d2 = np.add.outer(sq, sq) - 2.0 * (A @ A.T)
+        np.maximum(d2, 0.0, out=d2)
+        np.fill_diagonal(d2, 0.0)
+        out[:, b] = _block_sums(d2, w, np.array([0, A.shape[0]]), w, np.array([0, A.shape[0]]),
+                                gammas)[:, 0, 0]

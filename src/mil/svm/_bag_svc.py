@@ -1,0 +1,420 @@
+"""Support vector machines on bag kernels: NSK, miGraph, EMD and Hausdorff distance kernels.
+
+scikit-learn's ``SVC(kernel="precomputed")`` learns on a kernel between
+bags. The kernels of every gamma in the grid come from one pass (set
+kernels: one compiled pass over the squared instance distances; distance
+kernels ``exp(-gamma d^p)``: one distance matrix), and an inner
+cross-validation over the bags slices those matrices for every (gamma, C),
+so a grid over C never recomputes a kernel and a grid over gamma never
+recomputes a distance.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from scipy.special import log_expit, log_softmax, expit, softmax
+from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from mil.base import BaseBagClassifier
+from mil.distances import _all_from_bags
+from mil.preprocessing import _apply_scaling, _scaling
+from mil.svm._kernels import (_normalised, _set_kernels_from_bags, emd_distances, migraph_weights,
+                              _require_pot)
+
+__all__ = ["BagKernelSVC", "KERNELS"]
+
+#: The bag kernels of :class:`BagKernelSVC`.
+SET_KERNELS = ("nsk", "migraph")
+DISTANCE_KERNELS = ("emd", "minimal", "maximal", "average")
+KERNELS = SET_KERNELS + DISTANCE_KERNELS
+#: Instances sampled (evenly spaced) for the median heuristic of the set kernels.
+MEDIAN_SAMPLE = 2000
+
+
+def _grid(value, name):
+    values = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    if values.ndim != 1 or values.size == 0 or not (np.isfinite(values).all() and (values > 0).all()):
+        raise ValueError(f"{name} must be a number > 0 or a non-empty list of them; got {value!r}")
+    return values
+
+
+def _median_sq_distance(instances):
+    """Median squared distance between (at most MEDIAN_SAMPLE evenly spaced) instances."""
+    from scipy.spatial.distance import pdist
+
+    n = instances.shape[0]
+    idx = np.unique(np.linspace(0, n - 1, min(n, MEDIAN_SAMPLE)).astype(np.intp))
+    d = pdist(instances[idx], "sqeuclidean")
+    d = d[d > 0]
+    return float(np.median(d)) if d.size else 1.0
+
+
+def _fit_temperature(scores, y, weight):
+    """Scale a > 0 minimising the weighted log loss of sigmoid(a f) / softmax(a F) (Platt
+    scaling without intercept, so the argmax stays the SVM's decision)."""
+    w = np.ones(y.shape[0]) if weight is None else weight
+
+    def loss(log_a):
+        a = np.exp(log_a)
+        if scores.ndim == 1:
+            s = np.where(y == 1, 1.0, -1.0)
+            return -np.sum(w * log_expit(a * s * scores))
+        return -np.sum(w * log_softmax(a * scores, axis=1)[np.arange(y.shape[0]), y])
+
+    res = minimize_scalar(loss, bounds=(-10.0, 10.0), method="bounded", options={"xatol": 1e-6})
+    return float(np.exp(res.x))
+
+
+class BagKernelSVC(BaseBagClassifier):
+    """Support vector machine on a kernel between bags (NSK, miGraph, EMD, Hausdorff).
+
+    The bag kernels:
+
+    - ``"nsk"``: the normalised set kernel, MI-Kernel (Gaertner, Flach,
+      Kowalczyk and Smola 2002): ``K(A, B) = sum_a sum_b exp(-gamma ||a - b||^2)``
+      divided by ``sqrt(K(A, A) K(B, B))``;
+    - ``"migraph"``: the same with instance weights 1 / degree in each
+      bag's epsilon-graph (Zhou, Sun and Li 2009; :func:`migraph_weights`);
+    - ``"emd"``: ``exp(-gamma EMD(A, B)^p)`` with the earth mover's
+      distance (uniform weights, Euclidean ground cost, through POT:
+      ``pip install "scikit-mil[ot]"``);
+    - ``"minimal"``, ``"maximal"``, ``"average"``: ``exp(-gamma d(A, B)^p)``
+      with a Hausdorff distance (:mod:`mil.distances`).
+
+    ``C`` and ``gamma`` take one value or a list: with lists, the pair is
+    chosen by an inner stratified `cv`-fold cross-validation over the
+    training bags (accuracy, ties to the first pair in the order p, gamma,
+    then C), reusing one kernel per gamma and one distance matrix for all
+    (the distance kernels' power `p` may be a list too).
+    ``predict_proba`` is ``sigmoid(a f)`` (two classes) or
+    ``softmax(a F)`` of the SVM's decision values, with one scale ``a > 0``
+    fitted on the inner cross-validation's out-of-fold decision values
+    (deterministic; ``predict`` stays the SVM's decision).
+
+    Parameters
+    ----------
+    kernel : {"nsk", "migraph", "emd", "minimal", "maximal", "average"}, default="nsk"
+    C : float or list of float, default=1.0
+        SVM regularisation (a list is tuned).
+    gamma : float or list of float, default=1.0
+        Kernel bandwidth (a list is tuned). With ``gamma_scale="median"``
+        a multiple of the median heuristic.
+    gamma_scale : {"median", "absolute"}, default="median"
+        "median": the bandwidth is ``gamma / m``, where m is the median
+        squared distance between training instances (set kernels) or the
+        median ``d^p`` between training bags (distance kernels), so the
+        default suits data of any scale. "absolute": ``gamma`` as given.
+    p : float > 0 or list of float, default=1.0
+        Power of the distance in the distance kernels (a list is tuned
+        with gamma; the distances are computed once for all).
+    normalize : {"cosine", "weights", "none"}, default="cosine"
+        Set kernels only (see :func:`set_kernel`).
+    epsilon : float or None, default=None
+        miGraph's edge threshold; None uses each bag's mean intra-bag distance.
+    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
+        Feature scaling fitted on the training instances.
+    cv : int >= 2, CV splitter or iterable of (train, test) splits, default=5
+        Inner cross-validation over the training bags (grid and probability
+        scale). An int is a stratified k-fold with a fixed shuffle (seed 0),
+        k at most the smallest class count.
+    class_weight : "balanced", dict or None, default=None
+        Multiplies `sample_weight` (the SVM's per-bag C).
+    positive_class : label or None, default=None
+        Accepted for a uniform interface; the SVM treats the classes alike.
+    n_jobs : int, default=None
+        Threads for the kernel and distance passes.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    gamma_ : float
+        The bandwidth used (absolute).
+    C_ : float
+    p_ : float or None
+        The power used (distance kernels).
+    cv_results_ : ndarray of shape (n_p * n_gammas, n_C) or None
+        Inner-CV accuracy of each (p, gamma) kernel and C (None without a
+        grid); rows are p-major.
+    svc_ : sklearn.svm.SVC
+    proba_scale_ : float
+    n_features_in_ : int
+
+    References
+    ----------
+    T. Gaertner, P. A. Flach, A. Kowalczyk and A. J. Smola, "Multi-instance
+    kernels", ICML 2002. Z.-H. Zhou, Y.-Y. Sun and Y.-F. Li, "Multi-instance
+    learning by treating instances as non-i.i.d. samples", ICML 2009.
+    Y. Rubner, C. Tomasi and L. J. Guibas, "The earth mover's distance as a
+    metric for image retrieval", IJCV 40(2), 2000.
+
+    Examples
+    --------
+    >>> from mil.svm import BagKernelSVC
+    >>> from mil.utils.estimator_checks import make_toy_bags
+    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    >>> clf = BagKernelSVC(kernel="nsk", C=[0.1, 1, 10]).fit(X[:30], y[:30])
+    >>> clf.predict(X[30:]).shape
+    (10,)
+    """
+
+    _binary_only = False
+
+    _parameter_constraints = {
+        "kernel": [StrOptions(set(KERNELS))],
+        "C": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "gamma": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "gamma_scale": [StrOptions({"median", "absolute"})],
+        "p": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "normalize": [StrOptions({"cosine", "weights", "none"})],
+        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
+        "cv": ["cv_object"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "positive_class": "no_validation",
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(self, kernel="nsk", *, C=1.0, gamma=1.0, gamma_scale="median", p=1.0,
+                 normalize="cosine", epsilon=None, scale="standard", cv=5, class_weight=None,
+                 positive_class=None, n_jobs=None):
+        self.kernel = kernel
+        self.C = C
+        self.gamma = gamma
+        self.gamma_scale = gamma_scale
+        self.p = p
+        self.normalize = normalize
+        self.epsilon = epsilon
+        self.scale = scale
+        self.cv = cv
+        self.class_weight = class_weight
+        self.positive_class = positive_class
+        self.n_jobs = n_jobs
+
+    def _positive_class_matters(self):
+        return False
+
+    # -- kernels ------------------------------------------------------------
+    def _instance_weights(self, bags):
+        if self.kernel == "migraph":
+            return migraph_weights(bags, self.epsilon)
+        return np.ones(bags.instances.shape[0])
+
+    def _distances(self, X, Y):
+        if self.kernel == "emd":
+            return emd_distances(X, Y, n_jobs=self.n_jobs)
+        return _all_from_bags(X, Y, n_jobs=self.n_jobs)[self.kernel]
+
+    def _train_kernels(self, bags, rel_gammas):
+        """Kernels of every gamma between the training bags: (n_gammas, n, n), absolute gammas."""
+        if self.kernel in SET_KERNELS:
+            w = self._instance_weights(bags)
+            ref = _median_sq_distance(bags.instances) if self.gamma_scale == "median" else 1.0
+            gammas = rel_gammas / ref
+            K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
+            sums = np.add.reduceat(w, bags.offsets[:-1])
+            return _normalised(K, diag, diag, self.normalize, sums, sums), gammas, diag
+        D = self._distances(bags, None)
+        off = ~np.eye(D.shape[0], dtype=bool)
+        kernels, gammas, ps = [], [], []
+        for p in self._ps:
+            Dp = D ** p
+            ref = 1.0
+            if self.gamma_scale == "median":
+                ref = float(np.median(Dp[off])) if off.any() else 1.0
+                ref = ref if ref > 0 else 1.0
+            for g in rel_gammas / ref:
+                kernels.append(np.exp(-g * Dp))
+                gammas.append(g)
+                ps.append(p)
+        self._grid_p = np.array(ps)
+        return np.array(kernels), np.array(gammas), None
+
+    def _test_kernel(self, bags):
+        """Kernel between `bags` and the support bags, placed in the training columns."""
+        sup = self.support_bags_
+        g = np.array([self.gamma_])
+        if self.kernel in SET_KERNELS:
+            w = self._instance_weights(bags)
+            K, dx, _ = _set_kernels_from_bags(bags, sup, g, w, self.support_weights_, self.n_jobs)
+            # The support bags' self-kernels from fit (the same bags, the training centring).
+            dy = self.support_diag_[None]
+            sums = np.add.reduceat(w, bags.offsets[:-1])
+            Ks = _normalised(K, dx, dy, self.normalize, sums, self.support_weight_sums_)[0]
+        else:
+            Ks = np.exp(-self.gamma_ * self._distances(bags, sup) ** self.p_)
+        full = np.zeros((bags.n_bags, self.n_train_))
+        full[:, self.svc_.support_] = Ks
+        return full
+
+    # -- fitting --------------------------------------------------------------
+    def _svc(self, C):
+        return SVC(kernel="precomputed", C=C, decision_function_shape="ovr")
+
+    def _inner_folds(self, y, keep, n_total):
+        """Inner (train, test) splits over the kept bags (`keep`: indices into the fit's bags, or None)."""
+        from sklearn.model_selection import StratifiedKFold, check_cv
+
+        if self.cv is None or isinstance(self.cv, Integral):
+            counts = np.bincount(y)
+            k = min(5 if self.cv is None else int(self.cv), int(counts[counts > 0].min()))
+            if k < 2:
+                return []
+            return list(StratifiedKFold(n_splits=k, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
+        if keep is None:
+            return [(np.asarray(tr), np.asarray(te)) for tr, te in check_cv(self.cv, y, classifier=True).split(
+                np.zeros((len(y), 1)), y)]
+        # Splits given over all the bags of fit: renumber them among the kept ones.
+        new = np.full(n_total, -1)
+        new[keep] = np.arange(keep.shape[0])
+        y_full = np.zeros(n_total, dtype=y.dtype)
+        y_full[keep] = y
+        folds = []
+        for tr, te in check_cv(self.cv, y_full, classifier=True).split(np.zeros((n_total, 1)), y_full):
+            tr, te = new[np.asarray(tr)], new[np.asarray(te)]
+            folds.append((tr[tr >= 0], te[te >= 0]))
+        return folds
+
+    @staticmethod
+    def _scores(svc, K):
+        return svc.decision_function(K)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on training bags, tuning (gamma, C) by inner cross-validation when given lists.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        y : array-like of shape (n_bags,)
+        sample_weight : array-like of shape (n_bags,), default=None
+            Per-bag weights (times `class_weight`), passed to the SVM and
+            the inner cross-validation's accuracy.
+
+        Returns
+        -------
+        self
+        """
+        bags, y_enc = self._validate_fit(X, y)
+        weight = self._bag_weights(sample_weight, y, bags.n_bags)
+        if self.kernel == "emd":
+            _require_pot()
+        keep, n_total = None, bags.n_bags
+        if weight is not None and (weight == 0).any():
+            # libsvm drops zero-weight samples and numbers its support vectors
+            # among the others: drop them here, so kernel columns and support
+            # indices refer to the same bags.
+            keep = np.flatnonzero(weight > 0)
+            bags, y_enc, weight = bags[keep], y_enc[keep], weight[keep]
+        missing = np.setdiff1d(np.arange(len(self.classes_)), y_enc)
+        if missing.size:
+            raise ValueError(f"class {self.classes_[missing[0]]!r} has no bag with a positive weight; "
+                             "the SVM needs every class of y")
+        Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
+        self._ps = _grid(self.p, "p")
+        if self.scale is not None:
+            self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
+            bags = _apply_scaling(bags, self.offset_, self.scale_)
+        Ks, gammas, diag = self._train_kernels(bags, rel)
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            # The SVM learns "positive or not" (1 = the positive class), so naming
+            # the other class positive gives the very same problem, bit for bit.
+            y_enc = (y_enc == self._pos_index).astype(np.intp)
+        folds = self._inner_folds(y_enc, keep, n_total)
+        multi = n_classes > 2
+        self.cv_results_ = None
+        gi, ci = 0, 0
+        oof = None
+        if folds and (len(gammas) > 1 or len(Cs) > 1):
+            acc = np.zeros((len(gammas), len(Cs)))
+            oofs = {}
+            for a, K in enumerate(Ks):
+                for b, C in enumerate(Cs):
+                    acc[a, b], oofs[a, b] = self._inner_cv(K, y_enc, weight, C, folds, multi)
+            self.cv_results_ = acc
+            gi, ci = np.unravel_index(int(np.argmax(acc)), acc.shape)
+            oof = oofs[gi, ci]
+        elif folds:
+            oof = self._inner_cv(Ks[0], y_enc, weight, Cs[0], folds, multi)[1]
+        self.gamma_, self.C_ = float(gammas[gi]), float(Cs[ci])
+        self.p_ = float(self._grid_p[gi]) if self.kernel in DISTANCE_KERNELS else None
+        del self._ps
+        K = Ks[gi]
+        svc = self._svc(self.C_).fit(K, y_enc, sample_weight=weight)
+        self.svc_ = svc
+        self.n_train_ = K.shape[0]
+        if oof is None or np.isnan(oof).any():
+            oof = self._scores(svc, K)
+        self.proba_scale_ = _fit_temperature(oof, y_enc, weight)
+        sup = svc.support_
+        self.support_bags_ = bags[sup]
+        if self.kernel in SET_KERNELS:
+            w = self._instance_weights(self.support_bags_)
+            self.support_weights_ = w
+            self.support_weight_sums_ = np.add.reduceat(w, self.support_bags_.offsets[:-1])
+            self.support_diag_ = diag[gi, sup]
+        return self
+
+    def _inner_cv(self, K, y, weight, C, folds, multi):
+        """Weighted inner-CV accuracy and out-of-fold decision values at one (kernel, C)."""
+        n = y.shape[0]
+        oof = np.full((n, len(self.classes_)) if multi else n, np.nan)
+        correct = total = 0.0
+        for tr, te in folds:
+            if np.unique(y[tr]).shape[0] < len(self.classes_):
+                continue
+            w_tr = None if weight is None else weight[tr]
+            if w_tr is not None and not (w_tr > 0).any():
+                continue
+            svc = self._svc(C).fit(K[np.ix_(tr, tr)], y[tr], sample_weight=w_tr)
+            s = svc.decision_function(K[np.ix_(te, tr)])
+            oof[te] = s
+            pred = svc.classes_[np.argmax(s, axis=1)] if multi else np.where(s > 0, svc.classes_[-1], svc.classes_[0])
+            w_te = np.ones(te.shape[0]) if weight is None else weight[te]
+            correct += float(w_te @ (pred == y[te]))
+            total += float(w_te.sum())
+        return (correct / total if total > 0 else 0.0), oof
+
+    # -- prediction -------------------------------------------------------------
+    def _decision(self, X):
+        check_is_fitted(self, "svc_")
+        bags = self._validate_predict(X)
+        if self.scale is not None:
+            bags = _apply_scaling(bags, self.offset_, self.scale_)
+        return self.svc_.decision_function(self._test_kernel(bags))
+
+    def decision_function(self, X):
+        """SVM decision values.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+
+        Returns
+        -------
+        scores : ndarray of shape (n_bags,) for two classes (the score of
+            ``classes_[1]``; an exact 0 counts as the negative class), else
+            (n_bags, n_classes) one-vs-rest values.
+        """
+        s = self._decision(X)
+        return self._oriented(s) if s.ndim == 1 else s
+
+    def predict_proba(self, X):
+        """Class probabilities: sigmoid / softmax of the scaled decision values.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+
+        Returns
+        -------
+        proba : ndarray of shape (n_bags, n_classes)
+            Columns follow ``classes_``; the argmax is the SVM's decision
+            (a decision value of exactly 0 goes to the negative class).
+        """
+        s = self._decision(X)
+        if s.ndim == 1:
+            return self._proba_from_positive(expit(self.proba_scale_ * s), positive=s > 0)
+        return softmax(self.proba_scale_ * s, axis=1)

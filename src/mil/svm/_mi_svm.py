@@ -1,0 +1,372 @@
+"""mi-SVM and MI-SVM (Andrews, Tsochantaridis and Hofmann, NIPS 2002).
+
+Both alternate between a support vector machine on instances and a guess of
+the instance labels the bag labels allow, around scikit-learn's
+``LinearSVC`` (liblinear; memory linear in the instances) or ``SVC``:
+
+- mi-SVM: every instance of a positive bag starts positive; after each fit,
+  those instances take the sign of the decision value, and a positive bag
+  left without a positive instance gets its highest-scoring one back. The
+  instances of negative bags stay negative. Stops when no label changes.
+- MI-SVM: each positive bag is represented by one witness, first its mean
+  instance, then its highest-scoring instance; the SVM is fitted on the
+  witnesses and every instance of the negative bags. Stops when no witness
+  changes.
+
+A bag's score is the largest decision value of its instances (positive
+above 0). The RBF kernel uses the exact ``SVC`` up to ``max_exact``
+training instances and Nystroem features (Williams and Seeger, NIPS 2001)
+with ``LinearSVC`` beyond, so memory stays linear in the instances.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.kernel_approximation import Nystroem
+from sklearn.svm import SVC, LinearSVC
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from mil.base import BaseBagClassifier
+from mil.preprocessing import _apply_scaling, _scaling
+from mil.svm._bag_svc import _fit_temperature, _grid, _median_sq_distance
+
+__all__ = ["miSVMClassifier", "MISVMClassifier"]
+
+
+def _bag_argmax(f, offsets, bags):
+    """Index of the highest-scoring instance of each bag in `bags` (first on ties)."""
+    return np.array([offsets[b] + int(np.argmax(f[offsets[b]:offsets[b + 1]])) for b in bags],
+                    dtype=np.intp)
+
+
+class _AlternatingSVM(BaseBagClassifier):
+    """Shared machinery of mi-SVM and MI-SVM (not public)."""
+
+    _binary_only = True
+
+    _parameter_constraints = {
+        "kernel": [StrOptions({"linear", "rbf"})],
+        "C": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "gamma": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "gamma_scale": [StrOptions({"median", "absolute"})],
+        "max_exact": [Interval(Integral, 0, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
+        "cv": ["cv_object"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "positive_class": "no_validation",
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, kernel="linear", *, C=1.0, gamma=1.0, gamma_scale="median", max_exact=5000,
+                 n_components=500, max_iter=50, scale="standard", cv=3, class_weight=None,
+                 positive_class=None, random_state=0):
+        self.kernel = kernel
+        self.C = C
+        self.gamma = gamma
+        self.gamma_scale = gamma_scale
+        self.max_exact = max_exact
+        self.n_components = n_components
+        self.max_iter = max_iter
+        self.scale = scale
+        self.cv = cv
+        self.class_weight = class_weight
+        self.positive_class = positive_class
+        self.random_state = random_state
+
+    # -- instance SVM ------------------------------------------------------------
+    def _features(self, instances):
+        return instances if self.feature_map_ is None else self.feature_map_.transform(instances)
+
+    def _svm(self):
+        if self.kernel == "rbf" and self.feature_map_ is None:
+            return SVC(kernel="rbf", C=self.C_, gamma=self.gamma_)
+        # liblinear, squared hinge: the primal Newton solver when instances outnumber
+        # features (memory linear in the instances; the hinge loss's dual coordinate
+        # descent took 10x longer to converge at C >= 1 on Musk1).
+        return LinearSVC(C=self.C_, loss="squared_hinge", dual="auto", max_iter=10000,
+                         random_state=0 if self.random_state is None else self.random_state)
+
+    def _fit_svm(self, Z, t, w):
+        svm = self._svm()
+        if np.unique(t).shape[0] < 2:
+            raise ValueError("the instance labels hold one class; mi-SVM / MI-SVM need positive "
+                             "and negative bags")
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return svm.fit(Z, t, sample_weight=w)
+
+    # -- fitting -------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit by alternating instance labels (or witnesses) and SVM fits.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        y : array-like of shape (n_bags,)
+            Two classes; the positive class follows ``positive_class``.
+        sample_weight : array-like of shape (n_bags,), default=None
+            Per-bag weights (times `class_weight`); each instance the SVM
+            sees carries its bag's weight.
+
+        Returns
+        -------
+        self
+        """
+        bags, y_enc = self._validate_fit(X, y)
+        weight = self._bag_weights(sample_weight, y, bags.n_bags)
+        Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
+        if self.scale is not None:
+            self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
+            bags = _apply_scaling(bags, self.offset_, self.scale_)
+        pos = y_enc == 1
+        grid = [(g, c) for g in (rel if self.kernel == "rbf" else rel[:1]) for c in Cs]
+        self.cv_results_ = None
+        if len(grid) > 1:
+            scores = self._tune(bags, pos, weight, grid)
+            self.cv_results_ = scores
+            g, c = grid[int(np.argmax(scores))]
+        else:
+            g, c = grid[0]
+        self._fit_one(bags, pos, weight, g, c)
+        return self
+
+    def _tune(self, bags, pos, weight, grid):
+        from sklearn.model_selection import StratifiedKFold, check_cv
+
+        if isinstance(self.cv, Integral):
+            k = min(int(self.cv), int(pos.sum()), int((~pos).sum()))
+            if k < 2:
+                return np.zeros(len(grid))
+            folds = list(StratifiedKFold(k, shuffle=True, random_state=0).split(np.zeros(len(pos)), pos))
+        else:
+            folds = list(check_cv(self.cv, pos, classifier=True).split(np.zeros((len(pos), 1)), pos))
+        scores = np.zeros(len(grid))
+        for tr, te in folds:
+            sub, sub_w = bags[tr], None if weight is None else weight[tr]
+            if np.unique(pos[tr]).shape[0] < 2:
+                continue
+            for i, (g, c) in enumerate(grid):
+                est = clone(self)
+                est._fit_one(sub, pos[tr], sub_w, g, c)
+                s = est._bag_scores(bags[te])
+                w_te = np.ones(te.shape[0]) if weight is None else weight[te]
+                scores[i] += float(w_te @ ((s > 0) == pos[te]))
+        return scores
+
+    def _fit_one(self, bags, pos, weight, rel_gamma, C):
+        """One alternating fit on scaled bags with scalar (gamma, C)."""
+        self.C_ = float(C)
+        self.gamma_ = None
+        self.feature_map_ = None
+        n = bags.instances.shape[0]
+        if self.kernel == "rbf":
+            ref = _median_sq_distance(bags.instances) if self.gamma_scale == "median" else 1.0
+            self.gamma_ = float(rel_gamma) / ref
+            if n > self.max_exact:
+                self.feature_map_ = Nystroem(gamma=self.gamma_, n_components=min(self.n_components, n),
+                                             random_state=self.random_state).fit(bags.instances)
+        Z = self._features(bags.instances)
+        inst_bag = np.repeat(np.arange(bags.n_bags), bags.sizes)
+        w_inst = None if weight is None else weight[inst_bag]
+        self.n_iter_ = self._alternate(Z, bags.offsets, inst_bag, pos, w_inst)
+        s = self._bag_scores_from(self.svm_.decision_function(Z), bags.offsets)
+        t = pos.astype(np.intp)
+        self.proba_scale_ = _fit_temperature(s, t, weight) if np.ptp(s) > 0 else 1.0
+
+    # -- prediction ----------------------------------------------------------------
+    @staticmethod
+    def _bag_scores_from(f, offsets):
+        return np.maximum.reduceat(f, offsets[:-1])
+
+    def _scaled(self, X):
+        check_is_fitted(self, "svm_")
+        bags = self._validate_predict(X)
+        if self.scale is not None:
+            bags = _apply_scaling(bags, self.offset_, self.scale_)
+        return bags
+
+    def _instance_f(self, bags):
+        return self.svm_.decision_function(self._features(bags.instances))
+
+    def _bag_scores(self, bags):
+        return self._bag_scores_from(self._instance_f(bags), bags.offsets)
+
+    def instance_scores(self, X):
+        """Decision value of every instance (a score: positive above 0).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+
+        Returns
+        -------
+        scores : ndarray of shape (n_instances,)
+            One score per instance, bag after bag; a bag's score is the
+            largest of its instances'.
+        """
+        return self._instance_f(self._scaled(X))
+
+    def decision_function(self, X):
+        """Bag scores (largest instance decision value) as the score of ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+
+        Returns
+        -------
+        scores : ndarray of shape (n_bags,)
+        """
+        return self._oriented(self._bag_scores(self._scaled(X)))
+
+    def predict_proba(self, X):
+        """Probabilities ``sigmoid(a * bag score)``, ``a`` fitted on the training bags' scores.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+
+        Returns
+        -------
+        proba : ndarray of shape (n_bags, 2)
+            Columns follow ``classes_``; the argmax is the sign of the bag
+            score (0 counts as negative).
+        """
+        s = self._bag_scores(self._scaled(X))
+        return self._proba_from_positive(expit(self.proba_scale_ * s), positive=s > 0)
+
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    kernel : {"linear", "rbf"}, default="linear"
+        "linear": liblinear (``LinearSVC``, squared hinge loss), memory
+        linear in the instances. "rbf": the exact ``SVC`` up to `max_exact`
+        training instances, Nystroem features and ``LinearSVC`` beyond.
+    C : float or list of float, default=1.0
+        A list is tuned by an inner `cv`-fold CV over the training bags.
+    gamma : float or list of float, default=1.0
+        RBF bandwidth (tuned when a list); with ``gamma_scale="median"``
+        a multiple of 1 / the median squared distance between training
+        instances.
+    gamma_scale : {"median", "absolute"}, default="median"
+    max_exact : int, default=5000
+        Largest number of training instances for the exact RBF SVM.
+    n_components : int, default=500
+        Nystroem features beyond `max_exact`.
+    max_iter : int, default=50
+        Largest number of alternations.
+    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
+        Feature scaling fitted on the training instances.
+    cv : int, CV splitter or iterable, default=3
+        Inner CV for the grid (stratified on the bag labels, fixed shuffle).
+    class_weight : "balanced", dict or None, default=None
+    positive_class : label or None, default=None
+        The multi-instance positive class (see
+        :func:`mil.utils.validation.positive_index`).
+    random_state : int or None, default=0
+        Seeds the Nystroem sample and liblinear's coordinate order.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    svm_ : LinearSVC or SVC
+        The last instance-level SVM.
+    C_, gamma_ : float
+        The values used (``gamma_`` absolute; None for the linear kernel).
+    n_iter_ : int
+        Alternations until no label (witness) changed, at most `max_iter`.
+    proba_scale_ : float
+    n_features_in_ : int
+
+    References
+    ----------
+    S. Andrews, I. Tsochantaridis and T. Hofmann, "Support vector machines
+    for multiple-instance learning", NIPS 2002.
+"""
+
+
+class miSVMClassifier(_AlternatingSVM):
+    __doc__ = """mi-SVM: an instance-level SVM with the instance labels of positive bags inferred.
+
+    Instances of negative bags are negative; those of positive bags start
+    positive and then take the sign of the SVM's decision value, at least
+    one per positive bag staying positive (its highest-scoring instance),
+    until no label changes (Andrews, Tsochantaridis and Hofmann 2002).
+    """ + _PARAMS_DOC + """
+    Examples
+    --------
+    >>> from mil.svm import miSVMClassifier
+    >>> from mil.utils.estimator_checks import make_toy_bags
+    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    >>> clf = miSVMClassifier().fit(X[:30], y[:30])
+    >>> clf.predict(X[30:]).shape
+    (10,)
+    """
+
+    def _alternate(self, Z, offsets, inst_bag, pos, w_inst):
+        pos_inst = pos[inst_bag]
+        t = pos_inst.astype(np.intp)
+        pos_bags = np.flatnonzero(pos)
+        for it in range(1, self.max_iter + 1):
+            self.svm_ = self._fit_svm(Z, t, w_inst)
+            f = self.svm_.decision_function(Z)
+            new = np.where(pos_inst, f > 0, False).astype(np.intp)
+            any_pos = np.zeros(len(pos), dtype=bool)
+            np.logical_or.at(any_pos, inst_bag, new.astype(bool))
+            empty = pos_bags[~any_pos[pos_bags]]
+            if empty.size:
+                new[_bag_argmax(f, offsets, empty)] = 1
+            if np.array_equal(new, t):
+                return it
+            t = new
+        return self.max_iter
+
+
+class MISVMClassifier(_AlternatingSVM):
+    __doc__ = """MI-SVM: an SVM on one witness per positive bag and every negative instance.
+
+    Each positive bag is represented by its witness, first the bag's mean
+    instance, then its highest-scoring instance under the current SVM, until
+    no witness changes (Andrews, Tsochantaridis and Hofmann 2002).
+    """ + _PARAMS_DOC + """
+    Examples
+    --------
+    >>> from mil.svm import MISVMClassifier
+    >>> from mil.utils.estimator_checks import make_toy_bags
+    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    >>> clf = MISVMClassifier().fit(X[:30], y[:30])
+    >>> clf.predict(X[30:]).shape
+    (10,)
+    """
+
+    def _alternate(self, Z, offsets, inst_bag, pos, w_inst):
+        neg_inst = np.flatnonzero(~pos[inst_bag])
+        pos_bags = np.flatnonzero(pos)
+        # The witnesses start at the bags' means (in the feature space of the SVM).
+        means = np.add.reduceat(Z, offsets[:-1], axis=0)[pos_bags] / np.diff(offsets)[pos_bags, None]
+        w_neg = None if w_inst is None else w_inst[neg_inst]
+        w_pos = None if w_inst is None else w_inst[offsets[pos_bags]]
+        w = None if w_inst is None else np.r_[w_neg, w_pos]
+        t = np.r_[np.zeros(neg_inst.size, dtype=np.intp), np.ones(pos_bags.size, dtype=np.intp)]
+        witness = None
+        W = means
+        for it in range(1, self.max_iter + 1):
+            self.svm_ = self._fit_svm(np.vstack([Z[neg_inst], W]), t, w)
+            f = self.svm_.decision_function(Z)
+            new = _bag_argmax(f, offsets, pos_bags)
+            if witness is not None and np.array_equal(new, witness):
+                self.witnesses_ = witness
+                return it
+            witness = new
+            W = Z[witness]
+        self.witnesses_ = witness
+        return self.max_iter

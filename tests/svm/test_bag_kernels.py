@@ -1,0 +1,162 @@
+"""Bag kernels and BagKernelSVC: miGraph weights, EMD against hand-solved cases, set-kernel
+normalisation, grid reuse, 3 classes, pickle, backends, bad input and the optional POT."""
+
+import pickle
+import sys
+
+import numpy as np
+import pytest
+
+import mil.svm._bag_svc as bag_svc
+from mil.svm import BagKernelSVC, emd_distances, migraph_weights, set_kernel
+from mil.utils.estimator_checks import make_toy_bags
+
+
+def test_migraph_weights_hand_made_bag():
+    # Distances 0.1, 0.2, 5, 0.1, 4.9, 4.8: mean epsilon 15.1 / 6 ~ 2.52. The three close
+    # instances see each other (degree 3 with itself); the far one only itself.
+    bag = np.array([[0.0], [0.1], [0.2], [5.0]])
+    np.testing.assert_allclose(migraph_weights([bag, np.array([[1.0, ]])]), [1 / 3] * 3 + [1.0, 1.0])
+    # A fixed epsilon: 0.15 joins 0-0.1 and 0.1-0.2 only.
+    np.testing.assert_allclose(migraph_weights([bag], epsilon=0.15), [1 / 2, 1 / 3, 1 / 2, 1.0])
+    # Identical instances (mean distance 0): no edge, weight 1 each.
+    np.testing.assert_allclose(migraph_weights([np.ones((3, 2))]), [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="epsilon"):
+        migraph_weights([bag], epsilon=-1.0)
+
+
+def test_emd_hand_solved():
+    pytest.importorskip("ot")
+    A = np.array([[0.0], [2.0]])
+    B = np.array([[1.0], [3.0]])
+    C = np.array([[0.0, 0.0]])
+    D = np.array([[3.0, 4.0], [0.0, 0.0]])
+    np.testing.assert_allclose(emd_distances([A, B]), [[0.0, 1.0], [1.0, 0.0]])
+    # Half of C's mass stays, half moves by 5.
+    np.testing.assert_allclose(emd_distances([C], [D]), [[2.5]])
+    np.testing.assert_allclose(emd_distances([D], [C]), [[2.5]])
+
+
+def test_emd_without_pot_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ot", None)
+    with pytest.raises(ImportError, match=r"scikit-mil\[ot\]"):
+        emd_distances([np.zeros((1, 1))])
+    X, y = make_toy_bags(n_bags=12, random_state=0)
+    with pytest.raises(ImportError, match=r"scikit-mil\[ot\]"):
+        BagKernelSVC(kernel="emd").fit(X, y)
+
+
+def test_set_kernel_normalisations(backend):
+    rng = np.random.default_rng(0)
+    bags = [rng.normal(size=(n, 3)) for n in (1, 3, 4)]
+    K = set_kernel(bags, gamma=[0.5, 2.0])
+    np.testing.assert_allclose(np.diagonal(K, axis1=1, axis2=2), 1.0)
+    raw = set_kernel(bags, gamma=0.5, normalize="none")
+    mean = set_kernel(bags, gamma=0.5, normalize="weights")
+    sizes = np.array([1, 3, 4])
+    np.testing.assert_allclose(mean, raw / np.outer(sizes, sizes))
+    # Train-vs-test: the same normalised values as the symmetric matrix.
+    np.testing.assert_allclose(set_kernel(bags, bags[1:], gamma=[0.5, 2.0], weights="migraph"),
+                               set_kernel(bags, gamma=[0.5, 2.0], weights="migraph")[:, :, 1:], rtol=1e-10)
+
+
+def test_grid_reuses_one_kernel_pass(monkeypatch):
+    X, y = make_toy_bags(n_bags=30, random_state=1)
+    calls = []
+    original = bag_svc._set_kernels_from_bags
+
+    def counting(*args, **kwargs):
+        calls.append(len(args[2]))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bag_svc, "_set_kernels_from_bags", counting)
+    clf = BagKernelSVC(C=[0.1, 1, 10], gamma=[0.5, 1, 2, 4]).fit(X, y)
+    assert calls == [4]  # one pass for the four gammas, none per C or per inner fold
+    assert clf.cv_results_.shape == (4, 3)
+    assert clf.C_ in (0.1, 1, 10)
+
+    dist_calls = []
+    original_d = bag_svc._all_from_bags
+    monkeypatch.setattr(bag_svc, "_all_from_bags",
+                        lambda *a, **k: dist_calls.append(1) or original_d(*a, **k))
+    BagKernelSVC(kernel="average", C=[1, 10], gamma=[0.5, 2]).fit(X, y)
+    assert len(dist_calls) == 1
+
+
+@pytest.mark.parametrize("kernel", ["nsk", "migraph", "minimal", "maximal", "average", "emd"])
+def test_learns_toy_bags_and_backends_agree(kernel):
+    if kernel == "emd":
+        pytest.importorskip("ot")
+    from mil._core import use_backend
+
+    X, y = make_toy_bags(n_bags=60, random_state=2)
+    outs = []
+    for kind in ("compiled", "python"):
+        with use_backend(kind):
+            clf = BagKernelSVC(kernel=kernel, C=[1, 10], gamma=[0.5, 1, 2]).fit(X[:40], y[:40])
+            outs.append((clf.predict(X[40:]), clf.predict_proba(X[40:]), clf.decision_function(X[40:])))
+    assert np.mean(outs[0][0] == y[40:]) >= 0.6
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-7, atol=1e-9)
+    proba = outs[0][1]
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # predict is the argmax of predict_proba and the sign of decision_function.
+    np.testing.assert_array_equal(outs[0][0], clf.classes_[np.argmax(proba, axis=1)])
+    np.testing.assert_array_equal(outs[0][0], clf.classes_[(outs[0][2] > 0).astype(int)])
+
+
+def test_three_classes_string_labels_pickle():
+    X, y = make_toy_bags(n_bags=45, n_classes=3, random_state=4)
+    labels = np.array(["a", "b", "c"])[y]
+    clf = BagKernelSVC(kernel="migraph", C=[1, 10]).fit(X, labels)
+    assert list(clf.classes_) == ["a", "b", "c"]
+    proba = clf.predict_proba(X)
+    assert proba.shape == (45, 3) and clf.decision_function(X).shape == (45, 3)
+    assert np.mean(clf.predict(X) == labels) > 0.8
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict_proba(X), proba)
+
+
+def test_sample_weight_zero_is_like_dropping():
+    X, y = make_toy_bags(n_bags=40, random_state=5)
+    w = np.ones(40)
+    w[:5] = 0.0
+    a = BagKernelSVC(gamma=1.0, C=1.0, scale=None, gamma_scale="absolute").fit(X, y, sample_weight=w)
+    b = BagKernelSVC(gamma=1.0, C=1.0, scale=None, gamma_scale="absolute").fit(X[5:], y[5:])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(gamma=[1.0, -2.0]), "gamma"),
+    (dict(C=[]), "C"),
+    (dict(kernel="rbf"), "kernel"),
+])
+def test_bad_parameters(params, match):
+    X, y = make_toy_bags(n_bags=12, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        BagKernelSVC(**params).fit(X, y)
+
+
+def test_bad_bags_named_and_not_mutated():
+    X, y = make_toy_bags(n_bags=12, random_state=0)
+    copies = [b.copy() for b in X]
+    clf = BagKernelSVC().fit(X, y)
+    for a, b in zip(X, copies):
+        np.testing.assert_array_equal(a, b)
+    bad = [b.copy() for b in X]
+    bad[3][0, 0] = np.nan
+    with pytest.raises(ValueError, match="bag 3"):
+        clf.predict(bad)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict([b[:, :2] for b in X])
+
+
+def test_set_kernel_threads_and_emd_threads_give_the_same_matrix(backend):
+    rng = np.random.default_rng(7)
+    bags = [rng.normal(size=(int(rng.integers(1, 30)), 4)) for _ in range(40)]
+    one = set_kernel(bags, gamma=[0.1, 1.0], n_jobs=1)
+    np.testing.assert_array_equal(set_kernel(bags, gamma=[0.1, 1.0], n_jobs=3), one)
+    np.testing.assert_array_equal(set_kernel(bags, bags[:7], gamma=0.5, n_jobs=3),
+                                  set_kernel(bags, bags[:7], gamma=0.5, n_jobs=1))
+    if pytest.importorskip("ot"):
+        np.testing.assert_array_equal(emd_distances(bags[:8], n_jobs=2), emd_distances(bags[:8]))
