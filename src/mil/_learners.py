@@ -55,6 +55,12 @@ LEARNERS = {
     "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {"random_state": 0},
                   "MI random forest: 100 C4.5-MI trees on bootstrap bag samples, sqrt features per node, "
                   "each tree's instances pooled at an out-of-bag sharpness"),
+    # Bag embeddings on one instance-to-bag distance pass; C and sigma / gamma tuned inside fit
+    # by a 5-fold CV over the training bags (docs/results/embeddings.rst).
+    "miles": ("mil.embedding", "MILESClassifier", {"random_state": 0},
+              "MILES: instance-similarity embedding + 1-norm linear SVM, inner-CV tuned"),
+    "mind": ("mil.embedding", "MInDClassifier", {"random_state": 0},
+             "MInD: mean-min bag dissimilarities + RBF SVM, inner-CV tuned"),
 }
 
 

@@ -12,10 +12,12 @@ out-of-fold decision values at the chosen parameters also calibrate
 and the decision value always agree on the class).
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize_scalar
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -142,7 +144,10 @@ class _EmbeddingClassifier(BaseBagClassifier):
             for p, param in enumerate(params):
                 F_train, F_test = self._features(fold, param)
                 for c, C in enumerate(Cs):
-                    machine = self._machine(float(C)).fit(F_train, target[train], sample_weight=w)
+                    with warnings.catch_warnings():
+                        # A grid point that stops at max_iter is still scored (the final fit warns).
+                        warnings.simplefilter("ignore", ConvergenceWarning)
+                        machine = self._machine(float(C)).fit(F_train, target[train], sample_weight=w)
                     oof[p, c][test] = machine.decision_function(F_test)
         w = np.ones(n) if weight is None else weight
         pred = (oof > 0).astype(np.intp) if k == 2 else np.argmax(oof, axis=-1)
