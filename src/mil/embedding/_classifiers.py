@@ -502,8 +502,11 @@ class MInDClassifier(_EmbeddingClassifier):
     n_prototypes : int, default=None
         None: every training bag is a prototype. An int: that many training
         bags drawn at random (seeded by `random_state`).
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Feature scaling fitted on the training instances.
+    scale : {"standard", "minmax", "maxabs"} or None, default=None
+        Feature scaling fitted on the training instances. None (distances
+        on the raw features, as Cheplygina et al.) measured 1.5 to 4.4
+        points better than "standard" on Elephant, Tiger and Musk1 (2
+        published repetitions x 10 folds; see the results page).
     class_weight : "balanced", dict or None, default=None
     positive_class : label, default=None
         Accepted for the project's common interface; the model treats both
@@ -567,7 +570,7 @@ class MInDClassifier(_EmbeddingClassifier):
     }
 
     def __init__(self, C=None, gamma=None, *, dissimilarity="meanmin", Cs=(0.1, 1.0, 10.0, 100.0),
-                 gamma_scales=(0.25, 1.0, 4.0), cv=5, n_prototypes=None, scale="standard",
+                 gamma_scales=(0.25, 1.0, 4.0), cv=5, n_prototypes=None, scale=None,
                  class_weight=None, positive_class=None, n_jobs=None, random_state=None):
         self.C = C
         self.gamma = gamma
