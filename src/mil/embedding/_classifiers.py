@@ -260,7 +260,7 @@ class MILESClassifier(_EmbeddingClassifier):
         Embedding width; None chooses ``sigma_scales`` times the median
         heuristic (the square root of the median squared distance from a
         training instance to the other training bags).
-    Cs : array-like, default=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+    Cs : array-like, default=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
         Candidate values of C when ``C=None``.
     sigma_scales : array-like, default=(2.0, 1.0, 0.5)
         Candidate multiples of the median heuristic when ``sigma=None``
@@ -351,7 +351,7 @@ class MILESClassifier(_EmbeddingClassifier):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, C=None, sigma=None, *, Cs=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0),
+    def __init__(self, C=None, sigma=None, *, Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0),
                  sigma_scales=(2.0, 1.0, 0.5), cv=5, tol=1e-4, max_iter=5000, n_concepts=None,
                  scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
