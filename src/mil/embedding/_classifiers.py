@@ -126,21 +126,26 @@ class _EmbeddingClassifier(BaseBagClassifier):
         n_splits = min(int(self.cv), int(counts[counts > 0].min()))
         if n_splits < 2:
             return None
-        skf = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=self.random_state)
-        return list(skf.split(np.zeros(target.shape[0]), target))
+        rng = check_random_state(self.random_state)
+        folds = []
+        for _ in range(self.cv_repeats):
+            skf = StratifiedKFold(n_splits=n_splits, shuffle=True,
+                                  random_state=int(rng.randint(np.iinfo(np.int32).max)))
+            folds += list(skf.split(np.zeros(target.shape[0]), target))
+        return folds
 
     def _tune(self, state, target, weight, params, Cs):
         """Grid search over (param, C) on the inner folds; the calibration slope at the best point."""
         folds = self._inner_folds(target)
-        if folds is None or (len(params) == 1 and len(Cs) == 1 and self.cv is None):
+        if folds is None:
             # No inner folds (cv=None or a class with a single bag): the middle of each grid.
             return {"param": params[len(params) // 2], "C": float(Cs[len(Cs) // 2])}, 1.0
-        n, k = target.shape[0], int(target.max()) + 1
-        shape = (n,) if k == 2 else (n, k)
-        oof = np.zeros((len(params), len(Cs)) + shape)
+        k = int(target.max()) + 1
+        rows, scores = [], []  # out-of-fold decision values, fold after fold
         for train, test in folds:
             fold = self._fold(state, train, test)
             w = None if weight is None else weight[train]
+            out = np.zeros((len(params), len(Cs), test.shape[0]) + (() if k == 2 else (k,)))
             for p, param in enumerate(params):
                 F_train, F_test = self._features(fold, param)
                 for c, C in enumerate(Cs):
@@ -148,16 +153,21 @@ class _EmbeddingClassifier(BaseBagClassifier):
                         # A grid point that stops at max_iter is still scored (the final fit warns).
                         warnings.simplefilter("ignore", ConvergenceWarning)
                         machine = self._machine(float(C)).fit(F_train, target[train], sample_weight=w)
-                    oof[p, c][test] = machine.decision_function(F_test)
-        w = np.ones(n) if weight is None else weight
+                    out[p, c] = machine.decision_function(F_test)
+            rows.append(test)
+            scores.append(out)
+        rows = np.concatenate(rows)
+        oof = np.concatenate(scores, axis=2)
+        t = target[rows]
+        w = np.ones(rows.shape[0]) if weight is None else weight[rows]
         pred = (oof > 0).astype(np.intp) if k == 2 else np.argmax(oof, axis=-1)
-        accuracy = ((pred == target) * w).sum(axis=-1) / w.sum()
+        accuracy = ((pred == t) * w).sum(axis=-1) / w.sum()
         # Highest accuracy; ties to the smallest C, then the first (smoothest) parameter.
         order = np.lexsort((np.arange(len(params))[:, None].repeat(len(Cs), 1).ravel(),
                             np.tile(np.arange(len(Cs)), len(params)), -accuracy.ravel()))
         p, c = divmod(int(order[0]), len(Cs))
         self.cv_accuracy_ = accuracy
-        return {"param": params[p], "C": float(Cs[c])}, _calibration_slope(oof[p, c], target, w, k)
+        return {"param": params[p], "C": float(Cs[c])}, _calibration_slope(oof[p, c], t, w, k)
 
     # -- prediction ----------------------------------------------------------------
     def _scaled(self, X):
@@ -268,7 +278,11 @@ class MILESClassifier(_EmbeddingClassifier):
     cv : int, cross-validation generator, iterable or None, default=5
         Inner folds over the training bags: an int is that many stratified,
         shuffled folds (fewer when a class has fewer bags); a splitter or
-        an iterable of (train, test) index pairs is used as given. None: no inner folds; the middle of each grid and
+        an iterable of (train, test) index pairs is used as given.
+    cv_repeats : int, default=1
+        Repetitions of an int `cv` with different shuffles: the inner
+        accuracy of a grid point is then pooled over them (less noise in
+        the choice, proportionally more SVM fits). None: no inner folds; the middle of each grid and
         an uncalibrated slope of 1.
     tol : float, default=1e-4
         Stopping tolerance of the L1-SVM (liblinear). The solution moves
@@ -341,6 +355,7 @@ class MILESClassifier(_EmbeddingClassifier):
         "Cs": _GRID,
         "sigma_scales": _GRID,
         "cv": ["cv_object", None],
+        "cv_repeats": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "n_concepts": [Interval(Integral, 1, None, closed="left"), None],
@@ -352,14 +367,15 @@ class MILESClassifier(_EmbeddingClassifier):
     }
 
     def __init__(self, C=None, sigma=None, *, Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0),
-                 sigma_scales=(2.0, 1.0, 0.5), cv=5, tol=1e-4, max_iter=5000, n_concepts=None,
-                 scale="standard", class_weight=None, positive_class=None, n_jobs=None,
+                 sigma_scales=(2.0, 1.0, 0.5), cv=5, cv_repeats=1, tol=1e-4, max_iter=5000,
+                 n_concepts=None, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
         self.C = C
         self.sigma = sigma
         self.Cs = Cs
         self.sigma_scales = sigma_scales
         self.cv = cv
+        self.cv_repeats = cv_repeats
         self.tol = tol
         self.max_iter = max_iter
         self.n_concepts = n_concepts
@@ -497,7 +513,11 @@ class MInDClassifier(_EmbeddingClassifier):
     cv : int, cross-validation generator, iterable or None, default=5
         Inner folds over the training bags: an int is that many stratified,
         shuffled folds (fewer when a class has fewer bags); a splitter or
-        an iterable of (train, test) index pairs is used as given. None: no inner folds; the middle of each grid and
+        an iterable of (train, test) index pairs is used as given.
+    cv_repeats : int, default=1
+        Repetitions of an int `cv` with different shuffles: the inner
+        accuracy of a grid point is then pooled over them (less noise in
+        the choice, proportionally more SVM fits). None: no inner folds; the middle of each grid and
         an uncalibrated slope of 1.
     n_prototypes : int, default=None
         None: every training bag is a prototype. An int: that many training
@@ -561,6 +581,7 @@ class MInDClassifier(_EmbeddingClassifier):
         "Cs": _GRID,
         "gamma_scales": _GRID,
         "cv": ["cv_object", None],
+        "cv_repeats": [Interval(Integral, 1, None, closed="left")],
         "n_prototypes": [Interval(Integral, 1, None, closed="left"), None],
         "scale": _SCALES,
         "class_weight": [StrOptions({"balanced"}), dict, None],
@@ -570,7 +591,7 @@ class MInDClassifier(_EmbeddingClassifier):
     }
 
     def __init__(self, C=None, gamma=None, *, dissimilarity="meanmin", Cs=(0.1, 1.0, 10.0, 100.0),
-                 gamma_scales=(0.25, 1.0, 4.0), cv=5, n_prototypes=None, scale=None,
+                 gamma_scales=(0.25, 1.0, 4.0), cv=5, cv_repeats=1, n_prototypes=None, scale=None,
                  class_weight=None, positive_class=None, n_jobs=None, random_state=None):
         self.C = C
         self.gamma = gamma
@@ -578,6 +599,7 @@ class MInDClassifier(_EmbeddingClassifier):
         self.Cs = Cs
         self.gamma_scales = gamma_scales
         self.cv = cv
+        self.cv_repeats = cv_repeats
         self.n_prototypes = n_prototypes
         self.scale = scale
         self.class_weight = class_weight
