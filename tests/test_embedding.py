@@ -163,7 +163,8 @@ def test_inner_tuning_weights_and_calibration(cls):
     X, y = make_toy_bags(n_bags=40, random_state=5)
     clf = cls(random_state=0).fit(X, y)
     grid = clf.cv_accuracy_
-    assert grid.shape == (3, len(clf.Cs))
+    scales = clf.sigma_scales if cls is MILESClassifier else clf.gamma_scales
+    assert grid.shape == (len(scales), len(clf.Cs))
     assert set(clf.best_params_) == {"param", "C"} and clf.calibration_slope_ > 0
     # sample_weight and class_weight reach the SVM; zero weights drop bags.
     w = np.ones(40)

@@ -505,9 +505,9 @@ class MInDClassifier(_EmbeddingClassifier):
         squared distance between the training bags' dissimilarity vectors
         (the median heuristic).
     dissimilarity : {"meanmin", "minmin", "maxmin", "hausdorff", "average"}, default="meanmin"
-    Cs : array-like, default=(0.1, 1.0, 10.0, 100.0)
+    Cs : array-like, default=(0.1, 1.0, 10.0, 100.0, 1000.0)
         Candidate values of C when ``C=None``.
-    gamma_scales : array-like, default=(0.25, 1.0, 4.0)
+    gamma_scales : array-like, default=(0.0625, 0.25, 1.0, 4.0, 16.0)
         Candidate multiples of the median heuristic when ``gamma=None``
         (the first is preferred at equal inner accuracy).
     cv : int, cross-validation generator, iterable or None, default=5
@@ -590,8 +590,9 @@ class MInDClassifier(_EmbeddingClassifier):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, C=None, gamma=None, *, dissimilarity="meanmin", Cs=(0.1, 1.0, 10.0, 100.0),
-                 gamma_scales=(0.25, 1.0, 4.0), cv=5, cv_repeats=1, n_prototypes=None, scale=None,
+    def __init__(self, C=None, gamma=None, *, dissimilarity="meanmin",
+                 Cs=(0.1, 1.0, 10.0, 100.0, 1000.0), gamma_scales=(0.0625, 0.25, 1.0, 4.0, 16.0),
+                 cv=5, cv_repeats=1, n_prototypes=None, scale=None,
                  class_weight=None, positive_class=None, n_jobs=None, random_state=None):
         self.C = C
         self.gamma = gamma
