@@ -94,7 +94,7 @@ def test_inner_folds_slice_the_refitted_embeddings(backend):
     mind = MInDClassifier(C=1.0, gamma=1.0, cv=None, scale=None).fit(X, y)
     state = mind._prepare(mind._scaled(X))
     fold = mind._fold(state, train, test)
-    emb = BagDissimilarityEmbedding(scale=None).fit(Xtr)
+    emb = BagDissimilarityEmbedding(mind.dissimilarity, scale=None).fit(Xtr)
     np.testing.assert_allclose(fold["F_train"], emb.transform(Xtr), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.exp(-fold["S_test"]),
                                np.exp(-cdist(emb.transform(Xte), emb.transform(Xtr), "sqeuclidean")),

@@ -60,7 +60,7 @@ LEARNERS = {
     "miles": ("mil.embedding", "MILESClassifier", {"random_state": 0},
               "MILES: instance-similarity embedding + 1-norm linear SVM, inner-CV tuned"),
     "mind": ("mil.embedding", "MInDClassifier", {"random_state": 0},
-             "MInD: mean-min bag dissimilarities + RBF SVM, inner-CV tuned"),
+             "MInD: bag dissimilarities (average Hausdorff) + RBF SVM, inner-CV tuned"),
 }
 
 
