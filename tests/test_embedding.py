@@ -219,3 +219,13 @@ def test_bad_input(est):
         out([np.zeros((2, 5))])
     with pytest.raises(ValueError, match="bag 0"):
         out([np.full((2, 4), np.inf)])
+
+
+def test_concepts_and_prototypes_subsets(backend):
+    X, y = make_toy_bags(n_bags=30, random_state=7)
+    miles = MILESClassifier(n_concepts=12, cv=3, random_state=0).fit(X, y)
+    assert miles.concepts_.shape == (12, 4) and miles.score(X, y) > 0.8
+    assert miles.instance_scores(X).shape == (sum(len(b) for b in X),)
+    mind = MInDClassifier(n_prototypes=10, cv=3, random_state=0).fit(X, y)
+    assert mind.prototypes_.n_bags == 10 and mind.support_vectors_.shape[1] == 10
+    assert mind.score(X, y) > 0.8
