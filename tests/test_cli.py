@@ -97,8 +97,19 @@ def test_reproduce_distances_quick_writes_the_plot(tmp_path, capsys):
     assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_reproduce_embeddings_quick(capsys):
+    assert main(["reproduce", "embeddings", "--quick", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "miles (published)  84.7" in out and "mind (published)   90.1" in out
+    assert "two folds of Musk1" in out and "Carbonneau" in out
+    assert main(["reproduce", "embeddings", "--quick", "--json", "--learners", "mind"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert set(res["accuracy"]) == {"mind"} and len(res["auc"]["mind"]["musk1"]) == 2
+
+
 @pytest.mark.parametrize("argv, message", [
     (["reproduce", "distances", "--datasets", "musk3"], "unknown data set 'musk3'"),
+    (["reproduce", "embeddings", "--learners", "gdbt-mi"], "unknown learner 'gdbt-mi'"),
 ])
 def test_reproduce_bad_options(argv, message, capsys):
     assert main(argv) == 2

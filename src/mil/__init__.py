@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQUIRE_COMPILED)
 from mil._config import show_config
 from mil.bags import Bags
+from mil.embedding import BagDissimilarityEmbedding, MILESClassifier, MILESEmbedding, MInDClassifier
 from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
@@ -37,6 +38,7 @@ def get_include():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["BagKernelSVC", "BagKNNClassifier", "BagRandomTreesClassifier", "Bags", "C45MIClassifier",
-           "CitationKNNClassifier", "GDBTMIClassifier", "ID3MIClassifier", "MIRandomForestClassifier",
-           "MISVMClassifier", "miSVMClassifier", "RipperMIClassifier", "get_include", "show_config", "__version__"]
+__all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "BagRandomTreesClassifier", "Bags",
+           "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier", "ID3MIClassifier", "MILESClassifier",
+           "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier", "miSVMClassifier",
+           "RipperMIClassifier", "get_include", "show_config", "__version__"]

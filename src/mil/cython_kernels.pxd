@@ -59,8 +59,8 @@ from mil._core._tree_split cimport (
 )
 
 # _hausdorff: minimal, maximal and average Hausdorff matrices in one pass
-# over blocks of bags.
-from mil._core._hausdorff cimport c_hausdorff_matrices
+# over blocks of bags, and the instance-to-bag minima of the same pass.
+from mil._core._hausdorff cimport c_hausdorff_matrices, c_instance_bag_minima
 
 # _golden: golden-section maximisation over a C function pointer, and the NCA
 # objective choosing the integrated distance's alpha.

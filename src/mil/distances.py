@@ -51,7 +51,7 @@ from mil._core import kernel, twins, use_backend
 from mil.bags import Bags
 from mil.utils.validation import check_bags
 
-__all__ = ["hausdorff", "hausdorff_all", "KINDS"]
+__all__ = ["hausdorff", "hausdorff_all", "instance_bag_minima", "KINDS"]
 
 #: The distance kinds accepted by :func:`hausdorff` and the neighbour classifiers.
 KINDS = ("minimal", "maximal", "average", "adapted", "integrated")
@@ -566,6 +566,117 @@ def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
     """
     X, Y = _prepare(X, Y)
     return _all_from_bags(X, Y, n_jobs=n_jobs, out=out)
+
+
+def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_size=None):
+    """Instance-to-bag squared minima for validated dense Bags (internal entry point).
+
+    `centre` (n_features,) is subtracted from every instance before the
+    kernel (distances do not change; fewer digits are lost to the
+    expansion); None centres on the mean of the column bags (Y, or X when Y
+    is None), as :func:`hausdorff_all` does. Estimators pass the training
+    centre, so a query bag's minima do not depend on the other query bags.
+    """
+    if X.is_sparse or (Y is not None and Y.is_sparse):
+        raise TypeError("instance-to-bag minima need dense bags; convert sparse bags with "
+                        "Bags.toarray()")
+    block_size = BLOCK_SIZE if block_size is None else block_size
+    symmetric = Y is None
+    arrays = [X.instances] if symmetric else [X.instances, Y.instances]
+    exponent = _power_of_two_exponent(arrays)
+    scaled = [_scaled_by(a, exponent) if exponent else a for a in arrays]
+    if centre is None:
+        centre = scaled[-1].mean(axis=0)
+    elif exponent:
+        centre = _scaled_by(np.asarray(centre, dtype=np.float64), exponent)
+    Xc = scaled[0] - centre
+    Yc, y_off = (Xc, X.offsets) if symmetric else (scaled[1] - centre, Y.offsets)
+    n_x = X.n_bags
+    out_xy = np.zeros((Xc.shape[0], n_x if symmetric else Y.n_bags))
+    out_yx = np.zeros((Yc.shape[0], n_x)) if both and not symmetric else None
+    k = kernel("_hausdorff")
+    from joblib import effective_n_jobs
+
+    n_threads = min(effective_n_jobs(n_jobs), n_x)
+    if out_xy.size == 0 and (out_yx is None or out_yx.size == 0):
+        pass
+    elif n_threads <= 1:
+        k.instance_bag_minima(Xc, X.offsets, Yc, y_off, symmetric, out_xy, out_yx, 0, n_x, block_size)
+    else:
+        from joblib import Parallel, delayed
+
+        # Threads fill their own row bags (and, train-vs-train, the mirrored
+        # entries in their own columns); cuts on the kernel's row blocks keep
+        # every product, so the result does not depend on the thread count.
+        Parallel(n_jobs=n_threads, backend="threading")(
+            delayed(k.instance_bag_minima)(Xc, X.offsets, Yc, y_off, symmetric, out_xy, out_yx,
+                                           r0, r1, block_size)
+            for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
+    mats = {"xy": out_xy} if out_yx is None else {"xy": out_xy, "yx": out_yx}
+    if exponent:  # squared distances: twice the exponent
+        for D in mats.values():
+            with np.errstate(over="ignore"):
+                np.ldexp(D, 2 * exponent, out=D)
+    for D in mats.values():
+        if not np.isfinite(D).all():
+            raise ValueError(
+                "some squared instance distances exceed the largest float64 "
+                f"({np.finfo(float).max:.3g}): rescale the features")
+    return (out_xy, out_yx) if both and not symmetric else out_xy
+
+
+def instance_bag_minima(X, Y=None, *, both=False, n_jobs=None):
+    """Squared distance from every instance to the nearest instance of every bag.
+
+    ``M[a, j] = min over z in bag j of ||x_a - z||^2`` for each instance
+    ``x_a`` of the bags `X` (rows, instance after instance in bag order) and
+    each bag j of `Y` (columns). One pass of the kernel that computes the
+    Hausdorff distances (:func:`hausdorff_all`), before its per-pair
+    reduction: every Hausdorff distance is a reduction of M over a bag's
+    rows, e.g. with ``off`` the bag offsets of X and ``D = sqrt(M)``,
+    minimal ``np.minimum.reduceat(D, off[:-1])``, directed Hausdorff
+    ``np.maximum.reduceat(D, off[:-1])``, and the mean-min dissimilarity of
+    Cheplygina, Tax and Loog (2015) the mean over each bag's rows. M also
+    gives the MILES embedding (Chen, Bi and Wang, 2006): bag j on concept a
+    is ``exp(-M[a, j] / sigma**2)``; see :mod:`mil.embedding`.
+
+    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        The row bags (dense).
+    Y : sequence of 2-D arrays or Bags, default=None
+        The column bags; None means X against itself: each pair of bags is
+        computed once for both directions, and an instance's entry for its
+        own bag is exactly 0.
+    both : bool, default=False
+        With `Y`, also return the other direction (Y's instances against
+        X's bags), from the same products.
+    n_jobs : int, default=None
+        Threads over blocks of row bags (the kernel releases the GIL).
+
+    Returns
+    -------
+    M : ndarray of shape (n_instances_X, n_bags_Y)
+    M_yx : ndarray of shape (n_instances_Y, n_bags_X)
+        Only with `both` and `Y`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.distances import instance_bag_minima
+    >>> A = np.array([[0.0], [3.0]])
+    >>> B = np.array([[1.0], [10.0]])
+    >>> instance_bag_minima([A, B])
+    array([[ 0.,  1.],
+           [ 0.,  4.],
+           [ 1.,  0.],
+           [49.,  0.]])
+    """
+    X, Y = _prepare(X, Y)
+    if X.is_sparse or (Y is not None and Y.is_sparse):
+        raise TypeError("instance_bag_minima needs dense bags; convert sparse bags with "
+                        "Bags.toarray()")
+    return _minima_from_bags(X, Y, both=both, n_jobs=n_jobs)
 
 
 def _positive_flags(y, n, name):

@@ -283,6 +283,37 @@ def hausdorff_args(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_
     return (X, x_offsets, Y, y_offsets, bool(symmetric), *outs, row_start, row_stop, block_size)
 
 
+def minima_args(X, x_offsets, Y, y_offsets, symmetric, out_xy, out_yx, row_start, row_stop,
+                block_size):
+    X = as_array(X, "X", np.float64, 2)
+    x_offsets = check_offsets(x_offsets, X.shape[0], "x_offsets")
+    n_x = x_offsets.shape[0] - 1
+    if symmetric:
+        Y, y_offsets = X, x_offsets
+        if out_yx is not None:
+            raise ValueError("out_yx must be None when symmetric (out_xy holds both directions)")
+    else:
+        Y = as_array(Y, "Y", np.float64, 2)
+        if Y.shape[1] != X.shape[1]:
+            raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
+        y_offsets = check_offsets(y_offsets, Y.shape[0], "y_offsets")
+    out_xy = as_array(out_xy, "out_xy", np.float64, 2, writable=True)
+    shape = (X.shape[0], y_offsets.shape[0] - 1)
+    if out_xy.shape != shape:
+        raise ValueError(f"out_xy has shape {out_xy.shape}; expected {shape} (row instances x column bags)")
+    if out_yx is not None:
+        out_yx = as_array(out_yx, "out_yx", np.float64, 2, writable=True)
+        shape = (Y.shape[0], n_x)
+        if out_yx.shape != shape:
+            raise ValueError(f"out_yx has shape {out_yx.shape}; expected {shape} "
+                             "(column instances x row bags)")
+    row_start = check_int(row_start, "row_start", 0, n_x)
+    row_stop = check_int(row_stop, "row_stop", row_start, n_x)
+    block_size = check_int(block_size, "block_size", 1)
+    return (X, x_offsets, Y, y_offsets, bool(symmetric), out_xy, out_yx, row_start, row_stop,
+            block_size)
+
+
 def nca_args(dmin, dmax, y, sigma):
     dmin = as_array(dmin, "dmin", np.float64, 2)
     dmax = as_array(dmax, "dmax", np.float64, 2)

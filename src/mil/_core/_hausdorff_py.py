@@ -9,13 +9,16 @@ the bag offsets turns it into row minima and column minima per bag pair,
 from which the minimal, maximal and average distances of every pair in the
 block follow. Train-vs-train only visits column bags from the row block
 onwards (upper triangle) and mirrors the result. Memory stays at one block.
+
+:func:`instance_bag_minima` keeps the block's row and column minima per
+instance instead of reducing them per bag pair (see the compiled twin).
 """
 
 import numpy as np
 
-from mil._core._checks import bag_blocks_args, hausdorff_args
+from mil._core._checks import bag_blocks_args, hausdorff_args, minima_args
 
-__all__ = ["hausdorff_matrices", "bag_blocks"]
+__all__ = ["hausdorff_matrices", "bag_blocks", "instance_bag_minima"]
 
 #: Minima below EXACT_BELOW * (|a|^2 + max |b|^2) are recomputed from differences
 #: (see the compiled twin).
@@ -130,3 +133,62 @@ def hausdorff_matrices(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, 
         diag = np.arange(row_start, row_stop)
         for out in (out_min, out_max, out_ave):
             out[diag, diag] = 0.0
+
+
+def _block_minima(Xr, sq_r, off_r, Yc, sq_c, off_c, pairs=None, both=True):
+    """Squared row minima (row instances x column bags) and column minima (column
+    instances x row bags) of one block, as :func:`_block` finds them, unreduced."""
+    d2 = np.add.outer(sq_r, sq_c)
+    d2 -= 2.0 * (Xr @ Yc.T)
+    row_min = np.minimum.reduceat(d2, off_c[:-1], axis=1)
+    want_r = None if pairs is None else np.repeat(pairs, np.diff(off_r), axis=0)
+    _exact_minima(Xr, sq_r, off_c, Yc, sq_c, row_min, want_r)
+    np.maximum(row_min, 0.0, out=row_min)
+    if not both:
+        return row_min, None
+    col_min = np.minimum.reduceat(d2, off_r[:-1], axis=0).T  # (cols, row bags)
+    want_c = None if pairs is None else np.repeat(pairs, np.diff(off_c), axis=1).T
+    _exact_minima(Yc, sq_c, off_r, Xr, sq_r, col_min, want_c)
+    np.maximum(col_min, 0.0, out=col_min)
+    return row_min, col_min
+
+
+def instance_bag_minima(X, x_offsets, Y, y_offsets, symmetric, out_xy, out_yx,
+                        row_start, row_stop, block_size):
+    """Fill the instance-to-bag minima of row bags ``row_start..row_stop-1`` (see the compiled twin)."""
+    (X, x_offsets, Y, y_offsets, symmetric, out_xy, out_yx, row_start, row_stop,
+     block_size) = minima_args(X, x_offsets, Y, y_offsets, symmetric, out_xy, out_yx,
+                               row_start, row_stop, block_size)
+    sq_x = np.einsum("ij,ij->i", X, X)
+    sq_y = sq_x if symmetric else np.einsum("ij,ij->i", Y, Y)
+    n_cols = y_offsets.shape[0] - 1
+    rows = _bag_blocks(x_offsets, row_start, row_stop, block_size)
+    for r0, r1 in zip(rows[:-1], rows[1:]):
+        i0, i1 = x_offsets[r0], x_offsets[r1]
+        off_r = x_offsets[r0:r1 + 1] - i0
+        cols = _bag_blocks(y_offsets, r0 if symmetric else 0, n_cols, block_size)
+        for c0, c1 in zip(cols[:-1], cols[1:]):
+            j0, j1 = y_offsets[c0], y_offsets[c1]
+            off_c = y_offsets[c0:c1 + 1] - j0
+            if not symmetric:
+                row_min, col_min = _block_minima(X[i0:i1], sq_x[i0:i1], off_r, Y[j0:j1], sq_y[j0:j1],
+                                                 off_c, None, out_yx is not None)
+                out_xy[i0:i1, c0:c1] = row_min
+                if out_yx is not None:
+                    out_yx[j0:j1, r0:r1] = col_min
+                continue
+            # Pairs i < j only: row minima of i against j, column minima of j against i.
+            pairs = np.arange(c0, c1)[None, :] > np.arange(r0, r1)[:, None]
+            if not pairs.any():
+                continue
+            row_min, col_min = _block_minima(X[i0:i1], sq_x[i0:i1], off_r, X[j0:j1], sq_x[j0:j1],
+                                             off_c, pairs)
+            want_r = np.repeat(pairs, np.diff(off_r), axis=0)
+            want_c = np.repeat(pairs, np.diff(off_c), axis=1).T
+            view = out_xy[i0:i1, c0:c1]
+            view[want_r] = row_min[want_r]
+            view = out_xy[j0:j1, r0:r1]
+            view[want_c] = col_min[want_c]
+    if symmetric:
+        for i in range(row_start, row_stop):
+            out_xy[x_offsets[i]:x_offsets[i + 1], i] = 0.0

@@ -345,6 +345,17 @@ _FAILS_BY_CLASS["MIRandomForestClassifier"] = {**_FAILS_BINARY, "check_sample_we
 # weights matter; these trees have no such parameter.
 _FAILS_BY_CLASS["BagRandomTreesClassifier"] = {"check_class_weight_classifiers": (
     "fully grown trees end in pure leaves, whose class frequencies a class weight does not change")}
+# MILES orients its instance scores by the positive class (its bag decisions
+# treat both classes alike); MInD needs no choice.
+_FAILS_BY_CLASS["MILESClassifier"] = dict(_FAILS_BINARY)
+# Both embed a bag by its relation to the training bags: a repeated bag adds
+# concepts (prototypes), i.e. features, and changes the inner folds that tune
+# C and sigma / gamma; a weight does neither.
+_EMBEDDING_WEIGHTS = {"check_sample_weight_equivalence_on_dense_data": (
+    "a repeated bag adds its instances as concepts (its prototype) and changes the inner tuning "
+    "folds; a weight scales its loss only")}
+_FAILS_BY_CLASS["MILESClassifier"].update(_EMBEDDING_WEIGHTS)
+_FAILS_BY_CLASS["MInDClassifier"] = dict(_EMBEDDING_WEIGHTS)
 
 
 def expected_failed_checks(estimator):

@@ -1,0 +1,135 @@
+"""Embedding benchmark: the instance-to-bag minima M and the MILES / MInD learners.
+
+Prints, all measured in this process (best of several runs):
+
+1. M on Musk2 train-vs-train (6598 instances x 102 bags) divided by the
+   time of the plain product X @ X.T of its instance matrix, for the
+   compiled kernel and the NumPy twin (targets: <= 0.75 and <= 2.0), and
+   the Hausdorff matrices' pass for comparison;
+2. MILESClassifier and MInDClassifier fit on Musk2 (published fold 0 of
+   repetition 0: 92 training bags) + predict (10 test bags), divided by
+   the time of M on the same 92 training bags; once with fixed
+   hyper-parameters (``cv=None``) and once with the default inner tuning
+   (target: fixed within 3x);
+3. ``--growth``: time and peak memory (tracemalloc: NumPy's arrays and
+   the kernel's Python-visible outputs; the kernel's block buffer of at most
+   ``BLOCK_SIZE**2`` doubles is not traced) of MILESEmbedding and
+   BagDissimilarityEmbedding ``fit_transform`` on 1x, 4x and 16x the bags of
+   Elephant (copies with small Gaussian noise), and of MILES with
+   ``n_concepts=1000`` k-means concepts.
+
+    python benchmarks/bench_embeddings.py [--repeat 5] [--growth] [--clock cpu]
+
+``--clock cpu`` times with the process CPU clock instead of the wall clock:
+with one BLAS thread (``OMP_NUM_THREADS=1``) it is the robust choice on a
+machine shared with other jobs.
+"""
+
+import argparse
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+
+from mil import datasets
+from mil._core import compiled_available, use_backend
+from mil.bags import Bags
+from mil.distances import _all_from_bags, _minima_from_bags
+from mil.embedding import BagDissimilarityEmbedding, MILESClassifier, MILESEmbedding, MInDClassifier
+
+
+CLOCK = time.perf_counter
+
+
+def best_time(func, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = CLOCK()
+        func()
+        times.append(CLOCK() - t0)
+    return min(times)
+
+
+def minima_ratio(repeat):
+    data = datasets.load_musk2()
+    bags = Bags.from_list(data.data)
+    X = bags.instances - bags.instances.mean(axis=0)
+    print(f"Musk2: {bags.n_bags} bags, {bags.n_instances} instances, {bags.n_features} features")
+    base = best_time(lambda: X @ X.T, repeat)
+    print(f"X @ X.T                                   {base:7.3f} s   ratio 1.00")
+    for kind in ("compiled", "python"):
+        if kind == "compiled" and not compiled_available("_hausdorff"):
+            print("compiled kernel not available")
+            continue
+        with use_backend(kind):
+            t = best_time(lambda: _minima_from_bags(bags), repeat)
+            h = best_time(lambda: _all_from_bags(bags, None), repeat)
+        print(f"M, {kind:8s}                              {t:7.3f} s   ratio {t / base:.2f}")
+        print(f"Hausdorff matrices, {kind:8s}             {h:7.3f} s   ratio {h / base:.2f}")
+
+
+def learners_ratio(repeat):
+    data = datasets.load_musk2()
+    train = np.flatnonzero(data.folds[0] != 0)
+    test = np.flatnonzero(data.folds[0] == 0)
+    bags = Bags.from_list(data.data)
+    Xtr, Xte, ytr = bags[train], bags[test], data.target[train]
+    base = best_time(lambda: _minima_from_bags(Xtr), repeat)
+    print(f"\nM on the 92 training bags of Musk2 fold 0: {base:.3f} s")
+    setups = [
+        ("MILES fixed (C=0.1, sigma median, cv=None)", MILESClassifier(C=0.1, sigma_scales=(1.0,), cv=None)),
+        ("MInD fixed (C=10, gamma median, cv=None)", MInDClassifier(C=10.0, gamma_scales=(1.0,), cv=None,
+                                                                      scale=None)),
+        ("MILES default (inner 5-fold, 3 x 6 grid)", MILESClassifier(random_state=0)),
+        ("MInD default (inner 5-fold, 3 x 4 grid)", MInDClassifier(random_state=0)),
+    ]
+    for label, est in setups:
+        def run():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(Xtr, ytr).predict(Xte)
+        t = best_time(run, max(1, repeat // 2))
+        print(f"{label:45s} {t:7.3f} s   ratio {t / base:6.2f}")
+
+
+def growth():
+    data = datasets.load_elephant()
+    rng = np.random.default_rng(0)
+    print("\nElephant copies (noise sd 0.01): fit_transform time and traced peak memory")
+    print(f"{'bags':>6s} {'instances':>9s}  {'MILES s':>8s} {'MiB':>7s}  {'MInD s':>8s} {'MiB':>7s}"
+          f"  {'MILES k=1000 s':>14s} {'MiB':>7s}")
+    for factor in (1, 4, 16):
+        bags = [b + rng.normal(scale=0.01, size=b.shape) for _ in range(factor) for b in data.data]
+        X = Bags.from_list(bags)
+        cells = []
+        for est in (MILESEmbedding(), BagDissimilarityEmbedding(), MILESEmbedding(n_concepts=1000,
+                                                                                    random_state=0)):
+            tracemalloc.start()
+            t0 = CLOCK()
+            est.fit_transform(X)
+            t = CLOCK() - t0
+            peak = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+            cells.append((t, peak))
+        print(f"{X.n_bags:6d} {X.n_instances:9d}  " + "  ".join(f"{t:8.2f} {m:7.1f}" if i < 2 else
+                                                                f"{t:14.2f} {m:7.1f}"
+                                                                for i, (t, m) in enumerate(cells)))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--growth", action="store_true", help="also the 1x / 4x / 16x Elephant growth")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall")
+    args = parser.parse_args(argv)
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    minima_ratio(args.repeat)
+    learners_ratio(args.repeat)
+    if args.growth:
+        growth()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""MILES and bag-dissimilarity embeddings and classifiers (mil.embedding)."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import LinearSVC
+
+from mil.embedding import BagDissimilarityEmbedding, MILESClassifier, MILESEmbedding, MInDClassifier
+from mil.embedding._minima import DISSIMILARITIES
+from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+
+def brute_dissimilarity(A, B, kind):
+    D = cdist(A, B)
+    r, c = D.min(axis=1), D.min(axis=0)
+    return {"meanmin": r.mean(), "minmin": r.min(), "maxmin": r.max(),
+            "hausdorff": max(r.max(), c.max()), "average": (r.sum() + c.sum()) / (len(A) + len(B))}[kind]
+
+
+# -- embeddings ------------------------------------------------------------------
+
+def test_miles_embedding_by_hand(backend):
+    bags = [np.array([[0.0], [4.0]]), np.array([[1.0]])]
+    emb = MILESEmbedding(sigma=2.0, scale=None).fit(bags)
+    e = np.exp
+    # Concepts 0, 4, 1; phi_k(B) = max_j exp(-(b_j - c_k)^2 / 4).
+    expected = np.array([[1.0, 1.0, e(-1 / 4)], [e(-1 / 4), e(-9 / 4), 1.0]])
+    np.testing.assert_allclose(emb.transform(bags), expected, rtol=1e-12)
+    np.testing.assert_allclose(emb.fit_transform(bags), expected, rtol=1e-12)
+    np.testing.assert_array_equal(emb.get_feature_names_out(),
+                                  ["milesembedding0", "milesembedding1", "milesembedding2"])
+
+
+def test_miles_embedding_matches_brute_force(backend, random_bags):
+    bags = random_bags(seed=0, n_bags=9, n_features=3)
+    others = random_bags(seed=1, n_bags=4, n_features=3)
+    emb = MILESEmbedding(scale="standard").fit(bags)
+    C = np.vstack(bags)
+    scaled = [(b - emb.offset_) / emb.scale_ for b in others]
+    expected = np.array([[np.exp(-cdist(c[None], b, "sqeuclidean").min() / emb.sigma_ ** 2)
+                          for c in (C - emb.offset_) / emb.scale_] for b in scaled])
+    np.testing.assert_allclose(emb.transform(others), expected, rtol=1e-9, atol=1e-12)
+    # fit_transform (symmetric pass) equals transform (rectangular pass) to rounding.
+    np.testing.assert_allclose(emb.fit_transform(bags), emb.transform(bags), rtol=1e-9, atol=1e-12)
+    # Median heuristic: median of the squared distances to the other bags is sigma^2.
+    km = MILESEmbedding(n_concepts=5, random_state=0).fit(bags)
+    assert km.concepts_.shape == (5, 3) and km.transform(others).shape == (4, 5)
+
+
+@pytest.mark.parametrize("kind", DISSIMILARITIES)
+def test_dissimilarity_embedding_matches_brute_force(backend, random_bags, kind):
+    bags = random_bags(seed=2, n_bags=7, n_features=3)
+    others = random_bags(seed=3, n_bags=4, n_features=3)
+    emb = BagDissimilarityEmbedding(kind, scale=None).fit(bags)
+    expected = np.array([[brute_dissimilarity(a, b, kind) for b in bags] for a in others])
+    np.testing.assert_allclose(emb.transform(others), expected, rtol=1e-9, atol=1e-12)
+    sub = BagDissimilarityEmbedding(kind, n_prototypes=3, scale=None, random_state=0).fit(bags)
+    np.testing.assert_allclose(sub.transform(others), expected[:, sub.prototype_indices_], rtol=1e-9,
+                               atol=1e-12)
+
+
+def test_transformers_in_pipeline_and_grid_search(random_bags):
+    X, y = make_toy_bags(n_bags=30, random_state=0)
+    pipe = make_pipeline(MILESEmbedding(), LinearSVC(penalty="l1", dual=False))
+    search = GridSearchCV(pipe, {"milesembedding__sigma": [1.0, 3.0]}, cv=3).fit(X, y)
+    assert search.score(X, y) > 0.8
+    pipe = make_pipeline(BagDissimilarityEmbedding(), LinearSVC())
+    assert pipe.fit(X, y).score(X, y) > 0.8
+    assert pickle.loads(pickle.dumps(pipe)).predict(X).shape == (30,)
+
+
+# -- inner tuning slices M exactly as a refit would ------------------------------
+
+def test_inner_folds_slice_the_refitted_embeddings(backend):
+    X, y = make_toy_bags(n_bags=20, random_state=1)
+    train, test = np.arange(0, 20, 2), np.arange(1, 20, 2)
+    Xtr, Xte = [X[i] for i in train], [X[i] for i in test]
+
+    miles = MILESClassifier(C=1.0, sigma=1.5, cv=None, scale=None).fit(X, y)
+    state = miles._prepare(miles._scaled(X))
+    F_train, F_test = miles._features(miles._fold(state, train, test), 1.5)
+    emb = MILESEmbedding(sigma=1.5, scale=None).fit(Xtr)
+    np.testing.assert_allclose(F_train, emb.transform(Xtr), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(F_test, emb.transform(Xte), rtol=1e-9, atol=1e-12)
+
+    mind = MInDClassifier(C=1.0, gamma=1.0, cv=None, scale=None).fit(X, y)
+    state = mind._prepare(mind._scaled(X))
+    fold = mind._fold(state, train, test)
+    emb = BagDissimilarityEmbedding(mind.dissimilarity, scale=None).fit(Xtr)
+    np.testing.assert_allclose(fold["F_train"], emb.transform(Xtr), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.exp(-fold["S_test"]),
+                               np.exp(-cdist(emb.transform(Xte), emb.transform(Xtr), "sqeuclidean")),
+                               rtol=1e-9, atol=1e-12)
+
+
+# -- MILES instance scores ---------------------------------------------------------
+
+def test_miles_instance_scores_by_hand(backend):
+    X, y = make_toy_bags(n_bags=10, n_features=1, random_state=2)
+    clf = MILESClassifier(C=1.0, sigma=1.0, cv=None, scale=None).fit(X, y)
+    # A model set by hand: concepts 0 and 5, weights 2 and -1, sigma 1.
+    clf.concepts_ = np.array([[0.0], [5.0]])
+    clf.centre_ = np.zeros(1)
+    clf.coef_ = np.array([[2.0, -1.0]])
+    clf.intercept_ = np.array([0.5])
+    clf.selected_concepts_ = np.array([0, 1])
+    clf.sigma_ = 1.0
+    bag = np.array([[0.0], [0.0], [4.0]])  # concept 0: a tie between instances 0 and 1
+    scores = clf.instance_scores([bag, np.array([[1.0]])])
+    e = np.exp
+    np.testing.assert_allclose(scores, [1.0, 1.0, -e(-1.0), 2 * e(-1.0) - e(-16.0)], rtol=1e-12)
+    # A bag's scores sum to its decision value minus the intercept.
+    f = clf._raw_decision(clf._scaled([bag, np.array([[1.0]])]))
+    np.testing.assert_allclose([scores[:3].sum(), scores[3]], f - 0.5, rtol=1e-12)
+
+
+def test_miles_instance_scores_find_the_positive_instances(backend):
+    X, y = make_toy_bags(n_bags=40, random_state=3)
+    clf = MILESClassifier(random_state=0).fit(X, y)
+    scores = clf.instance_scores(X)
+    off = np.r_[0, np.cumsum([len(b) for b in X])]
+    assert scores.shape == (off[-1],)
+    np.testing.assert_allclose(np.add.reduceat(scores, off[:-1]) + clf.intercept_[0],
+                               clf.decision_function(X), rtol=1e-9, atol=1e-9)
+    # The shifted instance (feature 0 + 4) of each positive bag scores highest in its bag.
+    hits = [np.argmax(scores[off[i]:off[i + 1]]) == np.argmax(X[i][:, 0])
+            for i in range(len(X)) if y[i] == 1]
+    assert np.mean(hits) >= 0.9
+    assert clf.selected_concepts_.size < clf.concepts_.shape[0]
+
+
+# -- classifiers -------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", [MILESClassifier, MInDClassifier])
+def test_bag_classifier_contract(cls):
+    check_bag_classifier(cls(cv=3, random_state=0), param_grid={"C": [0.1, 1.0]}, multiclass=True)
+
+
+@pytest.mark.parametrize("cls", [MILESClassifier, MInDClassifier])
+def test_three_classes(backend, cls):
+    X, y = make_toy_bags(n_bags=45, n_classes=3, random_state=4)
+    labels = np.array(["a", "b", "c"])[y]
+    clf = cls(random_state=0).fit(X, labels)
+    assert clf.score(X, labels) > 0.8
+    assert clf.decision_function(X).shape == (45, 3)
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
+    np.testing.assert_array_equal(proba.argmax(axis=1), clf.decision_function(X).argmax(axis=1))
+    if cls is MILESClassifier:
+        assert clf.instance_scores(X).shape == (sum(len(b) for b in X), 3)
+
+
+@pytest.mark.parametrize("cls", [MILESClassifier, MInDClassifier])
+def test_inner_tuning_weights_and_calibration(cls):
+    X, y = make_toy_bags(n_bags=40, random_state=5)
+    clf = cls(random_state=0).fit(X, y)
+    grid = clf.cv_accuracy_
+    scales = clf.sigma_scales if cls is MILESClassifier else clf.gamma_scales
+    assert grid.shape == (len(scales), len(clf.Cs))
+    assert set(clf.best_params_) == {"param", "C"} and clf.calibration_slope_ > 0
+    # sample_weight and class_weight reach the SVM; zero weights drop bags.
+    w = np.ones(40)
+    w[:10] = 0.0
+    a = cls(C=1.0, cv=None, random_state=0).fit(X, y, sample_weight=w)
+    b = cls(C=1.0, cv=None, random_state=0, class_weight="balanced").fit(X, y)
+    assert a.predict(X).shape == b.predict(X).shape == (40,)
+
+
+@pytest.mark.parametrize("cls", [MILESClassifier, MInDClassifier])
+def test_outputs_do_not_depend_on_backend_or_instance_order_beyond_tolerance(cls):
+    # The SVMs are solved to a tolerance: last-bit changes in the distances may
+    # move the solution within it (the strict estimator checks are xfailed).
+    from mil._core import compiled_available, use_backend
+
+    X, y = make_toy_bags(n_bags=40, random_state=3)
+    rng = np.random.default_rng(1)
+    shuffled = [b[rng.permutation(len(b))] for b in X]
+    ref = cls(random_state=0).fit(X, y)
+    other = cls(random_state=0).fit(shuffled, y)
+    np.testing.assert_array_equal(ref.predict(X), other.predict(shuffled))
+    np.testing.assert_allclose(ref.predict_proba(X), other.predict_proba(shuffled), atol=5e-3)
+    if compiled_available():
+        with use_backend("python"):
+            twin = cls(random_state=0).fit(X, y)
+            np.testing.assert_array_equal(twin.predict(X), ref.predict(X))
+            np.testing.assert_allclose(twin.predict_proba(X), ref.predict_proba(X), atol=5e-3)
+
+
+# -- bad input ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("est", [MILESEmbedding(), BagDissimilarityEmbedding(),
+                                 MILESClassifier(cv=None), MInDClassifier(cv=None)],
+                         ids=lambda e: type(e).__name__)
+def test_bad_input(est):
+    X, y = make_toy_bags(n_bags=12, random_state=6)
+    before = [b.copy() for b in X]
+    fit = (lambda Z: est.fit(Z, y)) if hasattr(est, "predict") else est.fit
+    out = est.predict if hasattr(est, "predict") else est.transform
+    nan = [b.copy() for b in X]
+    nan[3][0, 1] = np.nan
+    with pytest.raises(ValueError, match="bag 3"):
+        fit(nan)
+    empty = list(X)
+    empty[2] = np.zeros((0, 4))
+    with pytest.raises(ValueError, match="bag 2"):
+        fit(empty)
+    fit(X)
+    for a, b in zip(X, before):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="features"):
+        out([np.zeros((2, 5))])
+    with pytest.raises(ValueError, match="bag 0"):
+        out([np.full((2, 4), np.inf)])
+
+
+def test_concepts_and_prototypes_subsets(backend):
+    X, y = make_toy_bags(n_bags=30, random_state=7)
+    miles = MILESClassifier(n_concepts=12, cv=3, random_state=0).fit(X, y)
+    assert miles.concepts_.shape == (12, 4) and miles.score(X, y) > 0.8
+    assert miles.instance_scores(X).shape == (sum(len(b) for b in X),)
+    mind = MInDClassifier(n_prototypes=10, cv=3, random_state=0).fit(X, y)
+    assert mind.prototypes_.n_bags == 10 and mind.support_vectors_.shape[1] == 10
+    assert mind.score(X, y) > 0.8
