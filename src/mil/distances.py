@@ -612,17 +612,79 @@ def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_
             delayed(k.instance_bag_minima)(Xc, X.offsets, Yc, y_off, symmetric, out_xy, out_yx,
                                            r0, r1, block_size)
             for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
+    # Entries the centred kernel cannot vouch for (the rule of _suspect_pairs, per
+    # instance and bag): found in kernel units, recomputed after unscaling.
+    suspects = {"xy": _suspect_minima(out_xy, Xc, Yc, y_off, X.offsets if symmetric else None)}
+    if out_yx is not None:
+        suspects["yx"] = _suspect_minima(out_yx, Yc, Xc, X.offsets, None)
     mats = {"xy": out_xy} if out_yx is None else {"xy": out_xy, "yx": out_yx}
     if exponent:  # squared distances: twice the exponent
         for D in mats.values():
             with np.errstate(over="ignore"):
                 np.ldexp(D, 2 * exponent, out=D)
+    _exact_minima(out_xy, X.instances, (X if symmetric else Y), suspects["xy"])
+    if out_yx is not None:
+        _exact_minima(out_yx, Y.instances, X, suspects["yx"])
     for D in mats.values():
         if not np.isfinite(D).all():
             raise ValueError(
                 "some squared instance distances exceed the largest float64 "
                 f"({np.finfo(float).max:.3g}): rescale the features")
     return (out_xy, out_yx) if both and not symmetric else out_xy
+
+
+def _suspect_minima(M, Xc, Yc, y_off, own_offsets, chunk=4096):
+    """(row, column bag) entries of the squared minima `M` (kernel units) that need recomputation.
+
+    The rule of :func:`_suspect_pairs` for one instance and one bag: the
+    minimum is trusted when its distance is at least ``TRUST_RATIO`` times
+    the instance's norm about the centre plus the bag's radius, and at least
+    ``2**-TRUST_FLOOR_EXPONENT``. `own_offsets` (train-vs-train) exempts an
+    instance's own bag, whose entry is exactly 0. Row chunks bound the memory.
+    """
+    r_cols = _bag_radii(Yc, y_off)
+    r_rows = np.sqrt(np.einsum("ij,ij->i", Xc, Xc))
+    own = None if own_offsets is None else np.repeat(np.arange(own_offsets.shape[0] - 1), np.diff(own_offsets))
+    rows, cols = [], []
+    for r0 in range(0, M.shape[0], chunk):
+        D = np.sqrt(M[r0:r0 + chunk])
+        with np.errstate(invalid="ignore"):
+            bad = ~((D >= TRUST_RATIO * np.add.outer(r_rows[r0:r0 + chunk], r_cols))
+                    & (D >= 2.0 ** -TRUST_FLOOR_EXPONENT))
+        if own is not None:
+            bad[np.arange(bad.shape[0]), own[r0:r0 + chunk]] = False
+        i, j = np.nonzero(bad)
+        rows.append(i + r0)
+        cols.append(j)
+    return np.concatenate(rows), np.concatenate(cols)
+
+
+def _exact_minima(M, instances, col_bags, suspects):
+    """Overwrite the suspect entries of `M` (original units) from differences of the original instances.
+
+    Each squared distance is ``m**2 * sum((diff / m)**2)`` with ``m`` the
+    largest absolute difference (as :func:`_exact_pair`), one vectorised pass
+    per column bag that has suspects.
+    """
+    rows, cols = suspects
+    if rows.size == 0:
+        return M
+    order = np.argsort(cols, kind="stable")
+    rows, cols = rows[order], cols[order]
+    starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
+    for s, e in zip(starts, np.r_[starts[1:], cols.size]):
+        j = cols[s]
+        B = col_bags.instances[col_bags.offsets[j]:col_bags.offsets[j + 1]]
+        A = instances[rows[s:e]]
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            diff = A[:, None, :] - B[None, :, :]
+            m = np.abs(diff).max(axis=2)
+            safe = np.where((m > 0) & np.isfinite(m), m, 1.0)
+            q = diff / safe[..., None]
+            sq = np.einsum("ijk,ijk->ij", q, q) * m * m
+        sq = np.where(m > 0, sq, 0.0)
+        M[rows[s:e], j] = sq.min(axis=1)
+    return M
 
 
 def instance_bag_minima(X, Y=None, *, both=False, n_jobs=None):
@@ -639,6 +701,13 @@ def instance_bag_minima(X, Y=None, *, both=False, n_jobs=None):
     Cheplygina, Tax and Loog (2015) the mean over each bag's rows. M also
     gives the MILES embedding (Chen, Bi and Wang, 2006): bag j on concept a
     is ``exp(-M[a, j] / sigma**2)``; see :mod:`mil.embedding`.
+
+    Accuracy follows the module's contract: an entry the centred kernel
+    cannot vouch for (distance below ``TRUST_RATIO`` times the instance's and
+    the bag's extent about the centre, or near underflow) is recomputed from
+    differences of the original instances, so a squared minimum is within
+    about twice the module's relative bound of the exact one as long as it
+    is a normal double.
 
     Parameters
     ----------
