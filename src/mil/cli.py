@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sys
+import warnings
 
 import numpy as np
 
@@ -518,6 +519,12 @@ def _per_fold(res, splits, n_folds):
             for i, (_, test) in enumerate(splits)]
 
 
+def _convergence_warning():
+    from sklearn.exceptions import ConvergenceWarning
+
+    return ConvergenceWarning
+
+
 def _cmd_evaluate(args):
     from mil._learners import LEARNERS, available_learners
     from mil._progress import Progress
@@ -537,7 +544,19 @@ def _cmd_evaluate(args):
     quiet = args.quiet or args.json or args.csv
     with Progress(len(names) * len(splits), enabled=False if quiet else None,
                   pending="time left known after one fold of each learner") as bar:
-        results, skipped = _run_learners(names, data, splits, positive, args, bar)
+        # A solver that stops at its iteration limit warns once per fit: one line
+        # after the table says so instead of a warning per fold inside it.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", _convergence_warning())
+            results, skipped = _run_learners(names, data, splits, positive, args, bar)
+    converge = [w for w in caught if issubclass(w.category, _convergence_warning())]
+    for w in caught:
+        if not issubclass(w.category, _convergence_warning()):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if converge:
+        print(f"note: a scikit-learn solver stopped at its iteration limit in {len(converge)} fit(s) "
+              f"(ConvergenceWarning: {str(converge[0].message).splitlines()[0]}); the scores are "
+              "those of the stopped solutions", file=sys.stderr)
     common = {"dataset": data.name, "folds": n_folds, "repeats": repeats, "fold_source": source,
               "positive_class": positive}
     n_classes = len(np.unique(data.y))
