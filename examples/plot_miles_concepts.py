@@ -1,19 +1,19 @@
 """
-=============================================
-MILES: selected concepts and instance scores
-=============================================
+====================================================
+MILES: selected concepts and instance contributions
+====================================================
 
 MILES (Chen, Bi and Wang, 2006) embeds a bag by its similarity to every
 training instance (a *concept*) and lets a 1-norm linear SVM keep the few
 concepts that separate the classes (:class:`mil.embedding.MILESClassifier`).
 Each instance then receives its share of its bag's decision value
-(:meth:`~mil.embedding.MILESClassifier.instance_scores`): the instances that
-make a bag positive score high.
+(:meth:`~mil.embedding.MILESClassifier.instance_contributions`): the instances
+that make a bag positive score high.
 
 Here negative bags hold instances around the origin, and each positive bag
 hides one instance near (3, 3) among them. The left panel shows the
 training instances and, circled, the concepts the SVM selected; the right
-panel colours the instances of new bags by their score. C and sigma are
+panel colours the instances of new bags by their contribution. C and sigma are
 chosen inside ``fit`` by a 5-fold cross-validation over the training bags,
 from one instance-to-bag distance pass.
 """
@@ -57,11 +57,11 @@ axes[0].scatter(*sel.T, s=120, facecolors="none", edgecolors=np.where(weight > 0
 axes[0].set_title("training instances and selected concepts")
 axes[0].legend(loc="lower right", fontsize=7)
 
-scores = clf.instance_scores(test)
+scores = clf.instance_contributions(test)
 pts = np.vstack(test)
 lim = np.abs(scores).max()
 im = axes[1].scatter(*pts.T, c=scores, cmap="coolwarm", vmin=-lim, vmax=lim, s=25)
-fig.colorbar(im, ax=axes[1], label="instance score (share of the bag's decision value)")
-axes[1].set_title("instances of new bags, by score")
+fig.colorbar(im, ax=axes[1], label="instance contribution (share of the bag's decision value)")
+axes[1].set_title("instances of new bags, by contribution")
 fig.tight_layout()
 plt.show()

@@ -101,9 +101,9 @@ def test_inner_folds_slice_the_refitted_embeddings(backend):
                                rtol=1e-9, atol=1e-12)
 
 
-# -- MILES instance scores ---------------------------------------------------------
+# -- MILES instance contributions ---------------------------------------------------------
 
-def test_miles_instance_scores_by_hand(backend):
+def test_miles_instance_contributions_by_hand(backend):
     X, y = make_toy_bags(n_bags=10, n_features=1, random_state=2)
     clf = MILESClassifier(C=1.0, sigma=1.0, cv=None, scale=None).fit(X, y)
     # A model set by hand: concepts 0 and 5, weights 2 and -1, sigma 1.
@@ -114,7 +114,7 @@ def test_miles_instance_scores_by_hand(backend):
     clf.selected_concepts_ = np.array([0, 1])
     clf.sigma_ = 1.0
     bag = np.array([[0.0], [0.0], [4.0]])  # concept 0: a tie between instances 0 and 1
-    scores = clf.instance_scores([bag, np.array([[1.0]])])
+    scores = clf.instance_contributions([bag, np.array([[1.0]])])
     e = np.exp
     np.testing.assert_allclose(scores, [1.0, 1.0, -e(-1.0), 2 * e(-1.0) - e(-16.0)], rtol=1e-12)
     # A bag's scores sum to its decision value minus the intercept.
@@ -122,10 +122,10 @@ def test_miles_instance_scores_by_hand(backend):
     np.testing.assert_allclose([scores[:3].sum(), scores[3]], f - 0.5, rtol=1e-12)
 
 
-def test_miles_instance_scores_find_the_positive_instances(backend):
+def test_miles_instance_contributions_find_the_positive_instances(backend):
     X, y = make_toy_bags(n_bags=40, random_state=3)
     clf = MILESClassifier(random_state=0).fit(X, y)
-    scores = clf.instance_scores(X)
+    scores = clf.instance_contributions(X)
     off = np.r_[0, np.cumsum([len(b) for b in X])]
     assert scores.shape == (off[-1],)
     np.testing.assert_allclose(np.add.reduceat(scores, off[:-1]) + clf.intercept_[0],
@@ -155,7 +155,7 @@ def test_three_classes(backend, cls):
     np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
     np.testing.assert_array_equal(proba.argmax(axis=1), clf.decision_function(X).argmax(axis=1))
     if cls is MILESClassifier:
-        assert clf.instance_scores(X).shape == (sum(len(b) for b in X), 3)
+        assert clf.instance_contributions(X).shape == (sum(len(b) for b in X), 3)
 
 
 @pytest.mark.parametrize("cls", [MILESClassifier, MInDClassifier])
@@ -225,7 +225,7 @@ def test_concepts_and_prototypes_subsets(backend):
     X, y = make_toy_bags(n_bags=30, random_state=7)
     miles = MILESClassifier(n_concepts=12, cv=3, random_state=0).fit(X, y)
     assert miles.concepts_.shape == (12, 4) and miles.score(X, y) > 0.8
-    assert miles.instance_scores(X).shape == (sum(len(b) for b in X),)
+    assert miles.instance_contributions(X).shape == (sum(len(b) for b in X),)
     mind = MInDClassifier(n_prototypes=10, cv=3, random_state=0).fit(X, y)
     assert mind.prototypes_.n_bags == 10 and mind.support_vectors_.shape[1] == 10
     assert mind.score(X, y) > 0.8

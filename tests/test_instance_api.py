@@ -6,9 +6,11 @@ from sklearn.linear_model import LogisticRegression
 
 from mil import Bags
 from mil.base import InstanceOutputMixin, split_by_bag
+from mil.embedding import MILESClassifier, MInDClassifier
 from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
+from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier
 
@@ -33,8 +35,15 @@ LEARNERS = [
     lambda: GDBTMIClassifier(n_estimators=10, random_state=0),
     lambda: RipperMIClassifier(random_state=0),
     lambda: MIWrapperClassifier(LogisticRegression()),
+    lambda: miSVMClassifier(),
+    lambda: MISVMClassifier(kernel="rbf"),
+    lambda: MILESClassifier(Cs=(1.0,), sigma_scales=(1.0,), cv=3, random_state=0),
+    lambda: MInDClassifier(Cs=(1.0,), gamma_scales=(1.0,), cv=3, random_state=0),
+    lambda: BagKernelSVC(C=[1.0]),
+    lambda: BagKernelSVC(kernel="migraph", C=[1.0]),
 ]
-IDS = ["c45", "id3", "forest", "gdbt", "ripper", "miwrapper"]
+IDS = ["c45", "id3", "forest", "gdbt", "ripper", "miwrapper", "mi-svm", "MI-SVM", "miles", "mind",
+       "nsk", "migraph"]
 
 
 @pytest.mark.parametrize("make", LEARNERS, ids=IDS)
@@ -85,6 +94,29 @@ def test_the_positive_class_orients_the_outputs():
     # classes_[1] is now the negative class: the outputs flip.
     np.testing.assert_allclose(a.instance_proba(X), 1 - b.instance_proba(X))
     np.testing.assert_allclose(a.instance_scores(X), -b.instance_scores(X))
+
+
+def test_mi_svm_instance_scores_are_the_svm_decision_values():
+    X, y = _bags()
+    words = np.where(y == 1, "active", "inactive")
+    a = miSVMClassifier(positive_class="active").fit(X, words)
+    assert a.classes_.tolist() == ["active", "inactive"]
+    bags = Bags.from_list(X)
+    f = a.svm_.decision_function((bags.instances - a.offset_) / a.scale_)
+    # classes_[1] is the negative class: the scores are the negated decision values.
+    np.testing.assert_allclose(a.instance_scores(X), -f, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(a.predict_instances(X) == "active", f > 0)
+
+
+def test_miles_contributions_are_not_the_instance_scores():
+    X, y = _bags()
+    clf = MILESClassifier(Cs=(1.0,), sigma_scales=(1.0,), cv=3, random_state=0).fit(X, y)
+    contrib = clf.instance_contributions(X, per_bag=True)
+    assert [len(c) for c in contrib] == [len(b) for b in X]
+    # A bag's contributions sum to its decision value minus the intercept.
+    np.testing.assert_allclose([c.sum() for c in contrib], clf.decision_function(X) - clf.intercept_[0],
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(np.concatenate(contrib), clf.instance_contributions(X))
 
 
 def test_existing_names_keep_working():

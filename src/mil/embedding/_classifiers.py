@@ -25,7 +25,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from mil.bags import Bags
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
 from mil.embedding._minima import (DISSIMILARITIES, dissimilarities, instance_rows, median_sigma,
                                    miles_features, minima, one_bag, subset)
 from mil.embedding._transformers import _kmeans_centres
@@ -247,7 +247,7 @@ def _calibration_slope(f, target, w, k):
     return float(np.exp(res.x))
 
 
-class MILESClassifier(_EmbeddingClassifier):
+class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     """MILES: a 1-norm linear SVM on the instance-similarity embedding (Chen, Bi and Wang, 2006).
 
     Every training instance is a concept ``c_k`` (or one of ``n_concepts``
@@ -256,7 +256,10 @@ class MILESClassifier(_EmbeddingClassifier):
     linear SVM (scikit-learn's ``LinearSVC(penalty="l1", dual=False)``)
     selects the few concepts that separate the classes. The selected
     concepts give each instance a contribution to its bag's decision value
-    (:meth:`instance_scores`): the paper's instance classification.
+    (:meth:`instance_contributions`): the paper's instance classification.
+    ``instance_scores``, ``instance_proba`` and ``predict_instances`` are the
+    outputs for a bag holding the instance alone
+    (:class:`mil.base.InstanceOutputMixin`).
 
     By default C and sigma are chosen inside ``fit`` by a stratified inner
     cross-validation over the training bags, on slices of one distance
@@ -300,7 +303,7 @@ class MILESClassifier(_EmbeddingClassifier):
     class_weight : "balanced", dict or None, default=None
     positive_class : label, default=None
         Which of two labels is the multi-instance positive class (the
-        orientation of :meth:`instance_scores`); needed for labels other than
+        orientation of :meth:`instance_contributions`); needed for labels other than
         {0, 1}, {-1, 1}, {False, True}.
     n_jobs : int, default=None
         Threads of the distance pass.
@@ -436,7 +439,7 @@ class MILESClassifier(_EmbeddingClassifier):
         f = F @ self.coef_[:, self.selected_concepts_].T + self.intercept_
         return f[:, 0] if f.shape[1] == 1 else f
 
-    def instance_scores(self, X):
+    def instance_contributions(self, X, *, per_bag=False):
         """Each instance's contribution to its bag's decision value (Chen, Bi and Wang, 2006).
 
         A selected concept k contributes ``w_k phi_k(B)`` to bag B's
@@ -446,15 +449,21 @@ class MILESClassifier(_EmbeddingClassifier):
         instance's score is the sum over the concepts, so a bag's scores sum
         to its decision value minus ``intercept_`` (to rounding). A large
         positive score marks an instance that carries the positive label;
-        this is a score, not a probability.
+        this is a score, not a probability. It depends on the instance's
+        bag (only its bag's nearest instance to a concept shares that
+        concept's term); :meth:`instance_scores` is instead the decision
+        value of a bag holding the instance alone.
 
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+        per_bag : bool, default=False
+            Return one array per bag instead of one over all instances
+            (:func:`mil.base.split_by_bag`).
 
         Returns
         -------
-        scores : ndarray of shape (n_instances,) or (n_instances, n_classes)
+        contributions : ndarray of shape (n_instances,) or (n_instances, n_classes), or list of ndarray
             Over all instances of `X`, bag after bag. Two classes: towards
             the positive class; more: one column per class.
         """
@@ -477,11 +486,11 @@ class MILESClassifier(_EmbeddingClassifier):
             share = np.where(at_min, np.exp(-D / (self.sigma_ * self.sigma_)) / ties, 0.0)
             out = share @ self.coef_[:, sel].T
         if n_out == 1:
-            return out[:, 0]
-        return out
+            out = out[:, 0]
+        return split_by_bag(out, bags.offsets) if per_bag else out
 
 
-class MInDClassifier(_EmbeddingClassifier):
+class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     """MInD: an RBF SVM on each bag's dissimilarities to the training bags (Cheplygina, Tax and Loog, 2015).
 
     A bag becomes its vector of dissimilarities to the training bags (or
@@ -493,6 +502,9 @@ class MInDClassifier(_EmbeddingClassifier):
     ``dissimilarity="meanmin"``). An SVM
     with the Gaussian kernel ``exp(-gamma ||u - v||^2)`` on these vectors
     (scikit-learn's ``SVC`` on a precomputed kernel) classifies them.
+    ``instance_scores``, ``instance_proba`` and ``predict_instances`` are
+    the outputs for a bag holding the instance alone
+    (:class:`mil.base.InstanceOutputMixin`).
 
     By default C and gamma are chosen inside ``fit`` by a stratified inner
     cross-validation over the training bags: the dissimilarities of an

@@ -18,7 +18,7 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.distances import _all_from_bags
 from mil.preprocessing import _apply_scaling, _scaling
 from mil.svm._kernels import (_normalised, _set_kernels_from_bags, emd_distances, migraph_weights,
@@ -68,7 +68,7 @@ def _fit_temperature(scores, y, weight):
     return float(np.exp(res.x))
 
 
-class BagKernelSVC(BaseBagClassifier):
+class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
     """Support vector machine on a kernel between bags (NSK, miGraph, EMD, Hausdorff).
 
     The bag kernels:
@@ -93,6 +93,9 @@ class BagKernelSVC(BaseBagClassifier):
     ``softmax(a F)`` of the SVM's decision values, with one scale ``a > 0``
     fitted on the inner cross-validation's out-of-fold decision values
     (deterministic; ``predict`` stays the SVM's decision).
+    ``instance_scores``, ``instance_proba`` and ``predict_instances`` are
+    these outputs for a bag holding the instance alone
+    (:class:`mil.base.InstanceOutputMixin`).
 
     Parameters
     ----------

@@ -14,7 +14,8 @@ the instance labels the bag labels allow, around scikit-learn's
   changes.
 
 A bag's score is the largest decision value of its instances (positive
-above 0). The RBF kernel uses the exact ``SVC`` up to ``max_exact``
+above 0); ``instance_scores`` gives each instance's decision value, the
+score of the bag that holds it alone (:class:`mil.base.InstanceOutputMixin`). The RBF kernel uses the exact ``SVC`` up to ``max_exact``
 training instances and Nystroem features (Williams and Seeger, NIPS 2001)
 with ``LinearSVC`` beyond, so memory stays linear in the instances.
 """
@@ -29,7 +30,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.preprocessing import _apply_scaling, _scaling
 from mil.svm._bag_svc import _fit_temperature, _grid, _median_sq_distance
 
@@ -42,7 +43,7 @@ def _bag_argmax(f, offsets, bags):
                     dtype=np.intp)
 
 
-class _AlternatingSVM(BaseBagClassifier):
+class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
     """Shared machinery of mi-SVM and MI-SVM (not public)."""
 
     _binary_only = True
@@ -199,20 +200,13 @@ class _AlternatingSVM(BaseBagClassifier):
     def _bag_scores(self, bags):
         return self._bag_scores_from(self._instance_f(bags), bags.offsets)
 
-    def instance_scores(self, X):
-        """Decision value of every instance (a score: positive above 0).
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
-        Returns
-        -------
-        scores : ndarray of shape (n_instances,)
-            One score per instance, bag after bag; a bag's score is the
-            largest of its instances'.
-        """
-        return self._instance_f(self._scaled(X))
+    def _instance_scores(self, bags):
+        # The instance's SVM decision value: the score of the bag that holds it alone
+        # (a bag's score is the largest of its instances'), oriented towards classes_[1].
+        check_is_fitted(self, "svm_")
+        if self.scale is not None:
+            bags = _apply_scaling(bags, self.offset_, self.scale_)
+        return self._oriented(self._instance_f(bags))
 
     def decision_function(self, X):
         """Bag scores (largest instance decision value) as the score of ``classes_[1]``.
