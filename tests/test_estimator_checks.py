@@ -76,7 +76,15 @@ BAG_XFAIL = {
         "in their last bits move them within it; test_embedding.py checks these to the tolerance")
        for check in ("instance_permutation", "backend_equality")},
 }
-THREE_CLASS_XFAIL = dict(BAG_XFAIL)
+THREE_CLASS_XFAIL = {
+    **BAG_XFAIL,
+    # Seen on the oldest declared dependencies (numpy 1.23, scipy 1.9, scikit-learn 1.6): the
+    # set kernel's sums over reordered instances differ in their last bits, and libsvm's three
+    # one-vs-one problems, solved to a tolerance, move the probabilities by about 2e-12.
+    ("BagKernelSVC", "instance_permutation"): (
+        "libsvm solves to a tolerance: kernel sums that differ in their last bits after reordering "
+        "the instances move the three-class probabilities by about 2e-12"),
+}
 
 
 def _id(est):
