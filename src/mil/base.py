@@ -18,7 +18,6 @@ argmax, the sign of ``decision_function`` and ``predict`` always agree
 """
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -215,6 +214,12 @@ def split_by_bag(values, offsets):
     return np.split(values, offsets[1:-1])
 
 
+def log_odds(proba):
+    """log(p / (1 - p)) of probabilities clipped to [1e-12, 1 - 1e-12] (finite at 0 and 1)."""
+    p = np.clip(proba, 1e-12, 1 - 1e-12)
+    return np.log(p) - np.log1p(-p)
+
+
 class InstanceOutputMixin:
     """Instance-level outputs with one meaning across the learners that have them.
 
@@ -266,8 +271,8 @@ class InstanceOutputMixin:
     def _instance_scores(self, bags):
         if hasattr(self, "decision_function"):
             return self.decision_function(self._singletons(bags))
-        p = np.clip(self._instance_proba(bags), 1e-12, 1 - 1e-12)
-        return np.log(p) - np.log1p(-p) if p.ndim == 1 else np.log(p)
+        p = self._instance_proba(bags)
+        return log_odds(p) if p.ndim == 1 else np.log(np.clip(p, 1e-12, 1 - 1e-12))
 
     def _predict_instances(self, bags):
         return self.predict(self._singletons(bags))

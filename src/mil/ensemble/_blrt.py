@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, log_odds
 from mil.ensemble._forest import _bootstrap_counts, _n_drawn
 from mil.tree._classes import resolve_max_features
 
@@ -429,8 +429,7 @@ class BagRandomTreesClassifier(BaseBagClassifier):
         scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
             Two classes: for ``classes_[1]``. More: per class.
         """
-        p = np.clip(self.predict_proba(X), 1e-12, 1 - 1e-12)
-        logit = np.log(p) - np.log1p(-p)
+        logit = log_odds(self.predict_proba(X))
         return logit[:, 1] if len(self.classes_) == 2 else logit
 
     def export_text(self, tree=0, feature_names=None, decimals=3, max_lines=None):

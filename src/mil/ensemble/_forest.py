@@ -25,7 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, log_odds
 from mil.ensemble._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.tree._builder import prepare_layout
@@ -511,7 +511,6 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
             Two classes: for ``classes_[1]``. More: per class.
         """
-        p = np.clip(self.predict_proba(X), 1e-12, 1 - 1e-12)
-        logit = np.log(p) - np.log1p(-p)
+        logit = log_odds(self.predict_proba(X))
         return logit[:, 1] if len(self.classes_) == 2 else logit
 
