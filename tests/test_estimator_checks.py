@@ -29,6 +29,7 @@ ESTIMATORS = [
     C45MIClassifier(splitter="hist"),
     GDBTMIClassifier(n_estimators=10, random_state=0),
     GDBTMIClassifier(n_estimators=10, random_state=0, splitter="hist"),
+    GDBTMIClassifier(n_estimators=10, random_state=0, split="bag-ratio"),
     RipperMIClassifier(random_state=0),
     BagKNNClassifier(),
     CitationKNNClassifier(),

@@ -4,13 +4,15 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
-from scipy.special import expit, log_softmax, softmax
+from scipy.special import expit, log_softmax, logit, softmax
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
+from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
+from mil.ensemble._blrt import _MAX_INT, BagRatioTree, _grow_tree, _table
 from mil.ensemble._pooling import POOLINGS, pool
 from mil.tree._builder import build_tree, prepare_layout
 
@@ -119,6 +121,13 @@ class _Layout:
         return rows if self.keep_inst is None else rows.subset(self.keep_inst, self.bag_map)
 
 
+class _BagLayout:
+    """What a round's bag-ratio tree is grown from: the fit's share table and the round's bags."""
+
+    def __init__(self, table, inbag, n_bags):
+        self.table, self.inbag, self.n_bags = table, inbag, n_bags
+
+
 class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     """GDBT-MI: gradient boosting of multi-instance C4.5-MI trees.
 
@@ -223,11 +232,37 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         Train on at most this many instances of each bag, drawn once per fit
         (seeded by `random_state`); see ``max_instances_per_bag`` in
         :class:`~mil.tree.C45MIClassifier`. None trains on every instance.
+    split : {"mi", "bag-ratio"}, default="mi"
+        The base trees. "mi": C4.5-MI trees on the instances (a node asks
+        whether an instance has x_f <= theta; instance scores pooled per
+        bag). "bag-ratio": bag-ratio trees, the rule of
+        :class:`~mil.ensemble.BagRandomTreesClassifier` (a bag goes left when
+        the share of its instances with x_f <= theta exceeds r), so a bag
+        reaches one leaf and the model scores bags directly, with no
+        pooling. They are grown on the same residual signs and weights by
+        that estimator's grower: at each node `max_features` random features
+        (drawn per node whatever `feature_sampling` says), `n_rules` random
+        thresholds each with a ratio r chosen by `ratio`, the candidate of
+        least weighted entropy kept; a node stays a leaf when its residual
+        signs agree, it holds fewer than ``2 * ceil(min_bags_leaf)`` bags
+        (counted) or it reaches `max_depth`. Leaf values are the Newton step
+        -G / (H + `l2_regularization`) of the leaf's bags. `pooling`,
+        `sharpness`, `feature_sampling`, `split_shares`, `growth`,
+        `positive_bag_removal`, `splitter` and `n_jobs` do not apply. On the
+        five shipped sets (5 x 10-fold, three seeds) it gains 2.3 points of
+        mean accuracy over "mi", losing on the Musk sets and gaining on
+        Elephant, Fox and Tiger (see :doc:`/results/trees`).
+    n_rules : int, default=16
+        With ``split="bag-ratio"``: candidate thresholds per searched feature.
+    ratio : {"random", "best"}, default="random"
+        With ``split="bag-ratio"``: each candidate's r uniform in [0, 1), or
+        the cut of the bags' shares of least entropy.
 
     Attributes
     ----------
-    estimators_ : list of mil.tree.Tree
-        The fitted trees, one per round; ``tree.value`` holds the Newton leaf
+    estimators_ : list of mil.tree.Tree or of mil.ensemble.BagRatioTree
+        The fitted trees, one per round (bag-ratio trees with
+        ``split="bag-ratio"``); ``tree.value`` holds the Newton leaf
         values (before shrinkage). With more than two classes, one list of
         n_classes trees per round.
     init_score_ : float or ndarray of shape (n_classes,)
@@ -252,7 +287,10 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     For the logistic loss the residual y_b - p_b always has the sign of the
     label, so the trees see the original bag labels, reweighted towards the
     badly predicted bags. Missing values (NaN) are routed as in
-    :class:`mil.tree.C45MIClassifier`.
+    :class:`mil.tree.C45MIClassifier` (with ``split="bag-ratio"``: a missing
+    value never counts as <= theta and counts in the bag's size). With
+    ``split="bag-ratio"`` the instance outputs (``instance_scores`` and the
+    others) score each instance as a bag of its own.
 
     No publication of this exact algorithm could be identified; its closest
     published relative is MILBoost (Viola, Platt and Zhang 2005), which
@@ -276,6 +314,10 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     object detection. *Advances in Neural Information Processing Systems 18*,
     1417-1424.
 
+    T. Komarek and P. Somol (2018). Multiple instance learning with bag-level
+    randomized trees. *Machine Learning and Knowledge Discovery in Databases
+    (ECML PKDD 2018)*.
+
     Examples
     --------
     >>> from mil.ensemble import GDBTMIClassifier
@@ -286,6 +328,9 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     True
     >>> len(clf.train_score_)
     20
+    >>> ratio = GDBTMIClassifier(n_estimators=20, split="bag-ratio", random_state=0).fit(X, y)
+    >>> ratio.score(X, y) > 0.9
+    True
     """
 
     _binary_only = False
@@ -315,6 +360,9 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         "n_jobs": [Integral, None],
         "splitter": [StrOptions({"exact", "hist"})],
         "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
+        "split": [StrOptions({"mi", "bag-ratio"})],
+        "n_rules": [Interval(Integral, 1, None, closed="left")],
+        "ratio": [StrOptions({"random", "best"})],
     }
 
     def __init__(self, *, n_estimators=200, learning_rate=0.1, max_depth=None, min_bags_leaf=2,
@@ -323,7 +371,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
                  class_weight=None, positive_class=None, random_state=None, n_jobs=None,
-                 splitter="exact", max_instances_per_bag=None):
+                 splitter="exact", max_instances_per_bag=None, split="mi", n_rules=16, ratio="random"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -346,6 +394,9 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         self.n_jobs = n_jobs
         self.splitter = splitter
         self.max_instances_per_bag = max_instances_per_bag
+        self.split = split
+        self.n_rules = n_rules
+        self.ratio = ratio
 
     # -- fitting ---------------------------------------------------------------
     def _validate_fit(self, X, y):
@@ -363,8 +414,32 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         set_feature_names(self, X)
         return bags, y_enc
 
+    @property
+    def _bag_level(self):
+        """Bag-ratio trees: the model scores bags, not instances."""
+        return self.split == "bag-ratio"
+
+    def _n_units(self, bags):
+        """Scores the model keeps: one per instance (C4.5-MI trees) or one per bag (bag-ratio trees)."""
+        return bags.n_bags if self._bag_level else bags.instances.shape[0]
+
     def _pool(self, f, offsets, derivatives=False):
+        if self._bag_level:
+            # A bag-ratio tree moves the whole bag's score: the scores are the
+            # bag scores, and dS_b/df_b = 1 with no curvature of their own.
+            if not derivatives:
+                return f
+            ones = np.ones(f.shape[0])
+            return f, ones, np.zeros_like(ones), np.zeros_like(ones)
         return pool(f, offsets, self.pooling, self.sharpness, derivatives)
+
+    def _leaves(self, tree, bags):
+        """The leaf of every unit (instance, or bag for a bag-ratio tree)."""
+        return tree.apply(*_table(bags)) if self._bag_level else tree.apply(bags.instances)
+
+    def _tree_scores(self, tree, bags):
+        """A tree's values (before shrinkage) for every unit of `bags`."""
+        return tree.value[self._leaves(tree, bags)] if self._bag_level else tree.predict_value(bags.instances)
 
     def _init_score(self, bags, y, w=None):
         """Constant instance score F_0 minimising the training loss.
@@ -373,6 +448,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         shift of the scores shifts the bag scores); a bounded 1-D search in
         general (noisy-or depends on the bag sizes).
         """
+        if self._bag_level:  # the scores are the bag scores: the weighted log-odds exactly
+            return float(logit(np.clip(np.average(y, weights=w), 1e-12, 1 - 1e-12)))
         ones = np.ones(bags.instances.shape[0])
         res = minimize_scalar(lambda f0: _bag_loss(self._pool(f0 * ones, bags.offsets), y, w),
                               bounds=(-_INIT_BOUND, _INIT_BOUND), method="bounded",
@@ -388,7 +465,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         """
         share = Y.mean(axis=0) if w is None else (w[:, None] * Y).sum(axis=0) / w.sum()
         f0 = np.log(np.maximum(share, 1e-12))
-        if self.pooling == "noisy-or":
+        if self.pooling == "noisy-or" and not self._bag_level:
             ones = np.ones(bags.instances.shape[0])
 
             def loss(v):
@@ -469,13 +546,17 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             bags, Y = bags.subset(train_idx), Y[train_idx]
             w = None if w is None else w[train_idx]
 
-        n_bags, n, d = bags.n_bags, bags.instances.shape[0], bags.n_features
+        n_bags, n, d = bags.n_bags, self._n_units(bags), bags.n_features
         f0 = np.array([self._init_score(bags, Y[:, 0], w)]) if binary else self._init_scores(bags, Y, w)
         F = [np.full(n, c) for c in f0]
         if val is not None:
-            F_val = [np.full(val[0].instances.shape[0], c) for c in f0]
+            F_val = [np.full(self._n_units(val[0]), c) for c in f0]
             history = np.full(self.n_iter_no_change, np.inf)
-        presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
+        if self._bag_level:
+            instances, offsets = _table(bags)
+            table = kernel("_bag_shares").ShareTable(instances.T, offsets)
+        else:
+            presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
         n_inbag = max(1, int(self.subsample * n_bags))
         n_feat = self._n_features_per_tree(d)
         trees, train_score, val_score = [], [], []
@@ -488,17 +569,20 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                 sub = bags.subset(inbag)
                 bag_map = np.full(n_bags, -1, dtype=np.intp)
                 bag_map[inbag] = np.arange(n_inbag)
-                F_sub, Y_sub = [f[keep_inst] for f in F], Y[inbag]
+                F_sub, Y_sub = [f[keep if self._bag_level else keep_inst] for f in F], Y[inbag]
                 w_sub = None if w is None else w[inbag]
             else:
                 inbag, keep_inst, bag_map, sub, F_sub, Y_sub, w_sub = None, None, None, bags, F, Y, w
-            layout = _Layout(presorted, keep_inst, bag_map)
+            if self._bag_level:
+                layout = _BagLayout(table, np.arange(n_bags) if inbag is None else inbag, n_bags)
+            else:
+                layout = _Layout(presorted, keep_inst, bag_map)
             if binary:
                 stage = [self._fit_stage(sub, layout, F_sub[0], Y_sub[:, 0], rng, n_feat, w_sub)]
             else:
                 stage = self._fit_softmax_stage(sub, layout, F_sub, Y_sub, rng, n_feat, w_sub)
             trees.append(stage[0] if binary else stage)
-            F = [f + self.learning_rate * t.predict_value(bags.instances) for f, t in zip(F, stage)]
+            F = [f + self.learning_rate * self._tree_scores(t, bags) for f, t in zip(F, stage)]
             S = np.column_stack([self._pool(f, bags.offsets) for f in F])
             if inbag is not None:
                 S, Y_in = S[inbag], Y[inbag]
@@ -507,7 +591,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             train_score.append(_bag_loss(S[:, 0], Y_in[:, 0], w_sub) if binary
                                else _softmax_loss(S, Y_in, w_sub))
             if val is not None:
-                F_val = [f + self.learning_rate * t.predict_value(val[0].instances)
+                F_val = [f + self.learning_rate * self._tree_scores(t, val[0])
                          for f, t in zip(F_val, stage)]
                 S_val = np.column_stack([self._pool(f, val[0].offsets) for f in F_val])
                 loss = _bag_loss(S_val[:, 0], val[1][:, 0], val[2]) if binary else \
@@ -534,6 +618,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         The subset is drawn once for the tree, or at every node
         (`feature_sampling`).
         """
+        if self._bag_level:
+            return self._grow_bag_ratio(layout, bag_pos, weight, rng, n_feat)
         d = bags.n_features
         per_node = self.feature_sampling == "node" and n_feat < d
         cols = None if per_node or n_feat >= d else np.sort(rng.choice(d, n_feat, replace=False))
@@ -551,6 +637,14 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             tree.feature[internal] = cols[tree.feature[internal]]
             tree.n_features = d
         return tree
+
+    def _grow_bag_ratio(self, layout, bag_pos, weight, rng, n_feat):
+        """A bag-ratio tree (BLRT's grower) on the round's bags: residual signs as the classes."""
+        label = np.zeros(layout.n_bags, dtype=np.intp)
+        full_weight = np.zeros(layout.n_bags)  # bags out of the round weigh 0: the grower skips them
+        label[layout.inbag], full_weight[layout.inbag] = bag_pos, weight
+        return _grow_tree(layout.table, label, 2, full_weight, int(rng.randint(_MAX_INT)), n_feat, self.n_rules,
+                          self.ratio == "best", max(1, int(np.ceil(self.min_bags_leaf))), self.max_depth)
 
     @staticmethod
     def _residual_tree_inputs(residual, y, w=None):
@@ -571,11 +665,12 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         """A C4.5-MI tree on the residuals y - p, its leaves set by a Newton step (times `scale`)."""
         bag_pos, weight = self._residual_tree_inputs(y - p, y, w)
         tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
-        leaves = tree.apply(bags.instances)
+        leaves = self._leaves(tree, bags)
         grad, hess = p - y, p * (1.0 - p)
         if w is not None:
             grad, hess = grad * w, hess * w
-        tree.value = scale * newton_leaf_values(leaves, tree.node_count, bags.instance_bag,
+        unit_bag = np.arange(bags.n_bags) if self._bag_level else bags.instance_bag
+        tree.value = scale * newton_leaf_values(leaves, tree.node_count, unit_bag,
                                                 *pool_derivatives, grad, hess, self.l2_regularization)
         return tree
 
@@ -604,9 +699,12 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             if not internal.any():
                 continue
             imp = np.zeros(n_features)
-            np.add.at(imp, tree.feature[internal],
-                      np.maximum(tree.gain[internal], 0.0)
-                      * (tree.weighted_pos + tree.weighted_neg)[internal])
+            if isinstance(tree, BagRatioTree):  # its gain is already times the node's bag weight
+                np.add.at(imp, tree.feature[internal], np.maximum(tree.gain[internal], 0.0))
+            else:
+                np.add.at(imp, tree.feature[internal],
+                          np.maximum(tree.gain[internal], 0.0)
+                          * (tree.weighted_pos + tree.weighted_neg)[internal])
             if imp.sum() > 0:
                 total += imp / imp.sum()
                 n_used += 1
@@ -623,9 +721,9 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
 
     def _staged_instance_scores(self, bags):
         init = np.atleast_1d(self.init_score_)
-        F = [np.full(bags.instances.shape[0], c) for c in init]
+        F = [np.full(self._n_units(bags), c) for c in init]
         for stage in self._stages():
-            F = [f + self.learning_rate * t.predict_value(bags.instances) for f, t in zip(F, stage)]
+            F = [f + self.learning_rate * self._tree_scores(t, bags) for f, t in zip(F, stage)]
             yield F
 
     def _staged_bag_scores(self, X):
@@ -722,6 +820,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
 
     def _raw_instance_scores(self, bags):
         F = None
+        if self._bag_level:  # bag-ratio trees score bags: each instance as a bag of its own
+            bags = self._singletons(bags)
         for F in self._staged_instance_scores(bags):
             pass
         return F[0] if len(F) == 1 else np.column_stack(F)
