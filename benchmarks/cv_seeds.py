@@ -30,29 +30,6 @@ from _data import parse_params  # noqa: E402  (benchmarks/ is on sys.path when r
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 
 
-def cv_over_seeds(label, make, seeds, datasets=DATASETS, repeats=5, json_path=None, params=None):
-    """Print each set's mean accuracy and AUC over `seeds` (``make(seed)`` builds the estimator; seeds [None]: once)."""
-    means = []
-    for name in datasets:
-        data = load_dataset(name)
-        splits = fold_indices(data.target, folds=10, repeats=repeats, fold_table=data.folds)
-        accs, aucs, t0 = [], [], time.perf_counter()
-        for seed in seeds:
-            res = evaluate(make(seed), data.bags, data.target, splits)
-            accs.append(100 * np.mean(res["accuracy"]))
-            aucs.append(100 * np.nanmean(res["auc"]))
-            if json_path:
-                with open(json_path, "a") as fh:
-                    fh.write(json.dumps({"learner": label, "params": params, "dataset": name, "seed": seed,
-                                         "repeats": repeats, "accuracy": res["accuracy"].tolist(),
-                                         "auc": res["auc"].tolist()}) + "\n")
-        means.append(np.mean(accs))
-        print(f"{name:9s} accuracy {np.mean(accs):.2f} (sd {np.std(accs, ddof=1) if len(accs) > 1 else 0:.2f}, "
-              f"{min(accs):.2f}-{max(accs):.2f})  AUC {np.mean(aucs):.2f}  seeds "
-              + " ".join(f"{a:.2f}" for a in accs) + f"  {time.perf_counter() - t0:.0f} s", flush=True)
-    print(f"mean over {len(means)} data sets: {np.mean(means):.2f}")
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("learner")
@@ -65,13 +42,29 @@ def main():
     params = parse_params(args.param)
     print(f"{args.learner} {params} seeds {args.seeds}, published repetitions 0..{args.repeats - 1} x 10 folds",
           flush=True)
-
-    def make(seed):
-        est = make_learner(args.learner, **params)
-        return est if seed is None else est.set_params(**{SEED_PARAMS[args.learner]: seed})
-
-    seeds = args.seeds if args.learner in SEED_PARAMS else [None]  # a deterministic learner runs once
-    cv_over_seeds(args.learner, make, seeds, args.datasets, args.repeats, args.json, params)
+    means = []
+    for name in args.datasets:
+        data = load_dataset(name)
+        splits = fold_indices(data.target, folds=10, repeats=args.repeats, fold_table=data.folds)
+        accs, aucs, t0 = [], [], time.perf_counter()
+        seeds = args.seeds if args.learner in SEED_PARAMS else [None]  # a deterministic learner runs once
+        for seed in seeds:
+            est = make_learner(args.learner, **params)
+            if seed is not None:
+                est.set_params(**{SEED_PARAMS[args.learner]: seed})
+            res = evaluate(est, data.bags, data.target, splits)
+            accs.append(100 * np.mean(res["accuracy"]))
+            aucs.append(100 * np.nanmean(res["auc"]))
+            if args.json:
+                with open(args.json, "a") as fh:
+                    fh.write(json.dumps({"learner": args.learner, "params": params, "dataset": name, "seed": seed,
+                                         "repeats": args.repeats, "accuracy": res["accuracy"].tolist(),
+                                         "auc": res["auc"].tolist()}) + "\n")
+        means.append(np.mean(accs))
+        print(f"{name:9s} accuracy {np.mean(accs):.2f} (sd {np.std(accs, ddof=1) if len(accs) > 1 else 0:.2f}, "
+              f"{min(accs):.2f}-{max(accs):.2f})  AUC {np.mean(aucs):.2f}  seeds "
+              + " ".join(f"{a:.2f}" for a in accs) + f"  {time.perf_counter() - t0:.0f} s", flush=True)
+    print(f"mean over {len(means)} data sets: {np.mean(means):.2f}")
 
 
 if __name__ == "__main__":
