@@ -6,9 +6,10 @@ import pytest
 from scipy.special import expit
 
 import mil
-from mil._core import use_backend
 from mil.ensemble import BagRatioTree, GDBTMIClassifier
 from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
+
+from .test_gdbt import _fit_both  # both backends' models and their decision_function (_scores)
 
 _BR = dict(split="bag-ratio", random_state=0)
 
@@ -58,17 +59,6 @@ def test_learns_a_share_concept():
     ratio = GDBTMIClassifier(n_estimators=30, **_BR).fit(X, y)
     assert ratio.score(X_test, y_test) >= 0.95
     assert ratio.feature_importances_[0] > 0.5
-
-
-def _fit_both(X, y, **params):
-    models = {}
-    for kind in ("compiled", "python"):
-        if kind == "compiled" and not mil._core.compiled_available():
-            pytest.skip("compiled kernels are not built")
-        with use_backend(kind):
-            models[kind] = GDBTMIClassifier(**params).fit(X, y)
-            models[kind]._scores = models[kind].decision_function(X)
-    return models["compiled"], models["python"]
 
 
 @pytest.mark.parametrize("n_classes, ratio", [(2, "random"), (2, "best"), (3, "random")])
