@@ -662,7 +662,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         return self._newton_tree(bags, layout, expit(S), y, (a, b, k), rng, n_feat, w)
 
     def _newton_tree(self, bags, layout, p, y, pool_derivatives, rng, n_feat, w, scale=1.0):
-        """A C4.5-MI tree on the residuals y - p, its leaves set by a Newton step (times `scale`)."""
+        """A tree (C4.5-MI or bag-ratio) on the residuals y - p, its leaves set by a Newton step (times `scale`)."""
         bag_pos, weight = self._residual_tree_inputs(y - p, y, w)
         tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
         leaves = self._leaves(tree, bags)
