@@ -36,6 +36,11 @@ def test_one_round_is_a_newton_step_on_the_bags():
         want = -np.sum(p - y[in_leaf]) / (np.sum(in_leaf) * p * (1 - p) + 0.5)
         np.testing.assert_allclose(tree.value[leaf], want)
     np.testing.assert_allclose(clf.decision_function(X), f0 + 0.3 * tree.value[leaves])
+    text = tree.export_text(feature_names=["a", "b", "c"], decimals=2)  # Newton leaves print as values
+    assert "share of instances with a <= " in text and str(tree).startswith("|--- share of instances with x0")
+    leaf_lines = [line for line in text.splitlines() if "value: " in line]
+    assert len(leaf_lines) == np.sum(tree.left < 0)
+    assert f"value: {tree.value[np.flatnonzero(tree.left < 0)[0]]:.2f}" in leaf_lines[0]
 
 
 def _share_bags(n_bags, rng):

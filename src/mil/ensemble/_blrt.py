@@ -100,7 +100,9 @@ class BagRatioTree:
 
         An inner node prints as ``share of instances with f <= theta > r``
         (the bags that go left) and ``<= r`` (right); a leaf as the most
-        frequent class, the class frequencies and the number of training bags.
+        frequent class, the class frequencies and the number of training bags
+        (in a GDBT-MI round's tree, whose leaves hold one Newton value each:
+        ``value: v`` and the number of training bags).
 
         Parameters
         ----------
@@ -125,6 +127,10 @@ class BagRatioTree:
         def walk(node, depth):
             indent = "|   " * depth + "|--- "
             if self.left[node] < 0:
+                if np.ndim(self.value[node]) == 0:  # a boosting round's tree: one Newton value per leaf
+                    lines.append(f"{indent}value: {self.value[node]:.{decimals}f} "
+                                 f"({self.n_node_bags[node]} bags)")
+                    return
                 freq = ", ".join(f"{v:.{decimals}f}" for v in self.value[node])
                 lines.append(f"{indent}class: {cls(int(np.argmax(self.value[node])))} "
                              f"({freq}; {self.n_node_bags[node]} bags)")
