@@ -37,7 +37,7 @@ def cv_accuracy(make, bags, y, folds):
 
 
 #: Display names of the ``mil reproduce trees`` learners.
-NAMES = {"id3-mi": "ID3-MI", "c45-mi": "C4.5-MI", "gdbt-mi": "GDBT-MI", "ripper-mi": "RIPPER-MI",
+NAMES = {"id3-mi": "ID3-MI", "c45-mi": "C4.5-MI", "gdbt-mi": "GDBT-MI", "gdbt-bag-ratio": "GDBT-MI, bag-ratio trees", "ripper-mi": "RIPPER-MI",
          "simplemi-tree": "SimpleMI + C4.5", "miwrapper-tree": "MIWrapper + C4.5",
          "mi-forest": "MI random forest", "blrt": "BLRT", "miwrapper-hgb": "MIWrapper + HistGradientBoosting",
          "simplemi-rf": "SimpleMI + random forest"}

@@ -1022,12 +1022,12 @@ def build_parser():
             r.add_argument("--repeats", type=int, default=1, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 1, repetition 0)")
             r.add_argument("--seeds", type=int, default=3, metavar="S",
-                           help="run each randomised learner (GDBT-MI, RIPPER-MI, the MI forest, BLRT, "
+                           help="run each randomised learner (GDBT-MI in both kinds, RIPPER-MI, the MI forest, BLRT, "
                                 "SimpleMI with a random forest) with the seeds 0..S-1 and report the mean "
                                 "over seeds and its range (default: 3)")
             r.add_argument("--learners", nargs="+", metavar="NAME",
-                           help="subset of the learners (default: all ten: id3-mi, c45-mi, gdbt-mi, "
-                                "ripper-mi, simplemi-tree, miwrapper-tree, mi-forest, blrt, miwrapper-hgb, "
+                           help="subset of the learners (default: all eleven: id3-mi, c45-mi, gdbt-mi, "
+                                "gdbt-bag-ratio, ripper-mi, simplemi-tree, miwrapper-tree, mi-forest, blrt, miwrapper-hgb, "
                                 "simplemi-rf), e.g. to re-run the ones whose defaults changed")
         if target == "kernels":
             r.add_argument("--repeats", type=int, default=5, choices=range(1, 6), metavar="R",

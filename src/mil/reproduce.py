@@ -23,7 +23,7 @@ __all__ = ["DATASET_NAMES", "TREE_LEARNERS", "KERNEL_LEARNERS", "EMBEDDING_LEARN
            "reproduce_trees", "reproduce_three_class"]
 
 DATASET_NAMES = ("musk1", "musk2", "elephant", "fox", "tiger")
-TREE_LEARNERS = ("id3-mi", "c45-mi", "gdbt-mi", "ripper-mi", "simplemi-tree", "miwrapper-tree", "mi-forest", "blrt",
+TREE_LEARNERS = ("id3-mi", "c45-mi", "gdbt-mi", "gdbt-bag-ratio", "ripper-mi", "simplemi-tree", "miwrapper-tree", "mi-forest", "blrt",
                  "miwrapper-hgb", "simplemi-rf")
 EMBEDDING_LEARNERS = ("miles", "mind")
 #: Mean accuracy % of the independent re-implementation in Carbonneau, Cheplygina, Granger and
@@ -106,7 +106,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
         bags, y = data.bags, data.target
         splits = _splits(data, quick, repeats)
         for learner in learners:
-            params = {"n_estimators": 20 if quick else 200} if learner == "gdbt-mi" else {}
+            params = {"n_estimators": 20 if quick else 200} if learner in ("gdbt-mi", "gdbt-bag-ratio") else {}
             if learner in ("mi-forest", "blrt") and quick:
                 params = {"n_estimators": 10}
             runs = range(seeds) if learner in SEED_PARAMS else (None,)
