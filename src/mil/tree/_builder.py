@@ -348,7 +348,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
                random_state=None, copy_presorted=True, leaf_weight=None, mdl_correction=False,
                cut_placement="midpoint", max_leaf_nodes=None, tie_break="rank", return_split_order=False,
-               min_split="constant", average_gain_tolerance=0.0, splitter="exact"):
+               min_split="constant", average_gain_tolerance=0.0, splitter="exact", features=None):
     """Grow a multi-instance tree.
 
     Parameters
@@ -441,6 +441,12 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         exact search's partitions and gains (the thresholds are the bin
         edges). A `presorted` that is a ``_Binned`` layout selects "hist".
         With "hist", `cut_placement` must be "midpoint" or "training-value".
+    features : ndarray of intp, default=None
+        Search only these features (increasing indices) at every node, in
+        place: the tree is the one grown on ``instances[:, features]``, with
+        its split features numbered as in `instances` (GDBT-MI's feature
+        subset per tree, without copying the columns). Not with
+        `max_features` nor ``tie_break="instances"``. None searches all.
 
     Returns
     -------
@@ -476,6 +482,15 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         elif random_state is None:
             raise ValueError("max_features needs a random_state (a numpy RandomState)")
 
+    if features is not None:
+        features = np.ascontiguousarray(features, dtype=np.intp)
+        if max_features is not None or tie_break == "instances":
+            raise ValueError("features cannot be combined with max_features or tie_break='instances'")
+        if features.ndim != 1 or features.size == 0 or (np.diff(features) <= 0).any() \
+                or features[0] < 0 or features[-1] >= d:
+            raise ValueError(f"features must be increasing feature indices in [0, {d}); got {features}")
+        if features.size == d:
+            features = None
     if isinstance(presorted, _Binned):
         splitter = "hist"
     if splitter not in ("exact", "hist"):
@@ -509,7 +524,8 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         return _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
                      max_features, random_state, n_root, leaf_weight, mdl_correction, cut_placement,
-                     max_leaf_nodes, tie_break, return_split_order, min_split, average_gain_tolerance)
+                     max_leaf_nodes, tie_break, return_split_order, min_split, average_gain_tolerance,
+                     features)
     finally:
         threads.close()
 
@@ -627,7 +643,7 @@ def j48_min_leaf(node_weight, min_bags_leaf, n_classes=2):
 
 def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
             split_shares, criterion, rank, max_features, rng, mdl_correction=False, tie_break="rank",
-            instance_bag=None, average_gain_tolerance=0.0):
+            instance_bag=None, average_gain_tolerance=0.0, features=None):
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
     # The cut points are only counted for the MDL correction that reads them (stats[:, 6]).
     count_cuts = bool(mdl_correction) and mdl_correction != "partitions"
@@ -636,6 +652,10 @@ def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf
     node_weight = w_pos + w_neg if mdl_correction else None
     mdl_count = "partitions" if mdl_correction == "partitions" else "cuts"
     choose = dict(node_weight=node_weight, mdl_count=mdl_count, average_gain_tolerance=average_gain_tolerance)
+    if features is not None:  # a fixed subset, searched in place
+        found, split = layout.search(start, end, args, features)
+        best = choose_feature(found, split, criterion, rank[features], **choose)
+        return (int(features[best]), split[best]) if best >= 0 else (-1, None)
     if max_features is None:
         found, split = layout.search(start, end, args)
         if tie_break == "instances":
@@ -689,7 +709,7 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
           rng=None, n_root=None, leaf_weight=None, mdl_correction=False, cut_placement="midpoint",
           max_leaf_nodes=None, tie_break="rank", return_split_order=False, min_split="constant",
-          average_gain_tolerance=0.0):
+          average_gain_tolerance=0.0, features=None):
     n = instances.shape[0]
     max_splits = np.iinfo(np.intp).max if max_leaf_nodes is None else int(max_leaf_nodes) - 1
     n_splits = 0
@@ -774,7 +794,8 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
                         else min_bags_leaf)
             feature, split = _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg,
                                      node_min, split_shares, criterion, rank, max_features, rng,
-                                     mdl_correction, tie_break, instance_bag, average_gain_tolerance)
+                                     mdl_correction, tie_break, instance_bag, average_gain_tolerance,
+                                     features)
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
