@@ -49,7 +49,7 @@ def make_data(n_instances, n_features, bag_size, seed=0):
     return X, offsets, y.astype(int)
 
 
-def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False):
+def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False, hgb_leaves=0):
     X, offsets, y = make_data(n, d, bag_size)
     inst_y = np.repeat(y, np.diff(offsets))
     if learner.startswith(("gdbt", "forest", "c45")):
@@ -72,12 +72,12 @@ def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False):
     elif learner == "hgb":
         from sklearn.ensemble import HistGradientBoostingClassifier
         est = HistGradientBoostingClassifier(max_iter=rounds, early_stopping=False, random_state=0,
-                                             max_leaf_nodes=leaves or 31)
+                                             max_leaf_nodes=hgb_leaves or leaves or 31)
         data = (X, inst_y)
     elif learner == "lightgbm":
         import lightgbm
         est = lightgbm.LGBMClassifier(n_estimators=rounds, num_threads=1, verbose=-1, random_state=0,
-                                      num_leaves=leaves or 31)
+                                      num_leaves=hgb_leaves or leaves or 31)
         data = (X, inst_y)
     elif learner == "rf-exact":
         from sklearn.ensemble import RandomForestClassifier
@@ -111,10 +111,11 @@ def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False):
 
 def run_one(args, learner, n):
     if args.same_process:  # timing only: the peak memory is the process's so far
-        return child(learner, n, args.features, args.bag_size, args.rounds, args.trees, args.leaves)
+        return child(learner, n, args.features, args.bag_size, args.rounds, args.trees, args.leaves,
+                     hgb_leaves=args.hgb_leaves)
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, __file__, "--child", learner, str(n), str(args.features), str(args.bag_size),
-           str(args.rounds), str(args.trees), str(args.leaves), str(int(args.trace_memory))]
+           str(args.rounds), str(args.trees), str(args.leaves), str(int(args.trace_memory)), str(args.hgb_leaves)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
     if out.returncode != 0:
         return dict(learner=learner, n=n, error=out.stderr.strip().splitlines()[-1:])
@@ -133,6 +134,9 @@ def main():
     p.add_argument("--leaves", type=int, default=0,
                    help="at most this many leaves per tree for GDBT-MI, HistGradientBoosting and LightGBM "
                         "(0: their defaults, GDBT-MI unlimited, the others 31)")
+    p.add_argument("--hgb-leaves", type=int, default=0,
+                   help="leaves of HistGradientBoosting and LightGBM alone (e.g. GDBT-MI's mean leaves at its "
+                        "defaults); 0: as --leaves")
     p.add_argument("--trace-memory", action="store_true",
                    help="also report the fit's peak of traced allocations (tracemalloc), data excluded")
     p.add_argument("--repeat", type=int, default=1,
@@ -141,11 +145,11 @@ def main():
                    help="fit in this process instead of one subprocess per fit (timing only)")
     p.add_argument("--timeout", type=float, default=3600)
     p.add_argument("--out", default=None, help="append the JSON lines here")
-    p.add_argument("--child", nargs=8, help=argparse.SUPPRESS)
+    p.add_argument("--child", nargs=9, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        learner, n, d, b, r, t, lv, tr = args.child
-        print(json.dumps(child(learner, int(n), int(d), int(b), int(r), int(t), int(lv), bool(int(tr)))))
+        learner, n, d, b, r, t, lv, tr, hl = args.child
+        print(json.dumps(child(learner, int(n), int(d), int(b), int(r), int(t), int(lv), bool(int(tr)), int(hl))))
         return
     if args.same_process:
         os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")

@@ -170,3 +170,29 @@ def test_hist_tree_does_not_depend_on_threads(backend):
     t2, _ = build_tree(X, inst_bag, bag_pos, splitter="hist", n_jobs=2)
     for name in ("feature", "threshold", "children_left", "gain"):
         np.testing.assert_array_equal(getattr(t1, name), getattr(t2, name))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), with_leaf=st.booleans(), whole=st.booleans())
+def test_node_stats_twins_and_brute_force(seed, with_leaf, whole):
+    # The builder's node statistics: distinct bags of a node, their weights added in bag order.
+    rng = np.random.RandomState(seed)
+    _, inst_bag, bag_pos = _random_bags(rng, n_bags=int(rng.randint(1, 30)))
+    n = inst_bag.shape[0]
+    ids = np.arange(n, dtype=np.intp) if whole else np.flatnonzero(rng.rand(n) < 0.5).astype(np.intp)
+    weight = rng.choice([0.0, 0.5, 1.0, 1.0 / 3.0, 7.25], bag_pos.shape[0])
+    leaf = rng.uniform(0, 2, bag_pos.shape[0]) if with_leaf else None
+    compiled, twin = twins("_tree_split")
+    compiled = compiled or twin  # MIL_PURE_PYTHON: the twin alone
+    got = [k._node_stats(ids, inst_bag, bag_pos, weight, leaf) for k in (compiled, twin)]
+    assert got[0] == got[1]
+    present = np.unique(inst_bag[ids])
+    pos, neg = present[bag_pos[present] == 1], present[bag_pos[present] == 0]
+    lw = np.ones(bag_pos.shape[0]) if leaf is None else leaf
+    expect = (pos.size, neg.size, weight[pos].sum(), weight[neg].sum(), lw[pos].sum(), lw[neg].sum())
+    np.testing.assert_allclose(got[0], expect, rtol=1e-12, atol=0)
+    assert tuple(map(type, got[0])) == (int, int, float, float, float, float)
+    if ids.size > 1 and inst_bag[ids[0]] != inst_bag[ids[-1]]:
+        shuffled = ids[::-1].copy()  # bags out of order: reported, never miscounted
+        assert compiled._node_stats(shuffled, inst_bag, bag_pos, weight, leaf) is None
+        assert twin._node_stats(shuffled, inst_bag, bag_pos, weight, leaf) is None

@@ -992,6 +992,50 @@ def _binned_best_splits(const uint8_t[:, ::1] codes, const float64_t[:, ::1] edg
     return found, stats
 
 
+def _node_stats(const intp_t[::1] ids, const intp_t[::1] inst_bag, const uint8_t[::1] bag_pos,
+                const float64_t[::1] bag_weight, const float64_t[::1] leaf_weight=None):
+    """A node's distinct-bag statistics, in one pass over its instances (the builder's, unchecked).
+
+    The bags of ``inst_bag[ids]`` must be non-decreasing (as in every layout
+    of bags stored one after another); each distinct bag is counted once, its
+    weights added in ascending bag order.
+
+    Returns
+    -------
+    (n_pos, n_neg, w_pos, w_neg, leaf_pos, leaf_neg) or None
+        Distinct positive / negative bags, their summed `bag_weight` and
+        `leaf_weight` (the counts when None); None when the bags are not
+        non-decreasing.
+    """
+    cdef intp_t i, b, prev = -1, n_pos = 0, n_neg = 0, m = ids.shape[0]
+    cdef float64_t w_pos = 0.0, w_neg = 0.0, l_pos = 0.0, l_neg = 0.0
+    cdef bint has_leaf = leaf_weight is not None, ordered = True
+    with nogil:
+        for i in range(m):
+            b = inst_bag[ids[i]]
+            if b == prev:
+                continue
+            if b < prev:
+                ordered = False
+                break
+            prev = b
+            if bag_pos[b]:
+                n_pos += 1
+                w_pos += bag_weight[b]
+                if has_leaf:
+                    l_pos += leaf_weight[b]
+            else:
+                n_neg += 1
+                w_neg += bag_weight[b]
+                if has_leaf:
+                    l_neg += leaf_weight[b]
+    if not ordered:
+        return None
+    if not has_leaf:
+        l_pos, l_neg = <float64_t>n_pos, <float64_t>n_neg
+    return n_pos, n_neg, w_pos, w_neg, l_pos, l_neg
+
+
 def partition(order, vals, inst_bag, start, end, go_left):
     """Stably move the instances with ``go_left[id] == 1`` to the front of every row's segment.
 

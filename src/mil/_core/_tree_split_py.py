@@ -288,6 +288,33 @@ def _binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight
                         tol, shares_of_children, count_cuts)
 
 
+def _node_stats(ids, inst_bag, bag_pos, bag_weight, leaf_weight=None):
+    """A node's distinct-bag statistics (see the compiled kernel); None when its bags are not in order."""
+    bags = inst_bag[ids]
+    if bags.size and not (bags[1:] >= bags[:-1]).all():
+        return None
+    return sorted_bag_stats(bags, bag_pos, bag_weight, leaf_weight)
+
+
+def sorted_bag_stats(bags, bag_pos, bag_weight, leaf_weight=None):
+    """``_node_stats`` of a non-decreasing array of bag indices (weights added in ascending bag order)."""
+    present = bags
+    if bags.size:
+        first = np.empty(bags.size, dtype=bool)
+        first[0] = True
+        np.not_equal(bags[1:], bags[:-1], out=first[1:])
+        present = bags[first]
+    positive = bag_pos[present].astype(bool)
+    pos, neg = present[positive], present[~positive]
+
+    def total(weight, idx):  # sequential, as the compiled loop
+        return float(np.cumsum(weight[idx])[-1]) if idx.size else 0.0
+
+    leaf = (float(pos.size), float(neg.size)) if leaf_weight is None else \
+        (total(leaf_weight, pos), total(leaf_weight, neg))
+    return (int(pos.size), int(neg.size), total(bag_weight, pos), total(bag_weight, neg)) + leaf
+
+
 def partition(order, vals, inst_bag, start, end, go_left):
     """Stably move instances with ``go_left[id] == 1`` to the front of every row's segment (in place).
 

@@ -34,6 +34,7 @@ from mil._core import kernel
 from mil._core._bag_counts_py import sweep_distinct_bags
 from mil._core._tree_split_py import _entropy_mass
 from mil._core._tree_split_py import _midpoint as _midpoints
+from mil._core._tree_split_py import sorted_bag_stats
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
@@ -714,31 +715,23 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
     max_splits = np.iinfo(np.intp).max if max_leaf_nodes is None else int(max_leaf_nodes) - 1
     n_splits = 0
     n_bags = bag_pos.shape[0]
-    is_pos = bag_pos.astype(bool)
+    instance_bag = np.ascontiguousarray(instance_bag, dtype=np.intp)
     go_left = np.zeros(n, dtype=np.uint8)
     removed = np.zeros(n_bags, dtype=bool)
     epoch = 0
     train_leaf = np.full(n, -1, dtype=np.intp)
     nodes = []  # per node: dict of the Tree fields
-
-    def weight_sum(weight, idx):
-        # Summed in ascending bag order (as over a mask of all bags), sequentially.
-        return float(np.cumsum(weight[idx])[-1]) if idx.size else 0.0
+    ts = kernel("_tree_split")
+    if leaf_weight is not None:
+        leaf_weight = np.ascontiguousarray(leaf_weight, dtype=np.float64)
 
     def stats(start, end):
-        # The node's distinct bags in ascending order, in O(node) rather than O(all bags).
-        bags = layout.bags(start, end)
-        if bags.size and not (bags[1:] >= bags[:-1]).all():
-            bags = np.sort(bags)
-        present = _distinct_sorted(bags)
-        positive = is_pos[present]
-        pos, neg = present[positive], present[~positive]
-        n_pos, n_neg = int(pos.size), int(neg.size)
-        if leaf_weight is None:
-            leaf = (float(n_pos), float(n_neg))
-        else:
-            leaf = (weight_sum(leaf_weight, pos), weight_sum(leaf_weight, neg))
-        return (present, n_pos, n_neg, weight_sum(bag_weight, pos), weight_sum(bag_weight, neg)) + leaf
+        # (n_pos, n_neg, w_pos, w_neg, leaf_pos, leaf_neg) of the node's distinct bags, weights summed
+        # in ascending bag order, in one compiled pass over the node (O(node), not O(all bags)).
+        out = ts._node_stats(layout.ids(start, end), instance_bag, bag_pos, bag_weight, leaf_weight)
+        if out is None:  # the layout holds the bags out of order: sort them first
+            out = sorted_bag_stats(np.sort(layout.bags(start, end)), bag_pos, bag_weight, leaf_weight)
+        return out
 
     def share(w_pos, w_neg):
         return w_pos / (w_pos + w_neg) if w_pos + w_neg > 0 else 0.0
@@ -750,7 +743,7 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
         node_id = len(nodes) - 1
         s = stats(start, end)
         nodes[node_id]["stats"] = s
-        return node_id, share(s[3], s[4])
+        return node_id, share(s[2], s[3])
 
     open_nodes = []  # a stack (depth-first) or a heap of (-share, id) (best-first)
 
@@ -783,11 +776,11 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
                     node["end"] = end
             node["epoch"] = epoch
             node["stats"] = stats(start, end)
-            new_share = share(node["stats"][3], node["stats"][4])
+            new_share = share(node["stats"][2], node["stats"][3])
             if growth == "best" and new_share < priority:
                 push(node_id, new_share)  # shares only fall: a lazy update is exact
                 continue
-        present, pi, nu, w_pos, w_neg = node["stats"][:5]
+        pi, nu, w_pos, w_neg = node["stats"][:4]
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth and n_splits < max_splits:
             node_min = (j48_min_leaf(w_pos + w_neg, min_bags_leaf) if min_split == "j48"
@@ -799,7 +792,7 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
-                removed[present] = True
+                removed[layout.bags(start, end)] = True
                 epoch += 1
             continue
         threshold, missing_left = split[2], bool(split[3])
@@ -825,12 +818,12 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
     arrays = {key: np.array([nd[key] for nd in nodes]) for key in
               ("feature", "threshold", "missing_left", "children_left", "children_right",
                "depth", "gain")}
-    arrays["n_pos_bags"] = np.array([nd["stats"][1] for nd in nodes])
-    arrays["n_neg_bags"] = np.array([nd["stats"][2] for nd in nodes])
-    arrays["weighted_pos"] = np.array([nd["stats"][3] for nd in nodes])
-    arrays["weighted_neg"] = np.array([nd["stats"][4] for nd in nodes])
-    arrays["leaf_pos"] = np.array([nd["stats"][5] for nd in nodes])
-    arrays["leaf_neg"] = np.array([nd["stats"][6] for nd in nodes])
+    arrays["n_pos_bags"] = np.array([nd["stats"][0] for nd in nodes])
+    arrays["n_neg_bags"] = np.array([nd["stats"][1] for nd in nodes])
+    arrays["weighted_pos"] = np.array([nd["stats"][2] for nd in nodes])
+    arrays["weighted_neg"] = np.array([nd["stats"][3] for nd in nodes])
+    arrays["leaf_pos"] = np.array([nd["stats"][4] for nd in nodes])
+    arrays["leaf_neg"] = np.array([nd["stats"][5] for nd in nodes])
     arrays["n_instances"] = np.array([nd["end"] - nd["start"] for nd in nodes])
     arrays["value"] = (arrays["leaf_pos"] + 1.0) / (arrays["leaf_pos"] + arrays["leaf_neg"] + 2.0)
     tree = Tree(n_features=instances.shape[1], **arrays)
