@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-LEARNERS = ("gdbt-hist", "gdbt-exact", "gdbt-hist-d5", "hgb", "lightgbm", "forest-hist", "forest-exact", "rf-exact",
+LEARNERS = ("gdbt-hist", "gdbt-exact", "gdbt-hist-d5", "hgb", "hgb-31", "lightgbm", "forest-hist", "forest-exact", "rf-exact",
             "c45-hist", "c45-exact", "dt-exact")
 
 
@@ -69,10 +69,10 @@ def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False, hgb_lea
             from mil.tree import C45MIClassifier
             est = C45MIClassifier(splitter=splitter)
         data = (bags, y)
-    elif learner == "hgb":
+    elif learner in ("hgb", "hgb-31"):  # "hgb-31": its default 31 leaves whatever --leaves says
         from sklearn.ensemble import HistGradientBoostingClassifier
         est = HistGradientBoostingClassifier(max_iter=rounds, early_stopping=False, random_state=0,
-                                             max_leaf_nodes=hgb_leaves or leaves or 31)
+                                             max_leaf_nodes=31 if learner == "hgb-31" else hgb_leaves or leaves or 31)
         data = (X, inst_y)
     elif learner == "lightgbm":
         import lightgbm
@@ -99,7 +99,7 @@ def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False, hgb_lea
     traced = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
     trees = getattr(est, "estimators_", None)
     leaves = None
-    if learner in ("hgb",):
+    if learner in ("hgb", "hgb-31"):
         leaves = float(np.mean([p.get_n_leaf_nodes() for it in est._predictors for p in it]))
     if learner.startswith(("gdbt", "forest")) and trees:
         leaves = float(np.mean([int((getattr(t, "tree_", t).children_left < 0).sum()) for t in trees]))

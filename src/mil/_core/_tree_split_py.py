@@ -288,6 +288,40 @@ def _binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight
                         tol, shares_of_children, count_cuts)
 
 
+def _choose_feature(found, stats, gain_ratio, rank, tol, average_gain_tolerance, min_split_info,
+                    return_ties=False):
+    """The builder's choice of a node's split feature (see the compiled kernel); or all the tied features."""
+    ok = np.flatnonzero(found)
+    gain = stats[ok, 0]
+    if ok.size == 0:
+        return ok if return_ties else -1
+    if not gain_ratio:
+        cand, score = ok, gain
+    else:
+        # C4.5's guard against splits with tiny split information: only features with at least the
+        # average gain (summed in feature order), less a tolerance (never below round-off).
+        avg = float(np.cumsum(gain)[-1]) / ok.size
+        keep = (gain >= avg - max(average_gain_tolerance, tol)) & (stats[ok, 1] > min_split_info)
+        cand = ok[keep]
+        if cand.size == 0:
+            return cand if return_ties else -1
+        score = gain[keep] / stats[cand, 1]
+    best = score.max()
+    ties = cand[score >= best - tol * max(1.0, abs(best))]
+    if return_ties:
+        return ties
+    return int(ties[np.argmin(rank[ties])])
+
+
+def _partition_ids(samples, start, end, X, feature, threshold, missing_left):
+    """Split a node of a layout of instance ids in place (see the compiled kernel); returns how many go left."""
+    ids = samples[start:end]
+    v = X[ids, feature]
+    left = (v <= np.float64(threshold)) | (np.isnan(v) & bool(missing_left))  # float32 compared as float64
+    samples[start:end] = np.concatenate([ids[left], ids[~left]])
+    return int(np.count_nonzero(left))
+
+
 def _node_stats(ids, inst_bag, bag_pos, bag_weight, leaf_weight=None):
     """A node's distinct-bag statistics (see the compiled kernel); None when its bags are not in order."""
     bags = inst_bag[ids]

@@ -34,6 +34,7 @@ from mil._core import kernel
 from mil._core._bag_counts_py import sweep_distinct_bags
 from mil._core._tree_split_py import _entropy_mass
 from mil._core._tree_split_py import _midpoint as _midpoints
+from mil._core._tree_split_py import _choose_feature as _choose_among
 from mil._core._tree_split_py import sorted_bag_stats
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
@@ -114,31 +115,19 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None,
     feature : int
         -1 when no feature qualifies.
     """
-    ok = np.flatnonzero(found)
-    gain = stats[ok, 0]
     if node_weight is not None:
-        gain = mdl_corrected_gains(stats[ok], node_weight, mdl_count)
-        positive = gain > 0.0
-        ok, gain = ok[positive], gain[positive]
-    if ok.size == 0:
-        return ok if return_ties else -1
-    if criterion == "gain":
-        cand, score = ok, gain
-    else:
-        # C4.5's guard against splits with tiny split information: only
-        # features with at least the average gain (summed in feature order),
-        # less a tolerance (J48's 0.001; never below round-off).
-        avg = float(np.cumsum(gain)[-1]) / ok.size
-        keep = (gain >= avg - max(average_gain_tolerance, tol)) & (stats[ok, 1] > MIN_SPLIT_INFO)
-        cand = ok[keep]
-        if cand.size == 0:
-            return cand if return_ties else -1
-        score = gain[keep] / stats[cand, 1]
-    best = score.max()
-    ties = cand[score >= best - tol * max(1.0, abs(best))]
+        # The corrected gains replace the gains; a feature whose corrected gain is not positive is out.
+        gain = mdl_corrected_gains(stats, node_weight, mdl_count)
+        found = np.ascontiguousarray(found.astype(bool) & (gain > 0.0), dtype=np.uint8)
+        stats = np.array(stats, dtype=np.float64)
+        stats[:, 0] = gain
+    args = (criterion != "gain", rank, tol, average_gain_tolerance, MIN_SPLIT_INFO)
     if return_ties:
-        return ties
-    return int(ties[np.argmin(rank[ties])])
+        return _choose_among(found, stats, *args, return_ties=True)
+    # One compiled call per node (the NumPy twin computes the same choice).
+    return kernel("_tree_split")._choose_feature(np.ascontiguousarray(found, dtype=np.uint8),
+                                                 np.ascontiguousarray(stats, dtype=np.float64), args[0],
+                                                 np.ascontiguousarray(rank, dtype=np.intp), *args[2:])
 
 
 class _Presorted:
@@ -560,6 +549,12 @@ class _PartitionLayout:
                                  cells=(end - start) * pre.n_rows)
         return parts[0]
 
+    def split(self, start, end, feature, threshold, missing_left, go_left):
+        """Partition the node by ``x[feature] <= threshold`` (NaN left if `missing_left`); returns how many go left."""
+        ids, v = self.values(feature, start, end)
+        go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
+        return self.partition(start, end, go_left)
+
     def search(self, start, end, args, features=None):
         """``best_splits`` of every feature (rows shared out among the threads) or of `features`."""
         pre, ts = self.pre, self.ts
@@ -594,6 +589,13 @@ class _GatherLayout:
         left = go_left[ids].view(bool)
         self.samples[start:end] = np.concatenate([ids[left], ids[~left]])
         return int(np.count_nonzero(left))
+
+    def split(self, start, end, feature, threshold, missing_left, go_left):
+        """As :meth:`_PartitionLayout.split`, in one compiled pass over the node's ids."""
+        instances = self.instances
+        if not (instances.flags.c_contiguous and instances.dtype in (np.float32, np.float64)):
+            return _PartitionLayout.split(self, start, end, feature, threshold, missing_left, go_left)
+        return self.ts._partition_ids(self.samples, start, end, instances, feature, threshold, missing_left)
 
     def search(self, start, end, args, features):
         pre = self.pre
@@ -796,12 +798,11 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
                 epoch += 1
             continue
         threshold, missing_left = split[2], bool(split[3])
-        ids, v = layout.values(feature, start, end)
         if cut_placement != "midpoint":
+            ids, v = layout.values(feature, start, end)
             threshold = place_cut(cut_placement, instances, instance_bag, ids, v, feature, threshold,
                                   bag_pos, bag_weight, min_bags_leaf, split_shares, w_pos, w_neg)
-        go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
-        mid = start + layout.partition(start, end, go_left)
+        mid = start + layout.split(start, end, feature, threshold, missing_left, go_left)
         node.update(feature=feature, threshold=threshold, missing_left=int(missing_left),
                     gain=split[0], split_order=n_splits)
         n_splits += 1
