@@ -6,10 +6,14 @@ hidden concept point. Every fit runs in its own subprocess (one thread: OMP_NUM_
 n_jobs=1 / num_threads=1), which reports the fit's wall time and its peak resident memory
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss``, which includes the data). The ratios are against
 ``HistGradientBoostingClassifier`` on the instance table (bag labels copied to the instances) with
-the same number of iterations, early stopping off, measured by this script on the same data.
+the same number of iterations (and leaves: ``--leaves`` / ``--hgb-leaves``), early stopping off,
+measured by this script on the same data. ``--repeat`` runs the learners that many times, alternating,
+and prints the median time and the median of the per-repetition ratios; ``--same-process`` fits in
+this process (timing only); ``--trace-memory`` adds tracemalloc's peak of the fit's allocations.
 
-    python benchmarks/bench_tree_scale.py --sizes 20000 80000 320000 --rounds 100
-    python benchmarks/bench_tree_scale.py --sizes 20000 --learners gdbt-hist gdbt-exact hgb --rounds 50
+    python benchmarks/bench_tree_scale.py --sizes 80000 320000 1280000 --rounds 100 \
+        --learners hgb gdbt-hist --leaves 31 --repeat 3 --same-process
+    python benchmarks/bench_tree_scale.py --sizes 1280000 --rounds 3 --learners gdbt-hist --trace-memory
 """
 
 import argparse
