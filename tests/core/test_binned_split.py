@@ -170,3 +170,87 @@ def test_hist_tree_does_not_depend_on_threads(backend):
     t2, _ = build_tree(X, inst_bag, bag_pos, splitter="hist", n_jobs=2)
     for name in ("feature", "threshold", "children_left", "gain"):
         np.testing.assert_array_equal(getattr(t1, name), getattr(t2, name))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), with_leaf=st.booleans(), whole=st.booleans())
+def test_node_stats_twins_and_brute_force(seed, with_leaf, whole):
+    # The builder's node statistics: distinct bags of a node, their weights added in bag order.
+    rng = np.random.RandomState(seed)
+    _, inst_bag, bag_pos = _random_bags(rng, n_bags=int(rng.randint(1, 30)))
+    n = inst_bag.shape[0]
+    ids = np.arange(n, dtype=np.intp) if whole else np.flatnonzero(rng.rand(n) < 0.5).astype(np.intp)
+    weight = rng.choice([0.0, 0.5, 1.0, 1.0 / 3.0, 7.25], bag_pos.shape[0])
+    leaf = rng.uniform(0, 2, bag_pos.shape[0]) if with_leaf else None
+    compiled, twin = twins("_tree_split")
+    compiled = compiled or twin  # MIL_PURE_PYTHON: the twin alone
+    got = [k._node_stats(ids, inst_bag, bag_pos, weight, leaf) for k in (compiled, twin)]
+    assert got[0] == got[1]
+    present = np.unique(inst_bag[ids])
+    pos, neg = present[bag_pos[present] == 1], present[bag_pos[present] == 0]
+    lw = np.ones(bag_pos.shape[0]) if leaf is None else leaf
+    expect = (pos.size, neg.size, weight[pos].sum(), weight[neg].sum(), lw[pos].sum(), lw[neg].sum())
+    np.testing.assert_allclose(got[0], expect, rtol=1e-12, atol=0)
+    assert tuple(map(type, got[0])) == (int, int, float, float, float, float)
+    if ids.size > 1 and inst_bag[ids[0]] != inst_bag[ids[-1]]:
+        shuffled = ids[::-1].copy()  # bags out of order: reported, never miscounted
+        assert compiled._node_stats(shuffled, inst_bag, bag_pos, weight, leaf) is None
+        assert twin._node_stats(shuffled, inst_bag, bag_pos, weight, leaf) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), ratio=st.booleans(), avg_tol=st.sampled_from([0.0, 1e-3]))
+def test_choose_feature_twins_and_brute_force(seed, ratio, avg_tol):
+    # The builder's choice of the split feature, compiled and twin, against a plain loop; ties included.
+    rng = np.random.RandomState(seed)
+    d = int(rng.randint(1, 9))
+    found = (rng.rand(d) < 0.8).astype(np.uint8)
+    stats = np.zeros((d, 8))
+    stats[:, 0] = rng.choice([0.1, 0.2, 0.2 + 1e-13, 0.3, 0.05], d)
+    stats[:, 1] = rng.choice([0.0, 0.5, 1.0, 1.0 + 1e-13], d)
+    rank = rng.permutation(d).astype(np.intp)
+    compiled, twin = twins("_tree_split")
+    compiled = compiled or twin
+    args = (found, stats, ratio, rank, 1e-12, avg_tol, 1e-10)
+    got = compiled._choose_feature(*args)
+    assert got == twin._choose_feature(*args)
+    ok = [f for f in range(d) if found[f]]
+    cand, score = ok, [stats[f, 0] for f in ok]
+    if ratio and ok:
+        avg = sum(stats[f, 0] for f in ok) / len(ok)
+        cand = [f for f in ok if stats[f, 0] >= avg - max(avg_tol, 1e-12) and stats[f, 1] > 1e-10]
+        score = [stats[f, 0] / stats[f, 1] for f in cand]
+    if not cand:
+        assert got == -1
+        return
+    best = max(score)
+    ties = [f for f, s in zip(cand, score) if s >= best - 1e-12 * max(1.0, abs(best))]
+    assert got == min(ties, key=lambda f: (rank[f], f))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), missing_left=st.booleans(), f32=st.booleans())
+def test_partition_ids_twins_and_stable(seed, missing_left, f32):
+    # Splitting a node of instance ids: the ids going left first, both sides in their order.
+    rng = np.random.RandomState(seed)
+    X, _, _ = _random_bags(rng, n_bags=20, dtype=np.float32 if f32 else np.float64)
+    n = X.shape[0]
+    samples = rng.permutation(n).astype(np.intp)
+    start, end = sorted(rng.randint(0, n + 1, 2))
+    feature = int(rng.randint(X.shape[1]))
+    threshold = float(rng.choice([2.5, 4.0, 4.0 + 1e-9]))  # not a float32 number: compared as float64
+    compiled, twin = twins("_tree_split")
+    compiled = compiled or twin
+    out = []
+    for k in (compiled, twin):
+        s = samples.copy()
+        out.append((k._partition_ids(s, start, end, X, feature, threshold, missing_left), s))
+    assert out[0][0] == out[1][0]
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+    ids = samples[start:end]
+    v = X[ids, feature].astype(np.float64)
+    left = (v <= threshold) | (np.isnan(v) & missing_left)
+    expect = samples.copy()
+    expect[start:end] = np.concatenate([ids[left], ids[~left]])
+    np.testing.assert_array_equal(out[0][1], expect)
+    assert out[0][0] == left.sum()

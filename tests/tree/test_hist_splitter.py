@@ -18,6 +18,7 @@ def _coarse_bags(seed=0, n_bags=80):
     lambda sp: ID3MIClassifier(splitter=sp),
     lambda sp: MIRandomForestClassifier(n_estimators=5, random_state=0, splitter=sp),
     lambda sp: GDBTMIClassifier(n_estimators=5, random_state=0, subsample=1.0, splitter=sp),
+    lambda sp: GDBTMIClassifier(n_estimators=5, random_state=0, max_features=2, splitter=sp),  # half the bags
 ])
 def test_hist_equals_exact_with_one_bin_per_value(backend, make):
     X, y = _coarse_bags()

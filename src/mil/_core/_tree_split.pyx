@@ -42,7 +42,7 @@ The NumPy twin ``_tree_split_py`` computes the same numbers in the same order
 """
 
 cimport cython
-from libc.math cimport INFINITY, NAN, isnan, log2
+from libc.math cimport INFINITY, NAN, fabs, isnan, log2
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 
@@ -990,6 +990,128 @@ def _binned_best_splits(const uint8_t[:, ::1] codes, const float64_t[:, ::1] edg
                 &bag_pos[0], &bag_weight[0], total_pos, total_neg, min_weight, tol, shares_of_children,
                 &lo[0], &hi[0], &nan[0], &hist[0], &st[f, 0], count_cuts, bags_sorted)
     return found, stats
+
+
+def _choose_feature(const uint8_t[::1] found, const float64_t[:, ::1] stats, bint gain_ratio,
+                    const intp_t[::1] rank, float64_t tol, float64_t average_gain_tolerance,
+                    float64_t min_split_info):
+    """The builder's choice of a node's split feature among the features' best cuts (unchecked).
+
+    ID3-MI (``gain_ratio`` False): largest gain. C4.5-MI: largest gain ratio
+    among the features whose gain is at least the average gain of the found
+    features (summed in feature order) less ``max(average_gain_tolerance,
+    tol)`` and whose split information exceeds `min_split_info`. Scores
+    within ``tol * max(1, |best|)`` of the best tie; the lowest `rank` wins
+    (the first feature on equal ranks). The twin's ``_choose_feature`` does
+    the same in NumPy; ``mil.tree._builder.choose_feature`` documents it.
+
+    Returns
+    -------
+    feature : int
+        Row of `stats`, -1 when no feature qualifies.
+    """
+    cdef intp_t f, n = found.shape[0], n_ok = 0, n_cand = 0, best_f = -1
+    cdef float64_t total = 0.0, threshold = 0.0, score, best = -INFINITY, cut
+    for f in range(n):
+        if found[f]:
+            total += stats[f, 0]
+            n_ok += 1
+    if n_ok == 0:
+        return -1
+    if gain_ratio:
+        threshold = total / n_ok - (average_gain_tolerance if average_gain_tolerance > tol else tol)
+    for f in range(n):
+        if not found[f] or (gain_ratio and not (stats[f, 0] >= threshold and stats[f, 1] > min_split_info)):
+            continue
+        score = stats[f, 0] / stats[f, 1] if gain_ratio else stats[f, 0]
+        n_cand += 1
+        if score > best:
+            best = score
+    if n_cand == 0:
+        return -1
+    cut = best - tol * (fabs(best) if fabs(best) > 1.0 else 1.0)
+    for f in range(n):
+        if not found[f] or (gain_ratio and not (stats[f, 0] >= threshold and stats[f, 1] > min_split_info)):
+            continue
+        score = stats[f, 0] / stats[f, 1] if gain_ratio else stats[f, 0]
+        if score >= cut and (best_f < 0 or rank[f] < rank[best_f]):
+            best_f = f
+    return best_f
+
+
+def _partition_ids(intp_t[::1] samples, intp_t start, intp_t end, const cython.floating[:, ::1] X,
+                   intp_t feature, float64_t threshold, bint missing_left):
+    """Split a node of a layout of instance ids (the builder's, unchecked).
+
+    Stably moves the ids of ``samples[start:end]`` whose value
+    ``X[id, feature]`` is at most `threshold` (NaN: when `missing_left`) to
+    the front of the segment, in place; float32 values are compared as
+    float64, as :func:`apply` does.
+
+    Returns
+    -------
+    n_left : int
+    """
+    cdef intp_t m = end - start, i, j = start, k = 0, sample
+    cdef intp_t[::1] right = np.empty(max(m, 1), dtype=np.intp)
+    cdef float64_t v
+    with nogil:
+        for i in range(start, end):
+            sample = samples[i]
+            v = X[sample, feature]
+            if v <= threshold or (missing_left and isnan(v)):
+                samples[j] = sample
+                j += 1
+            else:
+                right[k] = sample
+                k += 1
+        for i in range(k):
+            samples[j + i] = right[i]
+    return j - start
+
+
+def _node_stats(const intp_t[::1] ids, const intp_t[::1] inst_bag, const uint8_t[::1] bag_pos,
+                const float64_t[::1] bag_weight, const float64_t[::1] leaf_weight=None):
+    """A node's distinct-bag statistics, in one pass over its instances (the builder's, unchecked).
+
+    The bags of ``inst_bag[ids]`` must be non-decreasing (as in every layout
+    of bags stored one after another); each distinct bag is counted once, its
+    weights added in ascending bag order.
+
+    Returns
+    -------
+    (n_pos, n_neg, w_pos, w_neg, leaf_pos, leaf_neg) or None
+        Distinct positive / negative bags, their summed `bag_weight` and
+        `leaf_weight` (the counts when None); None when the bags are not
+        non-decreasing.
+    """
+    cdef intp_t i, b, prev = -1, n_pos = 0, n_neg = 0, m = ids.shape[0]
+    cdef float64_t w_pos = 0.0, w_neg = 0.0, l_pos = 0.0, l_neg = 0.0
+    cdef bint has_leaf = leaf_weight is not None, ordered = True
+    with nogil:
+        for i in range(m):
+            b = inst_bag[ids[i]]
+            if b == prev:
+                continue
+            if b < prev:
+                ordered = False
+                break
+            prev = b
+            if bag_pos[b]:
+                n_pos += 1
+                w_pos += bag_weight[b]
+                if has_leaf:
+                    l_pos += leaf_weight[b]
+            else:
+                n_neg += 1
+                w_neg += bag_weight[b]
+                if has_leaf:
+                    l_neg += leaf_weight[b]
+    if not ordered:
+        return None
+    if not has_leaf:
+        l_pos, l_neg = <float64_t>n_pos, <float64_t>n_neg
+    return n_pos, n_neg, w_pos, w_neg, l_pos, l_neg
 
 
 def partition(order, vals, inst_bag, start, end, go_left):

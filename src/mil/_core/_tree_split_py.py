@@ -288,6 +288,67 @@ def _binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight
                         tol, shares_of_children, count_cuts)
 
 
+def _choose_feature(found, stats, gain_ratio, rank, tol, average_gain_tolerance, min_split_info,
+                    return_ties=False):
+    """The builder's choice of a node's split feature (see the compiled kernel); or all the tied features."""
+    ok = np.flatnonzero(found)
+    gain = stats[ok, 0]
+    if ok.size == 0:
+        return ok if return_ties else -1
+    if not gain_ratio:
+        cand, score = ok, gain
+    else:
+        # C4.5's guard against splits with tiny split information: only features with at least the
+        # average gain (summed in feature order), less a tolerance (never below round-off).
+        avg = float(np.cumsum(gain)[-1]) / ok.size
+        keep = (gain >= avg - max(average_gain_tolerance, tol)) & (stats[ok, 1] > min_split_info)
+        cand = ok[keep]
+        if cand.size == 0:
+            return cand if return_ties else -1
+        score = gain[keep] / stats[cand, 1]
+    best = score.max()
+    ties = cand[score >= best - tol * max(1.0, abs(best))]
+    if return_ties:
+        return ties
+    return int(ties[np.argmin(rank[ties])])
+
+
+def _partition_ids(samples, start, end, X, feature, threshold, missing_left):
+    """Split a node of a layout of instance ids in place (see the compiled kernel); returns how many go left."""
+    ids = samples[start:end]
+    v = X[ids, feature]
+    left = (v <= np.float64(threshold)) | (np.isnan(v) & bool(missing_left))  # float32 compared as float64
+    samples[start:end] = np.concatenate([ids[left], ids[~left]])
+    return int(np.count_nonzero(left))
+
+
+def _node_stats(ids, inst_bag, bag_pos, bag_weight, leaf_weight=None):
+    """A node's distinct-bag statistics (see the compiled kernel); None when its bags are not in order."""
+    bags = inst_bag[ids]
+    if bags.size and not (bags[1:] >= bags[:-1]).all():
+        return None
+    return sorted_bag_stats(bags, bag_pos, bag_weight, leaf_weight)
+
+
+def sorted_bag_stats(bags, bag_pos, bag_weight, leaf_weight=None):
+    """``_node_stats`` of a non-decreasing array of bag indices (weights added in ascending bag order)."""
+    present = bags
+    if bags.size:
+        first = np.empty(bags.size, dtype=bool)
+        first[0] = True
+        np.not_equal(bags[1:], bags[:-1], out=first[1:])
+        present = bags[first]
+    positive = bag_pos[present].astype(bool)
+    pos, neg = present[positive], present[~positive]
+
+    def total(weight, idx):  # sequential, as the compiled loop
+        return float(np.cumsum(weight[idx])[-1]) if idx.size else 0.0
+
+    leaf = (float(pos.size), float(neg.size)) if leaf_weight is None else \
+        (total(leaf_weight, pos), total(leaf_weight, neg))
+    return (int(pos.size), int(neg.size), total(bag_weight, pos), total(bag_weight, neg)) + leaf
+
+
 def partition(order, vals, inst_bag, start, end, go_left):
     """Stably move instances with ``go_left[id] == 1`` to the front of every row's segment (in place).
 

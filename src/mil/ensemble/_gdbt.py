@@ -120,6 +120,57 @@ class _Layout:
         rows = pre.rows(cols)
         return rows if self.keep_inst is None else rows.subset(self.keep_inst, self.bag_map)
 
+    def apply(self, tree, bags):
+        """Leaf of every instance of the round's bags."""
+        return tree.apply(bags.instances)
+
+    def predict_value(self, tree, instances):
+        """The tree's value for every instance of the training bags."""
+        return tree.predict_value(instances)
+
+
+class _HistRound:
+    """One round's in-bag bags for the histogram search, with no instance copied.
+
+    The trees of the round grow on the whole instance array and on the bin
+    codes made once per fit (``_Binned``, one byte per value): the
+    out-of-bag bags weigh 0, so the builder moves their instances out of the
+    root before growth, and a tree's feature subset is searched in place.
+    The grown tree is the one the round's copied bags would give (same bags,
+    in the same order, same codes). The attributes ``offsets`` and
+    ``instance_bag`` describe the in-bag bags alone (numbered 0, 1, ...), as
+    a ``Bags.subset`` would, for the pooling and the Newton step.
+    """
+
+    def __init__(self, bags, binned, inbag=None, keep_inst=None):
+        self.bags, self.binned, self.inbag, self.keep_inst = bags, binned, inbag, keep_inst
+        sizes = bags.sizes if inbag is None else bags.sizes[inbag]
+        self.offsets = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
+        np.cumsum(sizes, out=self.offsets[1:])
+        self.instance_bag = bags.instance_bag if inbag is None else \
+            np.repeat(np.arange(sizes.shape[0], dtype=np.intp), sizes)
+        self.n_features = bags.n_features
+        self._leaves = {}
+
+    def scatter(self, values):
+        """Per in-bag bag values -> per bag of the training set, 0 out of bag."""
+        if self.inbag is None:
+            return values
+        full = np.zeros(self.bags.n_bags, dtype=values.dtype)
+        full[self.inbag] = values
+        return full
+
+    def apply(self, tree, bags=None):
+        """Leaf of every in-bag instance (the leaves of every instance are kept for the score update)."""
+        leaves = tree.apply(self.bags.instances)
+        self._leaves[id(tree)] = leaves
+        return leaves if self.keep_inst is None else leaves[self.keep_inst]
+
+    def predict_value(self, tree, instances):
+        """The tree's value for every training instance (from the leaves found by :meth:`apply`)."""
+        leaves = self._leaves.pop(id(tree), None)
+        return tree.predict_value(instances) if leaves is None else tree.value[leaves]
+
 
 class _BagLayout:
     """What a round's bag-ratio tree is grown from: the fit's share table and the round's bags."""
@@ -248,15 +299,20 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         (counted) or it reaches `max_depth`. Leaf values are the Newton step
         -G / (H + `l2_regularization`) of the leaf's bags. `pooling`,
         `sharpness`, `feature_sampling`, `split_shares`, `growth`,
-        `positive_bag_removal`, `splitter` and `n_jobs` do not apply. On the
-        five shipped sets (5 x 10-fold, three seeds) it gains 2.3 points of
-        mean accuracy over "mi", losing on the Musk sets and gaining on
-        Elephant, Fox and Tiger (see :doc:`/results/trees`).
+        `positive_bag_removal`, `splitter`, `max_leaf_nodes` and `n_jobs` do
+        not apply. On the five shipped sets (5 x 10-fold, three seeds) it
+        gains 2.3 points of mean accuracy over "mi", losing on the Musk sets
+        and gaining on Elephant, Fox and Tiger (see :doc:`/results/trees`).
     n_rules : int, default=16
         With ``split="bag-ratio"``: candidate thresholds per searched feature.
     ratio : {"random", "best"}, default="random"
         With ``split="bag-ratio"``: each candidate's r uniform in [0, 1), or
         the cut of the bags' shares of least entropy.
+    max_leaf_nodes : int or None, default=None
+        Stop each tree after ``max_leaf_nodes - 1`` splits (with
+        ``growth="best"``, the nodes of largest share of positive bag weight
+        split first), as ``max_leaf_nodes`` of scikit-learn's
+        ``HistGradientBoostingClassifier`` (31 there). None: no limit.
 
     Attributes
     ----------
@@ -340,6 +396,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
         "min_bags_leaf": [Interval(Real, 0.0, None, closed="left")],
         "pooling": [StrOptions(set(POOLINGS))],
         "sharpness": [Interval(Real, 0.0, None, closed="neither")],
@@ -371,7 +428,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
                  class_weight=None, positive_class=None, random_state=None, n_jobs=None,
-                 splitter="exact", max_instances_per_bag=None, split="mi", n_rules=16, ratio="random"):
+                 splitter="exact", max_instances_per_bag=None, max_leaf_nodes=None, split="mi", n_rules=16,
+                 ratio="random"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -393,6 +451,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.splitter = splitter
+        self.max_leaf_nodes = max_leaf_nodes
         self.max_instances_per_bag = max_instances_per_bag
         self.split = split
         self.n_rules = n_rules
@@ -552,11 +611,15 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         if val is not None:
             F_val = [np.full(self._n_units(val[0]), c) for c in f0]
             history = np.full(self.n_iter_no_change, np.inf)
+        # Sorted ("exact") or binned ("hist") once per fit; the histogram layout is shared by
+        # every round as it is (see _HistRound), the sorted one filtered to the round's bags.
+        hist = False
         if self._bag_level:
             instances, offsets = _table(bags)
             table = kernel("_bag_shares").ShareTable(instances.T, offsets)
         else:
             presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
+            hist = self.splitter == "hist"
         n_inbag = max(1, int(self.subsample * n_bags))
         n_feat = self._n_features_per_tree(d)
         trees, train_score, val_score = [], [], []
@@ -566,23 +629,32 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                 keep = np.zeros(n_bags, dtype=bool)
                 keep[inbag] = True
                 keep_inst = keep[bags.instance_bag]
-                sub = bags.subset(inbag)
-                bag_map = np.full(n_bags, -1, dtype=np.intp)
-                bag_map[inbag] = np.arange(n_inbag)
                 F_sub, Y_sub = [f[keep if self._bag_level else keep_inst] for f in F], Y[inbag]
                 w_sub = None if w is None else w[inbag]
+                if self._bag_level:
+                    sub, layout = bags.subset(inbag), _BagLayout(table, inbag, n_bags)
+                elif hist:
+                    sub = layout = _HistRound(bags, presorted, inbag, keep_inst)
+                else:
+                    sub = bags.subset(inbag)
+                    bag_map = np.full(n_bags, -1, dtype=np.intp)
+                    bag_map[inbag] = np.arange(n_inbag)
+                    layout = _Layout(presorted, keep_inst, bag_map)
             else:
-                inbag, keep_inst, bag_map, sub, F_sub, Y_sub, w_sub = None, None, None, bags, F, Y, w
-            if self._bag_level:
-                layout = _BagLayout(table, np.arange(n_bags) if inbag is None else inbag, n_bags)
-            else:
-                layout = _Layout(presorted, keep_inst, bag_map)
+                inbag, sub, F_sub, Y_sub, w_sub = None, bags, F, Y, w
+                if self._bag_level:
+                    layout = _BagLayout(table, np.arange(n_bags), n_bags)
+                else:
+                    layout = _HistRound(bags, presorted) if hist else _Layout(presorted, None, None)
+                    if hist:
+                        sub = layout
             if binary:
                 stage = [self._fit_stage(sub, layout, F_sub[0], Y_sub[:, 0], rng, n_feat, w_sub)]
             else:
                 stage = self._fit_softmax_stage(sub, layout, F_sub, Y_sub, rng, n_feat, w_sub)
             trees.append(stage[0] if binary else stage)
-            F = [f + self.learning_rate * self._tree_scores(t, bags) for f, t in zip(F, stage)]
+            F = [f + self.learning_rate * (self._tree_scores(t, bags) if self._bag_level
+                                           else layout.predict_value(t, bags.instances)) for f, t in zip(F, stage)]
             S = np.column_stack([self._pool(f, bags.offsets) for f in F])
             if inbag is not None:
                 S, Y_in = S[inbag], Y[inbag]
@@ -623,13 +695,18 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         d = bags.n_features
         per_node = self.feature_sampling == "node" and n_feat < d
         cols = None if per_node or n_feat >= d else np.sort(rng.choice(d, n_feat, replace=False))
+        options = dict(criterion="gain_ratio", max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf,
+                       growth=self.growth, split_shares=self.split_shares, max_leaf_nodes=self.max_leaf_nodes,
+                       remove_positive_bags=self.positive_bag_removal, n_jobs=self.n_jobs,
+                       max_features=n_feat if per_node else None, random_state=rng if per_node else None)
+        if isinstance(layout, _HistRound):
+            # The whole instance array and the shared codes, out-of-bag bags at weight 0, the
+            # tree's features searched in place: nothing is copied.
+            tree, _ = build_tree(layout.bags.instances, layout.bags.instance_bag, layout.scatter(bag_pos),
+                                 layout.scatter(weight), presorted=layout.binned, features=cols, **options)
+            return tree
         instances = bags.instances if cols is None else np.ascontiguousarray(bags.instances[:, cols])
-        tree, _ = build_tree(
-            instances, bags.instance_bag, bag_pos, weight, criterion="gain_ratio",
-            max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf, growth=self.growth,
-            split_shares=self.split_shares, remove_positive_bags=self.positive_bag_removal,
-            presorted=layout.get(cols), n_jobs=self.n_jobs,
-            max_features=n_feat if per_node else None, random_state=rng if per_node else None)
+        tree, _ = build_tree(instances, bags.instance_bag, bag_pos, weight, presorted=layout.get(cols), **options)
         if cols is not None:
             # Back to the indices of all features (the subset keeps their order,
             # so ties still go to the lowest original index).
@@ -665,7 +742,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         """A tree (C4.5-MI or bag-ratio) on the residuals y - p, its leaves set by a Newton step (times `scale`)."""
         bag_pos, weight = self._residual_tree_inputs(y - p, y, w)
         tree = self._grow(bags, layout, bag_pos, weight, rng, n_feat)
-        leaves = self._leaves(tree, bags)
+        leaves = self._leaves(tree, bags) if self._bag_level else layout.apply(tree, bags)
         grad, hess = p - y, p * (1.0 - p)
         if w is not None:
             grad, hess = grad * w, hess * w

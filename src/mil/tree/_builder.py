@@ -34,6 +34,8 @@ from mil._core import kernel
 from mil._core._bag_counts_py import sweep_distinct_bags
 from mil._core._tree_split_py import _entropy_mass
 from mil._core._tree_split_py import _midpoint as _midpoints
+from mil._core._tree_split_py import _choose_feature as _choose_among
+from mil._core._tree_split_py import sorted_bag_stats
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
@@ -113,31 +115,19 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None,
     feature : int
         -1 when no feature qualifies.
     """
-    ok = np.flatnonzero(found)
-    gain = stats[ok, 0]
     if node_weight is not None:
-        gain = mdl_corrected_gains(stats[ok], node_weight, mdl_count)
-        positive = gain > 0.0
-        ok, gain = ok[positive], gain[positive]
-    if ok.size == 0:
-        return ok if return_ties else -1
-    if criterion == "gain":
-        cand, score = ok, gain
-    else:
-        # C4.5's guard against splits with tiny split information: only
-        # features with at least the average gain (summed in feature order),
-        # less a tolerance (J48's 0.001; never below round-off).
-        avg = float(np.cumsum(gain)[-1]) / ok.size
-        keep = (gain >= avg - max(average_gain_tolerance, tol)) & (stats[ok, 1] > MIN_SPLIT_INFO)
-        cand = ok[keep]
-        if cand.size == 0:
-            return cand if return_ties else -1
-        score = gain[keep] / stats[cand, 1]
-    best = score.max()
-    ties = cand[score >= best - tol * max(1.0, abs(best))]
+        # The corrected gains replace the gains; a feature whose corrected gain is not positive is out.
+        gain = mdl_corrected_gains(stats, node_weight, mdl_count)
+        found = np.ascontiguousarray(found.astype(bool) & (gain > 0.0), dtype=np.uint8)
+        stats = np.array(stats, dtype=np.float64)
+        stats[:, 0] = gain
+    args = (criterion != "gain", rank, tol, average_gain_tolerance, MIN_SPLIT_INFO)
     if return_ties:
-        return ties
-    return int(ties[np.argmin(rank[ties])])
+        return _choose_among(found, stats, *args, return_ties=True)
+    # One compiled call per node (the NumPy twin computes the same choice).
+    return kernel("_tree_split")._choose_feature(np.ascontiguousarray(found, dtype=np.uint8),
+                                                 np.ascontiguousarray(stats, dtype=np.float64), args[0],
+                                                 np.ascontiguousarray(rank, dtype=np.intp), *args[2:])
 
 
 class _Presorted:
@@ -348,7 +338,7 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
                split_shares="parent", rank=None, presorted=None, n_jobs=None, max_features=None,
                random_state=None, copy_presorted=True, leaf_weight=None, mdl_correction=False,
                cut_placement="midpoint", max_leaf_nodes=None, tie_break="rank", return_split_order=False,
-               min_split="constant", average_gain_tolerance=0.0, splitter="exact"):
+               min_split="constant", average_gain_tolerance=0.0, splitter="exact", features=None):
     """Grow a multi-instance tree.
 
     Parameters
@@ -441,6 +431,12 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         exact search's partitions and gains (the thresholds are the bin
         edges). A `presorted` that is a ``_Binned`` layout selects "hist".
         With "hist", `cut_placement` must be "midpoint" or "training-value".
+    features : ndarray of intp, default=None
+        Search only these features (increasing indices) at every node, in
+        place: the tree is the one grown on ``instances[:, features]``, with
+        its split features numbered as in `instances` (GDBT-MI's feature
+        subset per tree, without copying the columns). Not with
+        `max_features` nor ``tie_break="instances"``. None searches all.
 
     Returns
     -------
@@ -476,6 +472,15 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         elif random_state is None:
             raise ValueError("max_features needs a random_state (a numpy RandomState)")
 
+    if features is not None:
+        features = np.ascontiguousarray(features, dtype=np.intp)
+        if max_features is not None or tie_break == "instances":
+            raise ValueError("features cannot be combined with max_features or tie_break='instances'")
+        if features.ndim != 1 or features.size == 0 or (np.diff(features) <= 0).any() \
+                or features[0] < 0 or features[-1] >= d:
+            raise ValueError(f"features must be increasing feature indices in [0, {d}); got {features}")
+        if features.size == d:
+            features = None
     if isinstance(presorted, _Binned):
         splitter = "hist"
     if splitter not in ("exact", "hist"):
@@ -509,7 +514,8 @@ def build_tree(instances, instance_bag, bag_pos, bag_weight=None, *, criterion="
         return _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion,
                      max_depth, min_bags_leaf, growth, remove_positive_bags, split_shares, rank,
                      max_features, random_state, n_root, leaf_weight, mdl_correction, cut_placement,
-                     max_leaf_nodes, tie_break, return_split_order, min_split, average_gain_tolerance)
+                     max_leaf_nodes, tie_break, return_split_order, min_split, average_gain_tolerance,
+                     features)
     finally:
         threads.close()
 
@@ -542,6 +548,12 @@ class _PartitionLayout:
                                                               start, end, go_left),
                                  cells=(end - start) * pre.n_rows)
         return parts[0]
+
+    def split(self, start, end, feature, threshold, missing_left, go_left):
+        """Partition the node by ``x[feature] <= threshold`` (NaN left if `missing_left`); returns how many go left."""
+        ids, v = self.values(feature, start, end)
+        go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
+        return self.partition(start, end, go_left)
 
     def search(self, start, end, args, features=None):
         """``best_splits`` of every feature (rows shared out among the threads) or of `features`."""
@@ -577,6 +589,13 @@ class _GatherLayout:
         left = go_left[ids].view(bool)
         self.samples[start:end] = np.concatenate([ids[left], ids[~left]])
         return int(np.count_nonzero(left))
+
+    def split(self, start, end, feature, threshold, missing_left, go_left):
+        """As :meth:`_PartitionLayout.split`, in one compiled pass over the node's ids."""
+        instances = self.instances
+        if not (instances.flags.c_contiguous and instances.dtype in (np.float32, np.float64)):
+            return _PartitionLayout.split(self, start, end, feature, threshold, missing_left, go_left)
+        return self.ts._partition_ids(self.samples, start, end, instances, feature, threshold, missing_left)
 
     def search(self, start, end, args, features):
         pre = self.pre
@@ -627,7 +646,7 @@ def j48_min_leaf(node_weight, min_bags_leaf, n_classes=2):
 
 def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf,
             split_shares, criterion, rank, max_features, rng, mdl_correction=False, tie_break="rank",
-            instance_bag=None, average_gain_tolerance=0.0):
+            instance_bag=None, average_gain_tolerance=0.0, features=None):
     """The split of a node: ``(feature, stats row)``, feature -1 when none is admissible."""
     # The cut points are only counted for the MDL correction that reads them (stats[:, 6]).
     count_cuts = bool(mdl_correction) and mdl_correction != "partitions"
@@ -636,6 +655,10 @@ def _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg, min_bags_leaf
     node_weight = w_pos + w_neg if mdl_correction else None
     mdl_count = "partitions" if mdl_correction == "partitions" else "cuts"
     choose = dict(node_weight=node_weight, mdl_count=mdl_count, average_gain_tolerance=average_gain_tolerance)
+    if features is not None:  # a fixed subset, searched in place
+        found, split = layout.search(start, end, args, features)
+        best = choose_feature(found, split, criterion, rank[features], **choose)
+        return (int(features[best]), split[best]) if best >= 0 else (-1, None)
     if max_features is None:
         found, split = layout.search(start, end, args)
         if tie_break == "instances":
@@ -689,36 +712,28 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
           min_bags_leaf, growth, remove_positive_bags, split_shares, rank, max_features=None,
           rng=None, n_root=None, leaf_weight=None, mdl_correction=False, cut_placement="midpoint",
           max_leaf_nodes=None, tie_break="rank", return_split_order=False, min_split="constant",
-          average_gain_tolerance=0.0):
+          average_gain_tolerance=0.0, features=None):
     n = instances.shape[0]
     max_splits = np.iinfo(np.intp).max if max_leaf_nodes is None else int(max_leaf_nodes) - 1
     n_splits = 0
     n_bags = bag_pos.shape[0]
-    is_pos = bag_pos.astype(bool)
+    instance_bag = np.ascontiguousarray(instance_bag, dtype=np.intp)
     go_left = np.zeros(n, dtype=np.uint8)
     removed = np.zeros(n_bags, dtype=bool)
     epoch = 0
     train_leaf = np.full(n, -1, dtype=np.intp)
     nodes = []  # per node: dict of the Tree fields
-
-    def weight_sum(weight, idx):
-        # Summed in ascending bag order (as over a mask of all bags), sequentially.
-        return float(np.cumsum(weight[idx])[-1]) if idx.size else 0.0
+    ts = kernel("_tree_split")
+    if leaf_weight is not None:
+        leaf_weight = np.ascontiguousarray(leaf_weight, dtype=np.float64)
 
     def stats(start, end):
-        # The node's distinct bags in ascending order, in O(node) rather than O(all bags).
-        bags = layout.bags(start, end)
-        if bags.size and not (bags[1:] >= bags[:-1]).all():
-            bags = np.sort(bags)
-        present = _distinct_sorted(bags)
-        positive = is_pos[present]
-        pos, neg = present[positive], present[~positive]
-        n_pos, n_neg = int(pos.size), int(neg.size)
-        if leaf_weight is None:
-            leaf = (float(n_pos), float(n_neg))
-        else:
-            leaf = (weight_sum(leaf_weight, pos), weight_sum(leaf_weight, neg))
-        return (present, n_pos, n_neg, weight_sum(bag_weight, pos), weight_sum(bag_weight, neg)) + leaf
+        # (n_pos, n_neg, w_pos, w_neg, leaf_pos, leaf_neg) of the node's distinct bags, weights summed
+        # in ascending bag order, in one compiled pass over the node (O(node), not O(all bags)).
+        out = ts._node_stats(layout.ids(start, end), instance_bag, bag_pos, bag_weight, leaf_weight)
+        if out is None:  # the layout holds the bags out of order: sort them first
+            out = sorted_bag_stats(np.sort(layout.bags(start, end)), bag_pos, bag_weight, leaf_weight)
+        return out
 
     def share(w_pos, w_neg):
         return w_pos / (w_pos + w_neg) if w_pos + w_neg > 0 else 0.0
@@ -730,7 +745,7 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
         node_id = len(nodes) - 1
         s = stats(start, end)
         nodes[node_id]["stats"] = s
-        return node_id, share(s[3], s[4])
+        return node_id, share(s[2], s[3])
 
     open_nodes = []  # a stack (depth-first) or a heap of (-share, id) (best-first)
 
@@ -763,31 +778,31 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
                     node["end"] = end
             node["epoch"] = epoch
             node["stats"] = stats(start, end)
-            new_share = share(node["stats"][3], node["stats"][4])
+            new_share = share(node["stats"][2], node["stats"][3])
             if growth == "best" and new_share < priority:
                 push(node_id, new_share)  # shares only fall: a lazy update is exact
                 continue
-        present, pi, nu, w_pos, w_neg = node["stats"][:5]
+        pi, nu, w_pos, w_neg = node["stats"][:4]
         feature = -1
         if pi > 0 and nu > 0 and node["depth"] < max_depth and n_splits < max_splits:
             node_min = (j48_min_leaf(w_pos + w_neg, min_bags_leaf) if min_split == "j48"
                         else min_bags_leaf)
             feature, split = _search(layout, start, end, bag_pos, bag_weight, w_pos, w_neg,
                                      node_min, split_shares, criterion, rank, max_features, rng,
-                                     mdl_correction, tie_break, instance_bag, average_gain_tolerance)
+                                     mdl_correction, tie_break, instance_bag, average_gain_tolerance,
+                                     features)
         if feature < 0:
             train_leaf[layout.ids(start, end)] = node_id
             if remove_positive_bags and pi > 0 and nu == 0:
-                removed[present] = True
+                removed[layout.bags(start, end)] = True
                 epoch += 1
             continue
         threshold, missing_left = split[2], bool(split[3])
-        ids, v = layout.values(feature, start, end)
         if cut_placement != "midpoint":
+            ids, v = layout.values(feature, start, end)
             threshold = place_cut(cut_placement, instances, instance_bag, ids, v, feature, threshold,
                                   bag_pos, bag_weight, min_bags_leaf, split_shares, w_pos, w_neg)
-        go_left[ids] = (v <= threshold) | (np.isnan(v) & missing_left)
-        mid = start + layout.partition(start, end, go_left)
+        mid = start + layout.split(start, end, feature, threshold, missing_left, go_left)
         node.update(feature=feature, threshold=threshold, missing_left=int(missing_left),
                     gain=split[0], split_order=n_splits)
         n_splits += 1
@@ -804,12 +819,12 @@ def _grow(layout, instances, instance_bag, bag_pos, bag_weight, criterion, max_d
     arrays = {key: np.array([nd[key] for nd in nodes]) for key in
               ("feature", "threshold", "missing_left", "children_left", "children_right",
                "depth", "gain")}
-    arrays["n_pos_bags"] = np.array([nd["stats"][1] for nd in nodes])
-    arrays["n_neg_bags"] = np.array([nd["stats"][2] for nd in nodes])
-    arrays["weighted_pos"] = np.array([nd["stats"][3] for nd in nodes])
-    arrays["weighted_neg"] = np.array([nd["stats"][4] for nd in nodes])
-    arrays["leaf_pos"] = np.array([nd["stats"][5] for nd in nodes])
-    arrays["leaf_neg"] = np.array([nd["stats"][6] for nd in nodes])
+    arrays["n_pos_bags"] = np.array([nd["stats"][0] for nd in nodes])
+    arrays["n_neg_bags"] = np.array([nd["stats"][1] for nd in nodes])
+    arrays["weighted_pos"] = np.array([nd["stats"][2] for nd in nodes])
+    arrays["weighted_neg"] = np.array([nd["stats"][3] for nd in nodes])
+    arrays["leaf_pos"] = np.array([nd["stats"][4] for nd in nodes])
+    arrays["leaf_neg"] = np.array([nd["stats"][5] for nd in nodes])
     arrays["n_instances"] = np.array([nd["end"] - nd["start"] for nd in nodes])
     arrays["value"] = (arrays["leaf_pos"] + 1.0) / (arrays["leaf_pos"] + arrays["leaf_neg"] + 2.0)
     tree = Tree(n_features=instances.shape[1], **arrays)
