@@ -68,7 +68,8 @@ class _EmbeddingClassifier(BaseBagClassifier):
         """``(F_train, F_test)`` of a fold for one embedding parameter."""
         raise NotImplementedError
 
-    def _machine(self, C):
+    def _machine(self, C, inner=False):
+        """The machine at C (`inner`: a grid point of the inner folds, which may stop earlier)."""
         raise NotImplementedError
 
     # -- fitting ------------------------------------------------------------------
@@ -152,7 +153,8 @@ class _EmbeddingClassifier(BaseBagClassifier):
                     with warnings.catch_warnings():
                         # A grid point that stops at max_iter is still scored (the final fit warns).
                         warnings.simplefilter("ignore", ConvergenceWarning)
-                        machine = self._machine(float(C)).fit(F_train, target[train], sample_weight=w)
+                        machine = self._machine(float(C), inner=True).fit(F_train, target[train],
+                                                                          sample_weight=w)
                     out[p, c] = machine.decision_function(F_test)
             rows.append(test)
             scores.append(out)
@@ -254,7 +256,11 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     k-means centres); a bag becomes ``phi_k(B) = max_j exp(-||b_j -
     c_k||^2 / sigma^2)`` (:class:`MILESEmbedding`), and an L1-penalised
     linear SVM (scikit-learn's ``LinearSVC(penalty="l1", dual=False)``)
-    selects the few concepts that separate the classes. The selected
+    selects the few concepts that separate the classes (the embedding's
+    columns are centred on the training bags before the SVM, so that the
+    intercept, which liblinear penalises like a weight, is almost free as in
+    the paper's linear program; ``coef_`` and ``intercept_`` act on the
+    uncentred embedding). The selected
     concepts give each instance a contribution to its bag's decision value
     (:meth:`instance_contributions`): the paper's instance classification.
     ``instance_scores``, ``instance_proba`` and ``predict_instances`` are the
@@ -288,7 +294,9 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         the choice, proportionally more SVM fits). None: no inner folds; the middle of each grid and
         an uncalibrated slope of 1.
     tol : float, default=1e-4
-        Stopping tolerance of the L1-SVM (liblinear). The solution moves
+        Stopping tolerance of the final L1-SVM (liblinear); the inner
+        grid's fits, which only rank the grid points, stop at ``10 * tol``.
+        The solution moves
         within it when the distances change in their last bits (the other
         backend, another instance order): outputs then agree to about the
         tolerance, not to the last bit; a smaller value costs several times
@@ -297,7 +305,8 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         Iteration limit of the L1-SVM.
     n_concepts : int, default=None
         None: every training instance is a concept. An int: k-means
-        centres of the training instances (large data).
+        centres of the training instances (large data; mini-batch k-means
+        above 4096 instances, see :class:`MILESEmbedding`).
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
     class_weight : "balanced", dict or None, default=None
@@ -413,17 +422,27 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         return M[:, train], M[:, test]
 
     def _features(self, fold, sigma):
-        return miles_features(fold[0], sigma), miles_features(fold[1], sigma)
+        # Columns centred on the training bags: liblinear penalises the intercept like a weight, and
+        # on uncentred features (all near 1 at a wide sigma) the concepts stand in for it, which
+        # slows its coordinate descent several times over; see _finish for the uncentred model.
+        F_train, F_test = miles_features(fold[0], sigma), miles_features(fold[1], sigma)
+        mean = F_train.mean(axis=0)
+        return F_train - mean, F_test - mean
 
-    def _machine(self, C):
-        # liblinear's coordinate descent visits the features in a random order: seeded.
+    def _machine(self, C, inner=False):
+        # liblinear's coordinate descent visits the features in a random order: seeded. The
+        # inner grid's fits stop at 10 x tol (they only rank grid points).
         return LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=C, max_iter=self.max_iter,
-                         tol=self.tol, random_state=self._seed)
+                         tol=10.0 * self.tol if inner else self.tol, random_state=self._seed)
 
     def _finish(self, state, machine, sigma):
         self.sigma_ = float(sigma)
         self.coef_ = np.array(machine.coef_, dtype=np.float64)
-        self.intercept_ = np.atleast_1d(np.array(machine.intercept_, dtype=np.float64))
+        # The SVM saw centred columns: fold the training means into the intercept, so coef_ and
+        # intercept_ act on the embedding itself.
+        M = state["M"]
+        mean = miles_features(M, sigma).mean(axis=0)
+        self.intercept_ = np.atleast_1d(np.array(machine.intercept_, dtype=np.float64) - self.coef_ @ mean)
         self.selected_concepts_ = np.flatnonzero(np.any(self.coef_ != 0, axis=0))
         self.n_iter_ = int(np.max(machine.n_iter_))
 
@@ -670,7 +689,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         g = self._gamma(fold, param)
         return np.exp(-g * fold["S_train"]), np.exp(-g * fold["S_test"])
 
-    def _machine(self, C):
+    def _machine(self, C, inner=False):
         # A tight tolerance (cheap on bag-sized problems) keeps the solution
         # from moving with the last bits of the distances (backends, instance order).
         return SVC(kernel="precomputed", C=C, tol=1e-8, decision_function_shape="ovr")
