@@ -55,6 +55,19 @@ def test_miles_embedding_matches_brute_force(backend, random_bags):
     assert km.concepts_.shape == (5, 3) and km.transform(others).shape == (4, 5)
 
 
+def test_concepts_by_mini_batch_kmeans_on_large_data(monkeypatch, random_bags):
+    from mil.embedding import _transformers
+
+    bags = random_bags(seed=4, n_bags=30, n_features=3)
+    lloyd = MILESEmbedding(n_concepts=6, random_state=0).fit(bags).concepts_
+    monkeypatch.setattr(_transformers, "_FULL_KMEANS_MAX", 10)  # as if the bags were large
+    emb = MILESEmbedding(n_concepts=6, random_state=0).fit(bags)
+    assert emb.concepts_.shape == (6, 3) and np.isfinite(emb.concepts_).all()
+    assert not np.array_equal(emb.concepts_, lloyd)  # the mini-batch path ran
+    np.testing.assert_array_equal(MILESEmbedding(n_concepts=6, random_state=0).fit(bags).concepts_,
+                                  emb.concepts_)  # seeded
+
+
 @pytest.mark.parametrize("kind", DISSIMILARITIES)
 def test_dissimilarity_embedding_matches_brute_force(backend, random_bags, kind):
     bags = random_bags(seed=2, n_bags=7, n_features=3)

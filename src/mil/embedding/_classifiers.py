@@ -306,7 +306,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     n_concepts : int, default=None
         None: every training instance is a concept. An int: k-means
         centres of the training instances (large data; mini-batch k-means
-        above 4096 instances, see :class:`MILESEmbedding`).
+        above 10 000 instances, see :class:`MILESEmbedding`).
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
     class_weight : "balanced", dict or None, default=None

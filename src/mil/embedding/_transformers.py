@@ -69,7 +69,7 @@ class MILESEmbedding(_BagTransformer):
     n_concepts : int, default=None
         None: every training instance is a concept. An int: the centres of
         a k-means clustering of the training instances (scikit-learn's
-        ``KMeans``; ``MiniBatchKMeans`` above 4096 instances), for large
+        ``KMeans``; ``MiniBatchKMeans`` above 10 000 instances), for large
         data (memory and time grow with the number of concepts times the
         number of bags).
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
@@ -174,7 +174,7 @@ class MILESEmbedding(_BagTransformer):
 
 
 #: Above this many training instances the concepts come from mini-batch k-means.
-_FULL_KMEANS_MAX = 4096
+_FULL_KMEANS_MAX = 10000
 
 
 def _kmeans_centres(instances, n_concepts, random_state):
@@ -183,8 +183,10 @@ def _kmeans_centres(instances, n_concepts, random_state):
     Lloyd's k-means (scikit-learn's ``KMeans``) costs instances x concepts per
     iteration and took most of MILES's time at 16 times Elephant (22 256
     instances, 1000 concepts; docs/results/embeddings.rst); above
-    ``_FULL_KMEANS_MAX`` instances ``MiniBatchKMeans`` (Sculley, 2010) does it on
-    batches of 2048 instances.
+    ``_FULL_KMEANS_MAX`` instances ``MiniBatchKMeans`` (D. Sculley, "Web-scale
+    k-means clustering", WWW 2010) does it on batches of 2048 instances
+    (``benchmarks/bench_embeddings.py --growth-concepts``: 4x faster at 22 256
+    instances, 1.3x slower at 5 564).
     """
     from sklearn.cluster import KMeans, MiniBatchKMeans
 
