@@ -87,7 +87,7 @@ def learners_ratio(repeat):
         ("MInD fixed (C=10, gamma median, cv=None)", MInDClassifier(C=10.0, gamma_scales=(1.0,), cv=None,
                                                                       scale=None)),
         ("MILES default (inner 5-fold, 3 x 6 grid)", MILESClassifier(random_state=0)),
-        ("MInD default (inner 5-fold, 3 x 4 grid)", MInDClassifier(random_state=0)),
+        ("MInD default (inner 5-fold, 5 x 5 grid)", MInDClassifier(random_state=0)),
     ]
     for label, est in setups:
         def run():
