@@ -28,7 +28,7 @@ import numpy as np
 from mil.datasets import load_dataset
 from mil.evaluation import evaluate, table_splits
 from mil.embedding import MInDClassifier
-from mil.embedding._classifiers import _sq_dists
+from mil.embedding._classifiers import _rbf_fold
 from mil.embedding._minima import dissimilarities, minima
 
 
@@ -48,19 +48,13 @@ class Both(MInDClassifier):
         cols = np.r_[train, train + n] if train.size else np.r_[np.arange(n), np.arange(n) + n]
         D = state["D"]
         F_train, F_test = D[np.ix_(train, cols)], D[np.ix_(test, cols)]
-        S = _sq_dists(F_train, F_train)
-        off = ~np.eye(S.shape[0], dtype=bool)
-        med = float(np.median(S[off])) if off.any() else 0.0
-        return {"S_train": S, "S_test": _sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
-                "F_train": F_train}
+        return _rbf_fold(F_train, F_test)
 
     def _raw_decision(self, bags):
         Mxy, Myx = minima(bags, self.prototypes_, both=True, centre=self.centre_, n_jobs=self.n_jobs)
         F = np.hstack([dissimilarities(Mxy, bags.offsets, "meanmin"),
                        dissimilarities(Myx, self.prototypes_.offsets, "meanmin").T])
-        K = np.zeros((bags.n_bags, self.svm_.shape_fit_[1]))
-        K[:, self.svm_.support_] = np.exp(-self.gamma_ * _sq_dists(F, self.support_vectors_))
-        return self.svm_.decision_function(K)
+        return self._svm_decision(F)
 
 
 class Std(MInDClassifier):
@@ -74,19 +68,13 @@ class Std(MInDClassifier):
         sd[sd == 0] = 1.0
         F_train, F_test = (F_train - mu) / sd, (F_test - mu) / sd
         self._mu, self._sd = mu, sd
-        S = _sq_dists(F_train, F_train)
-        off = ~np.eye(S.shape[0], dtype=bool)
-        med = float(np.median(S[off])) if off.any() else 0.0
-        return {"S_train": S, "S_test": _sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
-                "F_train": F_train}
+        return _rbf_fold(F_train, F_test)
 
     def _raw_decision(self, bags):
         out = minima(bags, self.prototypes_, both=True, centre=self.centre_, n_jobs=self.n_jobs)
         F = dissimilarities(out[0], bags.offsets, self.dissimilarity, out[1], self.prototypes_.offsets)
         F = (F - self._mu) / self._sd
-        K = np.zeros((bags.n_bags, self.svm_.shape_fit_[1]))
-        K[:, self.svm_.support_] = np.exp(-self.gamma_ * _sq_dists(F, self.support_vectors_))
-        return self.svm_.decision_function(K)
+        return self._svm_decision(F)
 
 
 class Auto(MInDClassifier):
@@ -106,11 +94,7 @@ class Auto(MInDClassifier):
         for k, D in state["D"].items():
             cols = train if train.size else state["prototype"]
             F_train, F_test = D[np.ix_(train, cols)], D[np.ix_(test, cols)]
-            S = _sq_dists(F_train, F_train)
-            off = ~np.eye(S.shape[0], dtype=bool)
-            med = float(np.median(S[off])) if off.any() else 0.0
-            out[k] = {"S_train": S, "S_test": _sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
-                      "F_train": F_train}
+            out[k] = _rbf_fold(F_train, F_test)
         return out
 
     def _param_grid(self, state):
@@ -134,9 +118,7 @@ class Auto(MInDClassifier):
     def _raw_decision(self, bags):
         out = minima(bags, self.prototypes_, both=True, centre=self.centre_, n_jobs=self.n_jobs)
         F = dissimilarities(out[0], bags.offsets, self.kind_, out[1], self.prototypes_.offsets)
-        K = np.zeros((bags.n_bags, self.svm_.shape_fit_[1]))
-        K[:, self.svm_.support_] = np.exp(-self.gamma_ * _sq_dists(F, self.support_vectors_))
-        return self.svm_.decision_function(K)
+        return self._svm_decision(F)
 
 
 VARIANTS = {"both": Both, "std": Std, "auto": Auto, "default": MInDClassifier}

@@ -50,6 +50,15 @@ def _sq_dists(A, B):
     return np.maximum(d, 0.0)
 
 
+def _rbf_fold(F_train, F_test):
+    """Squared distances between dissimilarity vectors of a fold and their median (MInD's gamma scale)."""
+    S = _sq_dists(F_train, F_train)
+    off = ~np.eye(S.shape[0], dtype=bool)
+    med = float(np.median(S[off])) if off.any() else 0.0
+    return {"S_train": S, "S_test": _sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
+            "F_train": F_train}
+
+
 class _EmbeddingClassifier(BaseBagClassifier):
     """Shared fit / inner tuning / calibration of the embedding classifiers (not public)."""
 
@@ -668,12 +677,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         if cols.size == 0:
             cols = state["prototype"]
         D = state["D"]
-        F_train, F_test = D[np.ix_(train, cols)], D[np.ix_(test, cols)]
-        S = _sq_dists(F_train, F_train)
-        off = ~np.eye(S.shape[0], dtype=bool)
-        med = float(np.median(S[off])) if off.any() else 0.0
-        return {"S_train": S, "S_test": _sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
-                "F_train": F_train}
+        return _rbf_fold(D[np.ix_(train, cols)], D[np.ix_(test, cols)])
 
     def _param_grid(self, state):
         if self.gamma is not None:
@@ -707,7 +711,11 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         both = self.dissimilarity in ("hausdorff", "average")
         out = minima(bags, self.prototypes_, both=both, centre=self.centre_, n_jobs=self.n_jobs)
         M_xy, M_yx = out if both else (out, None)
-        F = dissimilarities(M_xy, bags.offsets, self.dissimilarity, M_yx, self.prototypes_.offsets)
-        K = np.zeros((bags.n_bags, self.svm_.shape_fit_[1]))
+        return self._svm_decision(dissimilarities(M_xy, bags.offsets, self.dissimilarity, M_yx,
+                                                  self.prototypes_.offsets))
+
+    def _svm_decision(self, F):
+        """The SVM's decision values for dissimilarity vectors `F` (rows: bags)."""
+        K = np.zeros((F.shape[0], self.svm_.shape_fit_[1]))
         K[:, self.svm_.support_] = np.exp(-self.gamma_ * _sq_dists(F, self.support_vectors_))
         return self.svm_.decision_function(K)
