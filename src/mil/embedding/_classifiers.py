@@ -171,14 +171,19 @@ class _EmbeddingClassifier(BaseBagClassifier):
         oof = np.concatenate(scores, axis=2)
         t = target[rows]
         w = np.ones(rows.shape[0]) if weight is None else weight[rows]
-        pred = (oof > 0).astype(np.intp) if k == 2 else np.argmax(oof, axis=-1)
-        accuracy = ((pred == t) * w).sum(axis=-1) / w.sum()
+        accuracy = self._grid_scores(oof, t, w, k)
         # Highest accuracy; ties to the smallest C, then the first (smoothest) parameter.
         order = np.lexsort((np.arange(len(params))[:, None].repeat(len(Cs), 1).ravel(),
                             np.tile(np.arange(len(Cs)), len(params)), -accuracy.ravel()))
         p, c = divmod(int(order[0]), len(Cs))
         self.cv_accuracy_ = accuracy
         return {"param": params[p], "C": float(Cs[c])}, _calibration_slope(oof[p, c], t, w, k)
+
+    @staticmethod
+    def _grid_scores(oof, target, w, k):
+        """Weighted accuracy of each grid point's out-of-fold decisions (the selection criterion)."""
+        pred = (oof > 0).astype(np.intp) if k == 2 else np.argmax(oof, axis=-1)
+        return ((pred == target) * w).sum(axis=-1) / w.sum()
 
     # -- prediction ----------------------------------------------------------------
     def _scaled(self, X):
