@@ -55,6 +55,19 @@ def test_miles_embedding_matches_brute_force(backend, random_bags):
     assert km.concepts_.shape == (5, 3) and km.transform(others).shape == (4, 5)
 
 
+def test_concepts_by_mini_batch_kmeans_on_large_data(monkeypatch, random_bags):
+    from mil.embedding import _transformers
+
+    bags = random_bags(seed=4, n_bags=30, n_features=3)
+    lloyd = MILESEmbedding(n_concepts=6, random_state=0).fit(bags).concepts_
+    monkeypatch.setattr(_transformers, "_FULL_KMEANS_MAX", 10)  # as if the bags were large
+    emb = MILESEmbedding(n_concepts=6, random_state=0).fit(bags)
+    assert emb.concepts_.shape == (6, 3) and np.isfinite(emb.concepts_).all()
+    assert not np.array_equal(emb.concepts_, lloyd)  # the mini-batch path ran
+    np.testing.assert_array_equal(MILESEmbedding(n_concepts=6, random_state=0).fit(bags).concepts_,
+                                  emb.concepts_)  # seeded
+
+
 @pytest.mark.parametrize("kind", DISSIMILARITIES)
 def test_dissimilarity_embedding_matches_brute_force(backend, random_bags, kind):
     bags = random_bags(seed=2, n_bags=7, n_features=3)
@@ -88,8 +101,9 @@ def test_inner_folds_slice_the_refitted_embeddings(backend):
     state = miles._prepare(miles._scaled(X))
     F_train, F_test = miles._features(miles._fold(state, train, test), 1.5)
     emb = MILESEmbedding(sigma=1.5, scale=None).fit(Xtr)
-    np.testing.assert_allclose(F_train, emb.transform(Xtr), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(F_test, emb.transform(Xte), rtol=1e-9, atol=1e-12)
+    mean = emb.transform(Xtr).mean(axis=0)  # the SVM sees columns centred on the training bags
+    np.testing.assert_allclose(F_train, emb.transform(Xtr) - mean, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(F_test, emb.transform(Xte) - mean, rtol=1e-9, atol=1e-12)
 
     mind = MInDClassifier(C=1.0, gamma=1.0, cv=None, scale=None).fit(X, y)
     state = mind._prepare(mind._scaled(X))
@@ -98,6 +112,21 @@ def test_inner_folds_slice_the_refitted_embeddings(backend):
     np.testing.assert_allclose(fold["F_train"], emb.transform(Xtr), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.exp(-fold["S_test"]),
                                np.exp(-cdist(emb.transform(Xte), emb.transform(Xtr), "sqeuclidean")),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_miles_svm_sees_centred_columns_and_coef_acts_on_the_embedding(backend):
+    # MILES's SVM is fitted on the embedding centred on the training bags; coef_ and intercept_
+    # are those of that SVM with the means folded into the intercept.
+    X, y = make_toy_bags(n_bags=24, random_state=6)
+    clf = MILESClassifier(C=1.0, sigma=1.5, cv=None, scale=None, tol=1e-8, random_state=0).fit(X, y)
+    F = MILESEmbedding(sigma=1.5, scale=None).fit(X).transform(X)
+    svm = LinearSVC(penalty="l1", dual=False, C=1.0, tol=1e-8, max_iter=5000,
+                    random_state=clf._seed).fit(F - F.mean(axis=0), y)
+    # (to the solver's tolerance: the two embeddings differ in their last bits)
+    np.testing.assert_allclose(clf.coef_, svm.coef_, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(clf.intercept_, svm.intercept_ - svm.coef_ @ F.mean(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(clf.decision_function(X), F @ clf.coef_[0] + clf.intercept_[0],
                                rtol=1e-9, atol=1e-12)
 
 

@@ -50,6 +50,15 @@ def _sq_dists(A, B):
     return np.maximum(d, 0.0)
 
 
+def _rbf_fold(F_train, F_test):
+    """Squared distances between dissimilarity vectors of a fold and their median (MInD's gamma scale)."""
+    S = _sq_dists(F_train, F_train)
+    off = ~np.eye(S.shape[0], dtype=bool)
+    med = float(np.median(S[off])) if off.any() else 0.0
+    return {"S_train": S, "S_test": _sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
+            "F_train": F_train}
+
+
 class _EmbeddingClassifier(BaseBagClassifier):
     """Shared fit / inner tuning / calibration of the embedding classifiers (not public)."""
 
@@ -68,7 +77,8 @@ class _EmbeddingClassifier(BaseBagClassifier):
         """``(F_train, F_test)`` of a fold for one embedding parameter."""
         raise NotImplementedError
 
-    def _machine(self, C):
+    def _machine(self, C, inner=False):
+        """The machine at C (`inner`: a grid point of the inner folds, which may stop earlier)."""
         raise NotImplementedError
 
     # -- fitting ------------------------------------------------------------------
@@ -152,7 +162,8 @@ class _EmbeddingClassifier(BaseBagClassifier):
                     with warnings.catch_warnings():
                         # A grid point that stops at max_iter is still scored (the final fit warns).
                         warnings.simplefilter("ignore", ConvergenceWarning)
-                        machine = self._machine(float(C)).fit(F_train, target[train], sample_weight=w)
+                        machine = self._machine(float(C), inner=True).fit(F_train, target[train],
+                                                                          sample_weight=w)
                     out[p, c] = machine.decision_function(F_test)
             rows.append(test)
             scores.append(out)
@@ -160,14 +171,19 @@ class _EmbeddingClassifier(BaseBagClassifier):
         oof = np.concatenate(scores, axis=2)
         t = target[rows]
         w = np.ones(rows.shape[0]) if weight is None else weight[rows]
-        pred = (oof > 0).astype(np.intp) if k == 2 else np.argmax(oof, axis=-1)
-        accuracy = ((pred == t) * w).sum(axis=-1) / w.sum()
+        accuracy = self._grid_scores(oof, t, w, k)
         # Highest accuracy; ties to the smallest C, then the first (smoothest) parameter.
         order = np.lexsort((np.arange(len(params))[:, None].repeat(len(Cs), 1).ravel(),
                             np.tile(np.arange(len(Cs)), len(params)), -accuracy.ravel()))
         p, c = divmod(int(order[0]), len(Cs))
         self.cv_accuracy_ = accuracy
         return {"param": params[p], "C": float(Cs[c])}, _calibration_slope(oof[p, c], t, w, k)
+
+    @staticmethod
+    def _grid_scores(oof, target, w, k):
+        """Weighted accuracy of each grid point's out-of-fold decisions (the selection criterion)."""
+        pred = (oof > 0).astype(np.intp) if k == 2 else np.argmax(oof, axis=-1)
+        return ((pred == target) * w).sum(axis=-1) / w.sum()
 
     # -- prediction ----------------------------------------------------------------
     def _scaled(self, X):
@@ -254,7 +270,11 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     k-means centres); a bag becomes ``phi_k(B) = max_j exp(-||b_j -
     c_k||^2 / sigma^2)`` (:class:`MILESEmbedding`), and an L1-penalised
     linear SVM (scikit-learn's ``LinearSVC(penalty="l1", dual=False)``)
-    selects the few concepts that separate the classes. The selected
+    selects the few concepts that separate the classes (the embedding's
+    columns are centred on the training bags before the SVM, so that the
+    intercept, which liblinear penalises like a weight, is almost free as in
+    the paper's linear program; ``coef_`` and ``intercept_`` act on the
+    uncentred embedding). The selected
     concepts give each instance a contribution to its bag's decision value
     (:meth:`instance_contributions`): the paper's instance classification.
     ``instance_scores``, ``instance_proba`` and ``predict_instances`` are the
@@ -288,7 +308,9 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         the choice, proportionally more SVM fits). None: no inner folds; the middle of each grid and
         an uncalibrated slope of 1.
     tol : float, default=1e-4
-        Stopping tolerance of the L1-SVM (liblinear). The solution moves
+        Stopping tolerance of the final L1-SVM (liblinear); the inner
+        grid's fits, which only rank the grid points, stop at ``10 * tol``.
+        The solution moves
         within it when the distances change in their last bits (the other
         backend, another instance order): outputs then agree to about the
         tolerance, not to the last bit; a smaller value costs several times
@@ -297,7 +319,8 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         Iteration limit of the L1-SVM.
     n_concepts : int, default=None
         None: every training instance is a concept. An int: k-means
-        centres of the training instances (large data).
+        centres of the training instances (large data; mini-batch k-means
+        above 10 000 instances, see :class:`MILESEmbedding`).
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
     class_weight : "balanced", dict or None, default=None
@@ -413,17 +436,27 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         return M[:, train], M[:, test]
 
     def _features(self, fold, sigma):
-        return miles_features(fold[0], sigma), miles_features(fold[1], sigma)
+        # Columns centred on the training bags: liblinear penalises the intercept like a weight, and
+        # on uncentred features (all near 1 at a wide sigma) the concepts stand in for it, which
+        # slows its coordinate descent several times over; see _finish for the uncentred model.
+        F_train, F_test = miles_features(fold[0], sigma), miles_features(fold[1], sigma)
+        mean = F_train.mean(axis=0)
+        return F_train - mean, F_test - mean
 
-    def _machine(self, C):
-        # liblinear's coordinate descent visits the features in a random order: seeded.
+    def _machine(self, C, inner=False):
+        # liblinear's coordinate descent visits the features in a random order: seeded. The
+        # inner grid's fits stop at 10 x tol (they only rank grid points).
         return LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=C, max_iter=self.max_iter,
-                         tol=self.tol, random_state=self._seed)
+                         tol=10.0 * self.tol if inner else self.tol, random_state=self._seed)
 
     def _finish(self, state, machine, sigma):
         self.sigma_ = float(sigma)
         self.coef_ = np.array(machine.coef_, dtype=np.float64)
-        self.intercept_ = np.atleast_1d(np.array(machine.intercept_, dtype=np.float64))
+        # The SVM saw centred columns: fold the training means into the intercept, so coef_ and
+        # intercept_ act on the embedding itself.
+        M = state["M"]
+        mean = miles_features(M, sigma).mean(axis=0)
+        self.intercept_ = np.atleast_1d(np.array(machine.intercept_, dtype=np.float64) - self.coef_ @ mean)
         self.selected_concepts_ = np.flatnonzero(np.any(self.coef_ != 0, axis=0))
         self.n_iter_ = int(np.max(machine.n_iter_))
 
@@ -649,12 +682,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         if cols.size == 0:
             cols = state["prototype"]
         D = state["D"]
-        F_train, F_test = D[np.ix_(train, cols)], D[np.ix_(test, cols)]
-        S = _sq_dists(F_train, F_train)
-        off = ~np.eye(S.shape[0], dtype=bool)
-        med = float(np.median(S[off])) if off.any() else 0.0
-        return {"S_train": S, "S_test": _sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
-                "F_train": F_train}
+        return _rbf_fold(D[np.ix_(train, cols)], D[np.ix_(test, cols)])
 
     def _param_grid(self, state):
         if self.gamma is not None:
@@ -670,7 +698,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         g = self._gamma(fold, param)
         return np.exp(-g * fold["S_train"]), np.exp(-g * fold["S_test"])
 
-    def _machine(self, C):
+    def _machine(self, C, inner=False):
         # A tight tolerance (cheap on bag-sized problems) keeps the solution
         # from moving with the last bits of the distances (backends, instance order).
         return SVC(kernel="precomputed", C=C, tol=1e-8, decision_function_shape="ovr")
@@ -688,7 +716,11 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         both = self.dissimilarity in ("hausdorff", "average")
         out = minima(bags, self.prototypes_, both=both, centre=self.centre_, n_jobs=self.n_jobs)
         M_xy, M_yx = out if both else (out, None)
-        F = dissimilarities(M_xy, bags.offsets, self.dissimilarity, M_yx, self.prototypes_.offsets)
-        K = np.zeros((bags.n_bags, self.svm_.shape_fit_[1]))
+        return self._svm_decision(dissimilarities(M_xy, bags.offsets, self.dissimilarity, M_yx,
+                                                  self.prototypes_.offsets))
+
+    def _svm_decision(self, F):
+        """The SVM's decision values for dissimilarity vectors `F` (rows: bags)."""
+        K = np.zeros((F.shape[0], self.svm_.shape_fit_[1]))
         K[:, self.svm_.support_] = np.exp(-self.gamma_ * _sq_dists(F, self.support_vectors_))
         return self.svm_.decision_function(K)

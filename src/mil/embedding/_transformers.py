@@ -68,9 +68,10 @@ class MILESEmbedding(_BagTransformer):
         the other training bags (the median feature is then exp(-1)).
     n_concepts : int, default=None
         None: every training instance is a concept. An int: the centres of
-        a k-means clustering (scikit-learn's ``KMeans``) of the training
-        instances, for large data (memory and time grow with the number of
-        concepts times the number of bags).
+        a k-means clustering of the training instances (scikit-learn's
+        ``KMeans``; ``MiniBatchKMeans`` above 10 000 instances), for large
+        data (memory and time grow with the number of concepts times the
+        number of bags).
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances, as the neighbour
         classifiers do.
@@ -172,11 +173,29 @@ class MILESEmbedding(_BagTransformer):
         return miles_features(M, self.sigma_)
 
 
+#: Above this many training instances the concepts come from mini-batch k-means.
+_FULL_KMEANS_MAX = 10000
+
+
 def _kmeans_centres(instances, n_concepts, random_state):
-    from sklearn.cluster import KMeans
+    """`n_concepts` k-means centres of the instances (mini-batch k-means on large data).
+
+    Lloyd's k-means (scikit-learn's ``KMeans``) costs instances x concepts per
+    iteration and took most of MILES's time at 16 times Elephant (22 256
+    instances, 1000 concepts; docs/results/embeddings.rst); above
+    ``_FULL_KMEANS_MAX`` instances ``MiniBatchKMeans`` (D. Sculley, "Web-scale
+    k-means clustering", WWW 2010) does it on batches of 2048 instances
+    (``benchmarks/bench_embeddings.py --growth-concepts``: 4x faster at 22 256
+    instances, 1.3x slower at 5 564).
+    """
+    from sklearn.cluster import KMeans, MiniBatchKMeans
 
     n = min(n_concepts, instances.shape[0])
-    km = KMeans(n_clusters=n, n_init=1, random_state=check_random_state(random_state))
+    rng = check_random_state(random_state)
+    if instances.shape[0] <= _FULL_KMEANS_MAX:
+        km = KMeans(n_clusters=n, n_init=1, random_state=rng)
+    else:
+        km = MiniBatchKMeans(n_clusters=n, n_init=1, batch_size=2048, random_state=rng)
     return np.ascontiguousarray(km.fit(instances).cluster_centers_)
 
 
