@@ -11,6 +11,7 @@ mean of each data set in bold.
 
 Usage: python benchmarks/reproduce_trees.py [--datasets musk1 musk2 ...] [--param key=value ...]
        python benchmarks/reproduce_trees.py --from-json trees_musk1.json trees_musk2.json ...
+       python benchmarks/reproduce_trees.py --from-json trees5.json --headline   (a --repeats 5 run)
 """
 
 import argparse
@@ -82,14 +83,44 @@ def merge_results(paths):
         merged["title"] = merged["title"] or part["title"]
         merged["staged_error"].update(part.get("staged_error", {}))
         merged["seeds"] = max(merged["seeds"], part.get("seeds", 1))
-        for key in ("accuracy", "seconds", "seed_accuracy"):
+        for key in ("accuracy", "seconds", "seed_accuracy", "seed_auc", "auc"):
             for learner, per_set in part.get(key, {}).items():
-                merged[key].setdefault(learner, {}).update(per_set)
-    for key in ("accuracy", "seconds", "seed_accuracy"):
-        for learner, per_set in merged[key].items():
+                merged.setdefault(key, {}).setdefault(learner, {}).update(per_set)
+    for key in ("accuracy", "seconds", "seed_accuracy", "seed_auc", "auc"):
+        for learner, per_set in merged.get(key, {}).items():
             order = sorted(per_set, key=lambda d: DATASETS.index(d) if d in DATASETS else len(DATASETS))
             merged[key][learner] = {d: per_set[d] for d in order}
     return merged
+
+
+def headline_cells(result, repeats=5):
+    """``(columns, rows)`` in the README's headline form, from a ``--repeats 5`` reproduction.
+
+    A cell is "mean (repetition 0) [lowest-highest seed]" of accuracy %, where the mean is over
+    the 5 x 10 folds (and the seeds, for a randomised learner), with the mean AUC % in a second
+    column group when the result holds it (runs before AUC was saved hold it for the seeds only).
+    """
+    sets = list(next(iter(result["accuracy"].values())))
+    rows = []
+    for learner, per_set in result["accuracy"].items():
+        cells, aucs = [], []
+        for d in sets:
+            folds = 100 * np.asarray(per_set[d]).reshape(-1, repeats, 10)  # seed, repetition, fold
+            cell = f"{folds.mean():.1f} ({folds[:, 0].mean():.1f})"
+            seed_means = result.get("seed_accuracy", {}).get(learner, {}).get(d)
+            if seed_means is not None and len(seed_means) > 1:
+                cell += f" [{100 * min(seed_means):.1f}-{100 * max(seed_means):.1f}]"
+            cells.append(cell)
+            fold_auc = result.get("auc", {}).get(learner, {}).get(d)
+            seed_auc = result.get("seed_auc", {}).get(learner, {}).get(d)
+            if fold_auc is not None:
+                aucs.append(f"{100 * np.nanmean(np.array(fold_auc, dtype=float)):.1f}")
+            elif seed_auc is not None:
+                aucs.append(f"{100 * np.mean(seed_auc):.1f}")
+            else:
+                aucs.append("")
+        rows.append([NAMES.get(learner, learner), *cells, " / ".join(aucs)])
+    return ["learner", *(SET_NAMES.get(d, d) for d in sets), "AUC"], rows
 
 
 def rst_table(columns, rows):
@@ -113,7 +144,13 @@ def main():
                         help="print the tables of `mil reproduce trees --json` outputs instead (several "
                              "files, e.g. one per --datasets run, are merged in data-set order; a later "
                              "file's cells replace an earlier one's)")
+    parser.add_argument("--headline", action="store_true",
+                        help="with --from-json of a --repeats 5 run: the README's headline cells, "
+                             "mean (repetition 0) [seed range], and the mean AUC")
     args = parser.parse_args()
+    if args.from_json and args.headline:
+        print(markdown_table(*headline_cells(merge_results(args.from_json))))
+        return
     if args.from_json:
         result = merge_results(args.from_json)
         columns, rows = reproduction_cells(result)

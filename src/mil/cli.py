@@ -694,7 +694,9 @@ def _cmd_reproduce_trees(args):
               "seed_accuracy": {l: {d: [float(v) for v in a] for d, a in per.items()}
                                 for l, per in result.seed_accuracy.items()},
               "seed_auc": {l: {d: [float(v) for v in a] for d, a in per.items()}
-                           for l, per in result.seed_auc.items()}}
+                           for l, per in result.seed_auc.items()},
+              "auc": {l: {d: [None if np.isnan(v) else float(v) for v in a] for d, a in per.items()}
+                      for l, per in result.auc.items()}}
     _print_reproduction(args, result, ", ".join(result.learners), staged)
     if result.staged:
         def panels():

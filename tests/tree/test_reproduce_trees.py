@@ -69,5 +69,8 @@ def test_cli_seeds_option(capsys):
     assert main(["reproduce", "trees", "--quick", "--json", "--seeds", "2", "--learners", "blrt"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["seeds"] == 2 and len(out["seed_accuracy"]["blrt"]["musk1"]) == 2
+    fold_auc = out["auc"]["blrt"]["musk1"]  # every fold of every seed, seed after seed
+    assert len(fold_auc) == len(out["accuracy"]["blrt"]["musk1"]) == 4
+    np.testing.assert_allclose([np.mean(fold_auc[:2]), np.mean(fold_auc[2:])], out["seed_auc"]["blrt"]["musk1"])
     assert main(["reproduce", "trees", "--quick", "--seeds", "0"]) == 2
     assert "--seeds must be at least 1" in capsys.readouterr().err
