@@ -119,7 +119,8 @@ def headline_cells(result, repeats=5):
                 aucs.append(f"{100 * np.mean(seed_auc):.1f}")
             else:
                 aucs.append("")
-        rows.append([NAMES.get(learner, learner), *cells, " / ".join(aucs)])
+        seeded = len(result.get("seed_accuracy", {}).get(learner, {}).get(sets[0], [])) > 1
+        rows.append([NAMES.get(learner, learner) + (" *" if seeded else ""), *cells, " / ".join(aucs)])
     return ["learner", *(SET_NAMES.get(d, d) for d in sets), "AUC"], rows
 
 
