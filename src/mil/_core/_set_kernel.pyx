@@ -69,7 +69,7 @@ cdef extern from *:
        normal number) built in the exponent bits. */
     #include <stdint.h>
     #include <string.h>
-    static inline double mil_exp_neg(double t) {
+    static CYTHON_INLINE double mil_exp_neg(double t) {
         double kd = t * -1.4426950408889634 + 6755399441055744.0;
         uint64_t ku, su;
         double r, q, scale;
@@ -107,6 +107,19 @@ cdef extern from *:
     static void mil_exp_loop_base(const double *v, const double *w, Py_ssize_t n,
                                   double g, double *e) { MIL_EXP_LOOP_BODY }
 
+    /* The sum of e[0..n-1] over eight interleaved partial sums, added in a
+       fixed order: the same result whatever the vector width. */
+    #define MIL_SUM8_BODY                                                  \
+        double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};            \
+        Py_ssize_t b = 0;                                                  \
+        int j;                                                             \
+        for (; b + 8 <= n; b += 8) {                                       \
+            for (j = 0; j < 8; j++) s[j] = s[j] + e[b + j];                \
+        }                                                                  \
+        for (; b < n; b++) s[0] = s[0] + e[b];                             \
+        return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    static double mil_sum8_base(const double *e, Py_ssize_t n) { MIL_SUM8_BODY }
+
     /* On x86-64 Linux with GCC or Clang the same loops are also compiled for
        AVX2 (four doubles a vector instead of two) and AVX-512 (eight), chosen
        at run time from what the processor has. The operations and their order
@@ -117,6 +130,8 @@ cdef extern from *:
     __attribute__((target("avx2")))
     static void mil_exp_loop_avx2(const double *v, const double *w, Py_ssize_t n,
                                   double g, double *e) { MIL_EXP_LOOP_BODY }
+    __attribute__((target("avx2")))
+    static double mil_sum8_avx2(const double *e, Py_ssize_t n) { MIL_SUM8_BODY }
     #if defined(__clang__)
     __attribute__((target("avx512f")))
     #else
@@ -124,6 +139,12 @@ cdef extern from *:
     #endif
     static void mil_exp_loop_avx512(const double *v, const double *w, Py_ssize_t n,
                                     double g, double *e) { MIL_EXP_LOOP_BODY }
+    #if defined(__clang__)
+    __attribute__((target("avx512f")))
+    #else
+    __attribute__((target("avx512f,prefer-vector-width=512")))
+    #endif
+    static double mil_sum8_avx512(const double *e, Py_ssize_t n) { MIL_SUM8_BODY }
     static int mil_simd = 0, mil_simd_max = 0;
     static int mil_exp_init(void) {
         __builtin_cpu_init();
@@ -141,11 +162,17 @@ cdef extern from *:
         else if (mil_simd == 1) mil_exp_loop_avx2(v, w, n, g, e);
         else mil_exp_loop_base(v, w, n, g, e);
     }
+    static double mil_sum8(const double *e, Py_ssize_t n) {
+        if (mil_simd == 2) return mil_sum8_avx512(e, n);
+        if (mil_simd == 1) return mil_sum8_avx2(e, n);
+        return mil_sum8_base(e, n);
+    }
     #else
     static int mil_exp_init(void) { return 0; }
     static int mil_exp_use(int level) { (void)level; return 0; }
     static void mil_exp_loop(const double *v, const double *w, Py_ssize_t n,
                              double g, double *e) { mil_exp_loop_base(v, w, n, g, e); }
+    static double mil_sum8(const double *e, Py_ssize_t n) { return mil_sum8_base(e, n); }
     #endif
     """
     float64_t mil_exp_neg(float64_t t) noexcept nogil
@@ -153,6 +180,7 @@ cdef extern from *:
                       float64_t* e) noexcept nogil
     int mil_exp_init() noexcept nogil
     int mil_exp_use(int level) noexcept nogil
+    float64_t mil_sum8(const float64_t* e, intp_t n) noexcept nogil
 
 
 #: The best build of the exponential loops this processor runs: 2 AVX-512,
@@ -196,22 +224,6 @@ cdef void _exp_terms(const float64_t* v, const float64_t* w, intp_t n, float64_t
             t = g * v[b]
             if t >= _FAST_MAX:
                 e[b] = w[b] * exp(-t) if t < _EXP_UNDERFLOW else 0.0
-
-
-cdef inline float64_t _sum4(const float64_t* e, intp_t n) noexcept nogil:
-    # sum of e[0..n-1] over four interleaved partial sums.
-    cdef intp_t b = 0
-    cdef float64_t s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    while b + 4 <= n:
-        s0 = s0 + e[b]
-        s1 = s1 + e[b + 1]
-        s2 = s2 + e[b + 2]
-        s3 = s3 + e[b + 3]
-        b += 4
-    while b < n:
-        s0 = s0 + e[b]
-        b += 1
-    return (s0 + s1) + (s2 + s3)
 
 
 cdef void _row_bag_sums(
@@ -264,7 +276,7 @@ cdef void _row_bag_sums(
             _exp_terms(vrow + start, w_c + start, n, g, vmax, ebuf + start)
             for s in range(s0, ns):
                 lo = seg[s] if seg[s] > start else start
-                tot = _sum4(ebuf + lo, seg[s + 1] - lo) if seg[s + 1] > lo else 0.0
+                tot = mil_sum8(ebuf + lo, seg[s + 1] - lo) if seg[s + 1] > lo else 0.0
                 if self_first and s == s0:
                     tot = 2.0 * tot
                 acc[k * ns + s] = acc[k * ns + s] + wa * tot
