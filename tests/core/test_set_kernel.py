@@ -171,7 +171,8 @@ def test_bad_arguments_raise_the_same_on_both(backend, bad, match):
 
 # The compiled pass takes its exponentials from a vectorised polynomial (below an
 # argument of 700) and the C library (700 to 746), in builds for the baseline
-# instruction set, AVX2 and AVX-512 (x86-64 Linux): within 2 ulp of exp, identical builds.
+# instruction set, AVX2 with FMA and AVX-512 (x86-64 Linux): within 2 ulp of exp, the builds
+# agreeing to a few ulp (the fused Horner steps round once where the baseline rounds twice).
 
 def _compiled_set_kernel():
     mod = kernel("_set_kernel")
@@ -187,11 +188,16 @@ def test_vectorised_exp_within_two_ulp(backend):
     t = np.concatenate([[0.0, 1e-300, 5e-324, 1e-17, 0.5, math.log(2) / 2, math.log(2), 699.999, 700.0],
                         np.linspace(0.0, 700.0, 20001), rng.uniform(0, 5, 5000),
                         np.arange(1, 1010) * math.log(2)])
-    out = np.empty_like(t)
-    mod._exp_neg_array(t, out)
     ref = np.array([math.exp(-x) for x in t])
-    assert out[0] == 1.0 and out[1] == 1.0
-    assert np.max(np.abs(out - ref) / np.spacing(ref)) <= 2.0
+    try:
+        for level in range(mod.EXP_SIMD + 1):
+            assert mod._use_exp_simd(level) == level
+            out = np.empty_like(t)
+            mod._exp_neg_array(t, out)
+            assert out[0] == 1.0 and out[1] == 1.0
+            assert np.max(np.abs(out - ref) / np.spacing(ref)) <= 2.0
+    finally:
+        mod._use_exp_simd(mod.EXP_SIMD)
 
 
 def test_exp_tail_and_underflow_exact(backend):
@@ -208,7 +214,7 @@ def test_exp_tail_and_underflow_exact(backend):
     assert got[0, 0, 1] > 0.0
 
 
-def test_simd_builds_identical(backend):
+def test_simd_builds_agree(backend):
     mod = _compiled_set_kernel()
     rng = np.random.default_rng(3)
     bags = [rng.normal(size=(rng.integers(1, 40), 7)) for _ in range(15)]
@@ -222,5 +228,5 @@ def test_simd_builds_identical(backend):
     finally:
         mod._use_exp_simd(mod.EXP_SIMD)
     for o in outs[1:]:
-        np.testing.assert_array_equal(o, outs[0])
+        np.testing.assert_allclose(o, outs[0], rtol=1e-14, atol=0)
     np.testing.assert_allclose(outs[0], brute(bags, bags, w, w, gammas), rtol=1e-12)
