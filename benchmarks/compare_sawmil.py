@@ -12,7 +12,12 @@ normalisation: sawmil's ``normalizer="featurespace"``) with fixed C = 10
 and gamma = 1 / the median squared distance between all instances (fixed a
 priori, no tuning), on unscaled features, over the 10 published folds of
 repetition 0. sawmil's ``scale_C=False`` keeps C as libsvm's. Prints the
-total fit time and the accuracy on the same folds.
+total fit time and the accuracy on the same folds. mil runs twice: with
+its default inner 5-fold CV, which at fixed C and gamma runs only to
+calibrate ``predict_proba`` (sawmil has none), and with ``cv=None``: one
+kernel pass and one SVM, the work sawmil's fit does.
+
+    python benchmarks/compare_sawmil.py mil elephant.npz --repeat 3   # best of 3 per fold
 """
 
 import sys
@@ -42,7 +47,15 @@ def load(path):
     return bags, z["y"], z["folds"], float(z["gamma"])
 
 
-def run(path, which):
+def run(path, which, repeat=1):
+    if which == "mil":
+        for cv in (5, None):
+            _run(path, which, repeat, cv)
+    else:
+        _run(path, which, repeat, None)
+
+
+def _run(path, which, repeat, cv):
     bags, y, folds, gamma = load(path)
     fit_time, correct = 0.0, 0
     for k in np.unique(folds):
@@ -52,26 +65,35 @@ def run(path, which):
             from sawmil.kernels import RBF
             from sawmil.nsk import NSK
 
-            est = NSK(C=C, kernel=RBF(gamma=gamma), solver="osqp", normalizer="featurespace",
-                      scale_C=False)
             ytr = np.where(y[tr] == 1, 1.0, -1.0)
-            t0 = time.perf_counter()
-            est.fit(btr, ytr)
-            fit_time += time.perf_counter() - t0
+            best = np.inf
+            for _ in range(repeat):
+                est = NSK(C=C, kernel=RBF(gamma=gamma), solver="osqp", normalizer="featurespace",
+                          scale_C=False)
+                t0 = time.perf_counter()
+                est.fit(btr, ytr)
+                best = min(best, time.perf_counter() - t0)
+            fit_time += best
             pred = (np.asarray(est.decision_function(bte)) > 0).astype(int)
         else:
             from mil.svm import BagKernelSVC
 
-            est = BagKernelSVC(kernel="nsk", C=C, gamma=gamma, gamma_scale="absolute", scale=None)
-            t0 = time.perf_counter()
-            est.fit(btr, y[tr])
-            fit_time += time.perf_counter() - t0
+            best = np.inf
+            for _ in range(repeat):
+                est = BagKernelSVC(kernel="nsk", C=C, gamma=gamma, gamma_scale="absolute", scale=None,
+                                   cv=cv)
+                t0 = time.perf_counter()
+                est.fit(btr, y[tr])
+                best = min(best, time.perf_counter() - t0)
+            fit_time += best
             pred = est.predict(bte)
         correct += int(np.sum(pred == y[te]))
-    print(f"{which}: NSK on Elephant, 10 folds, C={C:g}, gamma={gamma:.4g}: total fit time "
+    label = which if which == "sawmil" else f"mil (cv={cv})"
+    print(f"{label}: NSK on Elephant, 10 folds, C={C:g}, gamma={gamma:.4g}: total fit time "
           f"{fit_time:.2f} s, accuracy {100 * correct / len(y):.1f} %")
 
 
 if __name__ == "__main__":
     mode, path = sys.argv[1], sys.argv[2]
-    dump(path) if mode == "dump" else run(path, mode)
+    rep = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
+    dump(path) if mode == "dump" else run(path, mode, rep)

@@ -160,3 +160,20 @@ def test_set_kernel_threads_and_emd_threads_give_the_same_matrix(backend):
                                   set_kernel(bags, bags[:7], gamma=0.5, n_jobs=1))
     if pytest.importorskip("ot"):
         np.testing.assert_array_equal(emd_distances(bags[:8], n_jobs=2), emd_distances(bags[:8]))
+
+
+def test_cv_none_fits_one_svm(monkeypatch):
+    # cv=None: no inner fits (the middle of each list, probability scale 1), so a fit at
+    # fixed C and gamma is one kernel pass and one SVM; the SVM is the one cv=5 fits.
+    X, y = make_toy_bags(n_bags=40, random_state=4)
+    ref = BagKernelSVC(C=10.0, gamma=1.0).fit(X, y)
+
+    def no_inner_fit(*args, **kwargs):
+        raise AssertionError("an inner fit ran")
+
+    monkeypatch.setattr(BagKernelSVC, "_inner_cv", no_inner_fit)
+    clf = BagKernelSVC(C=[1.0, 10.0, 100.0], gamma=[0.5, 1.0, 2.0], cv=None).fit(X, y)
+    assert clf.C_ == 10.0 and clf.proba_scale_ == 1.0 and clf.cv_results_ is None
+    np.testing.assert_allclose(clf.decision_function(X), ref.decision_function(X), rtol=1e-12)
+    from scipy.special import expit
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], expit(clf.decision_function(X)))

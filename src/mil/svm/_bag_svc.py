@@ -119,10 +119,14 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
         miGraph's edge threshold; None uses each bag's mean intra-bag distance.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
-    cv : int >= 2, CV splitter or iterable of (train, test) splits, default=5
+    cv : int >= 2, CV splitter, iterable of (train, test) splits or None, default=5
         Inner cross-validation over the training bags (grid and probability
         scale). An int is a stratified k-fold with a fixed shuffle (seed 0),
-        k at most the smallest class count.
+        k at most the smallest class count. None: no inner fits at all (as
+        :class:`mil.embedding.MILESClassifier`): the middle value of each
+        list, and ``predict_proba`` with the scale ``a = 1`` (the SVM's
+        margins at probabilities 0.27 / 0.73), so a fit at fixed C and gamma
+        is one kernel pass and one SVM.
     class_weight : "balanced", dict or None, default=None
         Multiplies `sample_weight` (the SVM's per-bag C).
     positive_class : label or None, default=None
@@ -260,9 +264,11 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
         """Inner (train, test) splits over the kept bags (`keep`: indices into the fit's bags, or None)."""
         from sklearn.model_selection import StratifiedKFold, check_cv
 
-        if self.cv is None or isinstance(self.cv, Integral):
+        if self.cv is None:
+            return []
+        if isinstance(self.cv, Integral):
             counts = np.bincount(y)
-            k = min(5 if self.cv is None else int(self.cv), int(counts[counts > 0].min()))
+            k = min(int(self.cv), int(counts[counts > 0].min()))
             if k < 2:
                 return []
             return list(StratifiedKFold(n_splits=k, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
@@ -341,6 +347,8 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
             oof = oofs[gi, ci]
         elif folds:
             oof = self._inner_cv(Ks[0], y_enc, weight, Cs[0], folds, multi)[1]
+        elif self.cv is None:
+            gi, ci = len(gammas) // 2, len(Cs) // 2
         self.gamma_, self.C_ = float(gammas[gi]), float(Cs[ci])
         self.p_ = float(self._grid_p[gi]) if self.kernel in DISTANCE_KERNELS else None
         del self._ps
@@ -348,9 +356,12 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
         svc = self._svc(self.C_).fit(K, y_enc, sample_weight=weight)
         self.svc_ = svc
         self.n_train_ = K.shape[0]
-        if oof is None or np.isnan(oof).any():
-            oof = self._scores(svc, K)
-        self.proba_scale_ = _fit_temperature(oof, y_enc, weight)
+        if self.cv is None:
+            self.proba_scale_ = 1.0
+        else:
+            if oof is None or np.isnan(oof).any():
+                oof = self._scores(svc, K)
+            self.proba_scale_ = _fit_temperature(oof, y_enc, weight)
         sup = svc.support_
         self.support_bags_ = bags[sup]
         if self.kernel in SET_KERNELS:

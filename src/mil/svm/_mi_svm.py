@@ -130,26 +130,35 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         pos = y_enc == 1
         grid = [(g, c) for g in (rel if self.kernel == "rbf" else rel[:1]) for c in Cs]
         self.cv_results_ = None
+        # The inner CV scores the grid and gives out-of-fold bag scores at the
+        # chosen point, which calibrate predict_proba (as BagKernelSVC does); with
+        # one grid point it runs for the calibration alone.
+        scores, oof = self._tune(bags, pos, weight, grid)
         if len(grid) > 1:
-            scores = self._tune(bags, pos, weight, grid)
             self.cv_results_ = scores
-            g, c = grid[int(np.argmax(scores))]
-        else:
-            g, c = grid[0]
+        best = int(np.argmax(scores))
+        g, c = grid[best]
         self._fit_one(bags, pos, weight, g, c)
+        s = oof[best]
+        if np.isnan(s).any():
+            # No inner folds (too few bags of a class): the training bags' own scores.
+            s = self._bag_scores(bags)
+        self.proba_scale_ = _fit_temperature(s, pos.astype(np.intp), weight) if np.ptp(s) > 0 else 1.0
         return self
 
     def _tune(self, bags, pos, weight, grid):
+        """Weighted inner-CV accuracy of each grid point and the out-of-fold bag scores (NaN: none)."""
         from sklearn.model_selection import StratifiedKFold, check_cv
 
+        scores = np.zeros(len(grid))
+        oof = np.full((len(grid), len(pos)), np.nan)
         if isinstance(self.cv, Integral):
             k = min(int(self.cv), int(pos.sum()), int((~pos).sum()))
             if k < 2:
-                return np.zeros(len(grid))
+                return scores, oof
             folds = list(StratifiedKFold(k, shuffle=True, random_state=0).split(np.zeros(len(pos)), pos))
         else:
             folds = list(check_cv(self.cv, pos, classifier=True).split(np.zeros((len(pos), 1)), pos))
-        scores = np.zeros(len(grid))
         for tr, te in folds:
             sub, sub_w = bags[tr], None if weight is None else weight[tr]
             if np.unique(pos[tr]).shape[0] < 2:
@@ -158,9 +167,10 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
                 est = clone(self)
                 est._fit_one(sub, pos[tr], sub_w, g, c)
                 s = est._bag_scores(bags[te])
+                oof[i, te] = s
                 w_te = np.ones(te.shape[0]) if weight is None else weight[te]
                 scores[i] += float(w_te @ ((s > 0) == pos[te]))
-        return scores
+        return scores, oof
 
     def _fit_one(self, bags, pos, weight, rel_gamma, C):
         """One alternating fit on scaled bags with scalar (gamma, C)."""
@@ -178,9 +188,6 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         inst_bag = np.repeat(np.arange(bags.n_bags), bags.sizes)
         w_inst = None if weight is None else weight[inst_bag]
         self.n_iter_ = self._alternate(Z, bags.offsets, inst_bag, pos, w_inst)
-        s = self._bag_scores_from(self.svm_.decision_function(Z), bags.offsets)
-        t = pos.astype(np.intp)
-        self.proba_scale_ = _fit_temperature(s, t, weight) if np.ptp(s) > 0 else 1.0
 
     # -- prediction ----------------------------------------------------------------
     @staticmethod
@@ -222,7 +229,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         return self._oriented(self._bag_scores(self._scaled(X)))
 
     def predict_proba(self, X):
-        """Probabilities ``sigmoid(a * bag score)``, ``a`` fitted on the training bags' scores.
+        """Probabilities ``sigmoid(a * bag score)``, ``a`` fitted on out-of-fold bag scores.
 
         Parameters
         ----------
@@ -261,7 +268,9 @@ _PARAMS_DOC = """
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
     cv : int, CV splitter or iterable, default=3
-        Inner CV for the grid (stratified on the bag labels, fixed shuffle).
+        Inner CV for the grid (stratified on the bag labels, fixed shuffle);
+        its out-of-fold bag scores at the chosen point calibrate
+        ``predict_proba`` (with a single grid point it runs for that alone).
     class_weight : "balanced", dict or None, default=None
     positive_class : label or None, default=None
         The multi-instance positive class (see
@@ -279,6 +288,9 @@ _PARAMS_DOC = """
     n_iter_ : int
         Alternations until no label (witness) changed, at most `max_iter`.
     proba_scale_ : float
+        The scale ``a`` of ``predict_proba``'s ``sigmoid(a * bag score)``,
+        fitted by log loss on the inner CV's out-of-fold bag scores (the
+        training bags' own scores only when there are no inner folds).
     n_features_in_ : int
 
     References
