@@ -4,7 +4,9 @@ The same folds and estimators as `mil reproduce kernels --learners mi-svm MI-svm
 (evaluate() on table_splits(folds[r])); this script also records the out-of-fold log loss and the
 prior's log loss (training-fold class frequency).
 
-    python benchmarks/reproduce_mi_svm.py LEARNER DATASET [DATASET ...] [--reps R ...]
+    python benchmarks/reproduce_mi_svm.py LEARNER DATASET [DATASET ...] [--param KEY=VALUE ...] [--reps R ...]
+
+``--param`` sets parameters of the registry estimator (e.g. ``max_exact=10000``).
 """
 import json
 import sys
@@ -12,6 +14,7 @@ import time
 
 import numpy as np
 
+from _data import parse_params  # benchmarks/ is on sys.path when run as a script
 from mil._learners import make_learner
 from mil.datasets import load_dataset
 from mil.evaluation import evaluate, table_splits
@@ -25,17 +28,22 @@ def main(argv):
         i = args.index("--reps")
         reps = [int(r) for r in args[i + 1:]]
         args = args[:i]
+    params = {}
+    if "--param" in args:
+        i = args.index("--param")
+        params = parse_params(args[i + 1:])
+        args = args[:i]
     for ds in args:
-        _run(learner, ds, reps)
+        _run(learner, ds, reps, params)
 
 
-def _run(learner, ds, reps):
+def _run(learner, ds, reps, params=None):
     d = load_dataset(ds)
     y = np.asarray(d.target)
     for r in reps:
         splits = list(table_splits(d.folds[r]))
         t, c = time.time(), time.process_time()
-        res = evaluate(make_learner(learner), d.bags, d.target, splits)
+        res = evaluate(make_learner(learner, **(params or {})), d.bags, d.target, splits)
         prior = []
         for tr, te in splits:
             p = np.clip(np.mean(y[tr] == 1), 1e-15, 1 - 1e-15)
