@@ -2,8 +2,9 @@
 
 Synthetic bags (``--bag-size`` instances on average, between half and one and a half of it), 64
 features by default, instances in float32; a bag is positive when one of its instances lies near a
-hidden concept point. Every fit runs in its own subprocess (one thread: OMP_NUM_THREADS=1 and
-n_jobs=1 / num_threads=1), which reports the fit's wall time and its peak resident memory
+hidden concept point. Every fit runs in its own subprocess (one thread by default: OMP_NUM_THREADS=1
+and n_jobs=1 / num_threads=1; ``--threads N`` gives every learner N threads, 0 all cores), which
+reports the fit's wall time and its peak resident memory
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss``, which includes the data). The ratios are against
 ``HistGradientBoostingClassifier`` on the instance table (bag labels copied to the instances) with
 the same number of iterations (and leaves: ``--leaves`` / ``--hgb-leaves``), early stopping off,
@@ -54,6 +55,7 @@ def make_data(n_instances, n_features, bag_size, seed=0):
 
 
 def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False, hgb_leaves=0):
+    threads = int(os.environ.get("BENCH_TREE_THREADS", "1"))  # set by run_one (--threads)
     X, offsets, y = make_data(n, d, bag_size)
     inst_y = np.repeat(y, np.diff(offsets))
     if learner.startswith(("gdbt", "forest", "c45")):
@@ -65,10 +67,11 @@ def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False, hgb_lea
             # "-d5": trees of depth at most 5 (at most 32 leaves, HistGradientBoosting's 31 by default).
             est = GDBTMIClassifier(n_estimators=rounds, splitter=splitter, random_state=0,
                                    max_depth=5 if learner.endswith("-d5") else None,
-                                   max_leaf_nodes=leaves or None)
+                                   max_leaf_nodes=leaves or None, n_jobs=threads)
         elif fam == "forest":
             from mil.ensemble import MIRandomForestClassifier
-            est = MIRandomForestClassifier(n_estimators=trees, splitter=splitter, random_state=0, oob_score=False)
+            est = MIRandomForestClassifier(n_estimators=trees, splitter=splitter, random_state=0, oob_score=False,
+                                           n_jobs=threads)
         else:
             from mil.tree import C45MIClassifier
             est = C45MIClassifier(splitter=splitter)
@@ -80,12 +83,12 @@ def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False, hgb_lea
         data = (X, inst_y)
     elif learner == "lightgbm":
         import lightgbm
-        est = lightgbm.LGBMClassifier(n_estimators=rounds, num_threads=1, verbose=-1, random_state=0,
+        est = lightgbm.LGBMClassifier(n_estimators=rounds, num_threads=threads, verbose=-1, random_state=0,
                                       num_leaves=hgb_leaves or leaves or 31)
         data = (X, inst_y)
     elif learner == "rf-exact":
         from sklearn.ensemble import RandomForestClassifier
-        est = RandomForestClassifier(n_estimators=trees, n_jobs=1, random_state=0)
+        est = RandomForestClassifier(n_estimators=trees, n_jobs=threads, random_state=0)
         data = (X, inst_y)
     else:  # dt-exact
         from sklearn.tree import DecisionTreeClassifier
@@ -95,9 +98,12 @@ def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False, hgb_lea
         import tracemalloc
         tracemalloc.start()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
-    est.fit(*data)
-    seconds = time.perf_counter() - t0
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=threads):  # OpenMP (HistGradientBoosting) and BLAS, also in --same-process
+        t0 = time.perf_counter()
+        est.fit(*data)
+        seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # Bytes allocated by the fit at its peak (NumPy reports its arrays to tracemalloc), the data excluded.
     traced = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
@@ -109,7 +115,7 @@ def child(learner, n, d, bag_size, rounds, trees, leaves=0, trace=False, hgb_lea
         leaves = float(np.mean([int((getattr(t, "tree_", t).children_left < 0).sum()) for t in trees]))
     if trace:
         tracemalloc.stop()
-    return dict(learner=learner, n=n, d=d, seconds=seconds, peak_mb=peak / 1024, data_peak_mb=before / 1024,
+    return dict(learner=learner, n=n, d=d, threads=threads, seconds=seconds, peak_mb=peak / 1024, data_peak_mb=before / 1024,
                 x_mb=X.nbytes / 2**20, mean_leaves=leaves, fit_traced_mb=traced, load=os.getloadavg()[0])
 
 
@@ -117,7 +123,8 @@ def run_one(args, learner, n):
     if args.same_process:  # timing only: the peak memory is the process's so far
         return child(learner, n, args.features, args.bag_size, args.rounds, args.trees, args.leaves,
                      hgb_leaves=args.hgb_leaves)
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    t = str(args.threads)
+    env = dict(os.environ, OMP_NUM_THREADS=t, OPENBLAS_NUM_THREADS=t, MKL_NUM_THREADS=t, BENCH_TREE_THREADS=t)
     cmd = [sys.executable, __file__, "--child", learner, str(n), str(args.features), str(args.bag_size),
            str(args.rounds), str(args.trees), str(args.leaves), str(int(args.trace_memory)), str(args.hgb_leaves)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
@@ -147,6 +154,8 @@ def main():
                    help="run the learners this many times, alternating, and print the median time and ratio")
     p.add_argument("--same-process", action="store_true",
                    help="fit in this process instead of one subprocess per fit (timing only)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads of every learner (n_jobs, num_threads, OpenMP); 0: all cores (default: 1)")
     p.add_argument("--timeout", type=float, default=3600)
     p.add_argument("--out", default=None, help="append the JSON lines here")
     p.add_argument("--child", nargs=9, help=argparse.SUPPRESS)
@@ -155,8 +164,10 @@ def main():
         learner, n, d, b, r, t, lv, tr, hl = args.child
         print(json.dumps(child(learner, int(n), int(d), int(b), int(r), int(t), int(lv), bool(int(tr)), int(hl))))
         return
+    args.threads = args.threads if args.threads > 0 else os.cpu_count()
     if args.same_process:
-        os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        t = str(args.threads)
+        os.environ.update(OMP_NUM_THREADS=t, OPENBLAS_NUM_THREADS=t, MKL_NUM_THREADS=t, BENCH_TREE_THREADS=t)
     for n in args.sizes:
         runs = {learner: [] for learner in args.learners}
         for rep in range(args.repeat):
