@@ -68,6 +68,10 @@ BAG_XFAIL = {
     ("miSVMClassifier", "instance_permutation"): (
         "liblinear stops at its tolerance by a path that depends on the order of the instances: "
         "probabilities move by about 1e-11"),
+    # Seen on the oldest declared dependencies (numpy 1.23, scipy 1.9, scikit-learn 1.6).
+    ("MISVMClassifier", "instance_permutation"): (
+        "libsvm solves each witness SVM to a tolerance: kernel values that differ in their last bits "
+        "after reordering the instances move the probabilities by about 2e-12"),
     **{("MILESClassifier", check): (
         "the L1-SVM is solved to liblinear's tolerance: distances that differ in their last bits "
         "(another backend or instance order) move the solution within it; test_embedding.py "
