@@ -301,12 +301,12 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     cv : int, cross-validation generator, iterable or None, default=5
         Inner folds over the training bags: an int is that many stratified,
         shuffled folds (fewer when a class has fewer bags); a splitter or
-        an iterable of (train, test) index pairs is used as given.
+        an iterable of (train, test) index pairs is used as given. None: no
+        inner folds; the middle of each grid and an uncalibrated slope of 1.
     cv_repeats : int, default=1
         Repetitions of an int `cv` with different shuffles: the inner
         accuracy of a grid point is then pooled over them (less noise in
-        the choice, proportionally more SVM fits). None: no inner folds; the middle of each grid and
-        an uncalibrated slope of 1.
+        the choice, proportionally more SVM fits).
     tol : float, default=1e-4
         Stopping tolerance of the final L1-SVM (liblinear); the inner
         grid's fits, which only rank the grid points, stop at ``10 * tol``.
@@ -567,12 +567,12 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     cv : int, cross-validation generator, iterable or None, default=5
         Inner folds over the training bags: an int is that many stratified,
         shuffled folds (fewer when a class has fewer bags); a splitter or
-        an iterable of (train, test) index pairs is used as given.
+        an iterable of (train, test) index pairs is used as given. None: no
+        inner folds; the middle of each grid and an uncalibrated slope of 1.
     cv_repeats : int, default=1
         Repetitions of an int `cv` with different shuffles: the inner
         accuracy of a grid point is then pooled over them (less noise in
-        the choice, proportionally more SVM fits). None: no inner folds; the middle of each grid and
-        an uncalibrated slope of 1.
+        the choice, proportionally more SVM fits).
     n_prototypes : int, default=None
         None: every training bag is a prototype. An int: that many training
         bags drawn at random (seeded by `random_state`).
