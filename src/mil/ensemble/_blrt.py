@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
 from mil.base import BaseBagClassifier, log_odds
-from mil.ensemble._forest import _bootstrap_counts, _n_drawn
+from mil.ensemble._forest import _bootstrap_counts, _mean_tree_output, _n_drawn
 from mil.tree._classes import resolve_max_features
 
 __all__ = ["BagRandomTreesClassifier", "BagRatioTree"]
@@ -420,12 +420,8 @@ class BagRandomTreesClassifier(BaseBagClassifier):
         """
         check_is_fitted(self, "estimators_")
         instances, offsets = _table(self._validate_predict(X))
-        outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(tree.predict_proba)(instances, offsets) for tree in self.estimators_)
-        total = np.zeros((offsets.shape[0] - 1, len(self.classes_)))
-        for p in outputs:  # summed in tree order: n_jobs cannot change the result
-            total += p
-        return total / len(self.estimators_)
+        return _mean_tree_output(lambda tree: tree.predict_proba(instances, offsets),
+                                 self.estimators_, self.n_jobs)
 
     def decision_function(self, X):
         """Log-odds of the averaged probabilities.

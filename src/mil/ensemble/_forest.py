@@ -73,6 +73,18 @@ def _bootstrap_counts(seed, n_bags, n_drawn):
     return np.bincount(rng.randint(0, n_bags, n_drawn), minlength=n_bags)
 
 
+def _mean_tree_output(output, trees, n_jobs):
+    """The mean of ``output(tree)`` over the trees, the trees run on threads.
+
+    The outputs are summed in tree order, so `n_jobs` cannot change the result.
+    """
+    outputs = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(output)(tree) for tree in trees)
+    total = np.zeros_like(outputs[0], dtype=np.float64)
+    for p in outputs:
+        total += p
+    return total / len(trees)
+
+
 def _tree_weights(counts, weight):
     """Split and leaf bag weights of one tree: (counts x weight, (counts > 0) x weight).
 
@@ -496,12 +508,9 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         """
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
-        outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(self._tree_output)(tree, bags, self.sharpness_) for tree in self.estimators_)
-        total = np.zeros((self._rows(bags, np.arange(bags.n_bags)).size, self._n_outputs()))
-        for p in outputs:  # summed in tree order: n_jobs cannot change the result
-            total += p
-        return self._combine(total / len(self.estimators_), bags, self.sharpness_)
+        mean = _mean_tree_output(lambda tree: self._tree_output(tree, bags, self.sharpness_),
+                                 self.estimators_, self.n_jobs)
+        return self._combine(mean, bags, self.sharpness_)
 
     def decision_function(self, X):
         """Log-odds of the averaged probabilities.
