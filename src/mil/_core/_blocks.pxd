@@ -32,8 +32,8 @@ cdef struct Block:
                                 # a diagonal block holds only the upper triangle (row-major)
                                 # of what its DiagonalProducts computes
     intp_t ldg
-    intp_t max_cols             # instances of the largest column chunk
-    float64_t* scratch          # col_scratch * (max_cols + 1) doubles for the reduction
+    float64_t* scratch          # n_scratch buffers for the reduction, each of
+    intp_t scratch_len          # scratch_len doubles (more than any row block or column chunk)
 
 
 # The per-block reduction of a kernel: reads blk.G, writes through ctx.
@@ -79,6 +79,6 @@ cdef int blocked_pass(
     DiagonalProducts diagonal,  # products of the diagonal blocks
     block_reduction reduce,     # called once per block
     void* ctx,                  # passed to reduce
-    intp_t col_scratch,         # doubles of Block.scratch per column of the largest chunk
+    intp_t n_scratch,           # buffers in Block.scratch
     const char* what,           # "the ... block", for the MemoryError
 ) except -1 nogil

@@ -97,7 +97,7 @@ cdef int blocked_pass(
     const float64_t* X, const intp_t* x_offsets, intp_t n_x,
     const float64_t* Y, const intp_t* y_offsets, intp_t n_y, intp_t d, bint symmetric,
     intp_t row_start, intp_t row_stop, intp_t block_size, DiagonalProducts diagonal,
-    block_reduction reduce, void* ctx, intp_t col_scratch, const char* what,
+    block_reduction reduce, void* ctx, intp_t n_scratch, const char* what,
 ) except -1 nogil:
     cdef Block blk
     cdef intp_t n_cols = n_x if symmetric else n_y
@@ -105,7 +105,7 @@ cdef int blocked_pass(
         Y = X
         y_offsets = x_offsets
     cdef intp_t n_inst_x = x_offsets[n_x], n_inst_y = y_offsets[n_cols]
-    cdef intp_t r0, r1, c0, c1, i0, i1, j0, j1, max_rows, max_cols
+    cdef intp_t r0, r1, c0, c1, i0, i1, j0, j1, max_rows, max_cols, scratch_len
     cdef float64_t one = 1.0, zero = 0.0
     cdef float64_t* sq_x = NULL
     cdef float64_t* sq_y = NULL
@@ -119,7 +119,8 @@ cdef int blocked_pass(
     sq_x = <float64_t*> malloc((n_inst_x + 1) * sizeof(float64_t))
     sq_y = sq_x if symmetric else <float64_t*> malloc((n_inst_y + 1) * sizeof(float64_t))
     G = <float64_t*> malloc((max_rows * max_cols + 1) * sizeof(float64_t))
-    scratch = <float64_t*> malloc((col_scratch * (max_cols + 1) + 1) * sizeof(float64_t))
+    scratch_len = (max_rows if max_rows > max_cols else max_cols) + 1
+    scratch = <float64_t*> malloc((n_scratch * scratch_len + 1) * sizeof(float64_t))
     if sq_x == NULL or sq_y == NULL or G == NULL or scratch == NULL:
         free(G)
         free(scratch)
@@ -143,8 +144,8 @@ cdef int blocked_pass(
         blk.n_cols = n_cols
         blk.symmetric = symmetric
         blk.G = G
-        blk.max_cols = max_cols
         blk.scratch = scratch
+        blk.scratch_len = scratch_len
         kk = <int>d
         r0 = row_start
         while r0 < row_stop:

@@ -80,17 +80,21 @@ cdef inline float64_t _exact_min(const float64_t* a, const float64_t* B, intp_t 
     return best
 
 
-cdef void _pair_block(
+cdef void _pair_minima(
     const float64_t* G, intp_t ldg, const float64_t* sq_r, const float64_t* sq_c,
-    const float64_t* A, const float64_t* B, intp_t d,
-    intp_t nr, intp_t nc, float64_t* cmin,
-    float64_t* dmin, float64_t* dmax, float64_t* dave,
+    const float64_t* A, const float64_t* B, intp_t d, intp_t nr, intp_t nc, float64_t* cmin,
+    float64_t* row_out, intp_t row_stride, float64_t* col_out, intp_t col_stride,
 ) noexcept nogil:
-    # G: the nr x nc block of a.b products of one bag pair (row stride ldg);
-    # A, B: the pair's instances (for exact recomputation, see EXACT_BELOW).
+    # The squared row minima (one per instance of A, written every
+    # row_stride) and column minima (one per instance of B, every col_stride;
+    # skipped when col_out is NULL; col_out may be cmin itself) of one bag
+    # pair's block: the instance-to-bag minima of the pair, from which every
+    # bag distance of this module follows. G: the nr x nc block of a.b
+    # products of the pair (row stride ldg); A, B: the pair's instances (for
+    # exact recomputation, see EXACT_BELOW); negatives clamped to 0, no
+    # square root.
     cdef intp_t a, b
-    cdef float64_t v, v1, v2, v3, r1, r2, r3, rmin, sra, best = INFINITY, hmax_r = 0.0, hmax_c = 0.0, total = 0.0
-    cdef float64_t max_sq_r = 0.0, max_sq_c = 0.0
+    cdef float64_t v, v1, v2, v3, r1, r2, r3, rmin, sra, max_sq_r = 0.0, max_sq_c = 0.0
     cdef const float64_t* g
     for b in range(nc):
         cmin[b] = INFINITY
@@ -133,16 +137,33 @@ cdef void _pair_block(
         rmin = rmin if rmin < r1 else r1
         if rmin < _EXACT_BELOW * (sra + max_sq_c):
             rmin = _exact_min(A + a * d, B, nc, d)
-        rmin = sqrt(rmin) if rmin > 0.0 else 0.0
-        if rmin < best:
-            best = rmin
-        if rmin > hmax_r:
-            hmax_r = rmin
-        total = total + rmin
+        row_out[a * row_stride] = rmin if rmin > 0.0 else 0.0
+    if col_out == NULL:
+        return
     for b in range(nc):
         v = cmin[b]
         if v < _EXACT_BELOW * (sq_c[b] + max_sq_r):
             v = _exact_min(B + b * d, A, nr, d)
+        col_out[b * col_stride] = v if v > 0.0 else 0.0
+
+
+cdef void _pair_distances(const float64_t* row_min, intp_t nr, const float64_t* col_min, intp_t nc,
+                          float64_t* dmin, float64_t* dmax, float64_t* dave) noexcept nogil:
+    # The minimal, maximal and average Hausdorff distances of one bag pair:
+    # reductions of its squared instance-to-bag minima (_pair_minima), rows
+    # then columns, in order.
+    cdef intp_t a, b
+    cdef float64_t v, best = INFINITY, hmax_r = 0.0, hmax_c = 0.0, total = 0.0
+    for a in range(nr):
+        v = row_min[a]
+        v = sqrt(v) if v > 0.0 else 0.0
+        if v < best:
+            best = v
+        if v > hmax_r:
+            hmax_r = v
+        total = total + v
+    for b in range(nc):
+        v = col_min[b]
         v = sqrt(v) if v > 0.0 else 0.0
         if v > hmax_c:
             hmax_c = v
@@ -152,30 +173,47 @@ cdef void _pair_block(
     dave[0] = total / <float64_t>(nr + nc)
 
 
-cdef struct _Matrices:
-    float64_t* out_min
+cdef struct _Pairs:
+    float64_t* out_min      # the three matrices (c_hausdorff_matrices), or NULL ...
     float64_t* out_max
     float64_t* out_ave
+    float64_t* out_xy       # ... the instance-to-bag minima (c_instance_bag_minima)
+    float64_t* out_yx
 
 
-cdef void _matrices_block(void* ctx, const Block* blk) noexcept nogil:
-    # The reduction of c_hausdorff_matrices: each bag pair i < j (all pairs
-    # when rectangular) of the block to its three distances, mirrored when
-    # symmetric.
-    cdef _Matrices* o = <_Matrices*>ctx
+cdef void _pairs_block(void* ctx, const Block* blk) noexcept nogil:
+    # The reduction of both kernels: each bag pair i < j of the block (all
+    # pairs when rectangular) to its instance-to-bag minima, kept in M
+    # (out_xy, and out_yx or M itself transposed when symmetric) or reduced
+    # at once to the pair's three distances (mirrored when symmetric).
+    cdef _Pairs* o = <_Pairs*>ctx
     cdef const intp_t* xo = blk.x_offsets
     cdef const intp_t* yo = blk.y_offsets
-    cdef intp_t i, j, d = blk.d, n_cols = blk.n_cols, ldg = blk.ldg
+    cdef intp_t i, j, nr, nc, d = blk.d, n_x = blk.n_x, n_cols = blk.n_cols, ldg = blk.ldg
     cdef bint symmetric = blk.symmetric
+    cdef float64_t* cmin = blk.scratch
+    cdef float64_t* rmin = blk.scratch + blk.scratch_len
+    cdef float64_t* col_out
+    cdef const float64_t* g
     for i in range(blk.r0, blk.r1):
         for j in range(blk.c0, blk.c1):
             if symmetric and j <= i:
                 continue
-            _pair_block(
-                blk.G + (xo[i] - blk.i0) * ldg + (yo[j] - blk.j0), ldg,
-                blk.sq_x + xo[i], blk.sq_y + yo[j], blk.X + xo[i] * d, blk.Y + yo[j] * d, d,
-                xo[i + 1] - xo[i], yo[j + 1] - yo[j], blk.scratch,
-                o.out_min + i * n_cols + j, o.out_max + i * n_cols + j, o.out_ave + i * n_cols + j)
+            g = blk.G + (xo[i] - blk.i0) * ldg + (yo[j] - blk.j0)
+            nr = xo[i + 1] - xo[i]
+            nc = yo[j + 1] - yo[j]
+            if o.out_min == NULL:
+                col_out = NULL
+                if o.out_yx != NULL:
+                    col_out = o.out_yx + yo[j] * n_x + i
+                _pair_minima(g, ldg, blk.sq_x + xo[i], blk.sq_y + yo[j], blk.X + xo[i] * d,
+                             blk.Y + yo[j] * d, d, nr, nc, cmin,
+                             o.out_xy + xo[i] * n_cols + j, n_cols, col_out, n_x)
+                continue
+            _pair_minima(g, ldg, blk.sq_x + xo[i], blk.sq_y + yo[j], blk.X + xo[i] * d,
+                         blk.Y + yo[j] * d, d, nr, nc, cmin, rmin, 1, cmin, 1)
+            _pair_distances(rmin, nr, cmin, nc, o.out_min + i * n_cols + j,
+                            o.out_max + i * n_cols + j, o.out_ave + i * n_cols + j)
             if symmetric:
                 o.out_min[j * n_cols + i] = o.out_min[i * n_cols + j]
                 o.out_max[j * n_cols + i] = o.out_max[i * n_cols + j]
@@ -188,13 +226,15 @@ cdef int c_hausdorff_matrices(
     bint symmetric, intp_t row_start, intp_t row_stop, intp_t n_x, intp_t block_size,
     float64_t* out_min, float64_t* out_max, float64_t* out_ave,
 ) except -1 nogil:
-    cdef _Matrices o
+    cdef _Pairs o
     cdef intp_t i, n_cols = n_x if symmetric else n_y
     o.out_min = out_min
     o.out_max = out_max
     o.out_ave = out_ave
+    o.out_xy = NULL
+    o.out_yx = NULL
     blocked_pass(X, x_offsets, n_x, Y, y_offsets, n_y, d, symmetric, row_start, row_stop,
-                 block_size, CROSS_BAGS, _matrices_block, &o, 1,
+                 block_size, CROSS_BAGS, _pairs_block, &o, 2,
                  b"the Hausdorff distance block")
     if symmetric:
         for i in range(row_start, row_stop):
@@ -202,6 +242,7 @@ cdef int c_hausdorff_matrices(
             out_max[i * n_cols + i] = 0.0
             out_ave[i * n_cols + i] = 0.0
     return 0
+
 
 
 def hausdorff_matrices(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_ave,
@@ -276,109 +317,21 @@ def _fill(
 
 # -- instance-to-bag minima ----------------------------------------------------
 
-cdef void _pair_minima(
-    const float64_t* G, intp_t ldg, const float64_t* sq_r, const float64_t* sq_c,
-    const float64_t* A, const float64_t* B, intp_t d, intp_t nr, intp_t nc, float64_t* cmin,
-    float64_t* row_out, intp_t row_stride, float64_t* col_out, intp_t col_stride,
-) noexcept nogil:
-    # The squared row minima (one per instance of A, written every
-    # row_stride) and column minima (one per instance of B, every col_stride;
-    # skipped when col_out is NULL) of one bag pair's block, as _pair_block
-    # finds them: same expansion, same exact recomputation (EXACT_BELOW),
-    # negatives clamped to 0, no square root.
-    cdef intp_t a, b
-    cdef float64_t v, v1, v2, v3, r1, r2, r3, rmin, sra, max_sq_r = 0.0, max_sq_c = 0.0
-    cdef const float64_t* g
-    for b in range(nc):
-        cmin[b] = INFINITY
-        if sq_c[b] > max_sq_c:
-            max_sq_c = sq_c[b]
-    for a in range(nr):
-        if sq_r[a] > max_sq_r:
-            max_sq_r = sq_r[a]
-    for a in range(nr):
-        g = G + a * ldg
-        sra = sq_r[a]
-        rmin = INFINITY
-        r1 = INFINITY
-        r2 = INFINITY
-        r3 = INFINITY
-        b = 0
-        while b + 4 <= nc:
-            v = (sra + sq_c[b]) - 2.0 * g[b]
-            v1 = (sra + sq_c[b + 1]) - 2.0 * g[b + 1]
-            v2 = (sra + sq_c[b + 2]) - 2.0 * g[b + 2]
-            v3 = (sra + sq_c[b + 3]) - 2.0 * g[b + 3]
-            rmin = v if v < rmin else rmin
-            r1 = v1 if v1 < r1 else r1
-            r2 = v2 if v2 < r2 else r2
-            r3 = v3 if v3 < r3 else r3
-            cmin[b] = v if v < cmin[b] else cmin[b]
-            cmin[b + 1] = v1 if v1 < cmin[b + 1] else cmin[b + 1]
-            cmin[b + 2] = v2 if v2 < cmin[b + 2] else cmin[b + 2]
-            cmin[b + 3] = v3 if v3 < cmin[b + 3] else cmin[b + 3]
-            b += 4
-        while b < nc:
-            v = (sra + sq_c[b]) - 2.0 * g[b]
-            rmin = v if v < rmin else rmin
-            cmin[b] = v if v < cmin[b] else cmin[b]
-            b += 1
-        r1 = r1 if r1 < r3 else r3
-        rmin = rmin if rmin < r2 else r2
-        rmin = rmin if rmin < r1 else r1
-        if rmin < _EXACT_BELOW * (sra + max_sq_c):
-            rmin = _exact_min(A + a * d, B, nc, d)
-        row_out[a * row_stride] = rmin if rmin > 0.0 else 0.0
-    if col_out == NULL:
-        return
-    for b in range(nc):
-        v = cmin[b]
-        if v < _EXACT_BELOW * (sq_c[b] + max_sq_r):
-            v = _exact_min(B + b * d, A, nr, d)
-        col_out[b * col_stride] = v if v > 0.0 else 0.0
-
-
-cdef struct _Minima:
-    float64_t* out_xy
-    float64_t* out_yx
-
-
-cdef void _minima_block(void* ctx, const Block* blk) noexcept nogil:
-    # The reduction of c_instance_bag_minima: each bag pair's row minima go to
-    # M (out_xy), its column minima to the other direction (out_yx; M itself,
-    # transposed, when symmetric), nothing reduced per pair.
-    cdef _Minima* o = <_Minima*>ctx
-    cdef const intp_t* xo = blk.x_offsets
-    cdef const intp_t* yo = blk.y_offsets
-    cdef intp_t i, j, d = blk.d, n_x = blk.n_x, n_cols = blk.n_cols, ldg = blk.ldg
-    cdef bint symmetric = blk.symmetric
-    cdef float64_t* col_out
-    for i in range(blk.r0, blk.r1):
-        for j in range(blk.c0, blk.c1):
-            if symmetric and j <= i:
-                continue
-            col_out = NULL
-            if o.out_yx != NULL:
-                col_out = o.out_yx + yo[j] * n_x + i
-            _pair_minima(
-                blk.G + (xo[i] - blk.i0) * ldg + (yo[j] - blk.j0), ldg,
-                blk.sq_x + xo[i], blk.sq_y + yo[j], blk.X + xo[i] * d, blk.Y + yo[j] * d, d,
-                xo[i + 1] - xo[i], yo[j + 1] - yo[j], blk.scratch,
-                o.out_xy + xo[i] * n_cols + j, n_cols, col_out, n_x)
-
-
 cdef int c_instance_bag_minima(
     const float64_t* X, const intp_t* x_offsets,
     const float64_t* Y, const intp_t* y_offsets, intp_t n_y, intp_t d,
     bint symmetric, intp_t row_start, intp_t row_stop, intp_t n_x, intp_t block_size,
     float64_t* out_xy, float64_t* out_yx,
 ) except -1 nogil:
-    cdef _Minima o
+    cdef _Pairs o
     cdef intp_t i, a, n_cols = n_x if symmetric else n_y
+    o.out_min = NULL
+    o.out_max = NULL
+    o.out_ave = NULL
     o.out_xy = out_xy
     o.out_yx = out_xy if symmetric else out_yx
     blocked_pass(X, x_offsets, n_x, Y, y_offsets, n_y, d, symmetric, row_start, row_stop,
-                 block_size, CROSS_BAGS, _minima_block, &o, 1,
+                 block_size, CROSS_BAGS, _pairs_block, &o, 1,
                  b"the instance-to-bag distance block")
     if symmetric:
         # An instance lies in its own bag.
