@@ -9,7 +9,8 @@ computed once); the twins ``_hausdorff_py`` (instance-to-bag minima and, as
 their reductions per bag, the Hausdorff distances) and ``_set_kernel_py``
 (sums of weighted exponentials) reduce each block. Train-vs-train visits
 only column chunks from the row block onwards; a diagonal block is computed
-whole (the compiled pass computes only what its reduction reads).
+whole (the compiled pass computes only what its reduction reads). The
+blocks' d2 share one buffer: a block is valid until the next one is yielded.
 """
 
 from collections import namedtuple
@@ -59,6 +60,9 @@ def blocks(X, x_offsets, Y, y_offsets, symmetric, row_start, row_stop, block_siz
     sq_x = np.einsum("ij,ij->i", X, X)
     sq_y = sq_x if symmetric else np.einsum("ij,ij->i", Y, Y)
     n_cols = y_offsets.shape[0] - 1
+    # One buffer for every block's d2 (the caller's loop variable would keep the
+    # previous block alive: a fresh array per block costs page faults).
+    buf = np.empty(0)
     rows = _bag_blocks(x_offsets, row_start, row_stop, block_size)
     for r0, r1 in zip(rows[:-1], rows[1:]):
         i0, i1 = x_offsets[r0], x_offsets[r1]
@@ -73,6 +77,8 @@ def blocks(X, x_offsets, Y, y_offsets, symmetric, row_start, row_stop, block_siz
             j0, j1 = y_offsets[c0], y_offsets[c1]
             off_c = y_offsets[c0:c1 + 1] - j0
             Xr, Yc, sq_r, sq_c = X[i0:i1], Y[j0:j1], sq_x[i0:i1], sq_y[j0:j1]
-            d2 = np.add.outer(sq_r, sq_c)
+            if buf.size < (i1 - i0) * (j1 - j0):
+                buf = np.empty((i1 - i0) * (j1 - j0))
+            d2 = np.add.outer(sq_r, sq_c, out=buf[:(i1 - i0) * (j1 - j0)].reshape(i1 - i0, j1 - j0))
             d2 -= 2.0 * (Xr @ Yc.T)
             yield Block(r0, r1, c0, c1, i0, i1, j0, j1, off_r, off_c, Xr, Yc, sq_r, sq_c, d2, pairs)
