@@ -30,7 +30,7 @@ the smallest entry of a bag's rows in a column; directed Hausdorff: the
 largest; average: the sums of both directions; the mean-min dissimilarity
 of Cheplygina, Tax and Loog 2015: the mean), and M is the embedding of
 MILES (Chen, Bi and Wang 2006). ``c_hausdorff_matrices`` reduces each bag
-pair's minima at once (``_pair_block``), never storing M.
+pair's minima at once (``_pair_distances``), never storing M.
 """
 
 from libc.math cimport sqrt, INFINITY
