@@ -119,7 +119,8 @@ cdef int blocked_pass(
     sq_x = <float64_t*> malloc((n_inst_x + 1) * sizeof(float64_t))
     sq_y = sq_x if symmetric else <float64_t*> malloc((n_inst_y + 1) * sizeof(float64_t))
     G = <float64_t*> malloc((max_rows * max_cols + 1) * sizeof(float64_t))
-    scratch_len = (max_rows if max_rows > max_cols else max_cols) + 1
+    # Buffers 64-byte apart, so vector loops over two of them keep their relative alignment.
+    scratch_len = ((max_rows if max_rows > max_cols else max_cols) + 8) // 8 * 8
     scratch = <float64_t*> malloc((n_scratch * scratch_len + 1) * sizeof(float64_t))
     if sq_x == NULL or sq_y == NULL or G == NULL or scratch == NULL:
         free(G)

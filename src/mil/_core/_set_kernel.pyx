@@ -304,19 +304,22 @@ cdef void _set_kernel_block(void* ctx, const Block* blk) noexcept nogil:
     cdef bint diagonal = blk.diagonal, symmetric = blk.symmetric
     cdef float64_t* vrow = blk.scratch
     cdef float64_t* ebuf = blk.scratch + blk.scratch_len
+    cdef float64_t* out = o.out
+    cdef float64_t* acc = o.acc
+    cdef intp_t* seg = o.seg
     for s in range(ns + 1):
-        o.seg[s] = blk.y_offsets[c0 + s] - j0
+        seg[s] = blk.y_offsets[c0 + s] - j0
     for i in range(blk.r0, blk.r1):
         s0 = i - c0 if diagonal else 0
         _row_bag_sums(blk.G, blk.ldg, xo[i] - i0, xo[i + 1] - i0, blk.sq_x + i0,
-                      o.x_weights + i0, blk.sq_y + j0, o.y_weights + j0, o.seg, s0, ns, diagonal,
-                      o.gammas, ng, vrow, ebuf, o.acc)
+                      o.x_weights + i0, blk.sq_y + j0, o.y_weights + j0, seg, s0, ns, diagonal,
+                      o.gammas, ng, vrow, ebuf, acc)
         for k in range(ng):
             for s in range(s0, ns):
                 j = c0 + s
-                o.out[k * plane + i * n_cols + j] = o.acc[k * ns + s]
+                out[k * plane + i * n_cols + j] = acc[k * ns + s]
                 if symmetric:
-                    o.out[k * plane + j * n_cols + i] = o.acc[k * ns + s]
+                    out[k * plane + j * n_cols + i] = acc[k * ns + s]
 
 
 cdef int c_set_kernel_matrices(
