@@ -68,14 +68,19 @@ def _row_col_minima(blk, pairs, both=True):
 def _block(blk):
     """Minimal, maximal and average distances of every bag pair of one block.
 
-    Reductions per bag of the block's instance-to-bag minima; only the pairs
-    marked in ``blk.pairs`` (None: all) are recomputed exactly (the others,
-    a bag against itself and the lower triangle, are never read).
+    Only the pairs marked in ``blk.pairs`` (None: all) are recomputed exactly
+    (the others, a bag against itself and the lower triangle, are never read).
     """
-    off_r, off_c = blk.off_r, blk.off_c
     row_min, col_min = _row_col_minima(blk, blk.pairs)
+    return _pair_values(row_min, col_min.T, blk.off_r, blk.off_c)
+
+
+def _pair_values(row_min, col_min, off_r, off_c):
+    """Minimal, maximal and average distances of every bag pair of a block: reductions per bag
+    of its squared instance-to-bag minima, `row_min` (row instances, column bags) and `col_min`
+    (row bags, column instances). Also the sparse path's (``mil._sparse_hausdorff``)."""
     row_min = np.sqrt(np.maximum(row_min, 0.0))
-    col_min = np.sqrt(np.maximum(col_min.T, 0.0))  # (row bags, cols)
+    col_min = np.sqrt(np.maximum(col_min, 0.0))
     dmin = np.minimum.reduceat(row_min, off_r[:-1], axis=0)
     h_rc = np.maximum.reduceat(row_min, off_r[:-1], axis=0)
     h_cr = np.maximum.reduceat(col_min, off_c[:-1], axis=1)
