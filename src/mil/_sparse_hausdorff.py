@@ -20,6 +20,9 @@ both kernel backends (compiled and ``MIL_PURE_PYTHON``) use it.
 import numpy as np
 import scipy.sparse as sp
 
+from mil._core._blocks_py import _bag_blocks
+from mil._core._hausdorff_py import _pair_values
+
 __all__ = ["sparse_hausdorff_matrices"]
 
 #: Same threshold as the dense kernel (``mil._core._hausdorff.EXACT_BELOW``).
@@ -42,16 +45,6 @@ def _squared_norms(csr):
     return np.bincount(rows, weights=csr.data * csr.data, minlength=csr.shape[0])
 
 
-def _bag_runs(offsets, start, stop, size):
-    """Bag boundaries ``[start, ..., stop]`` of runs of about `size` instances (at least one bag)."""
-    bounds, b = [start], start
-    while b < stop:
-        nb = int(np.searchsorted(offsets, offsets[b] + size, side="right")) - 1
-        b = min(max(nb, b + 1), stop)
-        bounds.append(b)
-    return bounds
-
-
 def _exact(P, sq_p, off_q, Q, sq_q, mins, wanted):
     """Recompute from differences the squared minima (instance of P, bag of Q) that may be noise.
 
@@ -72,25 +65,13 @@ def _exact(P, sq_p, off_q, Q, sq_q, mins, wanted):
     mins[rows, bags] = np.minimum.reduceat(d2, ends - sizes)
 
 
-def _pair_values(row_min, col_min, off_r, off_c):
-    """Minimal, maximal, average distances of every bag pair from the squared minima."""
-    row_min = np.sqrt(np.maximum(row_min, 0.0))  # (row instances, column bags)
-    col_min = np.sqrt(np.maximum(col_min, 0.0))  # (row bags, column instances)
-    starts_r, starts_c = off_r[:-1], off_c[:-1]
-    dmin = np.minimum.reduceat(row_min, starts_r, axis=0)
-    dmax = np.maximum(np.maximum.reduceat(row_min, starts_r, axis=0),
-                      np.maximum.reduceat(col_min, starts_c, axis=1))
-    total = np.add.reduceat(row_min, starts_r, axis=0) + np.add.reduceat(col_min, starts_c, axis=1)
-    return dmin, dmax, total / np.add.outer(np.diff(off_r), np.diff(off_c))
-
-
 def _row_block(X, sq_x, x_off, Y, sq_y, y_off, r0, r1, symmetric, outs):
     """Fill the rows r0..r1-1 of the outputs (and, train-vs-train, their mirror images)."""
     i0, i1 = x_off[r0], x_off[r1]
     off_r = x_off[r0:r1 + 1] - i0
     Xr, sq_r = X[i0:i1], sq_x[i0:i1]
     n_cols = y_off.shape[0] - 1
-    cols = _bag_runs(y_off, r0 if symmetric else 0, n_cols, COL_CHUNK)
+    cols = _bag_blocks(y_off, r0 if symmetric else 0, n_cols, COL_CHUNK)
     for c0, c1 in zip(cols[:-1], cols[1:]):
         j0, j1 = y_off[c0], y_off[c1]
         off_c = y_off[c0:c1 + 1] - j0
@@ -161,7 +142,7 @@ def sparse_hausdorff_matrices(X, Y=None, *, n_jobs=None, out=None):
     if out is None:
         out = {kind: np.zeros((n_rows, n_cols)) for kind in kinds}
     outs = [out.get(kind) for kind in kinds]
-    blocks = _bag_runs(x_off, 0, n_rows, ROW_BLOCK)
+    blocks = _bag_blocks(x_off, 0, n_rows, ROW_BLOCK)
     tasks = list(zip(blocks[:-1], blocks[1:]))
     n_threads = min(effective_n_jobs(n_jobs), len(tasks))
     if n_threads <= 1:

@@ -82,6 +82,25 @@ def _row_chunks(offsets, symmetric, n_chunks, block_size):
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
+def _fill_by_rows(fill, args, offsets, symmetric, n_threads, block_size):
+    """``fill(*args, r0, r1, block_size)`` over all row bags, in one call or on `n_threads` threads.
+
+    The bag-pair kernels (Hausdorff matrices, instance-to-bag minima, set
+    kernels) release the GIL; each thread fills its own strip of rows (and,
+    train-vs-train, their mirror images, which no other thread writes). Cuts
+    on the kernel's row blocks (:func:`_row_chunks`) keep every product, so
+    the result does not depend on the thread count.
+    """
+    if n_threads <= 1:
+        fill(*args, 0, offsets.shape[0] - 1, block_size)
+        return
+    from joblib import Parallel, delayed
+
+    Parallel(n_jobs=n_threads, backend="threading")(
+        delayed(fill)(*args, r0, r1, block_size)
+        for r0, r1 in _row_chunks(offsets, symmetric, n_threads, block_size))
+
+
 def _prepare(X, Y):
     X = check_bags(X, name="X", accept_sparse=True)
     if Y is None:
@@ -505,17 +524,8 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     if n_jobs is None and Xc.shape[0] * Yc.shape[0] * Xc.shape[1] < _THREADS_ABOVE:
         n_threads = 1  # a small call: starting threads would cost more than they save
     with _one_blas_thread():
-        if n_threads <= 1:
-            k.hausdorff_matrices(Xc, X.offsets, Yc, y_off, symmetric, *outs, 0, n_rows, block_size)
-        else:
-            from joblib import Parallel, delayed
-
-            # The kernel releases the GIL; each thread fills its own rows (and,
-            # train-vs-train, their mirror images, which no other thread writes).
-            Parallel(n_jobs=n_threads, backend="threading")(
-                delayed(k.hausdorff_matrices)(Xc, X.offsets, Yc, y_off, symmetric, *outs, r0, r1,
-                                              block_size)
-                for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
+        _fill_by_rows(k.hausdorff_matrices, (Xc, X.offsets, Yc, y_off, symmetric, *outs), X.offsets,
+                      symmetric, n_threads, block_size)
     suspects = _suspect_pairs(outs[0], _bag_radii(Xc, X.offsets), _bag_radii(Yc, y_off), symmetric)
     return _exact_pairs(X, Y, _unscaled(dict(zip(("minimal", "maximal", "average"), outs)), exponent),
                         [suspects])
@@ -598,20 +608,10 @@ def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_
     from joblib import effective_n_jobs
 
     n_threads = min(effective_n_jobs(n_jobs), n_x)
-    if out_xy.size == 0 and (out_yx is None or out_yx.size == 0):
-        pass
-    elif n_threads <= 1:
-        k.instance_bag_minima(Xc, X.offsets, Yc, y_off, symmetric, out_xy, out_yx, 0, n_x, block_size)
-    else:
-        from joblib import Parallel, delayed
-
-        # Threads fill their own row bags (and, train-vs-train, the mirrored
-        # entries in their own columns); cuts on the kernel's row blocks keep
-        # every product, so the result does not depend on the thread count.
-        Parallel(n_jobs=n_threads, backend="threading")(
-            delayed(k.instance_bag_minima)(Xc, X.offsets, Yc, y_off, symmetric, out_xy, out_yx,
-                                           r0, r1, block_size)
-            for r0, r1 in _row_chunks(X.offsets, symmetric, n_threads, block_size))
+    if out_xy.size or (out_yx is not None and out_yx.size):
+        # Train-vs-train, a thread's mirrored entries lie in its own columns.
+        _fill_by_rows(k.instance_bag_minima, (Xc, X.offsets, Yc, y_off, symmetric, out_xy, out_yx),
+                      X.offsets, symmetric, n_threads, block_size)
     # Entries the centred kernel cannot vouch for (the rule of _suspect_pairs, per
     # instance and bag): found in kernel units, recomputed after unscaling.
     suspects = {"xy": _suspect_minima(out_xy, Xc, Yc, y_off, X.offsets if symmetric else None)}

@@ -11,12 +11,16 @@ miGraph's weights 1 / degree in each bag's epsilon-graph give its kernel
 non-i.i.d. samples", ICML 2009). The weights and the normalisation live in
 Python (:mod:`mil.svm`); this pass fills the unnormalised sums.
 
-It follows the blocking of the Hausdorff pass (``_hausdorff.pyx``): bags are
-grouped into row blocks and column chunks of about ``block_size`` instances
-(the same boundaries as ``_hausdorff.bag_blocks``), a block of squared
-distances is ``|a|^2 + |b|^2 - 2 a.b`` with the products from BLAS (scipy's
-``cython_blas``; dsyrk on the diagonal blocks of train-vs-train, whose
-within-bag products K(A, A) needs, dgemm elsewhere), negatives clamped to 0.
+It is another reduction of the blocked pass of the Hausdorff family
+(``_blocks.pyx``, which also gives the instance-to-bag minima and the
+Hausdorff distances): bags are grouped into row blocks and column chunks of
+about ``block_size`` instances (the same boundaries as
+``_hausdorff.bag_blocks``), a block of squared distances is
+``|a|^2 + |b|^2 - 2 a.b`` with the products from BLAS (scipy's
+``cython_blas``; dsyrk on the diagonal blocks of train-vs-train
+(``TRIANGLE``), whose within-bag products K(A, A) needs, dgemm elsewhere),
+negatives clamped to 0; where the Hausdorff reductions take minima, this one
+sums weighted exponentials per bag pair (``_set_kernel_block``).
 The squared distances of a row are computed once; the exponentials are
 taken once per gamma by ``mil_exp_neg``, a branch-free exponential (Cody-Waite
 reduction to |r| <= ln 2 / 2, the Taylor polynomial of degree 13, the power
@@ -34,8 +38,9 @@ expansion; the two agree to rounding (sums in a different order).
 
 from libc.math cimport exp
 from libc.stdlib cimport malloc, free
-from scipy.linalg.cython_blas cimport dgemm, dsyrk
+from scipy.linalg.cython_blas cimport dsyrk
 
+from mil._core._blocks cimport Block, TRIANGLE, blocked_pass, squared_norms
 from mil._core._typedefs cimport float64_t, intp_t
 
 from mil._core._checks import set_kernel_args, set_kernel_diagonal_args
@@ -45,17 +50,6 @@ __all__ = ["set_kernel_matrices", "set_kernel_diagonal"]
 # exp(-t) is exactly 0.0 in float64 for t above about 745.13: skip those.
 cdef float64_t _EXP_UNDERFLOW = 746.0
 EXP_UNDERFLOW = _EXP_UNDERFLOW
-
-
-cdef inline intp_t _next_bound(const intp_t* offsets, intp_t b, intp_t stop,
-                               intp_t block_size) noexcept nogil:
-    # Bags b..nb-1 hold at most block_size instances, at least one bag
-    # (the rule of _hausdorff.bag_blocks).
-    cdef intp_t limit = offsets[b] + block_size
-    cdef intp_t nb = b + 1
-    while nb < stop and offsets[nb + 1] <= limit:
-        nb += 1
-    return nb
 
 
 cdef extern from *:
@@ -288,14 +282,44 @@ cdef void _row_bag_sums(
                 acc[k * ns + s] = acc[k * ns + s] + wa * tot
 
 
-cdef void _squared_norms(const float64_t* X, intp_t n, intp_t d, float64_t* sq) noexcept nogil:
-    cdef intp_t a, k
-    cdef float64_t s
-    for a in range(n):
-        s = 0.0
-        for k in range(d):
-            s = s + X[a * d + k] * X[a * d + k]
-        sq[a] = s
+cdef struct _SetKernel:
+    const float64_t* x_weights
+    const float64_t* y_weights
+    const float64_t* gammas
+    intp_t n_gammas
+    float64_t* out
+    float64_t* acc     # (n_gammas, column bags of a chunk) sums of one row bag
+    intp_t* seg        # column bag boundaries within a chunk
+
+
+cdef void _set_kernel_block(void* ctx, const Block* blk) noexcept nogil:
+    # The reduction of c_set_kernel_matrices: each row bag of the block
+    # against the chunk's column bags (from itself on in a diagonal block;
+    # other chunks of train-vs-train lie after the row block), mirrored when
+    # symmetric.
+    cdef _SetKernel* o = <_SetKernel*>ctx
+    cdef const intp_t* xo = blk.x_offsets
+    cdef intp_t i, j, k, s, s0, i0 = blk.i0, j0 = blk.j0, c0 = blk.c0, ns = blk.c1 - blk.c0
+    cdef intp_t n_cols = blk.n_cols, plane = blk.n_x * blk.n_cols, ng = o.n_gammas
+    cdef bint diagonal = blk.diagonal, symmetric = blk.symmetric
+    cdef float64_t* vrow = blk.scratch
+    cdef float64_t* ebuf = blk.scratch + blk.scratch_len
+    cdef float64_t* out = o.out
+    cdef float64_t* acc = o.acc
+    cdef intp_t* seg = o.seg
+    for s in range(ns + 1):
+        seg[s] = blk.y_offsets[c0 + s] - j0
+    for i in range(blk.r0, blk.r1):
+        s0 = i - c0 if diagonal else 0
+        _row_bag_sums(blk.G, blk.ldg, xo[i] - i0, xo[i + 1] - i0, blk.sq_x + i0,
+                      o.x_weights + i0, blk.sq_y + j0, o.y_weights + j0, seg, s0, ns, diagonal,
+                      o.gammas, ng, vrow, ebuf, acc)
+        for k in range(ng):
+            for s in range(s0, ns):
+                j = c0 + s
+                out[k * plane + i * n_cols + j] = acc[k * ns + s]
+                if symmetric:
+                    out[k * plane + j * n_cols + i] = acc[k * ns + s]
 
 
 cdef int c_set_kernel_matrices(
@@ -304,111 +328,27 @@ cdef int c_set_kernel_matrices(
     intp_t n_y, intp_t d, bint symmetric, intp_t row_start, intp_t row_stop, intp_t n_x,
     intp_t block_size, const float64_t* gammas, intp_t n_gammas, float64_t* out,
 ) except -1 nogil:
+    cdef _SetKernel o
     cdef intp_t n_cols = n_x if symmetric else n_y
-    if symmetric:
-        Y = X
-        y_offsets = x_offsets
-        y_weights = x_weights
-    cdef intp_t n_inst_x = x_offsets[n_x], n_inst_y = y_offsets[n_cols]
-    cdef intp_t r0, r1, c0, c1, i, j, k, i0, i1, j0, j1, max_rows = 0, max_cols = 0
-    cdef intp_t plane = n_x * n_cols
-    cdef float64_t one = 1.0, zero = 0.0
-    cdef float64_t* sq_x = NULL
-    cdef float64_t* sq_y = NULL
-    cdef float64_t* G = NULL
-    cdef float64_t* vrow = NULL
-    cdef float64_t* ebuf = NULL
-    cdef float64_t* acc = NULL
-    cdef intp_t* seg = NULL
-    cdef intp_t ns, s0, s
-    cdef int m, n, kk, ldc
-    cdef bint diagonal
-    cdef char tr = b'T', nt = b'N', lo = b'L'
-    r0 = row_start
-    while r0 < row_stop:
-        r1 = _next_bound(x_offsets, r0, row_stop, block_size)
-        if x_offsets[r1] - x_offsets[r0] > max_rows:
-            max_rows = x_offsets[r1] - x_offsets[r0]
-        r0 = r1
-    c0 = row_start if symmetric else 0
-    while c0 < n_cols:
-        c1 = _next_bound(y_offsets, c0, n_cols, block_size)
-        if y_offsets[c1] - y_offsets[c0] > max_cols:
-            max_cols = y_offsets[c1] - y_offsets[c0]
-        c0 = c1
-    sq_x = <float64_t*> malloc((n_inst_x + 1) * sizeof(float64_t))
-    sq_y = sq_x if symmetric else <float64_t*> malloc((n_inst_y + 1) * sizeof(float64_t))
-    G = <float64_t*> malloc((max_rows * max_cols + 1) * sizeof(float64_t))
-    vrow = <float64_t*> malloc((max_cols + 1) * sizeof(float64_t))
-    ebuf = <float64_t*> malloc((max_cols + 1) * sizeof(float64_t))
-    acc = <float64_t*> malloc((n_gammas * n_cols + 1) * sizeof(float64_t))
-    seg = <intp_t*> malloc((n_cols + 1) * sizeof(intp_t))
-    if (sq_x == NULL or sq_y == NULL or G == NULL or vrow == NULL or ebuf == NULL or acc == NULL
-            or seg == NULL):
-        free(seg)
-        free(G)
-        free(vrow)
-        free(ebuf)
-        free(acc)
-        if sq_y != sq_x:
-            free(sq_y)
-        free(sq_x)
+    o.x_weights = x_weights
+    o.y_weights = x_weights if symmetric else y_weights
+    o.gammas = gammas
+    o.n_gammas = n_gammas
+    o.out = out
+    o.acc = <float64_t*> malloc((n_gammas * n_cols + 1) * sizeof(float64_t))
+    o.seg = <intp_t*> malloc((n_cols + 1) * sizeof(intp_t))
+    if o.acc == NULL or o.seg == NULL:
+        free(o.acc)
+        free(o.seg)
         with gil:
             raise MemoryError("could not allocate the set-kernel block")
     try:
-        _squared_norms(X, n_inst_x, d, sq_x)
-        if not symmetric:
-            _squared_norms(Y, n_inst_y, d, sq_y)
-        r0 = row_start
-        while r0 < row_stop:
-            r1 = _next_bound(x_offsets, r0, row_stop, block_size)
-            i0 = x_offsets[r0]
-            i1 = x_offsets[r1]
-            c0 = r0 if symmetric else 0
-            while c0 < n_cols:
-                c1 = _next_bound(y_offsets, c0, n_cols, block_size)
-                j0 = y_offsets[c0]
-                j1 = y_offsets[c1]
-                # Row-major G (rows x cols) = X_r Y_c^T is column-major G^T = Y_c X_r^T.
-                m = <int>(j1 - j0)
-                n = <int>(i1 - i0)
-                kk = <int>d
-                ldc = m
-                diagonal = symmetric and c0 == r0 and c1 == r1
-                if diagonal:
-                    # Pairs i <= j of a diagonal block read the row-major upper
-                    # triangle (column-major lower): one dsyrk, half the products.
-                    dsyrk(&lo, &tr, &m, &kk, &one, <float64_t*>(X + i0 * d), &kk, &zero, G, &ldc)
-                else:
-                    dgemm(&tr, &nt, &m, &n, &kk, &one, <float64_t*>(Y + j0 * d), &kk,
-                          <float64_t*>(X + i0 * d), &kk, &zero, G, &ldc)
-                ns = c1 - c0
-                for s in range(ns + 1):
-                    seg[s] = y_offsets[c0 + s] - j0
-                for i in range(r0, r1):
-                    # A diagonal block starts the row bag's columns at itself;
-                    # other chunks of train-vs-train lie after the row block.
-                    s0 = i - c0 if diagonal else 0
-                    _row_bag_sums(G, ldc, x_offsets[i] - i0, x_offsets[i + 1] - i0, sq_x + i0,
-                                  x_weights + i0, sq_y + j0, y_weights + j0, seg, s0, ns, diagonal,
-                                  gammas, n_gammas, vrow, ebuf, acc)
-                    for k in range(n_gammas):
-                        for s in range(s0, ns):
-                            j = c0 + s
-                            out[k * plane + i * n_cols + j] = acc[k * ns + s]
-                            if symmetric:
-                                out[k * plane + j * n_cols + i] = acc[k * ns + s]
-                c0 = c1
-            r0 = r1
+        # Two scratch buffers: a row's squared distances and its exponentials.
+        blocked_pass(X, x_offsets, n_x, Y, y_offsets, n_y, d, symmetric, row_start, row_stop,
+                     block_size, TRIANGLE, _set_kernel_block, &o, 2, b"the set-kernel block")
     finally:
-        free(seg)
-        free(G)
-        free(vrow)
-        free(ebuf)
-        free(acc)
-        if sq_y != sq_x:
-            free(sq_y)
-        free(sq_x)
+        free(o.acc)
+        free(o.seg)
     return 0
 
 
@@ -443,7 +383,7 @@ cdef int c_set_kernel_diagonal(
         with gil:
             raise MemoryError("could not allocate the set-kernel diagonal block")
     try:
-        _squared_norms(X, offsets[n_bags], d, sq)
+        squared_norms(X, offsets[n_bags], d, sq)
         for b in range(n_bags):
             nb = offsets[b + 1] - offsets[b]
             m = <int>nb

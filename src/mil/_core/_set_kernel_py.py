@@ -1,13 +1,13 @@
 """Set kernels between bags for several gammas: the NumPy twin of ``_set_kernel.pyx``.
 
-Same algorithm as the compiled kernel (which follows the Hausdorff pass's
-blocking): bags are grouped into row blocks and column chunks of about
-``block_size`` instances (``_hausdorff_py``'s block rule); each block of
+Same algorithm as the compiled kernel, another reduction of the blocked
+pass of the Hausdorff twins (``_blocks_py.blocks``): bags are grouped into
+row blocks and column chunks of about ``block_size`` instances; each block of
 squared instance distances comes from one matrix product through
 ``|a|^2 + |b|^2 - 2 a.b`` (negatives clamped to 0, a distance of an
 instance to itself exactly 0), once per block; for each gamma the weighted
-exponentials are summed per bag pair with ``reduceat`` along the bag
-offsets. Train-vs-train visits only column bags from the row block onwards
+exponentials are summed per bag pair with two products with the weighted bag
+membership matrices. Train-vs-train visits only column bags from the row block onwards
 (upper triangle, diagonal included) and mirrors the result. Memory stays at
 one block.
 """
@@ -15,7 +15,7 @@ one block.
 import numpy as np
 
 from mil._core._checks import set_kernel_args, set_kernel_diagonal_args
-from mil._core._hausdorff_py import _bag_blocks
+from mil._core._blocks_py import blocks
 
 __all__ = ["set_kernel_matrices", "set_kernel_diagonal"]
 
@@ -68,32 +68,22 @@ def set_kernel_matrices(X, x_offsets, x_weights, Y, y_offsets, y_weights, symmet
                                    out, row_start, row_stop, block_size)
     if gammas.shape[0] == 0:
         return
-    sq_x = np.einsum("ij,ij->i", X, X)
-    sq_y = sq_x if symmetric else np.einsum("ij,ij->i", Y, Y)
-    n_cols = y_offsets.shape[0] - 1
-    rows = _bag_blocks(x_offsets, row_start, row_stop, block_size)
-    for r0, r1 in zip(rows[:-1], rows[1:]):
-        i0, i1 = x_offsets[r0], x_offsets[r1]
-        off_r = x_offsets[r0:r1 + 1] - i0
-        cols = _bag_blocks(y_offsets, r0 if symmetric else 0, n_cols, block_size)
-        for c0, c1 in zip(cols[:-1], cols[1:]):
-            j0, j1 = y_offsets[c0], y_offsets[c1]
-            off_c = y_offsets[c0:c1 + 1] - j0
-            d2 = np.add.outer(sq_x[i0:i1], sq_y[j0:j1])
-            d2 -= 2.0 * (X[i0:i1] @ Y[j0:j1].T)
-            np.maximum(d2, 0.0, out=d2)
-            if symmetric and c0 == r0:
-                # The block starts with the same bag on both sides: an instance
-                # against itself is at distance exactly 0.
-                t = np.arange(min(i1 - i0, j1 - j0))
-                d2[t, t] = 0.0
-            val = _block_sums(d2, x_weights[i0:i1], off_r, y_weights[j0:j1], off_c, gammas)
-            if not symmetric:
-                out[:, r0:r1, c0:c1] = val
-                continue
-            rr, cc = np.nonzero(np.arange(c0, c1)[None, :] >= np.arange(r0, r1)[:, None])
-            out[:, r0 + rr, c0 + cc] = val[:, rr, cc]
-            out[:, c0 + cc, r0 + rr] = val[:, rr, cc]
+    for blk in blocks(X, x_offsets, Y, y_offsets, symmetric, row_start, row_stop, block_size, False):
+        r0, r1, c0, c1 = blk.r0, blk.r1, blk.c0, blk.c1
+        d2 = np.maximum(blk.d2, 0.0, out=blk.d2)
+        if symmetric and c0 == r0:
+            # The block starts with the same bag on both sides: an instance
+            # against itself is at distance exactly 0.
+            t = np.arange(min(blk.i1 - blk.i0, blk.j1 - blk.j0))
+            d2[t, t] = 0.0
+        val = _block_sums(d2, x_weights[blk.i0:blk.i1], blk.off_r, y_weights[blk.j0:blk.j1], blk.off_c,
+                          gammas)
+        if not symmetric:
+            out[:, r0:r1, c0:c1] = val
+            continue
+        rr, cc = np.nonzero(np.arange(c0, c1)[None, :] >= np.arange(r0, r1)[:, None])
+        out[:, r0 + rr, c0 + cc] = val[:, rr, cc]
+        out[:, c0 + cc, r0 + rr] = val[:, rr, cc]
 
 
 def set_kernel_diagonal(X, offsets, weights, gammas, out):

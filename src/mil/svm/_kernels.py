@@ -29,7 +29,7 @@ import threading
 import numpy as np
 
 from mil._core import kernel, twins, use_backend
-from mil.distances import _centred_scaled, _row_chunks
+from mil.distances import _centred_scaled, _fill_by_rows
 from mil.utils.validation import check_bags
 
 __all__ = ["set_kernel", "migraph_weights", "emd_distances", "BLOCK_SIZE"]
@@ -86,7 +86,7 @@ def migraph_weights(X, epsilon=None):
 
 def _kernel_pass(Xc, x_off, x_w, Yc, y_off, y_w, gammas, n_jobs):
     """Unnormalised set kernels (n_gammas, n_x, n_y) with threads over row strips."""
-    from joblib import Parallel, delayed, effective_n_jobs
+    from joblib import effective_n_jobs
 
     symmetric = Yc is None
     n_x = x_off.shape[0] - 1
@@ -95,15 +95,9 @@ def _kernel_pass(Xc, x_off, x_w, Yc, y_off, y_w, gammas, n_jobs):
     k = kernel("_set_kernel")
     args = (Xc, x_off, x_w, Xc if symmetric else Yc, x_off if symmetric else y_off,
             x_w if symmetric else y_w, symmetric, gammas, out)
-    n_threads = min(effective_n_jobs(n_jobs), n_x)
-    if n_threads <= 1:
-        k.set_kernel_matrices(*args, 0, n_x, BLOCK_SIZE)
-    else:
-        # The kernel releases the GIL; each thread fills its own rows and their
-        # mirror images (the Hausdorff pass's row strips, same block boundaries).
-        Parallel(n_jobs=n_threads, backend="threading")(
-            delayed(k.set_kernel_matrices)(*args, r0, r1, BLOCK_SIZE)
-            for r0, r1 in _row_chunks(x_off, symmetric, n_threads, BLOCK_SIZE))
+    # The Hausdorff pass's row strips, same block boundaries.
+    _fill_by_rows(k.set_kernel_matrices, args, x_off, symmetric, min(effective_n_jobs(n_jobs), n_x),
+                  BLOCK_SIZE)
     return out
 
 
