@@ -218,6 +218,29 @@ def test_item6_hausdorff_matrices_nan_raises_on_both_backends(backend):
         h.hausdorff_matrices(X, off, None, None, True, *outs, 0, 2, 64)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("where", ["X", "Y"])
+def test_minima_and_set_kernel_reject_non_finite_instances_on_both_backends(backend, bad, where):
+    # Without the check the compiled minima skip NaN while the twin propagates it.
+    clean = np.array([[0.0], [2.0], [1.0]])
+    dirty = clean.copy()
+    dirty[1, 0] = bad
+    X, Y = (dirty, clean) if where == "X" else (clean, dirty)
+    off = np.array([0, 2, 3], dtype=np.intp)
+    m = kernel("_hausdorff")
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        m.instance_bag_minima(X, off, Y, off, False, np.zeros((3, 2)), None, 0, 2, 64)
+    sk = kernel("_set_kernel")
+    w = np.ones(3)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        sk.set_kernel_matrices(X, off, w, Y, off, w, False, np.array([1.0]), np.zeros((1, 2, 2)), 0, 2, 64)
+    if where == "X":
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            m.instance_bag_minima(X, off, None, None, True, np.zeros((3, 2)), None, 0, 2, 64)
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            sk.set_kernel_diagonal(X, off, w, np.array([1.0]), np.zeros((1, 2)))
+
+
 # -- item 6: Bags changed after construction ---------------------------------------------------
 from mil import Bags  # noqa: E402
 from mil.utils.validation import _bags_from_sequence, _dense_sequence, check_bags  # noqa: E402

@@ -253,6 +253,13 @@ def bag_blocks_args(offsets, start, stop, block_size):
     return off, start, stop, check_int(block_size, "block_size", 1)
 
 
+def _check_finite_instances(X, Y, what):
+    """NaN or infinity has no distance: the twins would disagree on it (the compiled minima skip NaN)."""
+    for name, a in (("X", X), ("Y", Y)):
+        if a is not None and not np.isfinite(a).all():
+            raise ValueError(f"{name} holds NaN or infinite values; {what} need finite instances")
+
+
 def hausdorff_args(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_ave,
                    row_start, row_stop, block_size):
     X = as_array(X, "X", np.float64, 2)
@@ -265,11 +272,7 @@ def hausdorff_args(X, x_offsets, Y, y_offsets, symmetric, out_min, out_max, out_
         if Y.shape[1] != X.shape[1]:
             raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
         y_offsets = check_offsets(y_offsets, Y.shape[0], "y_offsets")
-    for name, a in (("X", X), ("Y", Y)):
-        if not np.isfinite(a).all():
-            # NaN has no distance: the twins would disagree (the compiled minima skip it).
-            raise ValueError(f"{name} holds NaN or infinite values; Hausdorff distances need finite "
-                             "instances")
+    _check_finite_instances(X, Y, "Hausdorff distances")
     shape = (n_x, y_offsets.shape[0] - 1)
     outs = []
     for name, out in (("out_min", out_min), ("out_max", out_max), ("out_ave", out_ave)):
@@ -297,6 +300,7 @@ def minima_args(X, x_offsets, Y, y_offsets, symmetric, out_xy, out_yx, row_start
         if Y.shape[1] != X.shape[1]:
             raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
         y_offsets = check_offsets(y_offsets, Y.shape[0], "y_offsets")
+    _check_finite_instances(X, None if symmetric else Y, "instance-to-bag minima")
     out_xy = as_array(out_xy, "out_xy", np.float64, 2, writable=True)
     shape = (X.shape[0], y_offsets.shape[0] - 1)
     if out_xy.shape != shape:
@@ -363,6 +367,7 @@ def set_kernel_args(X, x_offsets, x_weights, Y, y_offsets, y_weights, symmetric,
             raise ValueError(f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
         y_offsets = check_offsets(y_offsets, Y.shape[0], "y_offsets")
         y_weights, _ = _weights_gammas(y_weights, Y.shape[0], "y_weights", gammas)
+    _check_finite_instances(X, None if symmetric else Y, "set kernels")
     shape = (gammas.shape[0], n_x, y_offsets.shape[0] - 1)
     out = as_array(out, "out", np.float64, 3, writable=True)
     if out.shape != shape:
@@ -380,6 +385,7 @@ def set_kernel_diagonal_args(X, offsets, weights, gammas, out):
         raise ValueError("X must have at least one feature")
     offsets = check_offsets(offsets, X.shape[0])
     weights, gammas = _weights_gammas(weights, X.shape[0], "weights", gammas)
+    _check_finite_instances(X, None, "set kernels")
     out = as_array(out, "out", np.float64, 2, writable=True)
     shape = (gammas.shape[0], offsets.shape[0] - 1)
     if out.shape != shape:
