@@ -25,6 +25,10 @@ fold repetitions of each set given:
 - ``dkernel``: the bag-level kernel ``exp(-gamma d(B, B'))`` on the
   dissimilarity itself (not on the vectors of dissimilarities), gamma the
   scales of the default grid divided by the median dissimilarity;
+- ``mixed``: the default's RBF grid plus a linear kernel on the
+  standardised dissimilarity vectors (``Z Z^T / n_prototypes``) as one more
+  grid point of the inner CV (with every C), so the inner CV chooses
+  between the RBF and the linear machine;
 - ``wide``: the default with a wider grid, C in 1e-2 ... 1e4 and gamma
   scales 4**-4 ... 4**4 (9 x 7 points);
 - ``default``: the classifier as shipped.
@@ -246,6 +250,52 @@ class LogReg(Linear):
         return LogisticRegression(C=C, max_iter=5000)
 
 
+class Mixed(MInDClassifier):
+    """The RBF grid plus a linear kernel on the standardised dissimilarity vectors, chosen by the inner CV."""
+
+    def _fold(self, state, train, test):
+        D = state["D"]
+        cols = train if train.size else state["prototype"]
+        F_train, F_test = D[np.ix_(train, cols)], D[np.ix_(test, cols)]
+        mu, sd = F_train.mean(0), F_train.std(0)
+        sd[sd == 0] = 1.0
+        Z_train, Z_test = (F_train - mu) / sd, (F_test - mu) / sd
+        self._mu, self._sd = mu, sd
+        fold = _rbf_fold(F_train, F_test)
+        fold.update(Z_train=Z_train, K_train=Z_train @ Z_train.T / cols.size,
+                    K_test=Z_test @ Z_train.T / cols.size)
+        return fold
+
+    def _param_grid(self, state):
+        return super()._param_grid(state) + [("linear", 0.0)]
+
+    def _features(self, fold, param):
+        if param[0] == "linear":
+            return fold["K_train"], fold["K_test"]
+        return super()._features(fold, param)
+
+    def _finish(self, state, machine, param):
+        self.kind_ = param[0]
+        if param[0] != "linear":
+            return super()._finish(state, machine, param)
+        everyone = np.arange(state["D"].shape[0])
+        fold = self._fold(state, everyone, everyone[:0])
+        self.gamma_ = float("nan")
+        self.best_params_ = {"param": "linear", "C": self.best_params_["C"]}
+        self.svm_ = machine
+        self.support_vectors_ = fold["Z_train"][machine.support_]
+
+    def _raw_decision(self, bags):
+        out = minima(bags, self.prototypes_, both=True, centre=self.centre_, n_jobs=self.n_jobs)
+        F = dissimilarities(out[0], bags.offsets, self.dissimilarity, out[1], self.prototypes_.offsets)
+        if self.kind_ != "linear":
+            return self._svm_decision(F)
+        Z = (F - self._mu) / self._sd
+        K = np.zeros((F.shape[0], self.svm_.shape_fit_[1]))
+        K[:, self.svm_.support_] = Z @ self.support_vectors_.T / F.shape[1]
+        return self.svm_.decision_function(K)
+
+
 LINEAR_CS = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)
 
 
@@ -263,7 +313,7 @@ def _wide(**kwargs):
 
 
 VARIANTS = {"both": Both, "std": Std, "auto": Auto, "hinge": Hinge, "default": MInDClassifier,
-            "linear": _linear, "logreg": _logreg, "sqrt": Sqrt, "log": Log, "dkernel": DKernel,
+            "linear": _linear, "logreg": _logreg, "sqrt": Sqrt, "log": Log, "dkernel": DKernel, "mixed": Mixed,
             "wide": _wide}
 
 
