@@ -43,6 +43,8 @@ from mil.evaluation import table_splits
 SETTINGS = (("cv5", 5, 10.0), ("cv3", 3, 10.0))
 SCALES = (2.0, 1.0, 0.5)
 CS = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
+#: The accuracy targets of the issue that added MILES (5 x 10 folds).
+TARGETS = {"musk1": 84.0, "musk2": 86.5, "elephant": 78.5, "fox": 67.0, "tiger": 82.0}
 
 
 class _Recording(MILESClassifier):
@@ -167,14 +169,19 @@ def summary(outdir):
             for lo in range(len(CS)):
                 for hi in range(lo + 1, len(CS)):
                     grids.append((scales, tuple(range(lo, hi + 1))))
-    print("\nsetting scales Cs | " + " | ".join(f"{n} acc (auc) s" for n in names))
     rows = []
     for setting, _, _ in SETTINGS:
         for scales, cs in grids:
             cells = [score(data[n], setting, scales, cs) for n in names]
             rows.append((setting, [SCALES[p] for p in scales], [CS[c] for c in cs], cells))
-    for setting, scales, cs, cells in rows:
-        print(f"{setting} {scales} {cs} | " + " | ".join(f"{a:.1f} ({u:.1f}) {t:.0f}" for a, u, t in cells))
+    print("\nsetting, sigma scales, Cs | per set: accuracy (AUC) %, inner fits' CPU s over the 50 folds | "
+          "sets at or above the target, mean accuracy")
+    for setting, scales, cs, cells in sorted(rows, key=lambda r: (-sum(c[0] >= TARGETS[n] for c, n in
+                                                                         zip(r[3], names)),
+                                                                   sum(c[2] for c in r[3]))):
+        met = sum(a >= TARGETS[n] for (a, _, _), n in zip(cells, names))
+        print(f"{setting} {scales} {cs} | " + " | ".join(f"{a:.1f} ({u:.1f}) {t:.0f}" for a, u, t in cells)
+              + f" | {met}/{len(names)} {np.mean([c[0] for c in cells]):.2f}")
 
 
 def main(argv=None):
