@@ -86,7 +86,9 @@ def learners_ratio(repeat):
         ("MILES fixed (C=0.1, sigma median, cv=None)", MILESClassifier(C=0.1, sigma_scales=(1.0,), cv=None)),
         ("MInD fixed (C=10, gamma median, cv=None)", MInDClassifier(C=10.0, gamma_scales=(1.0,), cv=None,
                                                                       scale=None)),
-        ("MILES default (inner 5-fold, 3 x 6 grid)", MILESClassifier(random_state=0)),
+        ("MILES default (inner 2-fold, 2 x 4 grid)", MILESClassifier(random_state=0)),
+        ("MILES earlier default (inner 5-fold, 3 x 6)", MILESClassifier(
+            random_state=0, Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0, 0.5), cv=5)),
         ("MInD default (inner 5-fold, 5 x 5 grid)", MInDClassifier(random_state=0)),
     ]
     for label, est in setups:

@@ -41,6 +41,10 @@ from mil.evaluation import table_splits
 
 #: (label, inner folds, inner tolerance factor)
 SETTINGS = (("cv5", 5, 10.0), ("cv3", 3, 10.0))
+#: ``--extra``: more inner settings, on the smaller grid below only (no final fits; they are in the
+#: files of the main run): 2 inner folds, and 3 inner folds with the inner fits at 100 x ``tol``.
+EXTRA = (("cv2", 2, 10.0), ("cv3_tol100", 3, 100.0))
+EXTRA_SCALES, EXTRA_CS = (2.0, 1.0), (1.0, 3.0, 10.0, 30.0)
 SCALES = (2.0, 1.0, 0.5)
 CS = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 #: The accuracy targets of the issue that added MILES (5 x 10 folds).
@@ -72,7 +76,7 @@ class _Recording(MILESClassifier):
         return machine
 
 
-def run_fold(bags, y, train, test):
+def run_fold(bags, y, train, test, extra=False):
     rec = _Recording(random_state=0, Cs=CS, sigma_scales=SCALES)
     # The state of a fit (scaling, centre, seed, concepts, M) without its grid: a fit at fixed C.
     rec.set_params(cv=None, C=1.0).fit(bags[train], y[train])
@@ -81,11 +85,21 @@ def run_fold(bags, y, train, test):
     target = (np.searchsorted(rec.classes_, y[train]) == rec._pos_index).astype(np.intp)
     params = [s * rec.sigma_median_ for s in SCALES]
     out = {"inner": {}, "inner_time": {}}
-    for label, n_folds, factor in SETTINGS:
+    for label, n_folds, factor in EXTRA if extra else SETTINGS:
         rec.cv, rec.tol_factor, rec._times = n_folds, factor, {}
-        rec._tune(state, target, None, params, np.asarray(CS))
-        out["inner"][label] = rec.cv_accuracy_.tolist()
-        out["inner_time"][label] = [[rec._times.get((p, C), 0.0) for C in CS] for p in params]
+        scales, cs = (EXTRA_SCALES, EXTRA_CS) if extra else (SCALES, CS)
+        sub = [params[SCALES.index(q)] for q in scales]
+        rec._tune(state, target, None, sub, np.asarray(cs))
+        # On the full grid's shape (NaN: not fitted).
+        acc, seconds = np.full((len(SCALES), len(CS)), np.nan), np.zeros((len(SCALES), len(CS)))
+        for i, q in enumerate(scales):
+            for j, C in enumerate(cs):
+                acc[SCALES.index(q), CS.index(C)] = rec.cv_accuracy_[i, j]
+                seconds[SCALES.index(q), CS.index(C)] = rec._times.get((sub[i], C), 0.0)
+        out["inner"][label] = acc.tolist()
+        out["inner_time"][label] = seconds.tolist()
+    if extra:
+        return out
     # A final fit (at tol) at every grid point; the test decisions as _finish / _raw_decision make them
     # (the chosen point's agree with MILESClassifier(random_state=0).decision_function to rounding).
     everyone = np.arange(train.shape[0])
@@ -115,7 +129,7 @@ def check(name="musk1"):
     print(f"check {name}: largest difference {np.max(np.abs(dec - np.asarray(f['decisions'][p][c]))):.1e}")
 
 
-def record(names, outdir):
+def record(names, outdir, extra=False):
     os.makedirs(outdir, exist_ok=True)
     warnings.filterwarnings("ignore")
     for name in names:
@@ -124,19 +138,19 @@ def record(names, outdir):
         folds, t0 = [], time.process_time()
         for r in range(5):
             for train, test in table_splits(d.folds[r]):
-                folds.append(run_fold(bags, y, train, test))
+                folds.append(run_fold(bags, y, train, test, extra))
             print(f"{name}: repetition {r} done, {time.process_time() - t0:.0f} s CPU", flush=True)
-        with open(os.path.join(outdir, f"{name}.json"), "w") as fh:
+        with open(os.path.join(outdir, f"{name}{'_extra' if extra else ''}.json"), "w") as fh:
             json.dump(folds, fh)
 
 
 def choose(acc, scales, cs):
     """The classifier's rule on a sub-grid: best inner accuracy, then the smallest C, then the first scale."""
-    best = None
+    best, top = None, -np.inf
     for c in cs:  # ascending C
         for p in scales:  # in the given order
-            if best is None or acc[p][c] > acc[best[0]][best[1]]:
-                best = (p, c)
+            if best is None or acc[p][c] > top:  # (NaN: not fitted, never chosen)
+                best, top = (p, c), (acc[p][c] if np.isfinite(acc[p][c]) else -np.inf)
     return best
 
 
@@ -155,7 +169,16 @@ def summary(outdir):
     names = [n for n in ("musk1", "musk2", "elephant", "fox", "tiger")
              if os.path.exists(os.path.join(outdir, f"{n}.json"))]
     data = {n: json.load(open(os.path.join(outdir, f"{n}.json"))) for n in names}
-    for setting, _, _ in SETTINGS:
+    settings = list(SETTINGS)
+    for n in names:  # merge the --extra run's inner accuracies
+        path = os.path.join(outdir, f"{n}_extra.json")
+        if os.path.exists(path):
+            for f, e in zip(data[n], json.load(open(path))):
+                f["inner"].update(e["inner"])
+                f["inner_time"].update(e["inner_time"])
+    if all(os.path.exists(os.path.join(outdir, f"{n}_extra.json")) for n in names):
+        settings += list(EXTRA)
+    for setting, _, _ in settings:
         print(f"\nchosen grid points, {setting} (rows: sigma scale {SCALES}; columns: C {CS})")
         for n in names:
             counts = np.zeros((len(SCALES), len(CS)), dtype=int)
@@ -170,8 +193,11 @@ def summary(outdir):
                 for hi in range(lo + 1, len(CS)):
                     grids.append((scales, tuple(range(lo, hi + 1))))
     rows = []
-    for setting, _, _ in SETTINGS:
+    for setting, _, _ in settings:
         for scales, cs in grids:
+            if setting in dict((e[0], e) for e in EXTRA) and not (
+                    {SCALES[p] for p in scales} <= set(EXTRA_SCALES) and {CS[c] for c in cs} <= set(EXTRA_CS)):
+                continue
             cells = [score(data[n], setting, scales, cs) for n in names]
             rows.append((setting, [SCALES[p] for p in scales], [CS[c] for c in cs], cells))
     print("\nsetting, sigma scales, Cs | per set: accuracy (AUC) %, inner fits' CPU s over the 50 folds | "
@@ -189,6 +215,7 @@ def main(argv=None):
     parser.add_argument("datasets", nargs="*")
     parser.add_argument("--out", default="miles_grid")
     parser.add_argument("--summary", default=None, help="summarise the files saved in this folder")
+    parser.add_argument("--extra", action="store_true", help="the EXTRA inner settings on the smaller grid")
     parser.add_argument("--check", action="store_true", help="compare with MILESClassifier on one fold")
     args = parser.parse_args(argv)
     if args.check:
@@ -196,7 +223,7 @@ def main(argv=None):
     elif args.summary:
         summary(args.summary)
     else:
-        record(args.datasets, args.out)
+        record(args.datasets, args.out, args.extra)
 
 
 if __name__ == "__main__":
