@@ -20,6 +20,13 @@ Prints, all measured in this process (best of several runs):
 
     python benchmarks/bench_embeddings.py [--repeat 5] [--growth] [--clock cpu]
     python benchmarks/bench_embeddings.py --growth-concepts [--clock cpu]
+    python benchmarks/bench_embeddings.py --miles-grids [--repeat 7] [--clock cpu]
+
+``--miles-grids`` runs only part 2 for MILES, with the inner settings
+compared when its default grid was chosen (docs/results/embeddings.rst,
+"MILES's default grid"): the earlier default (3 x 6 grid, 5 inner folds),
+the 2 x 4 grid with 5, 3 and 2 inner folds, and with 3 inner folds whose
+fits stop at ``100 * tol``.
 
 ``--growth-concepts`` runs only MILES with ``n_concepts=1000`` at the three
 sizes, and times its clustering alone against scikit-learn's Lloyd
@@ -100,6 +107,40 @@ def learners_ratio(repeat):
         print(f"{label:45s} {t:7.3f} s   ratio {t / base:6.2f}")
 
 
+class _LooseInner(MILESClassifier):
+    """MILESClassifier whose inner grid's fits stop at 100 x tol (instead of 10 x tol)."""
+
+    def _machine(self, C, inner=False):
+        machine = super()._machine(C, inner)
+        return machine.set_params(tol=100.0 * self.tol) if inner else machine
+
+
+def miles_grids(repeat):
+    data = datasets.load_musk2()
+    train = np.flatnonzero(data.folds[0] != 0)
+    test = np.flatnonzero(data.folds[0] == 0)
+    bags = Bags.from_list(data.data)
+    Xtr, Xte, ytr = bags[train], bags[test], data.target[train]
+    base = best_time(lambda: _minima_from_bags(Xtr), repeat)
+    print(f"\nM on the 92 training bags of Musk2 fold 0: {base:.3f} s")
+    small = dict(Cs=(1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0))
+    setups = [
+        ("3 x 6 grid, 5 inner folds (earlier default)", MILESClassifier(
+            random_state=0, Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0, 0.5), cv=5)),
+        ("2 x 4 grid, 5 inner folds", MILESClassifier(random_state=0, cv=5, **small)),
+        ("2 x 4 grid, 3 inner folds", MILESClassifier(random_state=0, cv=3, **small)),
+        ("2 x 4 grid, 3 inner folds, inner 100 x tol", _LooseInner(random_state=0, cv=3, **small)),
+        ("2 x 4 grid, 2 inner folds (default)", MILESClassifier(random_state=0, cv=2, **small)),
+    ]
+    for label, est in setups:
+        def run():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(Xtr, ytr).predict(Xte)
+        t = best_time(run, max(1, repeat // 2))
+        print(f"{label:45s} {t:7.3f} s   ratio {t / base:6.2f}", flush=True)
+
+
 def growth():
     data = datasets.load_elephant()
     rng = np.random.default_rng(0)
@@ -162,12 +203,17 @@ def main(argv=None):
     parser.add_argument("--growth", action="store_true", help="also the 1x / 4x / 16x Elephant growth")
     parser.add_argument("--growth-concepts", action="store_true",
                         help="only the n_concepts=1000 growth, with the k-means timed alone")
+    parser.add_argument("--miles-grids", action="store_true",
+                        help="only MILES's tuned fit with the inner settings compared for its default grid")
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     args = parser.parse_args(argv)
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     if args.growth_concepts:
         growth_concepts()
+        return
+    if args.miles_grids:
+        miles_grids(args.repeat)
         return
     minima_ratio(args.repeat)
     learners_ratio(args.repeat)
