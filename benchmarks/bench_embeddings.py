@@ -21,12 +21,14 @@ Prints, all measured in this process (best of several runs):
     python benchmarks/bench_embeddings.py [--repeat 5] [--growth] [--clock cpu]
     python benchmarks/bench_embeddings.py --growth-concepts [--clock cpu]
     python benchmarks/bench_embeddings.py --miles-grids [--repeat 7] [--clock cpu]
+    python benchmarks/bench_embeddings.py --mind-grids [--repeat 7] [--clock cpu]
 
 ``--miles-grids`` runs only part 2 for MILES, with the inner settings
 compared when its default grid was chosen (docs/results/embeddings.rst,
 "MILES's default grid"): the earlier default (3 x 6 grid, 5 inner folds),
 the 2 x 4 grid with 5, 3 and 2 inner folds, and with 3 inner folds whose
-fits stop at ``100 * tol``.
+fits stop at ``100 * tol``. ``--mind-grids`` does the same for MInD: the
+default, the wider grid and ``kernel="auto"`` tried for Musk2 and Tiger.
 
 ``--growth-concepts`` runs only MILES with ``n_concepts=1000`` at the three
 sizes, and times its clustering alone against scikit-learn's Lloyd
@@ -116,13 +118,6 @@ class _LooseInner(MILESClassifier):
 
 
 def miles_grids(repeat):
-    data = datasets.load_musk2()
-    train = np.flatnonzero(data.folds[0] != 0)
-    test = np.flatnonzero(data.folds[0] == 0)
-    bags = Bags.from_list(data.data)
-    Xtr, Xte, ytr = bags[train], bags[test], data.target[train]
-    base = best_time(lambda: _minima_from_bags(Xtr), repeat)
-    print(f"\nM on the 92 training bags of Musk2 fold 0: {base:.3f} s")
     small = dict(Cs=(1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0))
     setups = [
         ("3 x 6 grid, 5 inner folds (earlier default)", MILESClassifier(
@@ -132,6 +127,28 @@ def miles_grids(repeat):
         ("2 x 4 grid, 3 inner folds, inner 100 x tol", _LooseInner(random_state=0, cv=3, **small)),
         ("2 x 4 grid, 2 inner folds (default)", MILESClassifier(random_state=0, cv=2, **small)),
     ]
+    _time_setups(setups, repeat)
+
+
+def mind_grids(repeat):
+    setups = [
+        ("MInD default (5 x 5 grid, RBF)", MInDClassifier(random_state=0)),
+        ("MInD wide grid (9 gammas x 7 C)", MInDClassifier(
+            random_state=0, Cs=tuple(10.0 ** np.arange(-2, 5)), gamma_scales=tuple(4.0 ** np.arange(-4, 5)))),
+        ('MInD kernel="auto" (5 x 5 RBF + linear)', MInDClassifier(random_state=0, kernel="auto")),
+    ]
+    _time_setups(setups, repeat)
+
+
+def _time_setups(setups, repeat):
+    """Tuned fit + predict on Musk2's fold 0 against M on its training bags."""
+    data = datasets.load_musk2()
+    train = np.flatnonzero(data.folds[0] != 0)
+    test = np.flatnonzero(data.folds[0] == 0)
+    bags = Bags.from_list(data.data)
+    Xtr, Xte, ytr = bags[train], bags[test], data.target[train]
+    base = best_time(lambda: _minima_from_bags(Xtr), repeat)
+    print(f"\nM on the 92 training bags of Musk2 fold 0: {base:.3f} s")
     for label, est in setups:
         def run():
             with warnings.catch_warnings():
@@ -205,6 +222,8 @@ def main(argv=None):
                         help="only the n_concepts=1000 growth, with the k-means timed alone")
     parser.add_argument("--miles-grids", action="store_true",
                         help="only MILES's tuned fit with the inner settings compared for its default grid")
+    parser.add_argument("--mind-grids", action="store_true",
+                        help="only MInD's tuned fit: the default, the wider grid and kernel='auto'")
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     args = parser.parse_args(argv)
     global CLOCK
@@ -214,6 +233,9 @@ def main(argv=None):
         return
     if args.miles_grids:
         miles_grids(args.repeat)
+        return
+    if args.mind_grids:
+        mind_grids(args.repeat)
         return
     minima_ratio(args.repeat)
     learners_ratio(args.repeat)
