@@ -84,13 +84,6 @@ def minima_ratio(repeat):
 
 
 def learners_ratio(repeat):
-    data = datasets.load_musk2()
-    train = np.flatnonzero(data.folds[0] != 0)
-    test = np.flatnonzero(data.folds[0] == 0)
-    bags = Bags.from_list(data.data)
-    Xtr, Xte, ytr = bags[train], bags[test], data.target[train]
-    base = best_time(lambda: _minima_from_bags(Xtr), repeat)
-    print(f"\nM on the 92 training bags of Musk2 fold 0: {base:.3f} s")
     setups = [
         ("MILES fixed (C=0.1, sigma median, cv=None)", MILESClassifier(C=0.1, sigma_scales=(1.0,), cv=None)),
         ("MInD fixed (C=10, gamma median, cv=None)", MInDClassifier(C=10.0, gamma_scales=(1.0,), cv=None,
@@ -100,13 +93,7 @@ def learners_ratio(repeat):
             random_state=0, Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0, 0.5), cv=5)),
         ("MInD default (inner 5-fold, 5 x 5 grid)", MInDClassifier(random_state=0)),
     ]
-    for label, est in setups:
-        def run():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                est.fit(Xtr, ytr).predict(Xte)
-        t = best_time(run, max(1, repeat // 2))
-        print(f"{label:45s} {t:7.3f} s   ratio {t / base:6.2f}")
+    _time_setups(setups, repeat)
 
 
 class _LooseInner(MILESClassifier):
