@@ -20,6 +20,15 @@ Prints, all measured in this process (best of several runs):
 
     python benchmarks/bench_embeddings.py [--repeat 5] [--growth] [--clock cpu]
     python benchmarks/bench_embeddings.py --growth-concepts [--clock cpu]
+    python benchmarks/bench_embeddings.py --miles-grids [--repeat 7] [--clock cpu]
+    python benchmarks/bench_embeddings.py --mind-grids [--repeat 7] [--clock cpu]
+
+``--miles-grids`` runs only part 2 for MILES, with the inner settings
+compared when its default grid was chosen (docs/results/embeddings.rst,
+"MILES's default grid"): the earlier default (3 x 6 grid, 5 inner folds),
+the 2 x 4 grid with 5, 3 and 2 inner folds, and with 3 inner folds whose
+fits stop at ``100 * tol``. ``--mind-grids`` does the same for MInD: the
+default, the wider grid and ``kernel="auto"`` tried for Musk2 and Tiger.
 
 ``--growth-concepts`` runs only MILES with ``n_concepts=1000`` at the three
 sizes, and times its clustering alone against scikit-learn's Lloyd
@@ -75,6 +84,51 @@ def minima_ratio(repeat):
 
 
 def learners_ratio(repeat):
+    setups = [
+        ("MILES fixed (C=0.1, sigma median, cv=None)", MILESClassifier(C=0.1, sigma_scales=(1.0,), cv=None)),
+        ("MInD fixed (C=10, gamma median, cv=None)", MInDClassifier(C=10.0, gamma_scales=(1.0,), cv=None,
+                                                                      scale=None)),
+        ("MILES default (inner 2-fold, 2 x 4 grid)", MILESClassifier(random_state=0)),
+        ("MILES earlier default (inner 5-fold, 3 x 6)", MILESClassifier(
+            random_state=0, Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0, 0.5), cv=5)),
+        ("MInD default (inner 5-fold, 5 x 5 grid)", MInDClassifier(random_state=0)),
+    ]
+    _time_setups(setups, repeat)
+
+
+class _LooseInner(MILESClassifier):
+    """MILESClassifier whose inner grid's fits stop at 100 x tol (instead of 10 x tol)."""
+
+    def _machine(self, C, inner=False):
+        machine = super()._machine(C, inner)
+        return machine.set_params(tol=100.0 * self.tol) if inner else machine
+
+
+def miles_grids(repeat):
+    small = dict(Cs=(1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0))
+    setups = [
+        ("3 x 6 grid, 5 inner folds (earlier default)", MILESClassifier(
+            random_state=0, Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0, 0.5), cv=5)),
+        ("2 x 4 grid, 5 inner folds", MILESClassifier(random_state=0, cv=5, **small)),
+        ("2 x 4 grid, 3 inner folds", MILESClassifier(random_state=0, cv=3, **small)),
+        ("2 x 4 grid, 3 inner folds, inner 100 x tol", _LooseInner(random_state=0, cv=3, **small)),
+        ("2 x 4 grid, 2 inner folds (default)", MILESClassifier(random_state=0, cv=2, **small)),
+    ]
+    _time_setups(setups, repeat)
+
+
+def mind_grids(repeat):
+    setups = [
+        ("MInD default (5 x 5 grid, RBF)", MInDClassifier(random_state=0)),
+        ("MInD wide grid (9 gammas x 7 C)", MInDClassifier(
+            random_state=0, Cs=tuple(10.0 ** np.arange(-2, 5)), gamma_scales=tuple(4.0 ** np.arange(-4, 5)))),
+        ('MInD kernel="auto" (5 x 5 RBF + linear)', MInDClassifier(random_state=0, kernel="auto")),
+    ]
+    _time_setups(setups, repeat)
+
+
+def _time_setups(setups, repeat):
+    """Tuned fit + predict on Musk2's fold 0 against M on its training bags."""
     data = datasets.load_musk2()
     train = np.flatnonzero(data.folds[0] != 0)
     test = np.flatnonzero(data.folds[0] == 0)
@@ -82,20 +136,13 @@ def learners_ratio(repeat):
     Xtr, Xte, ytr = bags[train], bags[test], data.target[train]
     base = best_time(lambda: _minima_from_bags(Xtr), repeat)
     print(f"\nM on the 92 training bags of Musk2 fold 0: {base:.3f} s")
-    setups = [
-        ("MILES fixed (C=0.1, sigma median, cv=None)", MILESClassifier(C=0.1, sigma_scales=(1.0,), cv=None)),
-        ("MInD fixed (C=10, gamma median, cv=None)", MInDClassifier(C=10.0, gamma_scales=(1.0,), cv=None,
-                                                                      scale=None)),
-        ("MILES default (inner 5-fold, 3 x 6 grid)", MILESClassifier(random_state=0)),
-        ("MInD default (inner 5-fold, 5 x 5 grid)", MInDClassifier(random_state=0)),
-    ]
     for label, est in setups:
         def run():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est.fit(Xtr, ytr).predict(Xte)
         t = best_time(run, max(1, repeat // 2))
-        print(f"{label:45s} {t:7.3f} s   ratio {t / base:6.2f}")
+        print(f"{label:45s} {t:7.3f} s   ratio {t / base:6.2f}", flush=True)
 
 
 def growth():
@@ -160,12 +207,22 @@ def main(argv=None):
     parser.add_argument("--growth", action="store_true", help="also the 1x / 4x / 16x Elephant growth")
     parser.add_argument("--growth-concepts", action="store_true",
                         help="only the n_concepts=1000 growth, with the k-means timed alone")
+    parser.add_argument("--miles-grids", action="store_true",
+                        help="only MILES's tuned fit with the inner settings compared for its default grid")
+    parser.add_argument("--mind-grids", action="store_true",
+                        help="only MInD's tuned fit: the default, the wider grid and kernel='auto'")
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     args = parser.parse_args(argv)
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     if args.growth_concepts:
         growth_concepts()
+        return
+    if args.miles_grids:
+        miles_grids(args.repeat)
+        return
+    if args.mind_grids:
+        mind_grids(args.repeat)
         return
     minima_ratio(args.repeat)
     learners_ratio(args.repeat)

@@ -13,6 +13,26 @@ fold repetitions of each set given:
   together with C and gamma;
 - ``hinge``: grid points of equal inner accuracy told apart by their
   out-of-fold hinge loss (instead of the smallest C, then the first gamma);
+- ``linear``: a linear SVM (``LinearSVC``, squared hinge, L2 penalty) on the
+  dissimilarity vectors, columns standardised on the (inner-)training bags,
+  C chosen by the inner CV from 1e-3 ... 1e2 (Cheplygina, Tax and Loog
+  2015 also report linear classifiers on dissimilarities);
+- ``logreg``: the same with L2 logistic regression;
+- ``sqrt``: the square root of each dissimilarity before the RBF kernel on
+  the dissimilarity vectors (a power transform, fixed a priori);
+- ``log``: ``log(1 + d / m)`` of each dissimilarity (m: the median
+  dissimilarity of the (inner-)training bags) before the RBF kernel;
+- ``dkernel``: the bag-level kernel ``exp(-gamma d(B, B'))`` on the
+  dissimilarity itself (not on the vectors of dissimilarities), gamma the
+  scales of the default grid divided by the median dissimilarity;
+- ``mixed``: the default's RBF grid plus a linear kernel on the
+  standardised dissimilarity vectors (``Z Z^T / n_prototypes``) as one more
+  grid point of the inner CV (with every C), so the inner CV chooses
+  between the RBF and the linear machine (now
+  ``MInDClassifier(kernel="auto")``);
+- ``wide``: the default with a wider grid, C in 1e-2 ... 1e4 and gamma
+  scales 4**-4 ... 4**4 (9 x 7 points);
+- ``wide3``: the wider grid with 3 inner folds instead of 5;
 - ``default``: the classifier as shipped.
 
     python benchmarks/mind_variants.py VARIANT SET [SET ...] [--json FILE]
@@ -30,7 +50,7 @@ import numpy as np
 from mil.datasets import load_dataset
 from mil.evaluation import evaluate, table_splits
 from mil.embedding import MInDClassifier
-from mil.embedding._classifiers import _rbf_fold
+from mil.embedding._classifiers import _column_scaling, _rbf_fold
 from mil.embedding._minima import dissimilarities, minima
 
 
@@ -73,8 +93,7 @@ class Std(MInDClassifier):
         return _rbf_fold(F_train, F_test)
 
     def _raw_decision(self, bags):
-        out = minima(bags, self.prototypes_, both=True, centre=self.centre_, n_jobs=self.n_jobs)
-        F = dissimilarities(out[0], bags.offsets, self.dissimilarity, out[1], self.prototypes_.offsets)
+        F = _to_prototypes(self, bags)
         F = (F - self._mu) / self._sd
         return self._svm_decision(F)
 
@@ -112,7 +131,7 @@ class Auto(MInDClassifier):
         k, p = param
         everyone = np.arange(state["D"][k].shape[0])
         fold = self._fold(state, everyone, everyone[:0])[k]
-        self.kind_ = k
+        self.kind_, self.kernel_ = k, "rbf"
         self.gamma_ = p[1] / fold["median"]
         self.svm_ = machine
         self.support_vectors_ = fold["F_train"][machine.support_]
@@ -136,7 +155,127 @@ class Hinge(MInDClassifier):
         return accuracy - 1e-9 * hinge  # below one bag's share of the accuracy
 
 
-VARIANTS = {"both": Both, "std": Std, "auto": Auto, "hinge": Hinge, "default": MInDClassifier}
+def _to_prototypes(clf, bags):
+    """Dissimilarities of `bags` to a fitted variant's prototypes (its `dissimilarity`)."""
+    out = minima(bags, clf.prototypes_, both=True, centre=clf.centre_, n_jobs=clf.n_jobs)
+    return dissimilarities(out[0], bags.offsets, clf.dissimilarity, out[1], clf.prototypes_.offsets)
+
+
+class _Transformed(MInDClassifier):
+    """The default with a fixed, elementwise transform of the dissimilarities before the RBF kernel."""
+
+    def _transform(self, D, reference):
+        raise NotImplementedError
+
+    def _fold(self, state, train, test):
+        D = state["D"]
+        cols = train if train.size else state["prototype"]
+        F_train, F_test = D[np.ix_(train, cols)], D[np.ix_(test, cols)]
+        self._reference = F_train
+        return _rbf_fold(self._transform(F_train, F_train), self._transform(F_test, F_train))
+
+    def _raw_decision(self, bags):
+        F = _to_prototypes(self, bags)
+        return self._svm_decision(self._transform(F, self._reference))
+
+
+class Sqrt(_Transformed):
+    """Square roots of the dissimilarities."""
+
+    def _transform(self, D, reference):
+        return np.sqrt(D)
+
+
+class Log(_Transformed):
+    """log(1 + d / m), m the median dissimilarity of the (inner-)training bags."""
+
+    def _transform(self, D, reference):
+        m = float(np.median(reference))
+        return np.log1p(D / (m if m > 0 else 1.0))
+
+
+class DKernel(MInDClassifier):
+    """The kernel exp(-gamma d(B, B')) on the bag dissimilarity itself (gamma: scales / median d)."""
+
+    def _fold(self, state, train, test):
+        D = state["D"]
+        cols = train if train.size else state["prototype"]
+        S = D[np.ix_(train, cols)]
+        off = ~np.eye(S.shape[0], dtype=bool)
+        med = float(np.median(S[off])) if off.any() else 1.0
+        return {"S_train": S, "S_test": D[np.ix_(test, cols)], "median": med if med > 0 else 1.0,
+                "F_train": S}
+
+    def _raw_decision(self, bags):
+        F = _to_prototypes(self, bags)
+        K = np.zeros((F.shape[0], self.svm_.shape_fit_[1]))
+        K[:, self.svm_.support_] = np.exp(-self.gamma_ * F[:, self.svm_.support_])
+        return self.svm_.decision_function(K)
+
+
+class Linear(MInDClassifier):
+    """A linear SVM on the standardised dissimilarity vectors (C by the inner CV)."""
+
+    def _fold(self, state, train, test):
+        D = state["D"]
+        cols = train if train.size else state["prototype"]
+        F_train, F_test = D[np.ix_(train, cols)], D[np.ix_(test, cols)]
+        self._mu, self._sd = _column_scaling(F_train)
+        return {"F_train": (F_train - self._mu) / self._sd, "F_test": (F_test - self._mu) / self._sd}
+
+    def _param_grid(self, state):
+        return [("none", 0.0)]
+
+    def _features(self, fold, param):
+        return fold["F_train"], fold["F_test"]
+
+    def _machine(self, C, inner=False):
+        from sklearn.svm import LinearSVC
+
+        return LinearSVC(C=C, dual=True, max_iter=20000, random_state=0)
+
+    def _finish(self, state, machine, param):
+        self.gamma_ = float("nan")
+        self.svm_ = machine
+
+    def _raw_decision(self, bags):
+        F = _to_prototypes(self, bags)
+        return self.svm_.decision_function((F - self._mu) / self._sd)
+
+
+class LogReg(Linear):
+    """L2 logistic regression on the standardised dissimilarity vectors (C by the inner CV)."""
+
+    def _machine(self, C, inner=False):
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(C=C, max_iter=5000)
+
+
+LINEAR_CS = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)
+
+
+def _linear(**kwargs):
+    return Linear(Cs=LINEAR_CS, **kwargs)
+
+
+def _logreg(**kwargs):
+    return LogReg(Cs=LINEAR_CS, **kwargs)
+
+
+def _mixed(**kwargs):
+    # First run as a subclass here; now the library's option (identical decisions, checked).
+    return MInDClassifier(kernel="auto", **kwargs)
+
+
+def _wide(**kwargs):
+    return MInDClassifier(Cs=tuple(10.0 ** np.arange(-2, 5)), gamma_scales=tuple(4.0 ** np.arange(-4, 5)),
+                          **kwargs)
+
+
+VARIANTS = {"both": Both, "std": Std, "auto": Auto, "hinge": Hinge, "default": MInDClassifier,
+            "linear": _linear, "logreg": _logreg, "sqrt": Sqrt, "log": Log, "dkernel": DKernel, "mixed": _mixed,
+            "wide": _wide, "wide3": lambda **kwargs: _wide(cv=3, **kwargs)}
 
 
 def main(argv=None):

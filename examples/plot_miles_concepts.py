@@ -14,7 +14,7 @@ Here negative bags hold instances around the origin, and each positive bag
 hides one instance near (3, 3) among them. The left panel shows the
 training instances and, circled, the concepts the SVM selected; the right
 panel colours the instances of new bags by their contribution. C and sigma are
-chosen inside ``fit`` by a 5-fold cross-validation over the training bags,
+chosen inside ``fit`` by a 2-fold cross-validation over the training bags,
 from one instance-to-bag distance pass.
 """
 

@@ -130,6 +130,40 @@ def test_miles_svm_sees_centred_columns_and_coef_acts_on_the_embedding(backend):
                                rtol=1e-9, atol=1e-12)
 
 
+def test_mind_linear_kernel_is_a_linear_svm_on_standardised_dissimilarities(backend):
+    from sklearn.svm import SVC
+
+    X, y = make_toy_bags(n_bags=30, random_state=8)
+    Xtr, ytr, Xte = X[:22], y[:22], X[22:]
+    clf = MInDClassifier(C=3.0, kernel="linear", cv=None).fit(Xtr, ytr)
+    assert clf.kernel_ == "linear" and clf.gamma_ is None and clf.best_params_ == {"param": None, "C": 3.0}
+    emb = BagDissimilarityEmbedding("average", scale=None).fit(Xtr)
+    F, F_test = emb.transform(Xtr), emb.transform(Xte)
+    mean, sd = F.mean(axis=0), F.std(axis=0)
+    Z, Z_test = (F - mean) / sd / np.sqrt(F.shape[1]), (F_test - mean) / sd / np.sqrt(F.shape[1])
+    svm = SVC(kernel="linear", C=3.0, tol=1e-8).fit(Z, ytr)
+    np.testing.assert_allclose(clf.decision_function(Xte), svm.decision_function(Z_test), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(clf.dissimilarity_mean_, mean, rtol=1e-9)
+    np.testing.assert_allclose(clf.support_vectors_, F[svm.support_], rtol=1e-9, atol=1e-12)
+
+
+def test_mind_auto_kernel_chooses_between_rbf_and_linear(backend):
+    X, y = make_toy_bags(n_bags=30, random_state=9)
+    clf = MInDClassifier(kernel="auto", gamma_scales=(0.25, 1.0, 4.0), random_state=0).fit(X, y)
+    assert clf.cv_accuracy_.shape == (4, len(clf.Cs))  # three gammas, then the linear kernel
+    assert clf.kernel_ in ("rbf", "linear")
+    # The refit is the fixed-parameter classifier at the chosen point.
+    same = MInDClassifier(C=clf.best_params_["C"], gamma=clf.gamma_, kernel=clf.kernel_, cv=None).fit(X, y)
+    np.testing.assert_allclose(clf.decision_function(X), same.decision_function(X), rtol=1e-9, atol=1e-12)
+    # Without inner folds "auto" is the RBF kernel at the middle of the grid.
+    a = MInDClassifier(kernel="auto", cv=None).fit(X, y)
+    b = MInDClassifier(cv=None).fit(X, y)
+    assert a.kernel_ == b.kernel_ == "rbf" and a.best_params_ == b.best_params_
+    # The linear grid alone: one row of inner accuracies; pickles.
+    lin = pickle.loads(pickle.dumps(MInDClassifier(kernel="linear", random_state=0).fit(X, y)))
+    assert lin.cv_accuracy_.shape == (1, len(lin.Cs)) and lin.score(X, y) > 0.8
+
+
 # -- MILES instance contributions ---------------------------------------------------------
 
 def test_miles_instance_contributions_by_hand(backend):

@@ -44,6 +44,7 @@ ESTIMATORS = [
     MISVMClassifier(kernel="rbf"),
     MILESClassifier(Cs=(0.1, 1.0), sigma_scales=(1.0,), cv=3, random_state=0),
     MInDClassifier(Cs=(1.0, 10.0), gamma_scales=(1.0,), cv=3, random_state=0),
+    MInDClassifier(Cs=(1.0, 10.0), gamma_scales=(1.0,), kernel="auto", cv=3, random_state=0),
 ]
 
 # The expected failures are kept for scikit-learn 1.9: the common checks change

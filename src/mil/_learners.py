@@ -100,7 +100,7 @@ LEARNERS = {
     "MI-svm": ("mil.svm", "MISVMClassifier", lambda: dict(_MI_SVM),
                "MI-SVM (Andrews et al. 2002), one witness per positive bag, C by inner CV"),
     # Bag embeddings on one instance-to-bag distance pass; C and sigma / gamma tuned inside fit
-    # by a 5-fold CV over the training bags (docs/results/embeddings.rst).
+    # by an inner CV over the training bags (MILES 2 folds, MInD 5; docs/results/embeddings.rst).
     "miles": ("mil.embedding", "MILESClassifier", {"random_state": 0},
               "MILES: instance-similarity embedding + 1-norm linear SVM, inner-CV tuned"),
     "mind": ("mil.embedding", "MInDClassifier", {"random_state": 0},

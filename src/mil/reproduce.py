@@ -143,7 +143,8 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
     """Bag-level 10-fold CV of MILES and MInD on the shipped sets, tuned only inside training folds.
 
     Each learner chooses C and sigma (MILES) or gamma (MInD) in ``fit`` by a
-    stratified 5-fold CV over the training bags of the outer fold (seed 0),
+    stratified CV over the training bags of the outer fold (MILES 2 folds,
+    MInD 5; seed 0),
     on slices of one instance-to-bag distance pass; the test fold is never
     seen. The published figures (:data:`PUBLISHED_EMBEDDINGS`) are 10 x 10-fold
     CV with inner-CV tuning; ours use the 5 published fold repetitions.
