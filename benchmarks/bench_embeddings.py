@@ -28,7 +28,8 @@ compared when its default grid was chosen (docs/results/embeddings.rst,
 "MILES's default grid"): the earlier default (3 x 6 grid, 5 inner folds),
 the 2 x 4 grid with 5, 3 and 2 inner folds, and with 3 inner folds whose
 fits stop at ``100 * tol``. ``--mind-grids`` does the same for MInD: the
-default, the wider grid and ``kernel="auto"`` tried for Musk2 and Tiger.
+default, the earlier default, the wider grid and ``kernel="auto"`` tried for
+Musk2 and Tiger.
 
 ``--growth-concepts`` runs only MILES with ``n_concepts=1000`` at the three
 sizes, and times its clustering alone against scikit-learn's Lloyd
@@ -119,10 +120,12 @@ def miles_grids(repeat):
 
 def mind_grids(repeat):
     setups = [
-        ("MInD default (5 x 5 grid, RBF)", MInDClassifier(random_state=0)),
+        ("MInD default (7 gammas x 5 C, RBF)", MInDClassifier(random_state=0)),
+        ("MInD earlier default (5 x 5 grid, RBF)", MInDClassifier(
+            random_state=0, Cs=(0.1, 1.0, 10.0, 100.0, 1000.0), gamma_scales=(0.0625, 0.25, 1.0, 4.0, 16.0))),
         ("MInD wide grid (9 gammas x 7 C)", MInDClassifier(
             random_state=0, Cs=tuple(10.0 ** np.arange(-2, 5)), gamma_scales=tuple(4.0 ** np.arange(-4, 5)))),
-        ('MInD kernel="auto" (5 x 5 RBF + linear)', MInDClassifier(random_state=0, kernel="auto")),
+        ('MInD kernel="auto" (7 x 5 RBF + linear)', MInDClassifier(random_state=0, kernel="auto")),
     ]
     _time_setups(setups, repeat)
 
