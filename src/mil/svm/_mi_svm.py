@@ -14,7 +14,8 @@ the instance labels the bag labels allow, around scikit-learn's
   changes.
 
 A bag's score is the largest decision value of its instances (positive
-above 0); ``instance_scores`` gives each instance's decision value, the
+above 0, or above a cut fitted on out-of-fold bag scores with
+``threshold="cv"``); ``instance_scores`` gives each instance's decision value, the
 score of the bag that holds it alone (:class:`mil.base.InstanceOutputMixin`). The RBF kernel uses the exact ``SVC`` up to ``max_exact``
 training instances and Nystroem features (Williams and Seeger, NIPS 2001)
 with ``LinearSVC`` beyond, so memory stays linear in the instances.
@@ -300,6 +301,15 @@ _PARAMS_DOC = """
         Inner CV for the grid (stratified on the bag labels, fixed shuffle);
         its out-of-fold bag scores at the chosen point calibrate
         ``predict_proba`` (with a single grid point it runs for that alone).
+    threshold : {"zero", "cv"}, default="zero"
+        Where the bag score (largest instance decision value) is cut.
+        "zero": at 0, the rule of Andrews et al. "cv": at ``threshold_``,
+        from a Platt fit with an intercept, ``sigmoid(a s + b)``, on the
+        inner CV's out-of-fold bag scores (``threshold_ = -b / a``; the
+        same SVM, only the cut moves). A bag's score is the largest of its
+        instances', so a large negative bag tends to score above 0; the
+        moved cut corrects for it where the training bags show it. No
+        extra SVM fit; 0 without inner folds.
     class_weight : "balanced", dict or None, default=None
     positive_class : label or None, default=None
         The multi-instance positive class (see
@@ -317,9 +327,14 @@ _PARAMS_DOC = """
     n_iter_ : int
         Alternations until no label (witness) changed, at most `max_iter`.
     proba_scale_ : float
-        The scale ``a`` of ``predict_proba``'s ``sigmoid(a * bag score)``,
-        fitted by log loss on the inner CV's out-of-fold bag scores (the
-        training bags' own scores only when there are no inner folds).
+        The scale ``a`` of ``predict_proba``'s
+        ``sigmoid(a * (bag score - threshold_))``, fitted by log loss on the
+        inner CV's out-of-fold bag scores (the training bags' own scores
+        only when there are no inner folds).
+    threshold_ : float
+        The cut of the bag score: 0 unless ``threshold="cv"``.
+        ``decision_function`` and ``instance_scores`` return the scores
+        less ``threshold_``.
     n_features_in_ : int
 
     References
