@@ -42,6 +42,7 @@ ESTIMATORS = [
     BagKernelSVC(kernel="migraph", C=[1.0, 10.0]),
     miSVMClassifier(),
     MISVMClassifier(kernel="rbf"),
+    MISVMClassifier(threshold="cv"),
     MILESClassifier(Cs=(0.1, 1.0), sigma_scales=(1.0,), cv=3, random_state=0),
     MInDClassifier(Cs=(1.0, 10.0), gamma_scales=(1.0,), cv=3, random_state=0),
     MInDClassifier(Cs=(1.0, 10.0), gamma_scales=(1.0,), kernel="auto", cv=3, random_state=0),

@@ -116,3 +116,49 @@ def test_probabilities_calibrated_out_of_fold(cls):
     assert _log_loss(expit(in_sample * clf.decision_function(Xt)), yt) > prior
     # predict stays the sign of the bag score.
     np.testing.assert_array_equal(clf.predict(Xt), (clf.decision_function(Xt) > 0).astype(int))
+
+
+def _large_negative_bags(seed, n_bags):
+    """Small positive bags with one witness, negative bags of 20 to 40 noise instances: the
+    largest instance score of a large negative bag tends to sit above 0."""
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for b in range(n_bags):
+        positive = b % 2 == 0
+        n = int(rng.integers(2, 5)) if positive else int(rng.integers(20, 40))
+        bag = rng.normal(size=(n, 3))
+        if positive:
+            bag[rng.integers(n), 0] = 2.5 + rng.normal(scale=0.5)
+        X.append(bag)
+        y.append(int(positive))
+    return X, np.array(y)
+
+
+@pytest.mark.parametrize("cls", [miSVMClassifier, MISVMClassifier])
+def test_threshold_cv_is_platt_on_out_of_fold_scores(cls, backend):
+    from mil.svm._mi_svm import _fit_platt
+
+    X, y = _large_negative_bags(0, 40)
+    folds = [(np.flatnonzero(np.arange(40) % 4 != k), np.flatnonzero(np.arange(40) % 4 == k)) for k in range(4)]
+    # scale=None: the inner fits see the same features as the refits below.
+    zero = cls(C=10.0, cv=folds, scale=None).fit(X, y)
+    clf = cls(C=10.0, cv=folds, scale=None, threshold="cv").fit(X, y)
+    assert zero.threshold_ == 0.0
+    # The same SVM; the bag threshold is -b / a of a Platt fit on the out-of-fold bag scores.
+    np.testing.assert_array_equal(clf.svm_.coef_, zero.svm_.coef_)
+    oof = np.empty(len(y))
+    for tr, te in folds:
+        oof[te] = cls(C=10.0, scale=None).fit([X[i] for i in tr], y[tr]).decision_function(
+            [X[i] for i in te])
+    a, b = _fit_platt(oof, y == 1, None)
+    assert clf.threshold_ == pytest.approx(-b / a)
+    assert clf.proba_scale_ == pytest.approx(a)
+    assert clf.threshold_ != 0.0
+    Xt, _ = _large_negative_bags(1, 200)
+    s = clf.decision_function(Xt)
+    np.testing.assert_allclose(s, zero.decision_function(Xt) - clf.threshold_)
+    np.testing.assert_allclose(clf.instance_scores(Xt), zero.instance_scores(Xt) - clf.threshold_)
+    # predict, predict_proba and decision_function agree.
+    np.testing.assert_array_equal(clf.predict(Xt), (s > 0).astype(int))
+    np.testing.assert_array_equal(clf.predict(Xt), np.argmax(clf.predict_proba(Xt), axis=1))
+    np.testing.assert_array_equal(clf.predict_instances(Xt), (clf.instance_scores(Xt) > 0).astype(int))

@@ -14,7 +14,8 @@ the instance labels the bag labels allow, around scikit-learn's
   changes.
 
 A bag's score is the largest decision value of its instances (positive
-above 0); ``instance_scores`` gives each instance's decision value, the
+above 0, or above a cut fitted on out-of-fold bag scores with
+``threshold="cv"``); ``instance_scores`` gives each instance's decision value, the
 score of the bag that holds it alone (:class:`mil.base.InstanceOutputMixin`). The RBF kernel uses the exact ``SVC`` up to ``max_exact``
 training instances and Nystroem features (Williams and Seeger, NIPS 2001)
 with ``LinearSVC`` beyond, so memory stays linear in the instances.
@@ -35,6 +36,22 @@ from mil.preprocessing import _apply_scaling, _scaling
 from mil.svm._bag_svc import _fit_temperature, _grid, _median_sq_distance
 
 __all__ = ["miSVMClassifier", "MISVMClassifier"]
+
+
+def _fit_platt(scores, pos, weight):
+    """(a > 0, b) minimising the weighted log loss of sigmoid(a s + b) (Platt 1999)."""
+    from scipy.optimize import minimize
+    from scipy.special import log_expit
+
+    w = np.ones(pos.shape[0]) if weight is None else weight
+    sign = np.where(pos, 1.0, -1.0)
+    s = scores / np.std(scores)  # a well-conditioned problem; a is rescaled below
+
+    def loss(p):
+        return -np.sum(w * log_expit(sign * (np.exp(p[0]) * s + p[1])))
+
+    res = minimize(loss, np.zeros(2), method="L-BFGS-B", bounds=[(-10.0, 10.0), (-50.0, 50.0)])
+    return float(np.exp(res.x[0]) / np.std(scores)), float(res.x[1])
 
 
 def _bag_argmax(f, offsets, bags):
@@ -58,14 +75,15 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
         "cv": ["cv_object"],
+        "threshold": [StrOptions({"zero", "cv"})],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
     }
 
     def __init__(self, kernel="linear", *, C=1.0, gamma=1.0, gamma_scale="median", max_exact=5000,
-                 n_components=500, max_iter=50, scale="standard", cv=3, class_weight=None,
-                 positive_class=None, random_state=0):
+                 n_components=500, max_iter=50, scale="standard", cv=3, threshold="zero",
+                 class_weight=None, positive_class=None, random_state=0):
         self.kernel = kernel
         self.C = C
         self.gamma = gamma
@@ -75,6 +93,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         self.max_iter = max_iter
         self.scale = scale
         self.cv = cv
+        self.threshold = threshold
         self.class_weight = class_weight
         self.positive_class = positive_class
         self.random_state = random_state
@@ -140,9 +159,16 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         g, c = grid[best]
         self._fit_one(bags, pos, weight, g, c)
         s = oof[best]
+        self.threshold_ = 0.0
         if np.isnan(s).any():
             # No inner folds (too few bags of a class): the training bags' own scores.
             s = self._bag_scores(bags)
+        elif self.threshold == "cv" and np.ptp(s) > 0:
+            # Platt scaling with an intercept on the out-of-fold bag scores: the bag
+            # threshold moves to where the out-of-fold log loss puts it.
+            self.proba_scale_, b = _fit_platt(s, pos, weight)
+            self.threshold_ = -b / self.proba_scale_
+            return self
         self.proba_scale_ = _fit_temperature(s, pos.astype(np.intp), weight) if np.ptp(s) > 0 else 1.0
         return self
 
@@ -205,7 +231,11 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         return self.svm_.decision_function(self._features(bags.instances))
 
     def _bag_scores(self, bags):
+        """Raw bag scores (largest instance decision value), before ``threshold_``."""
         return self._bag_scores_from(self._instance_f(bags), bags.offsets)
+
+    def _shifted(self, scores):
+        return scores - getattr(self, "threshold_", 0.0)
 
     def _instance_scores(self, bags):
         # The instance's SVM decision value: the score of the bag that holds it alone
@@ -213,10 +243,10 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         check_is_fitted(self, "svm_")
         if self.scale is not None:
             bags = _apply_scaling(bags, self.offset_, self.scale_)
-        return self._oriented(self._instance_f(bags))
+        return self._oriented(self._shifted(self._instance_f(bags)))
 
     def decision_function(self, X):
-        """Bag scores (largest instance decision value) as the score of ``classes_[1]``.
+        """Bag scores (largest instance decision value less ``threshold_``) as the score of ``classes_[1]``.
 
         Parameters
         ----------
@@ -226,10 +256,10 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         -------
         scores : ndarray of shape (n_bags,)
         """
-        return self._oriented(self._bag_scores(self._scaled(X)))
+        return self._oriented(self._shifted(self._bag_scores(self._scaled(X))))
 
     def predict_proba(self, X):
-        """Probabilities ``sigmoid(a * bag score)``, ``a`` fitted on out-of-fold bag scores.
+        """Probabilities ``sigmoid(a * (bag score - threshold_))``, fitted on out-of-fold bag scores.
 
         Parameters
         ----------
@@ -239,9 +269,9 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         -------
         proba : ndarray of shape (n_bags, 2)
             Columns follow ``classes_``; the argmax is the sign of the bag
-            score (0 counts as negative).
+            score less ``threshold_`` (0 counts as negative).
         """
-        s = self._bag_scores(self._scaled(X))
+        s = self._shifted(self._bag_scores(self._scaled(X)))
         return self._proba_from_positive(expit(self.proba_scale_ * s), positive=s > 0)
 
 
@@ -271,6 +301,15 @@ _PARAMS_DOC = """
         Inner CV for the grid (stratified on the bag labels, fixed shuffle);
         its out-of-fold bag scores at the chosen point calibrate
         ``predict_proba`` (with a single grid point it runs for that alone).
+    threshold : {"zero", "cv"}, default="zero"
+        Where the bag score (largest instance decision value) is cut.
+        "zero": at 0, the rule of Andrews et al. "cv": at ``threshold_``,
+        from a Platt fit with an intercept, ``sigmoid(a s + b)``, on the
+        inner CV's out-of-fold bag scores (``threshold_ = -b / a``; the
+        same SVM, only the cut moves). A bag's score is the largest of its
+        instances', so a large negative bag tends to score above 0; the
+        moved cut corrects for it where the training bags show it. No
+        extra SVM fit; 0 without inner folds.
     class_weight : "balanced", dict or None, default=None
     positive_class : label or None, default=None
         The multi-instance positive class (see
@@ -288,9 +327,14 @@ _PARAMS_DOC = """
     n_iter_ : int
         Alternations until no label (witness) changed, at most `max_iter`.
     proba_scale_ : float
-        The scale ``a`` of ``predict_proba``'s ``sigmoid(a * bag score)``,
-        fitted by log loss on the inner CV's out-of-fold bag scores (the
-        training bags' own scores only when there are no inner folds).
+        The scale ``a`` of ``predict_proba``'s
+        ``sigmoid(a * (bag score - threshold_))``, fitted by log loss on the
+        inner CV's out-of-fold bag scores (the training bags' own scores
+        only when there are no inner folds).
+    threshold_ : float
+        The cut of the bag score: 0 unless ``threshold="cv"``.
+        ``decision_function`` and ``instance_scores`` return the scores
+        less ``threshold_``.
     n_features_in_ : int
 
     References
