@@ -162,3 +162,24 @@ def test_threshold_cv_is_platt_on_out_of_fold_scores(cls, backend):
     np.testing.assert_array_equal(clf.predict(Xt), (s > 0).astype(int))
     np.testing.assert_array_equal(clf.predict(Xt), np.argmax(clf.predict_proba(Xt), axis=1))
     np.testing.assert_array_equal(clf.predict_instances(Xt), (clf.instance_scores(Xt) > 0).astype(int))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fit_platt_is_the_maximum_likelihood_fit(weighted):
+    # Checked against scikit-learn's unpenalised logistic regression on the scores
+    # (the same likelihood), on overlapping classes where the optimum is finite.
+    from sklearn.linear_model import LogisticRegression
+
+    from mil.svm._mi_svm import _fit_platt
+
+    rng = np.random.default_rng(3)
+    pos = rng.random(300) < 0.4
+    scores = np.where(pos, 0.8, -0.2) + rng.normal(scale=1.0, size=300)
+    w = rng.uniform(0.5, 2.0, size=300) if weighted else None
+    a, b = _fit_platt(scores, pos, w)
+    # C = 1e12: no penalty in effect, spelt the same way on every supported scikit-learn.
+    ref = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(scores[:, None], pos,
+                                                                           sample_weight=w)
+    assert a == pytest.approx(ref.coef_[0, 0], rel=1e-4)
+    assert b == pytest.approx(ref.intercept_[0], abs=1e-4)
+    assert -b / a != pytest.approx(0.0, abs=0.05)  # the case the intercept is for

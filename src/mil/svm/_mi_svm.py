@@ -235,7 +235,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         return self._bag_scores_from(self._instance_f(bags), bags.offsets)
 
     def _shifted(self, scores):
-        return scores - getattr(self, "threshold_", 0.0)
+        return scores - self.threshold_
 
     def _instance_scores(self, bags):
         # The instance's SVM decision value: the score of the bag that holds it alone
