@@ -159,6 +159,7 @@ def test_mind_auto_kernel_chooses_between_rbf_and_linear(backend):
     a = MInDClassifier(kernel="auto", cv=None).fit(X, y)
     b = MInDClassifier(cv=None).fit(X, y)
     assert a.kernel_ == b.kernel_ == "rbf" and a.best_params_ == b.best_params_
+    assert a.dissimilarity_mean_ is None and a.dissimilarity_scale_ is None  # the linear kernel's alone
     # The linear grid alone: one row of inner accuracies; pickles.
     lin = pickle.loads(pickle.dumps(MInDClassifier(kernel="linear", random_state=0).fit(X, y)))
     assert lin.cv_accuracy_.shape == (1, len(lin.Cs)) and lin.score(X, y) > 0.8

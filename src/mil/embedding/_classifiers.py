@@ -103,6 +103,10 @@ class _EmbeddingClassifier(BaseBagClassifier):
         """The machine at C (`inner`: a grid point of the inner folds, which may stop earlier)."""
         raise NotImplementedError
 
+    def _finish(self, fold, machine, param):
+        """Record the fitted model from the refit `fold` (every training bag) and its `machine`."""
+        raise NotImplementedError
+
     # -- fitting ------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit on training bags, choosing C and the embedding parameter by inner cross-validation.
@@ -138,10 +142,11 @@ class _EmbeddingClassifier(BaseBagClassifier):
         self.best_params_ = best
         self.calibration_slope_ = slope
         everyone = np.arange(bags.n_bags)
-        F, _ = self._features(self._fold(state, everyone, everyone[:0]), best["param"])
+        fold = self._fold(state, everyone, everyone[:0])
+        F, _ = self._features(fold, best["param"])
         machine = self._machine(best["C"])
         machine.fit(F, target, sample_weight=weight)
-        self._finish(state, machine, best["param"])
+        self._finish(fold, machine, best["param"])
         return self
 
     def _C_grid(self):
@@ -489,13 +494,12 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         return LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=C, max_iter=self.max_iter,
                          tol=10.0 * self.tol if inner else self.tol, random_state=self._seed)
 
-    def _finish(self, state, machine, sigma):
+    def _finish(self, fold, machine, sigma):
         self.sigma_ = float(sigma)
         self.coef_ = np.array(machine.coef_, dtype=np.float64)
         # The SVM saw centred columns: fold the training means into the intercept, so coef_ and
         # intercept_ act on the embedding itself.
-        M = state["M"]
-        mean = miles_features(M, sigma).mean(axis=0)
+        mean = miles_features(fold[0], sigma).mean(axis=0)
         self.intercept_ = np.atleast_1d(np.array(machine.intercept_, dtype=np.float64) - self.coef_ @ mean)
         self.selected_concepts_ = np.flatnonzero(np.any(self.coef_ != 0, axis=0))
         self.n_iter_ = int(np.max(machine.n_iter_))
@@ -667,9 +671,10 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     prototype_indices_ : ndarray of int
     support_vectors_ : ndarray of shape (n_support, n_prototypes)
         The dissimilarity vectors of the SVM's support bags.
-    dissimilarity_mean_, dissimilarity_scale_ : ndarray of shape (n_prototypes,)
+    dissimilarity_mean_, dissimilarity_scale_ : ndarray of shape (n_prototypes,) or None
         The training bags' column means and standard deviations of the
-        dissimilarity vectors (the linear kernel's standardisation).
+        dissimilarity vectors (the linear kernel's standardisation); None
+        when the RBF kernel was chosen.
     calibration_slope_ : float
     n_features_in_ : int
 
@@ -785,16 +790,16 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         # from moving with the last bits of the distances (backends, instance order).
         return SVC(kernel="precomputed", C=C, tol=1e-8, decision_function_shape="ovr")
 
-    def _finish(self, state, machine, param):
+    def _finish(self, fold, machine, param):
         # The refit fold is every training bag: record gamma in absolute terms.
-        everyone = np.arange(state["D"].shape[0])
-        fold = self._fold(state, everyone, everyone[:0])
         self.kernel_ = "linear" if param[0] == "linear" else "rbf"
         self.gamma_ = None if self.kernel_ == "linear" else float(self._gamma(fold, param))
         self.best_params_ = {"param": self.gamma_, "C": self.best_params_["C"]}
         self.svm_ = machine
         self.support_vectors_ = fold["F_train"][machine.support_]
-        self.dissimilarity_mean_, self.dissimilarity_scale_ = _column_scaling(fold["F_train"])
+        self.dissimilarity_mean_ = self.dissimilarity_scale_ = None
+        if self.kernel_ == "linear":
+            self.dissimilarity_mean_, self.dissimilarity_scale_ = fold["mean"], fold["scale"]
 
     def _raw_decision(self, bags):
         both = self.dissimilarity in ("hausdorff", "average")
