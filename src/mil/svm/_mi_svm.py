@@ -75,9 +75,9 @@ def _instance_rows(offsets, bags):
     return np.concatenate([np.arange(offsets[b], offsets[b + 1]) for b in bags]).astype(np.intp)
 
 
-def _rbf_from_sq(D2, gamma):
-    """exp(-gamma * D2) in a new array."""
-    K = np.multiply(D2, -gamma)
+def _rbf_from_sq(D2, gamma, out=None):
+    """exp(-gamma * D2), in `out` (may be D2) or a new array."""
+    K = np.multiply(D2, -gamma, out=out)
     return np.exp(K, out=K)
 
 
@@ -177,7 +177,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         # one grid point it runs for the calibration alone.
         # The exact RBF kernel: squared distances between the fit's points (its
         # instances; MI-SVM: and its positive bags' means) once, for every inner fold,
-        # bandwidth and C (at most about 2 x 8 x max_exact^2 bytes with a kernel matrix).
+        # bandwidth and C (about 2 x 8 x max_exact^2 bytes with an inner fold's kernel).
         D2 = None
         if self._exact(bags.instances.shape[0]):
             D2 = self._sq_distances(self._points(bags.instances, bags.offsets, pos))
@@ -186,8 +186,12 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
             self.cv_results_ = scores
         best = int(np.argmax(scores))
         g, c = grid[best]
-        self._fit_one(bags, pos, weight, g, c, D2)
+        ref = self._gamma_ref(bags)
+        # The final fit's kernel takes the distances' place.
+        K = None if D2 is None else _rbf_from_sq(D2, float(g) / ref, out=D2)
         del D2
+        self._fit_one(bags, pos, weight, g, c, K=K, ref=ref)
+        del K
         s = oof[best]
         self.threshold_ = 0.0
         if np.isnan(s).any():
@@ -251,11 +255,13 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
                     rows = self._point_rows(bags.offsets, pos, tr)
                     sub_D2 = D2[np.ix_(rows, rows)]
             ref, K = self._gamma_ref(sub), None
+            one_gamma = len({g for g, _ in grid}) == 1
             for i, (g, c) in enumerate(grid):
                 est = clone(self)
                 if sub_D2 is not None and (K is None or g != grid[i - 1][0]):
                     K = None  # one kernel matrix at a time, formed once per bandwidth
-                    K = _rbf_from_sq(sub_D2, float(g) / ref)
+                    # (in the distances' place when there is one bandwidth)
+                    K = _rbf_from_sq(sub_D2, float(g) / ref, out=sub_D2 if one_gamma else None)
                 est._fit_one(sub, pos[tr], sub_w, g, c, K=K, ref=ref)
                 s = est._bag_scores(bags[te])
                 oof[i, te] = s
