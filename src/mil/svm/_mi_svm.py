@@ -75,6 +75,11 @@ def _instance_rows(offsets, bags):
     return np.concatenate([np.arange(offsets[b], offsets[b + 1]) for b in bags]).astype(np.intp)
 
 
+def _take2(A, rows):
+    """A[np.ix_(rows, rows)] (two takes: about twice as fast)."""
+    return np.take(np.take(A, rows, axis=0), rows, axis=1)
+
+
 def _rbf_from_sq(D2, gamma, out=None):
     """exp(-gamma * D2), in `out` (may be D2) or a new array."""
     K = np.multiply(D2, -gamma, out=out)
@@ -253,7 +258,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
                     sub_D2 = self._sq_distances(self._points(sub.instances, sub.offsets, pos[tr]))
                 else:
                     rows = self._point_rows(bags.offsets, pos, tr)
-                    sub_D2 = D2[np.ix_(rows, rows)]
+                    sub_D2 = _take2(D2, rows)
             ref, K = self._gamma_ref(sub), None
             one_gamma = len({g for g, _ in grid}) == 1
             for i, (g, c) in enumerate(grid):
@@ -296,7 +301,9 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
             points = self._points(bags.instances, bags.offsets, pos)
             if K is None:
                 K = _rbf_from_sq(self._sq_distances(points) if D2 is None else D2, self.gamma_)
-            fit_rows, last = self._precomputed_solver(K, n)
+            # MI-SVM picks witnesses in positive bags: only their instances need scores.
+            scored = _instance_rows(bags.offsets, np.flatnonzero(pos)) if self._bag_means else None
+            fit_rows, last = self._precomputed_solver(K, n, scored)
         else:
             points = self._points(self._features(bags.instances), bags.offsets, pos)
             fit_rows, last = self._feature_solver(points, n)
@@ -311,15 +318,40 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
             return self.svm_.decision_function(Z[:n])
         return fit, {}
 
-    def _precomputed_solver(self, K, n):
-        """As `_feature_solver` on the kernel matrix `K` of the points."""
+    def _precomputed_solver(self, K, n, scored=None):
+        """As `_feature_solver` on the (symmetric) kernel matrix `K` of the points; with
+        `scored`, only those instances' decision values (the others -inf)."""
         last = {}
+        K_scored = None if scored is None else np.take(K, scored, axis=0)  # once, not per fit
 
         def fit(rows, t, w):
-            self.svm_ = self._fit_svm(K if rows is None else K[np.ix_(rows, rows)], t, w, precomputed=True)
+            if rows is None:
+                Kt = K
+            elif "rows" not in last or last["rows"].shape != rows.shape:
+                Kt = last["Kt"] = _take2(K, rows)
+            else:  # MI-SVM: only the witnesses' rows and columns change between alternations
+                Kt = last["Kt"]
+                changed = np.flatnonzero(rows != last["rows"])
+                Kt[changed] = np.take(np.take(K, rows[changed], axis=0), rows, axis=1)
+                Kt[:, changed] = Kt[changed].T
+            last["rows"] = rows
+            self.svm_ = self._fit_svm(Kt, t, w, precomputed=True)
             sv = self.svm_.support_ if rows is None else rows[self.svm_.support_]
             last["support"] = sv
-            return K[:n, sv] @ self.svm_.dual_coef_[0] + self.svm_.intercept_[0]
+            # K is symmetric: the support rows against the instances; gathering them costs
+            # about 3 reads of their size, so beyond a third of the rows, K itself.
+            dual = self.svm_.dual_coef_[0]
+            if K_scored is not None:
+                alpha = np.zeros(K.shape[0])
+                alpha[sv] = dual
+                f = np.full(n, -np.inf)
+                f[scored] = K_scored @ alpha + self.svm_.intercept_[0]
+                return f
+            if 3 * sv.size > K.shape[0]:
+                alpha = np.zeros(K.shape[0])
+                alpha[sv] = dual
+                return alpha @ K[:, :n] + self.svm_.intercept_[0]
+            return dual @ np.take(K, sv, axis=0)[:, :n] + self.svm_.intercept_[0]
         return fit, last
 
     # -- prediction ----------------------------------------------------------------
