@@ -34,7 +34,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
 from sklearn.kernel_approximation import Nystroem
-from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -75,9 +75,13 @@ def _instance_rows(offsets, bags):
     return np.concatenate([np.arange(offsets[b], offsets[b + 1]) for b in bags]).astype(np.intp)
 
 
-def _take2(A, rows):
-    """A[np.ix_(rows, rows)] (two takes: about twice as fast)."""
-    return np.take(np.take(A, rows, axis=0), rows, axis=1)
+def _take2(A, rows, block=256):
+    """A[np.ix_(rows, rows)] (two takes, about twice as fast), in blocks of rows so that no
+    rows x n intermediate is held."""
+    out = np.empty((rows.shape[0], rows.shape[0]), dtype=A.dtype)
+    for i in range(0, rows.shape[0], block):
+        out[i:i + block] = np.take(np.take(A, rows[i:i + block], axis=0), rows, axis=1)
+    return out
 
 
 def _rbf_from_sq(D2, gamma, out=None):
@@ -182,7 +186,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         # one grid point it runs for the calibration alone.
         # The exact RBF kernel: squared distances between the fit's points (its
         # instances; MI-SVM: and its positive bags' means) once, for every inner fold,
-        # bandwidth and C (about 2 x 8 x max_exact^2 bytes with an inner fold's kernel).
+        # bandwidth and C (about 2 x 8 x n^2 bytes with an inner fold's kernel, up to 3 x).
         D2 = None
         if self._exact(bags.instances.shape[0]):
             D2 = self._sq_distances(self._points(bags.instances, bags.offsets, pos))
@@ -216,7 +220,16 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
 
     @staticmethod
     def _sq_distances(points):
-        return euclidean_distances(points, squared=True)  # clamped at 0, diagonal 0
+        """Squared distances, clamped at 0, diagonal 0: scikit-learn's euclidean_distances(
+        squared=True) operation for operation, in one n x n array (it holds two)."""
+        D2 = points @ points.T
+        D2 *= -2.0
+        sq = np.einsum("ij,ij->i", points, points)
+        D2 += sq[:, None]
+        D2 += sq[None, :]
+        np.maximum(D2, 0.0, out=D2)
+        np.fill_diagonal(D2, 0.0)
+        return D2
 
     def _points(self, Z, offsets, pos):
         """The points the alternation draws on: the instances, for MI-SVM followed by the
@@ -437,9 +450,10 @@ _PARAMS_DOC = """
     gamma_scale : {"median", "absolute"}, default="median"
     max_exact : int, default=5000
         Largest number of training instances for the exact RBF SVM. Its
-        squared distances and one kernel matrix are held during ``fit``:
-        about 2 x 8 x `max_exact`^2 bytes (400 MB at 5000); the fitted
-        model keeps only the support instances.
+        squared distances and an inner fold's kernel matrix are held during
+        ``fit``: about 2 x 8 x `max_exact`^2 bytes (400 MB at 5000; up to 3 x
+        for MI-SVM's witness kernel or several bandwidths); the fitted model
+        keeps only the support instances.
     n_components : int, default=500
         Nystroem features beyond `max_exact`.
     max_iter : int, default=50
