@@ -451,7 +451,7 @@ _PARAMS_DOC = """
     max_exact : int, default=5000
         Largest number of training instances for the exact RBF SVM. Its
         squared distances and an inner fold's kernel matrix are held during
-        ``fit``: about 2 x 8 x `max_exact`^2 bytes (400 MB at 5000; up to 3 x
+        ``fit``: about 2 x 8 x `max_exact` squared bytes (400 MB at 5000; up to 3 x
         for MI-SVM's witness kernel or several bandwidths); the fitted model
         keeps only the support instances.
     n_components : int, default=500
