@@ -293,10 +293,9 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
             return 1.0
         return _median_sq_distance(bags.instances)
 
-    def _fit_one(self, bags, pos, weight, rel_gamma, C, D2=None, K=None, ref=None):
-        """One alternating fit on scaled bags with scalar (gamma, C); `D2` (squared distances
-        between the points of `bags`) or `K` (their kernel matrix) for the exact RBF kernel,
-        `ref` the bags' `_gamma_ref` when known."""
+    def _fit_one(self, bags, pos, weight, rel_gamma, C, K=None, ref=None):
+        """One alternating fit on scaled bags with scalar (gamma, C); `K` the kernel matrix of
+        the points of `bags` for the exact RBF kernel when known, `ref` their `_gamma_ref`."""
         self.C_ = float(C)
         self.gamma_ = None
         self.feature_map_ = None
@@ -313,7 +312,8 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         if exact:
             points = self._points(bags.instances, bags.offsets, pos)
             if K is None:
-                K = _rbf_from_sq(self._sq_distances(points) if D2 is None else D2, self.gamma_)
+                D2 = self._sq_distances(points)
+                K = _rbf_from_sq(D2, self.gamma_, out=D2)  # in the distances' place
             # MI-SVM picks witnesses in positive bags: only their instances need scores.
             scored = _instance_rows(bags.offsets, np.flatnonzero(pos)) if self._bag_means else None
             fit_rows, last = self._precomputed_solver(K, n, scored)
