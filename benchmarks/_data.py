@@ -26,20 +26,23 @@ def load_musk2():
 
 
 def parse_params(items):
-    """Command-line KEY=VALUE pairs as keyword arguments (ints, floats, True/False/None)."""
+    """Command-line KEY=VALUE pairs as keyword arguments (ints, floats, True/False/None;
+    comma-separated values, e.g. ``gamma=0.5,1,2``, as a list)."""
     params = {}
     for item in items or []:
         key, value = item.split("=", 1)
-        for cast in (int, float):
-            try:
-                value = cast(value)
-                break
-            except ValueError:
-                pass
-        else:
-            value = {"True": True, "False": False, "None": None}.get(value, value)
-        params[key] = value
+        values = [_parse_value(v) for v in value.split(",")]
+        params[key] = values if "," in value else values[0]
     return params
+
+
+def _parse_value(value):
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return {"True": True, "False": False, "None": None}.get(value, value)
 
 
 def published_fold(name, rep, fold):

@@ -66,7 +66,8 @@ def _run_both(learner, ds, reps, params=None):
     y, X = np.asarray(d.target), list(d.bags)
     for r in reps:
         t, c = time.time(), time.process_time()
-        out = {k: [] for k in ("accuracy", "accuracy_zero", "auc", "log_loss", "prior_log_loss", "threshold", "C")}
+        out = {k: [] for k in ("accuracy", "accuracy_zero", "auc", "log_loss", "prior_log_loss", "threshold", "C",
+                                 "gamma")}
         for tr, te in table_splits(d.folds[r]):
             est = make_learner(learner, **{**(params or {}), "threshold": "cv"}).fit([X[i] for i in tr], y[tr])
             Xte = [X[i] for i in te]
@@ -81,6 +82,7 @@ def _run_both(learner, ds, reps, params=None):
             out["prior_log_loss"].append(float(-np.mean(np.where(y[te] == 1, np.log(p), np.log(1 - p)))))
             out["threshold"].append(est.threshold_)
             out["C"].append(est.C_)
+            out["gamma"].append(est.gamma_)  # absolute (None: linear kernel)
         print(json.dumps({"dataset": ds, "learner": learner, "rep": r, "params": params, **out,
                           "wall": time.time() - t, "cpu": time.process_time() - c}), flush=True)
 

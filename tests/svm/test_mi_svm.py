@@ -183,3 +183,74 @@ def test_fit_platt_is_the_maximum_likelihood_fit(weighted):
     assert a == pytest.approx(ref.coef_[0, 0], rel=1e-4)
     assert b == pytest.approx(ref.intercept_[0], abs=1e-4)
     assert -b / a != pytest.approx(0.0, abs=0.05)  # the case the intercept is for
+
+
+def _reference_alternation(cls, X, y, gamma, C, max_iter=50):
+    """The paper's alternations around SVC(kernel="rbf") on the raw instances (the
+    implementation before the precomputed kernel): the instance decision function."""
+    from sklearn.svm import SVC
+
+    Z = np.vstack(X)
+    offsets = np.r_[0, np.cumsum([len(b) for b in X])]
+    inst_bag = np.repeat(np.arange(len(X)), np.diff(offsets))
+    pos_bags = np.flatnonzero(y == 1)
+    argmax = lambda f: np.array([offsets[b] + np.argmax(f[offsets[b]:offsets[b + 1]]) for b in pos_bags])
+    if cls is miSVMClassifier:
+        pos_inst = y[inst_bag] == 1
+        t = pos_inst.astype(int)
+        for _ in range(max_iter):
+            svm = SVC(kernel="rbf", gamma=gamma, C=C).fit(Z, t)
+            f = svm.decision_function(Z)
+            new = np.where(pos_inst, f > 0, False).astype(int)
+            empty = [b for b in pos_bags if not new[offsets[b]:offsets[b + 1]].any()]
+            new[[offsets[b] + np.argmax(f[offsets[b]:offsets[b + 1]]) for b in empty]] = 1
+            if np.array_equal(new, t):
+                break
+            t = new
+        return svm
+    neg = Z[y[inst_bag] == 0]
+    W = np.array([X[b].mean(axis=0) for b in pos_bags])
+    t = np.r_[np.zeros(len(neg), dtype=int), np.ones(len(pos_bags), dtype=int)]
+    witness = None
+    for _ in range(max_iter):
+        svm = SVC(kernel="rbf", gamma=gamma, C=C).fit(np.vstack([neg, W]), t)
+        new = argmax(svm.decision_function(Z))
+        if witness is not None and np.array_equal(new, witness):
+            break
+        witness, W = new, Z[new]
+    return svm
+
+
+@pytest.mark.parametrize("cls", [miSVMClassifier, MISVMClassifier])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_rbf_precomputed_equals_the_rbf_svc(cls, seed):
+    # The exact RBF path fits SVC(kernel="precomputed") on squared distances computed once;
+    # its model is the paper's alternation around SVC(kernel="rbf").
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(int(rng.integers(1, 7)), 4)) for _ in range(50)]
+    y = np.arange(50) % 2
+    for b in np.flatnonzero(y == 1):
+        X[b][0, :2] += 1.5
+    X[3] = np.repeat(X[3][:1], 3, axis=0)  # tied instances
+    Xt = [rng.normal(size=(int(rng.integers(1, 7)), 4)) for _ in range(20)]
+    clf = cls(kernel="rbf", C=10.0, scale=None).fit(X, y)
+    assert clf.feature_map_ is None and clf.support_vectors_ is not None
+    ref = _reference_alternation(cls, X, y, clf.gamma_, 10.0)
+    np.testing.assert_allclose(clf.instance_scores(Xt), ref.decision_function(np.vstack(Xt)), atol=1e-8)
+    assert clf.support_vectors_.shape[0] == ref.support_.shape[0]
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.decision_function(Xt), clf.decision_function(Xt))
+
+
+@pytest.mark.parametrize("cls", [miSVMClassifier, MISVMClassifier])
+def test_inner_folds_slice_the_fit_distances(cls):
+    # With max_exact = n the inner folds take their rows and columns of the fit's squared
+    # distances; with n - 1 the fit is Nystroem and each inner fold computes its own: the
+    # inner-CV scores agree.
+    X, y = _large_negative_bags(0, 24)
+    n = sum(len(b) for b in X)
+    kw = dict(kernel="rbf", C=[1.0, 10.0], gamma=[0.5, 2.0], n_components=20, max_iter=10)
+    sliced = cls(max_exact=n, **kw).fit(X, y)
+    own = cls(max_exact=n - 1, **kw).fit(X, y)
+    assert sliced.feature_map_ is None and own.feature_map_ is not None
+    np.testing.assert_array_equal(sliced.cv_results_, own.cv_results_)

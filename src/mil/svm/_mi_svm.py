@@ -16,9 +16,16 @@ the instance labels the bag labels allow, around scikit-learn's
 A bag's score is the largest decision value of its instances (positive
 above 0, or above a cut fitted on out-of-fold bag scores with
 ``threshold="cv"``); ``instance_scores`` gives each instance's decision value, the
-score of the bag that holds it alone (:class:`mil.base.InstanceOutputMixin`). The RBF kernel uses the exact ``SVC`` up to ``max_exact``
-training instances and Nystroem features (Williams and Seeger, NIPS 2001)
-with ``LinearSVC`` beyond, so memory stays linear in the instances.
+score of the bag that holds it alone (:class:`mil.base.InstanceOutputMixin`).
+
+The RBF kernel is exact up to ``max_exact`` training instances: the squared
+distances between the (scaled) training instances are computed once per
+``fit``, every inner-CV fold takes its rows and columns from them, each
+bandwidth's kernel matrix is formed once and serves every ``C`` and every
+alternation of an ``SVC(kernel="precomputed")``; new bags are scored against
+the stored support instances. Beyond ``max_exact``, Nystroem features
+(Williams and Seeger, NIPS 2001) with ``LinearSVC``, so memory stays linear
+in the instances.
 """
 
 from numbers import Integral, Real
@@ -27,6 +34,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
 from sklearn.kernel_approximation import Nystroem
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -60,10 +68,34 @@ def _bag_argmax(f, offsets, bags):
                     dtype=np.intp)
 
 
+def _instance_rows(offsets, bags):
+    """Instance indices of `bags` (in that order) for bag offsets `offsets`."""
+    if len(bags) == 0:
+        return np.zeros(0, dtype=np.intp)
+    return np.concatenate([np.arange(offsets[b], offsets[b + 1]) for b in bags]).astype(np.intp)
+
+
+def _take2(A, rows, block=256):
+    """A[np.ix_(rows, rows)] (two takes, about twice as fast), in blocks of rows so that no
+    rows x n intermediate is held."""
+    out = np.empty((rows.shape[0], rows.shape[0]), dtype=A.dtype)
+    for i in range(0, rows.shape[0], block):
+        out[i:i + block] = np.take(np.take(A, rows[i:i + block], axis=0), rows, axis=1)
+    return out
+
+
+def _rbf_from_sq(D2, gamma, out=None):
+    """exp(-gamma * D2), in `out` (may be D2) or a new array."""
+    K = np.multiply(D2, -gamma, out=out)
+    return np.exp(K, out=K)
+
+
 class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
     """Shared machinery of mi-SVM and MI-SVM (not public)."""
 
     _binary_only = True
+    # MI-SVM's first witnesses are the positive bags' means: points beyond the instances.
+    _bag_means = False
 
     _parameter_constraints = {
         "kernel": [StrOptions({"linear", "rbf"})],
@@ -102,17 +134,17 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
     def _features(self, instances):
         return instances if self.feature_map_ is None else self.feature_map_.transform(instances)
 
-    def _svm(self):
-        if self.kernel == "rbf" and self.feature_map_ is None:
-            return SVC(kernel="rbf", C=self.C_, gamma=self.gamma_)
+    def _svm(self, precomputed=False):
+        if precomputed:
+            return SVC(kernel="precomputed", C=self.C_)
         # liblinear, squared hinge: the primal Newton solver when instances outnumber
         # features (memory linear in the instances; the hinge loss's dual coordinate
         # descent took 10x longer to converge at C >= 1 on Musk1).
         return LinearSVC(C=self.C_, loss="squared_hinge", dual="auto", max_iter=10000,
                          random_state=0 if self.random_state is None else self.random_state)
 
-    def _fit_svm(self, Z, t, w):
-        svm = self._svm()
+    def _fit_svm(self, Z, t, w, precomputed=False):
+        svm = self._svm(precomputed)
         if np.unique(t).shape[0] < 2:
             raise ValueError("the instance labels hold one class; mi-SVM / MI-SVM need positive "
                              "and negative bags")
@@ -152,12 +184,23 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         # The inner CV scores the grid and gives out-of-fold bag scores at the
         # chosen point, which calibrate predict_proba (as BagKernelSVC does); with
         # one grid point it runs for the calibration alone.
-        scores, oof = self._tune(bags, pos, weight, grid)
+        # The exact RBF kernel: squared distances between the fit's points (its
+        # instances; MI-SVM: and its positive bags' means) once, for every inner fold,
+        # bandwidth and C (about 2 x 8 x n^2 bytes with an inner fold's kernel, up to 3 x).
+        D2 = None
+        if self._exact(bags.instances.shape[0]):
+            D2 = self._sq_distances(self._points(bags.instances, bags.offsets, pos))
+        scores, oof = self._tune(bags, pos, weight, grid, D2)
         if len(grid) > 1:
             self.cv_results_ = scores
         best = int(np.argmax(scores))
         g, c = grid[best]
-        self._fit_one(bags, pos, weight, g, c)
+        ref = self._gamma_ref(bags)
+        # The final fit's kernel takes the distances' place.
+        K = None if D2 is None else _rbf_from_sq(D2, float(g) / ref, out=D2)
+        del D2
+        self._fit_one(bags, pos, weight, g, c, K=K, ref=ref)
+        del K
         s = oof[best]
         self.threshold_ = 0.0
         if np.isnan(s).any():
@@ -172,7 +215,40 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         self.proba_scale_ = _fit_temperature(s, pos.astype(np.intp), weight) if np.ptp(s) > 0 else 1.0
         return self
 
-    def _tune(self, bags, pos, weight, grid):
+    def _exact(self, n_instances):
+        return self.kernel == "rbf" and n_instances <= self.max_exact
+
+    @staticmethod
+    def _sq_distances(points):
+        """Squared distances, clamped at 0, diagonal 0: scikit-learn's euclidean_distances(
+        squared=True) operation for operation, in one n x n array (it holds two)."""
+        D2 = points @ points.T
+        D2 *= -2.0
+        sq = np.einsum("ij,ij->i", points, points)
+        D2 += sq[:, None]
+        D2 += sq[None, :]
+        np.maximum(D2, 0.0, out=D2)
+        np.fill_diagonal(D2, 0.0)
+        return D2
+
+    def _points(self, Z, offsets, pos):
+        """The points the alternation draws on: the instances, for MI-SVM followed by the
+        positive bags' means (its first witnesses)."""
+        if not self._bag_means:
+            return Z
+        pos_bags = np.flatnonzero(pos)
+        means = np.add.reduceat(Z, offsets[:-1], axis=0)[pos_bags] / np.diff(offsets)[pos_bags, None]
+        return np.vstack([Z, means])
+
+    def _point_rows(self, offsets, pos, tr):
+        """Indices of the points of the bags `tr` (a fit on bags[tr]) among the points of all bags."""
+        rows = _instance_rows(offsets, tr)
+        if not self._bag_means:
+            return rows
+        rank = np.cumsum(pos) - 1  # a positive bag's position among the positive bags
+        return np.r_[rows, offsets[-1] + rank[tr[pos[tr]]]].astype(np.intp)
+
+    def _tune(self, bags, pos, weight, grid, D2=None):
         """Weighted inner-CV accuracy of each grid point and the out-of-fold bag scores (NaN: none)."""
         from sklearn.model_selection import StratifiedKFold, check_cv
 
@@ -189,31 +265,107 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
             sub, sub_w = bags[tr], None if weight is None else weight[tr]
             if np.unique(pos[tr]).shape[0] < 2:
                 continue
+            sub_D2 = None
+            if self._exact(sub.instances.shape[0]):
+                if D2 is None:  # the fit itself is beyond max_exact, this fold is not
+                    sub_D2 = self._sq_distances(self._points(sub.instances, sub.offsets, pos[tr]))
+                else:
+                    rows = self._point_rows(bags.offsets, pos, tr)
+                    sub_D2 = _take2(D2, rows)
+            ref, K = self._gamma_ref(sub), None
+            one_gamma = len({g for g, _ in grid}) == 1
             for i, (g, c) in enumerate(grid):
                 est = clone(self)
-                est._fit_one(sub, pos[tr], sub_w, g, c)
+                if sub_D2 is not None and (K is None or g != grid[i - 1][0]):
+                    K = None  # one kernel matrix at a time, formed once per bandwidth
+                    # (in the distances' place when there is one bandwidth)
+                    K = _rbf_from_sq(sub_D2, float(g) / ref, out=sub_D2 if one_gamma else None)
+                est._fit_one(sub, pos[tr], sub_w, g, c, K=K, ref=ref)
                 s = est._bag_scores(bags[te])
                 oof[i, te] = s
                 w_te = np.ones(te.shape[0]) if weight is None else weight[te]
                 scores[i] += float(w_te @ ((s > 0) == pos[te]))
         return scores, oof
 
-    def _fit_one(self, bags, pos, weight, rel_gamma, C):
-        """One alternating fit on scaled bags with scalar (gamma, C)."""
+    def _gamma_ref(self, bags):
+        """What a relative gamma is relative to (1 / it: the absolute scale)."""
+        if self.kernel != "rbf" or self.gamma_scale != "median":
+            return 1.0
+        return _median_sq_distance(bags.instances)
+
+    def _fit_one(self, bags, pos, weight, rel_gamma, C, K=None, ref=None):
+        """One alternating fit on scaled bags with scalar (gamma, C); `K` the kernel matrix of
+        the points of `bags` for the exact RBF kernel when known, `ref` their `_gamma_ref`."""
         self.C_ = float(C)
         self.gamma_ = None
         self.feature_map_ = None
+        self.support_vectors_ = None
         n = bags.instances.shape[0]
+        exact = self._exact(n)
         if self.kernel == "rbf":
-            ref = _median_sq_distance(bags.instances) if self.gamma_scale == "median" else 1.0
-            self.gamma_ = float(rel_gamma) / ref
-            if n > self.max_exact:
+            self.gamma_ = float(rel_gamma) / (self._gamma_ref(bags) if ref is None else ref)
+            if not exact:
                 self.feature_map_ = Nystroem(gamma=self.gamma_, n_components=min(self.n_components, n),
                                              random_state=self.random_state).fit(bags.instances)
-        Z = self._features(bags.instances)
         inst_bag = np.repeat(np.arange(bags.n_bags), bags.sizes)
         w_inst = None if weight is None else weight[inst_bag]
-        self.n_iter_ = self._alternate(Z, bags.offsets, inst_bag, pos, w_inst)
+        if exact:
+            points = self._points(bags.instances, bags.offsets, pos)
+            if K is None:
+                D2 = self._sq_distances(points)
+                K = _rbf_from_sq(D2, self.gamma_, out=D2)  # in the distances' place
+            # MI-SVM picks witnesses in positive bags: only their instances need scores.
+            scored = _instance_rows(bags.offsets, np.flatnonzero(pos)) if self._bag_means else None
+            fit_rows, last = self._precomputed_solver(K, n, scored)
+        else:
+            points = self._points(self._features(bags.instances), bags.offsets, pos)
+            fit_rows, last = self._feature_solver(points, n)
+        self.n_iter_ = self._alternate(fit_rows, bags.offsets, inst_bag, pos, w_inst)
+        if exact:  # the support instances (or, after one MI-SVM step, bag means) score new bags
+            self.support_vectors_ = points[last["support"]]
+
+    def _feature_solver(self, Z, n):
+        """fit(rows, t, w): an SVM on the points `Z[rows]` (all when None); the n instances' decision values."""
+        def fit(rows, t, w):
+            self.svm_ = self._fit_svm(Z if rows is None else Z[rows], t, w)
+            return self.svm_.decision_function(Z[:n])
+        return fit, {}
+
+    def _precomputed_solver(self, K, n, scored=None):
+        """As `_feature_solver` on the (symmetric) kernel matrix `K` of the points; with
+        `scored`, only those instances' decision values (the others -inf)."""
+        last = {}
+        K_scored = None if scored is None else np.take(K, scored, axis=0)  # once, not per fit
+
+        def fit(rows, t, w):
+            if rows is None:
+                Kt = K
+            elif "rows" not in last or last["rows"].shape != rows.shape:
+                Kt = last["Kt"] = _take2(K, rows)
+            else:  # MI-SVM: only the witnesses' rows and columns change between alternations
+                Kt = last["Kt"]
+                changed = np.flatnonzero(rows != last["rows"])
+                Kt[changed] = np.take(np.take(K, rows[changed], axis=0), rows, axis=1)
+                Kt[:, changed] = Kt[changed].T
+            last["rows"] = rows
+            self.svm_ = self._fit_svm(Kt, t, w, precomputed=True)
+            sv = self.svm_.support_ if rows is None else rows[self.svm_.support_]
+            last["support"] = sv
+            # K is symmetric: the support rows against the instances; gathering them costs
+            # about 3 reads of their size, so beyond a third of the rows, K itself.
+            dual = self.svm_.dual_coef_[0]
+            if K_scored is not None:
+                alpha = np.zeros(K.shape[0])
+                alpha[sv] = dual
+                f = np.full(n, -np.inf)
+                f[scored] = K_scored @ alpha + self.svm_.intercept_[0]
+                return f
+            if 3 * sv.size > K.shape[0]:
+                alpha = np.zeros(K.shape[0])
+                alpha[sv] = dual
+                return alpha @ K[:, :n] + self.svm_.intercept_[0]
+            return dual @ np.take(K, sv, axis=0)[:, :n] + self.svm_.intercept_[0]
+        return fit, last
 
     # -- prediction ----------------------------------------------------------------
     @staticmethod
@@ -228,7 +380,14 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         return bags
 
     def _instance_f(self, bags):
-        return self.svm_.decision_function(self._features(bags.instances))
+        if self.support_vectors_ is None:
+            return self.svm_.decision_function(self._features(bags.instances))
+        # exact RBF: K(instances, support instances) @ dual coefficients, in row blocks
+        X, sv = bags.instances, self.support_vectors_
+        dual, b = self.svm_.dual_coef_[0], self.svm_.intercept_[0]
+        step = max(1, (1 << 21) // max(sv.shape[0], 1))  # blocks of about 16 MB
+        return np.concatenate([rbf_kernel(X[i:i + step], sv, gamma=self.gamma_) @ dual + b
+                               for i in range(0, X.shape[0], step)] or [np.zeros(0)])
 
     def _bag_scores(self, bags):
         """Raw bag scores (largest instance decision value), before ``threshold_``."""
@@ -290,7 +449,11 @@ _PARAMS_DOC = """
         instances.
     gamma_scale : {"median", "absolute"}, default="median"
     max_exact : int, default=5000
-        Largest number of training instances for the exact RBF SVM.
+        Largest number of training instances for the exact RBF SVM. Its
+        squared distances and an inner fold's kernel matrix are held during
+        ``fit``: about 2 x 8 x `max_exact` squared bytes (400 MB at 5000; up to 3 x
+        for MI-SVM's witness kernel or several bandwidths); the fitted model
+        keeps only the support instances.
     n_components : int, default=500
         Nystroem features beyond `max_exact`.
     max_iter : int, default=50
@@ -321,7 +484,14 @@ _PARAMS_DOC = """
     ----------
     classes_ : ndarray
     svm_ : LinearSVC or SVC
-        The last instance-level SVM.
+        The last instance-level SVM; for the exact RBF kernel an
+        ``SVC(kernel="precomputed")`` whose ``dual_coef_`` and
+        ``intercept_`` weigh ``support_vectors_``.
+    support_vectors_ : ndarray of shape (n_support, n_features) or None
+        Exact RBF kernel: the support instances (scaled features; for
+        MI-SVM stopped after one step, possibly bag means); an instance's
+        decision value is ``rbf(x, support_vectors_) @ svm_.dual_coef_[0] +
+        svm_.intercept_[0]``. None otherwise.
     C_, gamma_ : float
         The values used (``gamma_`` absolute; None for the linear kernel).
     n_iter_ : int
@@ -362,13 +532,12 @@ class miSVMClassifier(_AlternatingSVM):
     (10,)
     """
 
-    def _alternate(self, Z, offsets, inst_bag, pos, w_inst):
+    def _alternate(self, fit, offsets, inst_bag, pos, w_inst):
         pos_inst = pos[inst_bag]
         t = pos_inst.astype(np.intp)
         pos_bags = np.flatnonzero(pos)
         for it in range(1, self.max_iter + 1):
-            self.svm_ = self._fit_svm(Z, t, w_inst)
-            f = self.svm_.decision_function(Z)
+            f = fit(None, t, w_inst)
             new = np.where(pos_inst, f > 0, False).astype(np.intp)
             any_pos = np.zeros(len(pos), dtype=bool)
             np.logical_or.at(any_pos, inst_bag, new.astype(bool))
@@ -398,25 +567,27 @@ class MISVMClassifier(_AlternatingSVM):
     (10,)
     """
 
-    def _alternate(self, Z, offsets, inst_bag, pos, w_inst):
+    _bag_means = True
+
+    def _alternate(self, fit, offsets, inst_bag, pos, w_inst):
         neg_inst = np.flatnonzero(~pos[inst_bag])
         pos_bags = np.flatnonzero(pos)
-        # The witnesses start at the bags' means (in the feature space of the SVM).
-        means = np.add.reduceat(Z, offsets[:-1], axis=0)[pos_bags] / np.diff(offsets)[pos_bags, None]
+        # The witnesses start at the bags' means (in the feature space of the SVM): the
+        # points after the instances (see _points).
+        n = offsets[-1]
         w_neg = None if w_inst is None else w_inst[neg_inst]
         w_pos = None if w_inst is None else w_inst[offsets[pos_bags]]
         w = None if w_inst is None else np.r_[w_neg, w_pos]
         t = np.r_[np.zeros(neg_inst.size, dtype=np.intp), np.ones(pos_bags.size, dtype=np.intp)]
         witness = None
-        W = means
+        W = n + np.arange(pos_bags.size)
         for it in range(1, self.max_iter + 1):
-            self.svm_ = self._fit_svm(np.vstack([Z[neg_inst], W]), t, w)
-            f = self.svm_.decision_function(Z)
+            f = fit(np.r_[neg_inst, W].astype(np.intp), t, w)
             new = _bag_argmax(f, offsets, pos_bags)
             if witness is not None and np.array_equal(new, witness):
                 self.witnesses_ = witness
                 return it
             witness = new
-            W = Z[witness]
+            W = witness
         self.witnesses_ = witness
         return self.max_iter
