@@ -229,3 +229,19 @@ def test_cv_none_fits_one_svm(monkeypatch):
     np.testing.assert_allclose(clf.decision_function(X), ref.decision_function(X), rtol=1e-12)
     from scipy.special import expit
     np.testing.assert_allclose(clf.predict_proba(X)[:, 1], expit(clf.decision_function(X)))
+
+
+def test_repeated_inner_cv_pools_the_repeats():
+    # A repeated stratified k-fold (the registry's emd-svm) scores each grid point on every
+    # repeat: with equal fold sizes per repeat, the pooled accuracy is the repeats' mean.
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    X, y = make_toy_bags(n_bags=30, random_state=6)
+    rskf = RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=0)
+    splits = list(rskf.split(np.zeros((30, 1)), y))
+    grid = dict(kernel="average", C=[0.1, 1.0, 10.0], gamma=[0.5, 2.0], scale=None)
+    both = BagKernelSVC(cv=rskf, **grid).fit(X, y)
+    each = [BagKernelSVC(cv=splits[3 * r:3 * r + 3], **grid).fit(X, y).cv_results_ for r in range(2)]
+    np.testing.assert_allclose(both.cv_results_, (each[0] + each[1]) / 2)
+    again = BagKernelSVC(cv=rskf, **grid).fit(X, y)
+    np.testing.assert_array_equal(again.decision_function(X), both.decision_function(X))
