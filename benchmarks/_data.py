@@ -25,14 +25,35 @@ def load_musk2():
     return d.bags.instances, d.bags.instance_bag, d.target
 
 
+def _parse_value(value):
+    """One command-line value: int, float, True/False/None, else the string."""
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return {"True": True, "False": False, "None": None}.get(value, value)
+
+
 def parse_params(items):
-    """Command-line KEY=VALUE pairs as keyword arguments (ints, floats, True/False/None;
-    comma-separated values, e.g. ``gamma=0.5,1,2``, as a list)."""
+    """Command-line KEY=VALUE pairs as keyword arguments.
+
+    Values are ints, floats, True/False/None or strings; ``[a,b,...]`` or a
+    bare comma-separated ``a,b,...`` is a list of such values (``p=[0.5,1,2]``,
+    ``gamma=0.25,1,4``; ``[]`` the empty list).
+    """
     params = {}
     for item in items or []:
-        key, value = item.split("=", 1)
-        values = [_parse_value(v) for v in value.split(",")]
-        params[key] = values if "," in value else values[0]
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"expected KEY=VALUE, got {item!r}")
+        if value.startswith("[") and value.endswith("]"):
+            inner = value[1:-1].strip()
+            params[key] = [_parse_value(v.strip()) for v in inner.split(",")] if inner else []
+        elif "," in value:
+            params[key] = [_parse_value(v.strip()) for v in value.split(",")]
+        else:
+            params[key] = _parse_value(value)
     return params
 
 

@@ -37,6 +37,55 @@ def test_emd_hand_solved():
     np.testing.assert_allclose(emd_distances([D], [C]), [[2.5]])
 
 
+def test_emd_ground_metrics_hand_solved():
+    pytest.importorskip("ot")
+    # 1-D: C = {0, 1} to D = {2, 4}. Euclidean: both matchings cost (2 + 3) / 2 = (4 + 1) / 2 = 2.5;
+    # squared: the sorted matching (4 + 9) / 2 = 6.5 beats the crossed one (16 + 1) / 2 = 8.5.
+    C, D = np.array([[0.0], [1.0]]), np.array([[2.0], [4.0]])
+    np.testing.assert_allclose(emd_distances([C], [D]), [[2.5]])
+    np.testing.assert_allclose(emd_distances([C], [D], metric="sqeuclidean"), [[6.5]])
+    np.testing.assert_allclose(emd_distances([C], [D], metric="cityblock"), [[2.5]])
+    # One instance against two (half its mass to each): (0, 0) to (1, 1) and (2, 0).
+    E, F = np.array([[0.0, 0.0]]), np.array([[1.0, 1.0], [2.0, 0.0]])
+    np.testing.assert_allclose(emd_distances([E, F]), [[0, (np.sqrt(2) + 2) / 2], [(np.sqrt(2) + 2) / 2, 0]])
+    np.testing.assert_allclose(emd_distances([E], [F], metric="sqeuclidean"), [[(2 + 4) / 2]])
+    np.testing.assert_allclose(emd_distances([E], [F], metric="cityblock"), [[(2 + 2) / 2]])
+    # The pair cache keeps the metrics apart (the Euclidean value again after the squared one).
+    np.testing.assert_allclose(emd_distances([C], [D]), [[2.5]])
+    with pytest.raises(ValueError, match="metric"):
+        emd_distances([C], [D], metric="cosine")
+
+
+def test_emd_svc_ground_metric_and_mean_reference(monkeypatch, backend):
+    pytest.importorskip("ot")
+    X, y = make_toy_bags(n_bags=30, random_state=3)
+    seen = []
+    original = bag_svc.emd_distances
+    monkeypatch.setattr(bag_svc, "emd_distances",
+                        lambda *a, **k: seen.append(k["metric"]) or original(*a, **k))
+    clf = BagKernelSVC(kernel="emd", ground_metric="sqeuclidean", gamma=1.0, gamma_scale="mean", scale=None,
+                       p=1.0, cv=None).fit(X, y)
+    assert seen == ["sqeuclidean"]
+    D = original(X, metric="sqeuclidean")
+    # gamma_scale="mean" with gamma=1, p=1: exp(-D / A), A the mean distance between distinct
+    # training bags (Zhang, Marszalek, Lazebnik and Schmid 2007).
+    A = D[~np.eye(30, dtype=bool)].mean()
+    assert np.isclose(clf.gamma_, 1.0 / A)
+    np.testing.assert_allclose(clf._test_kernel(bags_of(X))[:, clf.svc_.support_],
+                               np.exp(-D / A)[:, clf.svc_.support_], rtol=1e-12)
+    med = BagKernelSVC(kernel="emd", ground_metric="sqeuclidean", gamma=1.0, scale=None, cv=None).fit(X, y)
+    assert np.isclose(med.gamma_, 1.0 / np.median(D[~np.eye(30, dtype=bool)]))
+    # Set kernels: the mean squared distance between instances.
+    nsk = BagKernelSVC(gamma=1.0, gamma_scale="mean", scale=None, cv=None).fit(X, y)
+    assert np.isclose(nsk.gamma_, 1.0 / bag_svc._median_sq_distance(bags_of(X).instances, "mean"))
+
+
+def bags_of(X):
+    from mil.utils.validation import check_bags
+
+    return check_bags(X)
+
+
 def test_emd_without_pot_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "ot", None)
     with pytest.raises(ImportError, match=r"scikit-mil\[ot\]"):
@@ -130,6 +179,9 @@ def test_sample_weight_zero_is_like_dropping():
     (dict(gamma=[1.0, -2.0]), "gamma"),
     (dict(C=[]), "C"),
     (dict(kernel="rbf"), "kernel"),
+    (dict(kernel="emd", ground_metric="cosine"), "ground_metric"),
+    (dict(kernel="nsk", ground_metric="sqeuclidean"), "ground_metric.*kernel='emd'"),
+    (dict(gamma_scale="max"), "gamma_scale"),
 ])
 def test_bad_parameters(params, match):
     X, y = make_toy_bags(n_bags=12, random_state=0)
@@ -177,3 +229,19 @@ def test_cv_none_fits_one_svm(monkeypatch):
     np.testing.assert_allclose(clf.decision_function(X), ref.decision_function(X), rtol=1e-12)
     from scipy.special import expit
     np.testing.assert_allclose(clf.predict_proba(X)[:, 1], expit(clf.decision_function(X)))
+
+
+def test_repeated_inner_cv_pools_the_repeats():
+    # A repeated stratified k-fold (the registry's emd-svm) scores each grid point on every
+    # repeat: with equal fold sizes per repeat, the pooled accuracy is the repeats' mean.
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    X, y = make_toy_bags(n_bags=30, random_state=6)
+    rskf = RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=0)
+    splits = list(rskf.split(np.zeros((30, 1)), y))
+    grid = dict(kernel="average", C=[0.1, 1.0, 10.0], gamma=[0.5, 2.0], scale=None)
+    both = BagKernelSVC(cv=rskf, **grid).fit(X, y)
+    each = [BagKernelSVC(cv=splits[3 * r:3 * r + 3], **grid).fit(X, y).cv_results_ for r in range(2)]
+    np.testing.assert_allclose(both.cv_results_, (each[0] + each[1]) / 2)
+    again = BagKernelSVC(cv=rskf, **grid).fit(X, y)
+    np.testing.assert_array_equal(again.decision_function(X), both.decision_function(X))

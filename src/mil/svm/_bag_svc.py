@@ -21,8 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.distances import _all_from_bags
 from mil.preprocessing import _apply_scaling, _scaling
-from mil.svm._kernels import (_normalised, _set_kernels_from_bags, emd_distances, migraph_weights,
-                              _require_pot)
+from mil.svm._kernels import (EMD_METRICS, _normalised, _set_kernels_from_bags, emd_distances,
+                              migraph_weights, _require_pot)
 
 __all__ = ["BagKernelSVC", "KERNELS"]
 
@@ -41,15 +41,22 @@ def _grid(value, name):
     return values
 
 
-def _median_sq_distance(instances):
-    """Median squared distance between (at most MEDIAN_SAMPLE evenly spaced) instances."""
+def _reference(d, how):
+    """The bandwidth reference of the distances `d`: their median or mean (1 if that is not > 0)."""
+    if not d.size:
+        return 1.0
+    ref = float(np.median(d) if how == "median" else np.mean(d))
+    return ref if ref > 0 else 1.0
+
+
+def _median_sq_distance(instances, how="median"):
+    """Median (or mean) squared distance between (at most MEDIAN_SAMPLE evenly spaced) instances."""
     from scipy.spatial.distance import pdist
 
     n = instances.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, MEDIAN_SAMPLE)).astype(np.intp))
     d = pdist(instances[idx], "sqeuclidean")
-    d = d[d > 0]
-    return float(np.median(d)) if d.size else 1.0
+    return _reference(d[d > 0], how)
 
 
 def _fit_temperature(scores, y, weight):
@@ -79,8 +86,10 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
     - ``"migraph"``: the same with instance weights 1 / degree in each
       bag's epsilon-graph (Zhou, Sun and Li 2009; :func:`migraph_weights`);
     - ``"emd"``: ``exp(-gamma EMD(A, B)^p)`` with the earth mover's
-      distance (uniform weights, Euclidean ground cost, through POT:
-      ``pip install "scikit-mil[ot]"``);
+      distance (uniform weights, Euclidean ground cost unless
+      `ground_metric` says otherwise, through POT:
+      ``pip install "scikit-mil[ot]"``; Zhang, Marszalek, Lazebnik and
+      Schmid 2007);
     - ``"minimal"``, ``"maximal"``, ``"average"``: ``exp(-gamma d(A, B)^p)``
       with a Hausdorff distance (:mod:`mil.distances`).
 
@@ -105,14 +114,21 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
     gamma : float or list of float, default=1.0
         Kernel bandwidth (a list is tuned). With ``gamma_scale="median"``
         a multiple of the median heuristic.
-    gamma_scale : {"median", "absolute"}, default="median"
+    gamma_scale : {"median", "mean", "absolute"}, default="median"
         "median": the bandwidth is ``gamma / m``, where m is the median
         squared distance between training instances (set kernels) or the
-        median ``d^p`` between training bags (distance kernels), so the
-        default suits data of any scale. "absolute": ``gamma`` as given.
+        median ``d^p`` over the pairs of training bags (distance kernels), so
+        the default suits data of any scale. "mean": the same with the mean
+        (``exp(-d / A)``, A the mean distance between training bags, is
+        Zhang et al.'s EMD kernel: ``gamma=1, p=1``). "absolute": ``gamma``
+        as given.
     p : float > 0 or list of float, default=1.0
         Power of the distance in the distance kernels (a list is tuned
         with gamma; the distances are computed once for all).
+    ground_metric : {"euclidean", "sqeuclidean", "cityblock"}, default="euclidean"
+        The EMD's ground cost between instances (``kernel="emd"`` only;
+        see :func:`emd_distances`). "sqeuclidean" makes the EMD the squared
+        2-Wasserstein distance between the bags' instance distributions.
     normalize : {"cosine", "weights", "none"}, default="cosine"
         Set kernels only (see :func:`set_kernel`).
     epsilon : float or None, default=None
@@ -155,7 +171,10 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
     kernels", ICML 2002. Z.-H. Zhou, Y.-Y. Sun and Y.-F. Li, "Multi-instance
     learning by treating instances as non-i.i.d. samples", ICML 2009.
     Y. Rubner, C. Tomasi and L. J. Guibas, "The earth mover's distance as a
-    metric for image retrieval", IJCV 40(2), 2000.
+    metric for image retrieval", IJCV 40(2), 2000. J. Zhang, M. Marszalek,
+    S. Lazebnik and C. Schmid, "Local features and kernels for
+    classification of texture and object categories: a comprehensive
+    study", IJCV 73(2), 2007.
 
     Examples
     --------
@@ -173,8 +192,9 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
         "kernel": [StrOptions(set(KERNELS))],
         "C": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "gamma": [Interval(Real, 0, None, closed="neither"), "array-like"],
-        "gamma_scale": [StrOptions({"median", "absolute"})],
+        "gamma_scale": [StrOptions({"median", "mean", "absolute"})],
         "p": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "ground_metric": [StrOptions(set(EMD_METRICS))],
         "normalize": [StrOptions({"cosine", "weights", "none"})],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
@@ -185,13 +205,14 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
     }
 
     def __init__(self, kernel="nsk", *, C=1.0, gamma=1.0, gamma_scale="median", p=1.0,
-                 normalize="cosine", epsilon=None, scale="standard", cv=5, class_weight=None,
-                 positive_class=None, n_jobs=None):
+                 ground_metric="euclidean", normalize="cosine", epsilon=None, scale="standard", cv=5,
+                 class_weight=None, positive_class=None, n_jobs=None):
         self.kernel = kernel
         self.C = C
         self.gamma = gamma
         self.gamma_scale = gamma_scale
         self.p = p
+        self.ground_metric = ground_metric
         self.normalize = normalize
         self.epsilon = epsilon
         self.scale = scale
@@ -211,14 +232,15 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
 
     def _distances(self, X, Y):
         if self.kernel == "emd":
-            return emd_distances(X, Y, n_jobs=self.n_jobs)
+            return emd_distances(X, Y, metric=self.ground_metric, n_jobs=self.n_jobs)
         return _all_from_bags(X, Y, n_jobs=self.n_jobs)[self.kernel]
 
     def _train_kernels(self, bags, rel_gammas):
         """Kernels of every gamma between the training bags: (n_gammas, n, n), absolute gammas."""
         if self.kernel in SET_KERNELS:
             w = self._instance_weights(bags)
-            ref = _median_sq_distance(bags.instances) if self.gamma_scale == "median" else 1.0
+            ref = 1.0 if self.gamma_scale == "absolute" else _median_sq_distance(bags.instances,
+                                                                                   self.gamma_scale)
             gammas = rel_gammas / ref
             K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
             sums = np.add.reduceat(w, bags.offsets[:-1])
@@ -228,10 +250,7 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
         kernels, gammas, ps = [], [], []
         for p in self._ps:
             Dp = D ** p
-            ref = 1.0
-            if self.gamma_scale == "median":
-                ref = float(np.median(Dp[off])) if off.any() else 1.0
-                ref = ref if ref > 0 else 1.0
+            ref = 1.0 if self.gamma_scale == "absolute" else _reference(Dp[off], self.gamma_scale)
             for g in rel_gammas / ref:
                 kernels.append(np.exp(-g * Dp))
                 gammas.append(g)
@@ -309,6 +328,9 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         if self.kernel == "emd":
             _require_pot()
+        elif self.ground_metric != "euclidean":
+            raise ValueError(f"ground_metric={self.ground_metric!r} needs kernel='emd' (the other kernels "
+                             f"use the Euclidean distance); got kernel={self.kernel!r}")
         keep, n_total = None, bags.n_bags
         if weight is not None and (weight == 0).any():
             # libsvm drops zero-weight samples and numbers its support vectors

@@ -212,6 +212,8 @@ def _require_pot():
     return ot
 
 
+#: Ground costs of :func:`emd_distances` (names of ``scipy.spatial.distance.cdist``, through POT's ``ot.dist``).
+EMD_METRICS = ("euclidean", "sqeuclidean", "cityblock")
 #: Largest number of bag pairs whose EMD is remembered (per process).
 EMD_CACHE_SIZE = 1_000_000
 _emd_cache = {}
@@ -224,20 +226,20 @@ def _digest(A):
                            person=str(A.shape).encode()[:16]).digest()
 
 
-def _emd_row(ot, A, key_a, bags_b, keys_b, numItermax):
+def _emd_row(ot, A, key_a, bags_b, keys_b, numItermax, metric="euclidean"):
     """EMDs from bag A to each of `bags_b`, through the pair cache.
 
-    The EMD of two bags depends on those two bags alone, so it is remembered
-    by the bags' contents: cross-validation folds over the same (unscaled)
-    bags solve each pair once.
+    The EMD of two bags depends on those two bags (and the ground cost)
+    alone, so it is remembered by the bags' contents and the metric:
+    cross-validation folds over the same (unscaled) bags solve each pair once.
     """
     a = np.full(A.shape[0], 1.0 / A.shape[0])
     out = np.empty(len(bags_b))
     for t, (B, key_b) in enumerate(zip(bags_b, keys_b)):
-        key = (key_a, key_b) if key_a <= key_b else (key_b, key_a)
+        key = (metric, key_a, key_b) if key_a <= key_b else (metric, key_b, key_a)
         hit = _emd_cache.get(key)
         if hit is None:
-            M = ot.dist(A, B, metric="euclidean")
+            M = ot.dist(A, B, metric=metric)
             hit = float(ot.emd2(a, np.full(B.shape[0], 1.0 / B.shape[0]), M, numItermax=numItermax))
             with _emd_lock:
                 if len(_emd_cache) >= EMD_CACHE_SIZE:
@@ -247,8 +249,8 @@ def _emd_row(ot, A, key_a, bags_b, keys_b, numItermax):
     return out
 
 
-def emd_distances(X, Y=None, *, n_jobs=None, num_iter_max=1_000_000):
-    """Earth mover's distance between bags (uniform weights, Euclidean ground cost).
+def emd_distances(X, Y=None, *, metric="euclidean", n_jobs=None, num_iter_max=1_000_000):
+    """Earth mover's distance between bags (uniform weights, Euclidean ground cost by default).
 
     Each entry is the optimal transport cost between the two bags' uniform
     distributions over their instances, solved exactly by POT's network
@@ -260,6 +262,11 @@ def emd_distances(X, Y=None, *, n_jobs=None, num_iter_max=1_000_000):
     Y : sequence of 2-D arrays or Bags, default=None
         None means ``X`` against itself (symmetric: pairs i < j solved once,
         zeros on the diagonal).
+    metric : {"euclidean", "sqeuclidean", "cityblock"}, default="euclidean"
+        Ground cost between two instances: the Euclidean distance (Rubner,
+        Tomasi and Guibas 2000; Zhang, Marszalek, Lazebnik and Schmid 2007),
+        its square (the EMD is then the squared 2-Wasserstein distance
+        between the two bags' instance distributions) or the L1 distance.
     n_jobs : int, default=None
         Threads over rows of bags.
     num_iter_max : int, default=1_000_000
@@ -280,7 +287,12 @@ def emd_distances(X, Y=None, *, n_jobs=None, num_iter_max=1_000_000):
     >>> A = np.array([[0.0], [2.0]]); B = np.array([[1.0], [3.0]])
     >>> float(emd_distances([A, B])[0, 1])  # each instance moves by 1
     1.0
+    >>> C = np.array([[0.0], [1.0]]); D = np.array([[2.0], [4.0]])
+    >>> float(emd_distances([C], [D], metric="sqeuclidean")[0, 0])  # (2^2 + 3^2) / 2
+    6.5
     """
+    if metric not in EMD_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(map(repr, EMD_METRICS))}; got {metric!r}")
     ot = _require_pot()
     from joblib import Parallel, delayed, effective_n_jobs
 
@@ -301,7 +313,8 @@ def emd_distances(X, Y=None, *, n_jobs=None, num_iter_max=1_000_000):
     n = effective_n_jobs(n_jobs)
 
     def row(i, cols):
-        return _emd_row(ot, bx[i], kx[i], [by[j] for j in cols], [ky[j] for j in cols], num_iter_max)
+        return _emd_row(ot, bx[i], kx[i], [by[j] for j in cols], [ky[j] for j in cols], num_iter_max,
+                       metric)
 
     if n > 1:
         rows = Parallel(n_jobs=n, backend="threading")(delayed(row)(i, cols) for i, cols in tasks)
