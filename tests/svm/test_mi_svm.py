@@ -164,6 +164,42 @@ def test_threshold_cv_is_platt_on_out_of_fold_scores(cls, backend):
     np.testing.assert_array_equal(clf.predict_instances(Xt), (clf.instance_scores(Xt) > 0).astype(int))
 
 
+@pytest.mark.parametrize("cls", [miSVMClassifier, MISVMClassifier])
+@pytest.mark.parametrize("threshold", ["zero", "cv"])
+def test_scoring_rules_on_the_out_of_fold_scores(cls, threshold):
+    # Checked against scikit-learn: the out-of-fold bag scores of each C refitted by hand,
+    # the calibration as unpenalised logistic regression (with an intercept for the
+    # fitted cut, without for the cut at 0), sklearn.metrics' log loss and AUC.
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    X, y = _noisy_witness_bags(0, 40)  # overlapping out-of-fold scores: a finite optimum
+    folds = [(np.flatnonzero(np.arange(40) % 4 != k), np.flatnonzero(np.arange(40) % 4 == k)) for k in range(4)]
+    Cs = [0.01, 1.0, 100.0]
+    kw = dict(C=Cs, cv=folds, scale=None, threshold=threshold)
+    clf = cls(scoring="neg_log_loss", **kw).fit(X, y)
+    by_accuracy = cls(**kw).fit(X, y)
+    by_auc = cls(scoring="roc_auc", **kw).fit(X, y)
+    losses, correct, aucs = [], [], []
+    for C in Cs:
+        oof = np.empty(len(y))
+        for tr, te in folds:
+            oof[te] = cls(C=C, scale=None).fit([X[i] for i in tr], y[tr]).decision_function(
+                [X[i] for i in te])
+        lr = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000, fit_intercept=threshold == "cv")
+        lr.fit(oof[:, None], y)
+        losses.append(log_loss(y, lr.predict_proba(oof[:, None])[:, 1]))
+        cut = -lr.intercept_[0] / lr.coef_[0, 0] if threshold == "cv" else 0.0
+        correct.append(np.sum((oof > cut) == (y == 1)))  # accuracy at the cut the model uses
+        aucs.append(roc_auc_score(y, oof))
+    np.testing.assert_allclose(-clf.cv_results_, losses, rtol=1e-5)
+    assert clf.C_ == Cs[int(np.argmin(losses))]
+    np.testing.assert_array_equal(by_accuracy.cv_results_, correct)
+    assert by_accuracy.C_ == Cs[int(np.argmax(correct))]
+    np.testing.assert_allclose(by_auc.cv_results_, aucs, rtol=1e-12)
+    assert by_auc.C_ == Cs[int(np.argmax(aucs))]
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_fit_platt_is_the_maximum_likelihood_fit(weighted):
     # Checked against scikit-learn's unpenalised logistic regression on the scores

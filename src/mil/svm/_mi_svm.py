@@ -108,6 +108,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
         "cv": ["cv_object"],
         "threshold": [StrOptions({"zero", "cv"})],
+        "scoring": [StrOptions({"accuracy", "roc_auc", "neg_log_loss"})],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "positive_class": "no_validation",
         "random_state": ["random_state"],
@@ -115,7 +116,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
 
     def __init__(self, kernel="linear", *, C=1.0, gamma=1.0, gamma_scale="median", max_exact=5000,
                  n_components=500, max_iter=50, scale="standard", cv=3, threshold="zero",
-                 class_weight=None, positive_class=None, random_state=0):
+                 scoring="accuracy", class_weight=None, positive_class=None, random_state=0):
         self.kernel = kernel
         self.C = C
         self.gamma = gamma
@@ -126,6 +127,7 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         self.scale = scale
         self.cv = cv
         self.threshold = threshold
+        self.scoring = scoring
         self.class_weight = class_weight
         self.positive_class = positive_class
         self.random_state = random_state
@@ -191,6 +193,8 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         if self._exact(bags.instances.shape[0]):
             D2 = self._sq_distances(self._points(bags.instances, bags.offsets, pos))
         scores, oof = self._tune(bags, pos, weight, grid, D2)
+        if np.isfinite(oof).any() and (self.scoring != "accuracy" or self.threshold == "cv"):
+            scores = np.array([self._oof_score(s, pos, weight) for s in oof])
         if len(grid) > 1:
             self.cv_results_ = scores
         best = int(np.argmax(scores))
@@ -202,18 +206,43 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         self._fit_one(bags, pos, weight, g, c, K=K, ref=ref)
         del K
         s = oof[best]
-        self.threshold_ = 0.0
         if np.isnan(s).any():
-            # No inner folds (too few bags of a class): the training bags' own scores.
-            s = self._bag_scores(bags)
-        elif self.threshold == "cv" and np.ptp(s) > 0:
-            # Platt scaling with an intercept on the out-of-fold bag scores: the bag
-            # threshold moves to where the out-of-fold log loss puts it.
-            self.proba_scale_, b = _fit_platt(s, pos, weight)
-            self.threshold_ = -b / self.proba_scale_
-            return self
-        self.proba_scale_ = _fit_temperature(s, pos.astype(np.intp), weight) if np.ptp(s) > 0 else 1.0
+            # No inner folds (too few bags of a class): the training bags' own scores,
+            # the cut at 0.
+            self.proba_scale_, self.threshold_ = self._calibration(self._bag_scores(bags), pos, weight,
+                                                                   cut=False)
+        else:
+            self.proba_scale_, self.threshold_ = self._calibration(s, pos, weight)
         return self
+
+    def _calibration(self, s, pos, weight, cut=True):
+        """(a, threshold) of predict_proba's sigmoid(a (s - threshold)) fitted by log loss on
+        the bag scores `s`: Platt scaling with an intercept when ``threshold="cv"`` (the cut
+        moves to where the out-of-fold log loss puts it), else the scale alone (cut at 0)."""
+        if np.ptp(s) <= 0:
+            return 1.0, 0.0
+        if cut and self.threshold == "cv":
+            a, b = _fit_platt(s, pos, weight)
+            return a, -b / a
+        return _fit_temperature(s, pos.astype(np.intp), weight), 0.0
+
+    def _oof_score(self, s, pos, weight):
+        """One grid point's inner-CV score by `scoring` from its out-of-fold bag scores `s`
+        (bags without one, NaN, left out): the weighted count of bags on the right side of
+        the cut ``threshold`` places on them, the weighted AUC, or minus the weighted log
+        loss of the probabilities ``_calibration`` fits on them."""
+        from scipy.special import log_expit
+        from sklearn.metrics import roc_auc_score
+
+        known = np.isfinite(s)
+        s, pos = s[known], pos[known]
+        w = np.ones(s.shape[0]) if weight is None else weight[known]
+        if self.scoring == "roc_auc":
+            return float(roc_auc_score(pos, s, sample_weight=w)) if 0 < pos.sum() < pos.size else 0.5
+        a, threshold = self._calibration(s, pos, w)
+        if self.scoring == "accuracy":
+            return float(w @ ((s > threshold) == pos))
+        return float(np.sum(w * log_expit(np.where(pos, 1.0, -1.0) * a * (s - threshold))) / np.sum(w))
 
     def _exact(self, n_instances):
         return self.kernel == "rbf" and n_instances <= self.max_exact
@@ -473,6 +502,13 @@ _PARAMS_DOC = """
         instances', so a large negative bag tends to score above 0; the
         moved cut corrects for it where the training bags show it. No
         extra SVM fit; 0 without inner folds.
+    scoring : {"accuracy", "roc_auc", "neg_log_loss"}, default="accuracy"
+        What the inner CV maximises over the grid, from each point's
+        out-of-fold bag scores (weighted): the accuracy at the cut
+        `threshold` places (0, or with ``threshold="cv"`` the point's own
+        fitted cut), the AUC (the ranking of the bags, wherever the cut
+        falls), or minus the log loss of the probabilities ``predict_proba``
+        would fit on them.
     class_weight : "balanced", dict or None, default=None
     positive_class : label or None, default=None
         The multi-instance positive class (see
@@ -492,6 +528,11 @@ _PARAMS_DOC = """
         MI-SVM stopped after one step, possibly bag means); an instance's
         decision value is ``rbf(x, support_vectors_) @ svm_.dual_coef_[0] +
         svm_.intercept_[0]``. None otherwise.
+    cv_results_ : ndarray of shape (n_gamma * n_C,) or None
+        The inner CV's score of each grid point, (gamma, C) in gamma-major
+        order, by `scoring`: the weighted count of correctly classified
+        out-of-fold bags, their AUC, or minus the log loss. None for a
+        single point.
     C_, gamma_ : float
         The values used (``gamma_`` absolute; None for the linear kernel).
     n_iter_ : int
