@@ -31,17 +31,20 @@ from collections import defaultdict
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.metrics import log_loss, roc_auc_score
+from sklearn.metrics import roc_auc_score
 
 from _data import parse_params  # benchmarks/ is on sys.path when run as a script
 from mil._learners import make_learner
 from mil.datasets import load_dataset
 from mil.evaluation import table_splits
 from mil.preprocessing import _apply_scaling, _scaling
+from mil.svm import miSVMClassifier
 from mil.svm._bag_svc import _grid
-from mil.svm._mi_svm import _fit_platt, _rbf_from_sq
+from mil.svm._mi_svm import _rbf_from_sq
 
-RULES = ("acc0", "accP", "auc", "ll")
+#: rule -> the (scoring, threshold) whose out-of-fold score ranks the grid in ``fit``.
+RULES = {"acc0": ("accuracy", "zero"), "accP": ("accuracy", "cv"), "auc": ("roc_auc", "cv"),
+         "ll": ("neg_log_loss", "cv")}
 
 
 def _fold(learner, params, X, y, tr, te):
@@ -59,7 +62,7 @@ def _fold(learner, params, X, y, tr, te):
     D2 = None
     if est._exact(bags.instances.shape[0]):
         D2 = est._sq_distances(est._points(bags.instances, bags.offsets, pos))
-    _, oof = est._tune(bags, pos, None, grid, D2)
+    oof = est._tune(bags, pos, None, grid, D2)
     ref = est._gamma_ref(bags)
     test_scores, K, last_g = [], None, None
     for g, c in grid:
@@ -86,27 +89,18 @@ def run(learner, ds, params, jobs):
                   flush=True)
 
 
-def _platt(s, pos):
-    """(a, b, out-of-fold log loss) of the Platt fit with an intercept on scores `s`."""
-    if np.ptp(s) <= 0:
-        return 1.0, 0.0, np.inf
-    a, b = _fit_platt(s, pos, None)
-    p = np.clip(1.0 / (1.0 + np.exp(-(a * s + b))), 1e-15, 1 - 1e-15)
-    return a, b, float(log_loss(pos, p, labels=[False, True]))
-
-
 def _choose(fold):
-    """{rule: (grid index, cut at the fitted threshold)} for one outer fold."""
+    """{rule: (grid index, cut at the fitted threshold)} for one outer fold, by the estimator's
+    own ranking (``_oof_score``) and fitted cut (``_calibration``); which of the two classes
+    does not matter, they share both."""
     oof, pos = np.asarray(fold["oof"]), np.asarray(fold["train_pos"])
-    platt = [_platt(s, pos) for s in oof]
-    cuts = [-b / a for a, b, _ in platt]
-    crit = {
-        "acc0": [np.mean((s > 0) == pos) for s in oof],
-        "accP": [np.mean((s > cut) == pos) for s, cut in zip(oof, cuts)],
-        "auc": [roc_auc_score(pos, s) for s in oof],
-        "ll": [-ll for _, _, ll in platt],
-    }
-    return {rule: (int(np.argmax(v)), cuts) for rule, v in crit.items()}
+    est = miSVMClassifier(threshold="cv")
+    cuts = [est._calibration(s, pos, None)[1] for s in oof]
+    out = {}
+    for rule, (scoring, threshold) in RULES.items():
+        est.set_params(scoring=scoring, threshold=threshold)
+        out[rule] = (int(np.argmax([est._oof_score(s, pos, None) for s in oof])), cuts)
+    return out
 
 
 def report(paths):

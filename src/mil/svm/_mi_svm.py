@@ -31,9 +31,10 @@ in the instances.
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, log_expit
 from sklearn.base import clone
 from sklearn.kernel_approximation import Nystroem
+from sklearn.metrics import roc_auc_score
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -192,8 +193,9 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         D2 = None
         if self._exact(bags.instances.shape[0]):
             D2 = self._sq_distances(self._points(bags.instances, bags.offsets, pos))
-        scores, oof = self._tune(bags, pos, weight, grid, D2)
-        if np.isfinite(oof).any() and (self.scoring != "accuracy" or self.threshold == "cv"):
+        oof = self._tune(bags, pos, weight, grid, D2)
+        scores = np.zeros(len(grid))  # no inner folds: the first point
+        if np.isfinite(oof).any():
             scores = np.array([self._oof_score(s, pos, weight) for s in oof])
         if len(grid) > 1:
             self.cv_results_ = scores
@@ -231,9 +233,6 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         (bags without one, NaN, left out): the weighted count of bags on the right side of
         the cut ``threshold`` places on them, the weighted AUC, or minus the weighted log
         loss of the probabilities ``_calibration`` fits on them."""
-        from scipy.special import log_expit
-        from sklearn.metrics import roc_auc_score
-
         known = np.isfinite(s)
         s, pos = s[known], pos[known]
         w = np.ones(s.shape[0]) if weight is None else weight[known]
@@ -278,15 +277,15 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
         return np.r_[rows, offsets[-1] + rank[tr[pos[tr]]]].astype(np.intp)
 
     def _tune(self, bags, pos, weight, grid, D2=None):
-        """Weighted inner-CV accuracy of each grid point and the out-of-fold bag scores (NaN: none)."""
+        """The out-of-fold bag scores of each grid point, shape (len(grid), n_bags); NaN for a
+        bag no inner fold scored."""
         from sklearn.model_selection import StratifiedKFold, check_cv
 
-        scores = np.zeros(len(grid))
         oof = np.full((len(grid), len(pos)), np.nan)
         if isinstance(self.cv, Integral):
             k = min(int(self.cv), int(pos.sum()), int((~pos).sum()))
             if k < 2:
-                return scores, oof
+                return oof
             folds = list(StratifiedKFold(k, shuffle=True, random_state=0).split(np.zeros(len(pos)), pos))
         else:
             folds = list(check_cv(self.cv, pos, classifier=True).split(np.zeros((len(pos), 1)), pos))
@@ -310,11 +309,8 @@ class _AlternatingSVM(InstanceOutputMixin, BaseBagClassifier):
                     # (in the distances' place when there is one bandwidth)
                     K = _rbf_from_sq(sub_D2, float(g) / ref, out=sub_D2 if one_gamma else None)
                 est._fit_one(sub, pos[tr], sub_w, g, c, K=K, ref=ref)
-                s = est._bag_scores(bags[te])
-                oof[i, te] = s
-                w_te = np.ones(te.shape[0]) if weight is None else weight[te]
-                scores[i] += float(w_te @ ((s > 0) == pos[te]))
-        return scores, oof
+                oof[i, te] = est._bag_scores(bags[te])
+        return oof
 
     def _gamma_ref(self, bags):
         """What a relative gamma is relative to (1 / it: the absolute scale)."""
