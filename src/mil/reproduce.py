@@ -115,9 +115,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
             t0 = time.perf_counter()
             fold_acc, fold_auc = [], []
             for seed in runs:
-                est = make_learner(learner, **params)
-                if seed is not None:
-                    est.set_params(**{SEED_PARAMS[learner]: seed})
+                est = make_learner(learner, seed=seed, **params)
                 plot = learner == "gdbt-mi" and name in STAGED_DATASETS and not seed
                 res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
                                callback=_StagedErrors(bags, y) if plot else None)
@@ -181,7 +179,7 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
             if progress is not None:
                 progress.set_label(f"{learner} on {name}", len(splits))
             t0 = time.perf_counter()
-            res = evaluate(make_learner(learner), data.bags, data.target, splits, progress=progress,
+            res = evaluate(make_learner(learner, seed=0), data.bags, data.target, splits, progress=progress,
                            n_jobs=n_jobs)
             secs.setdefault(learner, {})[name] = time.perf_counter() - t0
             acc.setdefault(learner, {})[name] = res["accuracy"]
@@ -455,7 +453,7 @@ def reproduce_three_class(learners=("ripper-mi", "citation-knn"), repeats=1, pro
     acc, secs = {}, {}
     for learner in learners:
         t0 = time.perf_counter()
-        res = evaluate(make_learner(learner), bags, y, splits, progress=progress, n_jobs=n_jobs)
+        res = evaluate(make_learner(learner, seed=0), bags, y, splits, progress=progress, n_jobs=n_jobs)
         secs[learner] = time.perf_counter() - t0
         acc[learner] = res["accuracy"]
     return Bunch(accuracy=acc, seconds=secs, learners=tuple(learners), repeats=repeats)
@@ -526,7 +524,7 @@ def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, 
                 params = {"C": [1.0, 10.0]}
                 if learner in ("nsk-svm", "migraph-svm", "emd-svm"):
                     params["gamma"] = [0.5, 1.0]
-            est = make_learner(learner, **params)
+            est = make_learner(learner, seed=0, **params)
             if progress is not None:
                 progress.set_label(f"{learner} on {name}", len(splits))
             t0 = time.perf_counter()
