@@ -16,6 +16,7 @@ from sklearn.utils import Bunch
 from mil._learners import SEED_PARAMS, available_learners, make_learner
 from mil.datasets import make_digit_bags
 from mil.evaluation import evaluate, fold_indices
+from mil.reproduce import record_runs
 
 __all__ = ["TASKS", "reproduce_assumptions", "assumptions_table"]
 
@@ -94,12 +95,8 @@ def reproduce_assumptions(tasks=None, learners=None, seeds=3, n_bags=200, folds=
                                progress=progress, n_jobs=n_jobs)
                 fold_acc.append(res["accuracy"])
                 fold_auc.append(res["auc"])
-            secs.setdefault(learner, {})[task] = time.perf_counter() - t0
-            acc.setdefault(learner, {})[task] = np.concatenate(fold_acc)
-            auc.setdefault(learner, {})[task] = np.concatenate(fold_auc)
-            if learner in SEED_PARAMS:
-                seed_acc.setdefault(learner, {})[task] = np.array([a.mean() for a in fold_acc])
-                seed_auc.setdefault(learner, {})[task] = np.array([np.nanmean(a) for a in fold_auc])
+            record_runs((acc, auc, seed_acc, seed_auc, secs), learner, task, fold_acc, fold_auc,
+                        time.perf_counter() - t0)
     protocol = (f"{n_bags} digit bags per task (make_digit_bags, random_state=0), stratified "
                 f"{folds}-fold CV with seed 0" + (", 2 folds" if quick else "")
                 + (f", randomised learners over seeds 0-{seeds - 1}" if seeds > 1 else ", seed 0"))
