@@ -1,7 +1,8 @@
 """The ``mil`` command line: evaluate learners on bags, show the configuration.
 
-``mil`` with no arguments evaluates the available learners on the shipped
-Musk1 with its published 10-fold assignment. ``mil evaluate`` takes a user's
+``mil`` with no arguments runs the quick default job (a few fast, strong
+learners: :data:`mil._learners.DEFAULT_JOB`) on the shipped Musk1 with its
+published 10-fold assignment; ``--model all`` runs every learner. ``mil evaluate`` takes a user's
 ARFF or long CSV file as it is (word labels, NaN, more than two classes): a
 learner that cannot take the data is reported as skipped with its reason and
 the others run. User errors are one line on stderr and exit status 2.
