@@ -1101,17 +1101,19 @@ class _Parser(argparse.ArgumentParser):
 def build_parser():
     learners = _learner_list()
     parser = _Parser(
-        prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
-                                "With no command, show the configuration and run the default job "
-                                "(the learners marked * below) on the shipped Musk1.",
+        prog="mil", description=textwrap.fill("Multi-instance learning: evaluate learners on bags of "
+                                              "instances. With no command, show the configuration and "
+                                              "run the default job (the learners marked * below) on the "
+                                              "shipped Musk1.", 88),
         epilog=learners + _EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()} (scikit-mil)")
     _evaluate_options(parser)
     sub = parser.add_subparsers(dest="command")
     ev = sub.add_parser("evaluate", help="bag-level k-fold CV of learners on a data set",
-                        description="Bag-level k-fold cross-validation: accuracy (mean ± std over "
-                                    "folds), AUC (two classes), fit and predict time per learner. "
-                                    "Without --model, the default job: the learners marked * below.",
+                        description=textwrap.fill("Bag-level k-fold cross-validation: accuracy (mean ± "
+                                                  "std over folds), AUC (two classes), fit and predict "
+                                                  "time per learner. Without --model, the default job: "
+                                                  "the learners marked * below.", 88),
                         epilog=learners + _EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _evaluate_options(ev)
     sub.add_parser("info", help="show the configuration (mil.show_config())",
