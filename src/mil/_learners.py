@@ -127,9 +127,9 @@ LEARNERS = {
 #: - miles: 81.0 / 88.5, and it scores instances (which instances made a bag positive);
 #: - miwrapper-hgb: 81.6 / 88.8, the instance-level baseline: a learner that does not beat it on
 #:   the user's data gains nothing from its multi-instance model there.
-#: Left out: emd-svm (82.6 / 90.1, the best AUC) at about 14 times MInD's fold time on the
-#: 200-bag file, and it needs POT; MI-svm (80.6 / 88.4) at 10 times; mi-svm (77.8 / 86.6),
-#: minutes on the 200-bag file; the others below 80 accuracy.
+#: Left out: emd-svm (82.6 / 90.1, the best AUC) at about 6 times MInD's CPU time per fold on
+#: the 200-bag file (4 times on Musk1), and it needs POT; MI-svm (80.6 / 88.4) at 8 times;
+#: mi-svm (77.8 / 86.6), minutes on the 200-bag file; the others below 80 accuracy.
 DEFAULT_JOB = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb")
 
 
