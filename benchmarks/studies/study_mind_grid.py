@@ -6,7 +6,7 @@ named sets and counts the chosen points (recorded before the refit). The
 default grid keeps the points chosen here (docs/results/embeddings.rst,
 "MInD's default grid"). Usage::
 
-    OMP_NUM_THREADS=1 python benchmarks/mind_grid_choices.py musk1 musk2 elephant fox tiger [--json FILE]
+    OMP_NUM_THREADS=1 python benchmarks/studies/study_mind_grid.py musk1 musk2 elephant fox tiger [--json FILE]
 """
 
 import argparse
