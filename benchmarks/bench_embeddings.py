@@ -25,7 +25,7 @@ Prints, all measured in this process (best of several runs):
 
 ``--miles-grids`` runs only part 2 for MILES, with the inner settings
 compared when its default grid was chosen (docs/results/embeddings.rst,
-"MILES's default grid"): the earlier default (3 x 6 grid, 5 inner folds),
+"How the grids were chosen"): the earlier default (3 x 6 grid, 5 inner folds),
 the 2 x 4 grid with 5, 3 and 2 inner folds, and with 3 inner folds whose
 fits stop at ``100 * tol``. ``--mind-grids`` does the same for MInD: the
 default, the earlier default, the wider grid and ``kernel="auto"`` tried for
