@@ -20,9 +20,9 @@ the ratio of each learner's CPU time to ``c45-mi``'s, the baseline run in the
 same process. The cost classes of ``mil --help`` and the estimate of a job's
 time (``mil._costs.FOLD_SECONDS``) come from the CPU seconds.
 
-    python benchmarks/study_default_job.py write /tmp/bags200.csv
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/study_default_job.py time --data csv,musk1,musk2 --folds 3
-    python benchmarks/study_default_job.py time --data csv --folds 10 --learners blrt mind
+    python benchmarks/studies/study_default_job.py write /tmp/bags200.csv
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/studies/study_default_job.py time --data csv,musk1,musk2 --folds 3
+    python benchmarks/studies/study_default_job.py time --data csv --folds 10 --learners blrt mind
 
 The whole default job on the CSV is timed from the shell:
 ``/usr/bin/time -v mil evaluate --dataset /tmp/bags200.csv --quiet``.

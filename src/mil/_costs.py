@@ -5,7 +5,7 @@ job starts, an estimate of its time. Both come from one measurement: the
 CPU seconds of one bag-level CV fold (fit on 9/10 of the bags, predict the
 rest) of each learner at its registry defaults, on three reference data
 sets, on a 2-core x86-64 with one BLAS thread, one fold at a time
-(``benchmarks/study_default_job.py``). A learner's time on other data is
+(``benchmarks/studies/study_default_job.py``). A learner's time on other data is
 extrapolated from these three points (see :func:`fold_seconds`): a guide to
 the order of magnitude, not a promise.
 """
@@ -26,7 +26,7 @@ CLASS_REFERENCES = ("csv", "musk1")
 #: CPU seconds per CV fold (fit + predict) at the registry defaults, seed 0, on the
 #: reference data sets (in the order of :data:`REFERENCES`): the mean over the first 3 folds
 #: (the 200-bag file, Musk1) and the first fold (Musk2), measured with
-#: ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/study_default_job.py time
+#: ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/studies/study_default_job.py time
 #: --data csv,musk1 --folds 3`` and ``--data musk2 --folds 1``.
 FOLD_SECONDS = {
     "citation-knn": (0.14, 0.01, 0.59),
