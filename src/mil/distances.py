@@ -49,7 +49,7 @@ import numpy as np
 
 from mil._core import kernel, twins, use_backend
 from mil.bags import Bags
-from mil.utils.validation import check_bags
+from mil.utils.validation import check_bags, shown
 
 __all__ = ["hausdorff", "hausdorff_all", "instance_bag_minima", "KINDS"]
 
@@ -830,7 +830,7 @@ def hausdorff(X, Y=None, *, kind="minimal", alpha=0.5, y=None, y_other=None, n_j
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
     if kind == "integrated" and not (isinstance(alpha, (int, float, np.floating, np.integer))
                                      and 0.0 <= float(alpha) <= 1.0):
-        raise ValueError(f"alpha must be a number in [0, 1]; got {alpha!r}")
+        raise ValueError(f"alpha must be a number in [0, 1]; got {shown(alpha)}")
     X, Y = _prepare(X, Y)
     if kind == "adapted":
         if y is None:

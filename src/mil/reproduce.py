@@ -58,6 +58,23 @@ class _StagedErrors:
         return out
 
 
+def record_runs(tables, learner, key, fold_acc, fold_auc, seconds):
+    """Store one learner's runs on one data set (one array of fold scores per seed) in result tables.
+
+    `tables` is ``(accuracy, auc, seed_accuracy, seed_auc, seconds)``, dicts of
+    ``learner -> key -> value``: the folds of all runs concatenated, and for a
+    randomised learner (:data:`mil._learners.SEED_PARAMS`) the mean over the
+    folds of each run.
+    """
+    acc, auc, seed_acc, seed_auc, secs = tables
+    secs.setdefault(learner, {})[key] = seconds
+    acc.setdefault(learner, {})[key] = np.concatenate(fold_acc)
+    auc.setdefault(learner, {})[key] = np.concatenate(fold_auc)
+    if learner in SEED_PARAMS:
+        seed_acc.setdefault(learner, {})[key] = np.array([a.mean() for a in fold_acc])
+        seed_auc.setdefault(learner, {})[key] = np.array([np.nanmean(a) for a in fold_auc])
+
+
 def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=1, seeds=1):
     """10-fold CV of the tree learners (:data:`TREE_LEARNERS`) on the shipped sets.
 
@@ -115,9 +132,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
             t0 = time.perf_counter()
             fold_acc, fold_auc = [], []
             for seed in runs:
-                est = make_learner(learner, **params)
-                if seed is not None:
-                    est.set_params(**{SEED_PARAMS[learner]: seed})
+                est = make_learner(learner, seed=seed, **params)
                 plot = learner == "gdbt-mi" and name in STAGED_DATASETS and not seed
                 res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
                                callback=_StagedErrors(bags, y) if plot else None)
@@ -126,12 +141,8 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
                                     for key in ("train", "test")}
                 fold_acc.append(res["accuracy"])
                 fold_auc.append(res["auc"])
-            secs.setdefault(learner, {})[name] = time.perf_counter() - t0
-            acc.setdefault(learner, {})[name] = np.concatenate(fold_acc)
-            auc.setdefault(learner, {})[name] = np.concatenate(fold_auc)
-            if learner in SEED_PARAMS:
-                seed_acc.setdefault(learner, {})[name] = np.array([a.mean() for a in fold_acc])
-                seed_auc.setdefault(learner, {})[name] = np.array([np.nanmean(a) for a in fold_auc])
+            record_runs((acc, auc, seed_acc, seed_auc, secs), learner, name, fold_acc, fold_auc,
+                        time.perf_counter() - t0)
     protocol = "published folds, " + ("repetition 0" if repeats == 1 else f"repetitions 0-{repeats - 1}")
     return Bunch(accuracy=acc, auc=auc, seconds=secs, staged=staged, datasets=datasets, seeds=seeds,
                  seed_accuracy=seed_acc, seed_auc=seed_auc, learners=learners, quick=quick, protocol=protocol,
@@ -181,7 +192,7 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
             if progress is not None:
                 progress.set_label(f"{learner} on {name}", len(splits))
             t0 = time.perf_counter()
-            res = evaluate(make_learner(learner), data.bags, data.target, splits, progress=progress,
+            res = evaluate(make_learner(learner, seed=0), data.bags, data.target, splits, progress=progress,
                            n_jobs=n_jobs)
             secs.setdefault(learner, {})[name] = time.perf_counter() - t0
             acc.setdefault(learner, {})[name] = res["accuracy"]
@@ -455,7 +466,7 @@ def reproduce_three_class(learners=("ripper-mi", "citation-knn"), repeats=1, pro
     acc, secs = {}, {}
     for learner in learners:
         t0 = time.perf_counter()
-        res = evaluate(make_learner(learner), bags, y, splits, progress=progress, n_jobs=n_jobs)
+        res = evaluate(make_learner(learner, seed=0), bags, y, splits, progress=progress, n_jobs=n_jobs)
         secs[learner] = time.perf_counter() - t0
         acc[learner] = res["accuracy"]
     return Bunch(accuracy=acc, seconds=secs, learners=tuple(learners), repeats=repeats)
@@ -526,7 +537,7 @@ def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, 
                 params = {"C": [1.0, 10.0]}
                 if learner in ("nsk-svm", "migraph-svm", "emd-svm"):
                     params["gamma"] = [0.5, 1.0]
-            est = make_learner(learner, **params)
+            est = make_learner(learner, seed=0, **params)
             if progress is not None:
                 progress.set_label(f"{learner} on {name}", len(splits))
             t0 = time.perf_counter()

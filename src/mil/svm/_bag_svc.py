@@ -23,6 +23,7 @@ from mil.distances import _all_from_bags
 from mil.preprocessing import _apply_scaling, _scaling
 from mil.svm._kernels import (EMD_METRICS, _normalised, _set_kernels_from_bags, emd_distances,
                               migraph_weights, _require_pot)
+from mil.utils.validation import shown
 
 __all__ = ["BagKernelSVC", "KERNELS"]
 
@@ -37,7 +38,7 @@ MEDIAN_SAMPLE = 2000
 def _grid(value, name):
     values = np.atleast_1d(np.asarray(value, dtype=np.float64))
     if values.ndim != 1 or values.size == 0 or not (np.isfinite(values).all() and (values > 0).all()):
-        raise ValueError(f"{name} must be a number > 0 or a non-empty list of them; got {value!r}")
+        raise ValueError(f"{name} must be a number > 0 or a non-empty list of them; got {shown(value)}")
     return values
 
 
@@ -340,7 +341,7 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
             bags, y_enc, weight = bags[keep], y_enc[keep], weight[keep]
         missing = np.setdiff1d(np.arange(len(self.classes_)), y_enc)
         if missing.size:
-            raise ValueError(f"class {self.classes_[missing[0]]!r} has no bag with a positive weight; "
+            raise ValueError(f"class {shown(self.classes_[missing[0]])} has no bag with a positive weight; "
                              "the SVM needs every class of y")
         Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
         self._ps = _grid(self.p, "p")

@@ -30,7 +30,7 @@ import numpy as np
 
 from mil._core import kernel, twins, use_backend
 from mil.distances import _centred_scaled, _fill_by_rows
-from mil.utils.validation import check_bags
+from mil.utils.validation import check_bags, shown
 
 __all__ = ["set_kernel", "migraph_weights", "emd_distances", "BLOCK_SIZE"]
 
@@ -71,7 +71,7 @@ def migraph_weights(X, epsilon=None):
 
     bags = _as_bags(X, "X")
     if epsilon is not None and not (np.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"epsilon must be a finite number > 0 or None; got {epsilon!r}")
+        raise ValueError(f"epsilon must be a finite number > 0 or None; got {shown(epsilon)}")
     w = np.ones(bags.instances.shape[0])
     off = bags.offsets
     for b in range(bags.n_bags):
@@ -110,7 +110,7 @@ def _diagonal(Xc, off, w, gammas):
 def _check_gammas(gamma):
     gammas = np.atleast_1d(np.asarray(gamma, dtype=np.float64))
     if gammas.ndim != 1 or gammas.size == 0 or not (np.isfinite(gammas).all() and (gammas > 0).all()):
-        raise ValueError(f"gamma must be a number > 0 or a non-empty list of them; got {gamma!r}")
+        raise ValueError(f"gamma must be a number > 0 or a non-empty list of them; got {shown(gamma)}")
     return gammas
 
 
