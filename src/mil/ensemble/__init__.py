@@ -8,9 +8,10 @@ trees (BLRT) grow extremely randomised trees whose rules read a share of a
 bag's instances, with their own grower and kernel.
 """
 
-from mil.ensemble._blrt import BagRandomTreesClassifier, BagRatioTree
+from mil.ensemble._blrt import BagRandomTreesClassifier
 from mil.ensemble._forest import MIRandomForestClassifier
 from mil.ensemble._gdbt import GDBTMIClassifier
 from mil.ensemble._plot import plot_staged_error
+from mil.tree._bag_ratio import BagRatioTree
 
 __all__ = ["BagRandomTreesClassifier", "BagRatioTree", "GDBTMIClassifier", "MIRandomForestClassifier", "plot_staged_error"]

@@ -22,17 +22,16 @@ from joblib import Parallel, delayed
 from scipy.special import expit, logit
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from mil._core import kernel
-from mil.base import BaseBagClassifier, InstanceOutputMixin, log_odds
-from mil.ensemble._pooling import pool
+from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output, oob_accuracy
+from mil.tree._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.tree._builder import prepare_layout
 
 __all__ = ["MIRandomForestClassifier"]
-
-_MAX_INT = np.iinfo(np.int32).max
 
 #: the sharpnesses among which ``sharpness="oob"`` chooses (np.inf: the maximum)
 OOB_SHARPNESSES = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, np.inf)
@@ -44,7 +43,7 @@ def _pooled(estimates, offsets, sharpness):
 
     The maximum for ``sharpness=np.inf``; otherwise ``expit(S)`` with S the
     log-sum-exp pooling (1/r) log(mean_i exp(r f_i)) of the instances'
-    log-odds f_i (:func:`mil.ensemble._pooling.pool`, r = `sharpness`).
+    log-odds f_i (:func:`mil.tree._pooling.pool`, r = `sharpness`).
     """
     if np.isinf(sharpness):
         bag_max = kernel("_bag_counts").bag_max
@@ -55,34 +54,6 @@ def _pooled(estimates, offsets, sharpness):
     f = logit(np.clip(estimates, _EPS, 1.0 - _EPS))
     return np.column_stack([expit(pool(np.ascontiguousarray(f[:, j]), offsets, "lse", sharpness))
                             for j in range(estimates.shape[1])])
-
-
-def _n_drawn(max_samples, n_bags):
-    if max_samples is None:
-        return n_bags
-    if isinstance(max_samples, Integral):
-        if max_samples > n_bags:
-            raise ValueError(f"max_samples={max_samples} is larger than the number of bags ({n_bags})")
-        return int(max_samples)
-    return max(1, round(max_samples * n_bags))
-
-
-def _bootstrap_counts(seed, n_bags, n_drawn):
-    """How many times each bag is drawn (with replacement) in a tree's sample."""
-    rng = np.random.RandomState(seed)
-    return np.bincount(rng.randint(0, n_bags, n_drawn), minlength=n_bags)
-
-
-def _mean_tree_output(output, trees, n_jobs):
-    """The mean of ``output(tree)`` over the trees, the trees run on threads.
-
-    The outputs are summed in tree order, so `n_jobs` cannot change the result.
-    """
-    outputs = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(output)(tree) for tree in trees)
-    total = np.zeros_like(outputs[0], dtype=np.float64)
-    for p in outputs:
-        total += p
-    return total / len(trees)
 
 
 def _tree_weights(counts, weight):
@@ -111,7 +82,7 @@ def _grow_one(template, seed, bags, y_enc, classes, presorted, counts, weight):
     return tree
 
 
-class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
+class MIRandomForestClassifier(BaggedTreesMixin, InstanceOutputMixin, BaseBagClassifier):
     """Multi-instance random forest of ID3-MI / C4.5-MI trees.
 
     Each tree is grown on a bootstrap sample of the bags (bags drawn with
@@ -262,27 +233,16 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     _binary_only = False
 
     _parameter_constraints = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        **BAGGING_CONSTRAINTS,
         "criterion": [StrOptions({"gain_ratio", "gain"})],
         "splitter": [StrOptions({"exact", "hist"})],
         "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
-        "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
-        "bootstrap": ["boolean"],
-        "max_samples": [Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0.0, 1.0, closed="right"), None],
-        "oob_score": ["boolean"],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_bags_leaf": [Interval(Integral, 1, None, closed="left")],
         "growth": [StrOptions({"depth", "best"})],
         "split_shares": [StrOptions({"parent", "children"})],
         "positive_bag_removal": ["boolean"],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
         "positive_class": "no_validation",
         "average": [StrOptions({"bags", "instances"})],
         "sharpness": [Interval(Real, 0.0, np.inf, closed="right"), StrOptions({"oob"})],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
     }
 
     def __init__(self, n_estimators=100, *, criterion="gain_ratio", max_features="sqrt", bootstrap=True,
@@ -341,27 +301,14 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         if self.max_instances_per_bag is not None:
             bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")
-        n_bags = bags.n_bags
-        seeds = check_random_state(self.random_state).randint(_MAX_INT, size=self.n_estimators)
-        if self.bootstrap:
-            n_drawn = _n_drawn(self.max_samples, n_bags)
-            counts = [_bootstrap_counts(seed, n_bags, n_drawn) for seed in seeds]
-        else:
-            counts = [None] * self.n_estimators
+        seeds, counts = self._draw_samples(bags.n_bags)
         presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
         template = self._template()
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_one)(template, int(seed), bags, y_enc, self.classes_, presorted, c, weight)
             for seed, c in zip(seeds, counts))
-        self.estimators_samples_ = [np.repeat(np.arange(n_bags), c) if c is not None else np.arange(n_bags)
-                                    for c in counts]
-        importances = np.zeros(bags.n_features)
-        for tree in self.estimators_:
-            importances += tree.feature_importances_
-        total = importances.sum()
-        self.feature_importances_ = importances / total if total > 0 else importances
+        self.feature_importances_ = self._mean_importances([tree.feature_importances_
+                                                            for tree in self.estimators_])
         if isinstance(self.sharpness, str):
             self.sharpness_ = self._choose_sharpness(bags, y_enc, counts, weight) if self.bootstrap else np.inf
         else:
@@ -369,9 +316,10 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         if not (isinstance(self.sharpness, str) and self.bootstrap) and hasattr(self, "oob_sharpness_scores_"):
             del self.oob_sharpness_scores_
         if self.oob_score:
-            self._set_oob(bags, y_enc, counts, weight)
-        elif hasattr(self, "oob_score_"):
-            del self.oob_score_, self.oob_decision_function_
+            probas, ok = self._oob_probas(bags, counts, weight, [self.sharpness_])
+            self._set_oob_attributes(None if probas is None else probas[0], ok, y_enc, weight)
+        else:
+            self._clear_oob()
         return self
 
     def _oob_probas(self, bags, counts, weight, sharpnesses):
@@ -409,22 +357,6 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
             probas.append(oob)
         return probas, ok
 
-    @staticmethod
-    def _oob_accuracy(proba, y_enc, ok, weight):
-        """Accuracy of the out-of-bag class probabilities on the bags `ok` (weighted by `weight`)."""
-        pred = np.argmax(proba[ok], axis=1)
-        return float(np.average(pred == y_enc[ok], weights=None if weight is None else weight[ok]))
-
-    def _set_oob(self, bags, y_enc, counts, weight=None):
-        """``oob_decision_function_`` and ``oob_score_`` at the forest's sharpness."""
-        probas, ok = self._oob_probas(bags, counts, weight, [self.sharpness_])
-        if probas is None:
-            raise ValueError("no bag (of positive weight) was left out of every bootstrap sample: "
-                             "oob_score needs more bags or fewer trees")
-        oob = probas[0]
-        self.oob_decision_function_ = oob
-        self.oob_score_ = self._oob_accuracy(oob, y_enc, ok, weight)
-
     def _choose_sharpness(self, bags, y_enc, counts, weight=None):
         """The sharpness of ``OOB_SHARPNESSES`` of best out-of-bag accuracy (ties: the sharpest).
 
@@ -434,7 +366,7 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         if probas is None:
             self.oob_sharpness_scores_ = np.full(len(OOB_SHARPNESSES), np.nan)
             return np.inf
-        scores = np.array([self._oob_accuracy(p, y_enc, ok, weight) for p in probas])
+        scores = np.array([oob_accuracy(p, y_enc, ok, weight) for p in probas])
         self.oob_sharpness_scores_ = scores
         return OOB_SHARPNESSES[np.flatnonzero(scores == scores.max())[-1]]
 
@@ -508,18 +440,6 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         """
         check_is_fitted(self, "estimators_")
         bags = self._validate_predict(X)
-        mean = _mean_tree_output(lambda tree: self._tree_output(tree, bags, self.sharpness_),
-                                 self.estimators_, self.n_jobs)
+        mean = mean_tree_output(lambda tree: self._tree_output(tree, bags, self.sharpness_),
+                                self.estimators_, self.n_jobs)
         return self._combine(mean, bags, self.sharpness_)
-
-    def decision_function(self, X):
-        """Log-odds of the averaged probabilities.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
-            Two classes: for ``classes_[1]``. More: per class.
-        """
-        logit = log_odds(self.predict_proba(X))
-        return logit[:, 1] if len(self.classes_) == 2 else logit
-

@@ -9,11 +9,11 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
-from mil.ensemble._blrt import _MAX_INT, BagRatioTree, _grow_tree, _table
-from mil.ensemble._pooling import POOLINGS, pool
+from mil.ensemble._bagging import MAX_SEED
+from mil.tree._pooling import POOLINGS, pool
+from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
 from mil.tree._builder import build_tree, prepare_layout
 
 __all__ = ["GDBTMIClassifier"]
@@ -57,7 +57,7 @@ def newton_leaf_values(leaves, n_nodes, instance_bag, a, b, k, grad_bag, hess_ba
     g_b = p_b - y_b and h_b = p_b (1 - p_b) being the logistic loss's
     derivatives wrt the bag score S_b, and C_bl = B_bl - k_b A_bl^2 the
     pooling's own curvature d^2 S_b / dv^2 (B_bl the sum of `b` over b's
-    instances in l; see :func:`mil.ensemble._pooling.pool`). The first term
+    instances in l; see :func:`mil.tree._pooling.pool`). The first term
     is the Gauss-Newton curvature; the second keeps the step bounded when a
     leaf holds a small share of a bag's score (a Gauss-Newton step alone
     would be about -1/A_bl there) and vanishes when the leaf holds the whole
@@ -494,7 +494,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
 
     def _leaves(self, tree, bags):
         """The leaf of every unit (instance, or bag for a bag-ratio tree)."""
-        return tree.apply(*_table(bags)) if self._bag_level else tree.apply(bags.instances)
+        return tree.apply(*bag_table(bags)) if self._bag_level else tree.apply(bags.instances)
 
     def _tree_scores(self, tree, bags):
         """A tree's values (before shrinkage) for every unit of `bags`."""
@@ -615,8 +615,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         # every round as it is (see _HistRound), the sorted one filtered to the round's bags.
         hist = False
         if self._bag_level:
-            instances, offsets = _table(bags)
-            table = kernel("_bag_shares").ShareTable(instances.T, offsets)
+            table = share_table(bags)
         else:
             presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
             hist = self.splitter == "hist"
@@ -720,7 +719,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         label = np.zeros(layout.n_bags, dtype=np.intp)
         full_weight = np.zeros(layout.n_bags)  # bags out of the round weigh 0: the grower skips them
         label[layout.inbag], full_weight[layout.inbag] = bag_pos, weight
-        return _grow_tree(layout.table, label, 2, full_weight, int(rng.randint(_MAX_INT)), n_feat, self.n_rules,
+        return grow_bag_ratio_tree(layout.table, label, 2, full_weight, int(rng.randint(MAX_SEED)), n_feat,
+                                   self.n_rules,
                           self.ratio == "best", max(1, int(np.ceil(self.min_bags_leaf))), self.max_depth)
 
     @staticmethod

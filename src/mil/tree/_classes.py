@@ -21,6 +21,7 @@ from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.tree._builder import (build_tree, prepare_layout, cost_complexity_path, prune_cost_complexity,
                                prune_pessimistic)
+from mil.tree._pooling import pool
 
 __all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels",
            "prune_reduced_error"]
@@ -482,8 +483,6 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
             proba = bc.bag_max(estimate, bags.offsets)
             positive = bc.bag_max(tree.positive_leaf[leaves].astype(np.float64), bags.offsets) > 0
             if not np.isinf(sharpness):
-                from mil.ensemble._pooling import pool  # mil.ensemble imports mil.tree
-
                 score = pool(np.log(estimate) - np.log1p(-estimate), bags.offsets, "lse", sharpness)
                 # A bag of one instance pools to its own estimate: kept exactly.
                 single = np.diff(bags.offsets) == 1
