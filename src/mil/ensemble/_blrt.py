@@ -26,11 +26,12 @@ from mil.base import BaseBagClassifier
 from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output
 from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
 from mil.tree._classes import resolve_max_features
+from mil.tree._export import TreeExportMixin, class_tree_printout, member_index, not_fitted
 
 __all__ = ["BagRandomTreesClassifier", "BagRatioTree"]
 
 
-class BagRandomTreesClassifier(BaggedTreesMixin, BaseBagClassifier):
+class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassifier):
     """Bag-level randomized trees (BLRT): a forest of extremely randomised bag-ratio trees.
 
     Each node sends a bag left when the share of its instances with
@@ -120,8 +121,11 @@ class BagRandomTreesClassifier(BaggedTreesMixin, BaseBagClassifier):
     >>> blrt = BagRandomTreesClassifier(n_estimators=20, random_state=0).fit(X, y)
     >>> blrt.score(X, y) > 0.9
     True
-    >>> blrt.export_text(0).startswith("|--- share of instances with x")
-    True
+    >>> print(blrt.export_text(0, max_lines=3))  # doctest: +ELLIPSIS
+    tree 0 of 20 (estimators_[0])
+    |--- share of instances with x... <= ... >  ...
+    |   |--- ...
+    ... (... more lines; max_lines=3)
     """
 
     _allow_nan = True
@@ -223,29 +227,12 @@ class BagRandomTreesClassifier(BaggedTreesMixin, BaseBagClassifier):
         instances, offsets = bag_table(self._validate_predict(X))
         return mean_tree_output(lambda tree: tree.predict_proba(instances, offsets), self.estimators_, self.n_jobs)
 
-    def export_text(self, tree=0, feature_names=None, decimals=3, max_lines=None):
-        """One tree of the forest as indented text (see :meth:`BagRatioTree.export_text`).
+    _default_print_index = 0
 
-        Parameters
-        ----------
-        tree : int, default=0
-            Index into ``estimators_``.
-        feature_names : sequence of str, default=None
-            Defaults to ``feature_names_in_`` when fitted on named features.
-        decimals : int, default=3
-        max_lines : int or None, default=None
-            Keep only the first lines.
-
-        Returns
-        -------
-        text : str
-        """
-        check_is_fitted(self, "estimators_")
-        if feature_names is None:
-            feature_names = getattr(self, "feature_names_in_", None)
-        elif len(feature_names) != self.n_features_in_:
-            raise ValueError(f"feature_names has {len(feature_names)} names; "
-                             f"the forest was fitted on {self.n_features_in_} features")
-        text = self.estimators_[tree].export_text(feature_names, self.classes_, decimals)
-        return text if max_lines is None else "\n".join(text.split("\n")[:max_lines])
-
+    def _tree_to_print(self, index):
+        if not hasattr(self, "estimators_"):
+            raise not_fitted("BLRT model")
+        n = len(self.estimators_)
+        k = member_index(index, n, "tree")
+        return class_tree_printout(self.estimators_[k], self.classes_, owner=self,
+                                   header=f"tree {k} of {n} (estimators_[{k}])")

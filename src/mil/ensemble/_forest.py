@@ -30,6 +30,7 @@ from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tr
 from mil.tree._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.tree._builder import prepare_layout
+from mil.tree._export import TreeExportMixin, member_index, not_fitted
 
 __all__ = ["MIRandomForestClassifier"]
 
@@ -82,7 +83,7 @@ def _grow_one(template, seed, bags, y_enc, classes, presorted, counts, weight):
     return tree
 
 
-class MIRandomForestClassifier(BaggedTreesMixin, InstanceOutputMixin, BaseBagClassifier):
+class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutputMixin, BaseBagClassifier):
     """Multi-instance random forest of ID3-MI / C4.5-MI trees.
 
     Each tree is grown on a bootstrap sample of the bags (bags drawn with
@@ -321,6 +322,24 @@ class MIRandomForestClassifier(BaggedTreesMixin, InstanceOutputMixin, BaseBagCla
         else:
             self._clear_oob()
         return self
+
+    _default_print_index = 0
+
+    def _tree_to_print(self, index):
+        """Tree `index` (two classes), or class c's tree of tree k for ``index=(k, c)``."""
+        if not hasattr(self, "estimators_"):
+            raise not_fitted("forest")
+        multi = len(self.classes_) > 2
+        if multi and not (isinstance(index, tuple) and len(index) == 2):
+            raise ValueError(f"with {len(self.classes_)} classes each tree of the forest holds one tree per "
+                             "class; choose one with index=(tree, class index)")
+        n = len(self.estimators_)
+        k = member_index(index[0] if multi else index, n, "tree")
+        header = f"tree {k} of {n} (estimators_[{k}])"
+        if not multi:
+            return self.estimators_[k]._tree_to_print(None)._replace(owner=self, header=header)
+        printed = self.estimators_[k]._tree_to_print(member_index(index[1], len(self.classes_), "class"))
+        return printed._replace(owner=self, header=f"{header}, {printed.header.replace('trees_', f'estimators_[{k}].trees_')}")
 
     def _oob_probas(self, bags, counts, weight, sharpnesses):
         """Out-of-bag class probabilities at each sharpness, and the bags that have them.

@@ -19,6 +19,7 @@ and scores a candidate by one pass over their instances (the compiled kernel
 import numpy as np
 
 from mil._core import kernel
+from mil.tree._export import boosting_tree_printout, class_tree_printout, render
 
 __all__ = ["BagRatioTree", "bag_table", "grow_bag_ratio_tree", "share_table"]
 
@@ -42,11 +43,14 @@ class BagRatioTree:
         Entropy decrease (bits) times the node's bag weight (0 at leaves).
     n_node_bags : ndarray of intp, shape (n_nodes,)
         Training bags reaching each node.
+    n_class_bags : ndarray of intp, shape (n_nodes, n_classes) or None
+        The same per class (per residual sign in a GDBT-MI round's tree).
     random_state : int
         The seed the tree was grown with.
     """
 
-    def __init__(self, feature, threshold, ratio, left, right, value, gain, n_node_bags, random_state=None):
+    def __init__(self, feature, threshold, ratio, left, right, value, gain, n_node_bags, random_state=None,
+                 n_class_bags=None):
         self.feature = np.asarray(feature, dtype=np.intp)
         self.threshold = np.asarray(threshold, dtype=np.float64)
         self.ratio = np.asarray(ratio, dtype=np.float64)
@@ -56,6 +60,7 @@ class BagRatioTree:
         self.gain = np.asarray(gain, dtype=np.float64)
         self.n_node_bags = np.asarray(n_node_bags, dtype=np.intp)
         self.random_state = random_state
+        self.n_class_bags = None if n_class_bags is None else np.asarray(n_class_bags, dtype=np.intp)
 
     @property
     def node_count(self):
@@ -88,14 +93,44 @@ class BagRatioTree:
         """Class frequencies of the leaf each bag reaches, shape (n_bags, n_classes)."""
         return self.value[self.apply(instances, offsets)]
 
-    def export_text(self, feature_names=None, class_names=None, decimals=3):
-        """The tree as indented text, one line per rule side and per leaf.
+    def class_bag_counts(self):
+        """Distinct training bags of each class (of each residual sign in a boosting round) per node."""
+        if self.n_class_bags is None:
+            raise ValueError("this BagRatioTree was built without n_class_bags: its leaves' bags per class "
+                             "are unknown, so it cannot be printed")
+        return self.n_class_bags
 
-        An inner node prints as ``share of instances with f <= theta > r``
-        (the bags that go left) and ``<= r`` (right); a leaf as the most
-        frequent class, the class frequencies and the number of training bags
-        (in a GDBT-MI round's tree, whose leaves hold one Newton value each:
-        ``value: v`` and the number of training bags).
+    @property
+    def children_left(self):
+        return self.left
+
+    @property
+    def children_right(self):
+        return self.right
+
+    def split_text(self, node, name, decimals=2):
+        """The two sides of an inner node's rule: the bags that go left, then right."""
+        rule = f"share of instances with {name} <= {self.threshold[node]:.{decimals}f}"
+        r = f"{self.ratio[node]:.{decimals}f}"
+        return f"{rule} >  {r}", f"{rule} <= {r}"
+
+    def _tree_to_print(self, index, class_names=None):
+        if index is not None:
+            raise ValueError("index chooses a tree of an ensemble, not of one BagRatioTree")
+        if self.value.ndim == 1:  # a boosting round's tree: one value per leaf, bags by residual sign
+            names = (0, 1) if class_names is None else tuple(class_names)
+            return boosting_tree_printout(self, *names)
+        names = range(self.value.shape[1]) if class_names is None else class_names
+        return class_tree_printout(self, names)
+
+    def export_text(self, feature_names=None, class_names=None, decimals=2, max_lines=None):
+        """The tree as indented text, one line per rule side and per leaf (see :func:`mil.tree.export_text`).
+
+        An inner node prints as ``share of instances with f <= theta >  r``
+        (the bags that go left) and ``<= r`` (right); a leaf as its most
+        frequent class, the training bags of each class and the class's
+        frequency (in a GDBT-MI round's tree, whose leaves hold one Newton
+        value each: ``value: v`` and the bags of each class).
 
         Parameters
         ----------
@@ -103,40 +138,15 @@ class BagRatioTree:
             ``x0``, ``x1``, ... by default.
         class_names : sequence, default=None
             ``0``, ``1``, ... (the class indices) by default.
-        decimals : int, default=3
+        decimals : int, default=2
+        max_lines : int or None, default=None
+            Print at most this many lines, then a line saying how many were cut.
 
         Returns
         -------
         text : str
         """
-        lines = []
-
-        def name(f):
-            return str(feature_names[f]) if feature_names is not None else f"x{f}"
-
-        def cls(k):
-            return str(class_names[k]) if class_names is not None else str(k)
-
-        def walk(node, depth):
-            indent = "|   " * depth + "|--- "
-            if self.left[node] < 0:
-                if np.ndim(self.value[node]) == 0:  # a boosting round's tree: one Newton value per leaf
-                    lines.append(f"{indent}value: {self.value[node]:.{decimals}f} "
-                                 f"({self.n_node_bags[node]} bags)")
-                    return
-                freq = ", ".join(f"{v:.{decimals}f}" for v in self.value[node])
-                lines.append(f"{indent}class: {cls(int(np.argmax(self.value[node])))} "
-                             f"({freq}; {self.n_node_bags[node]} bags)")
-                return
-            rule = (f"share of instances with {name(self.feature[node])} <= "
-                    f"{self.threshold[node]:.{decimals}f}")
-            lines.append(f"{indent}{rule} >  {self.ratio[node]:.{decimals}f}")
-            walk(self.left[node], depth + 1)
-            lines.append(f"{indent}{rule} <= {self.ratio[node]:.{decimals}f}")
-            walk(self.right[node], depth + 1)
-
-        walk(0, 0)
-        return "\n".join(lines)
+        return render(self._tree_to_print(None, class_names), feature_names, decimals, max_lines)
 
     def __str__(self):
         return self.export_text()
@@ -157,13 +167,13 @@ def grow_bag_ratio_tree(table, y_enc, n_classes, weight, seed, n_feat, n_rules, 
     rng = np.random.default_rng(seed)
     k = kernel("_bag_shares")
     d = table.XT.shape[0]
-    feature, threshold, ratio, left, right, value, gain, n_node = [], [], [], [], [], [], [], []
+    feature, threshold, ratio, left, right, value, gain, n_node, n_class = [], [], [], [], [], [], [], [], []
 
     def new_node(bags):
         w = weight[bags]
         counts = np.bincount(y_enc[bags], weights=w, minlength=n_classes)
         for lst, v in ((feature, -1), (threshold, 0.0), (ratio, 0.0), (left, -1), (right, -1),
-                       (gain, 0.0), (n_node, bags.size)):
+                       (gain, 0.0), (n_node, bags.size), (n_class, np.bincount(y_enc[bags], minlength=n_classes))):
             lst.append(v)
         value.append(counts / counts.sum())
         return len(feature) - 1
@@ -189,7 +199,8 @@ def grow_bag_ratio_tree(table, y_enc, n_classes, weight, seed, n_feat, n_rules, 
         right[node] = new_node(rb)
         stack.append((right[node], rb, depth + 1))
         stack.append((left[node], lb, depth + 1))
-    return BagRatioTree(feature, threshold, ratio, left, right, np.array(value), gain, n_node, random_state=seed)
+    return BagRatioTree(feature, threshold, ratio, left, right, np.array(value), gain, n_node, random_state=seed,
+                        n_class_bags=np.array(n_class))
 
 
 def bag_table(bags):

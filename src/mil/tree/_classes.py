@@ -21,6 +21,7 @@ from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.tree._builder import (build_tree, prepare_layout, cost_complexity_path, prune_cost_complexity,
                                prune_pessimistic)
+from mil.tree._export import TreeExportMixin, concept_tree_printout, member_index, not_fitted
 from mil.tree._pooling import pool
 
 __all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels",
@@ -242,7 +243,7 @@ def _cv_leaf_budget(bags, bag_pos, bag_weight, leaf_weight, grow, random_state, 
     return int(np.argmin(total)) + 1
 
 
-class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
+class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     """Shared fit / predict of the multi-instance trees (not for direct use).
 
     Two classes: one tree, the positive class's concept. More classes: one
@@ -463,6 +464,21 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
                              "each class's concept tree has its own path")
         alphas, impurities = cost_complexity_path(est.tree_)
         return Bunch(ccp_alphas=alphas, impurities=impurities)
+
+    def _tree_to_print(self, index):
+        """The tree of two classes, or the tree of ``classes_[index]`` against the others."""
+        if not hasattr(self, "trees_"):
+            raise not_fitted("tree")
+        if len(self.trees_) == 1:
+            if index is not None:
+                raise ValueError(f"index chooses a tree of an ensemble or of a classifier of several classes; "
+                                 f"this {type(self).__name__} has one tree")
+            pos = self._pos_index
+            return concept_tree_printout(self.tree_, self.classes_[1 - pos], self.classes_[pos], self.smoothing,
+                                         owner=self)
+        k = member_index(index, len(self.trees_), "class tree")
+        return concept_tree_printout(self.trees_[k], "other", self.classes_[k], self.smoothing, owner=self,
+                                     header=f"class {self.classes_[k]} against the others (trees_[{k}])")
 
     def _fitted_trees(self):
         check_is_fitted(self, "trees_")
