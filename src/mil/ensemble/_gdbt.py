@@ -1,5 +1,16 @@
-"""GDBT-MI: gradient boosting of C4.5-MI trees on a bag-level logistic loss."""
+"""GDBT-MI: gradient boosting of C4.5-MI trees on a bag-level logistic loss.
 
+Without subsampling the model does not depend on the order of the training
+bags: every sum over bags is taken in an order (or with a rounding) that the
+order of the bags cannot change. The initial score and the losses sum with
+:func:`math.fsum` (exactly rounded), each leaf's Newton sums add the bags'
+terms sorted by value, and the bag weights a tree is grown on are put on a
+grid fine enough for every sum of them to be exact (:func:`_exact_weights`),
+so the split search, which sums them in the order it meets the bags, sees the
+same numbers whatever that order.
+"""
+
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -24,8 +35,29 @@ _INIT_BOUND = 50.0
 
 
 def _mean(v, w):
-    """Mean of `v`, weighted by the bag weights `w` (None: unweighted)."""
-    return float(np.mean(v)) if w is None else float(np.sum(w * v) / np.sum(w))
+    """Mean of `v`, weighted by the bag weights `w` (None: unweighted), summed exactly (in any order)."""
+    return math.fsum(v) / v.shape[0] if w is None else math.fsum(w * v) / math.fsum(w)
+
+
+def _exact_weights(weight):
+    """`weight` (non-negative, summing to about its length) on a grid on which every sum of them is exact.
+
+    The weights are rounded to multiples of 2**-k, with k chosen so that any
+    sum of them stays below 2**(53 - k): float64 then adds them without
+    rounding, so a sum does not depend on the order of its terms. A positive
+    weight stays positive (at least 2**-k). The grid is at most about 1e-9
+    of the mean weight for up to a million bags.
+    """
+    total = math.fsum(weight)
+    k = 51 - max(1, math.ceil(math.log2(max(total, 1.0) + weight.shape[0])))
+    grid = np.ldexp(np.rint(np.ldexp(weight, k)), -k)
+    return np.where(weight > 0, np.maximum(grid, math.ldexp(1.0, -k)), 0.0)
+
+
+def _leaf_sums(leaf, values, n_nodes):
+    """Per leaf, the sum of `values`, added in increasing order (so the order of the bags cannot change it)."""
+    order = np.lexsort((values, leaf))
+    return np.bincount(leaf[order], weights=values[order], minlength=n_nodes)
 
 
 def _bag_loss(S, y, w=None):
@@ -93,9 +125,8 @@ def newton_leaf_values(leaves, n_nodes, instance_bag, a, b, k, grad_bag, hess_ba
     pair_bag, pair_leaf = pairs // n_nodes, pairs % n_nodes
     g = grad_bag[pair_bag]
     C = np.maximum(B - k[pair_bag] * A * A, 0.0)
-    G = np.bincount(pair_leaf, weights=g * A, minlength=n_nodes)
-    H = np.bincount(pair_leaf, weights=hess_bag[pair_bag] * A * A + np.abs(g) * C,
-                    minlength=n_nodes)
+    G = _leaf_sums(pair_leaf, g * A, n_nodes)
+    H = _leaf_sums(pair_leaf, hess_bag[pair_bag] * A * A + np.abs(g) * C, n_nodes)
     denom = H + l2
     return np.where(denom > 0, -G / np.where(denom > 0, denom, 1.0), 0.0)
 
@@ -504,12 +535,13 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     def _init_score(self, bags, y, w=None):
         """Constant instance score F_0 minimising the training loss.
 
-        logit(mean y) for the maximum and log-sum-exp poolings (a constant
-        shift of the scores shifts the bag scores); a bounded 1-D search in
-        general (noisy-or depends on the bag sizes).
+        logit(mean y), the mean weighted by the bag weights, for bag-ratio
+        trees and the maximum and log-sum-exp poolings (a constant instance
+        score is the bag score); a bounded 1-D search for noisy-or (which
+        depends on the bag sizes).
         """
-        if self._bag_level:  # the scores are the bag scores: the weighted log-odds exactly
-            return float(logit(np.clip(np.average(y, weights=w), 1e-12, 1 - 1e-12)))
+        if self._bag_level or self.pooling != "noisy-or":
+            return float(logit(np.clip(_mean(y, w), 1e-12, 1 - 1e-12)))
         ones = np.ones(bags.instances.shape[0])
         res = minimize_scalar(lambda f0: _bag_loss(self._pool(f0 * ones, bags.offsets), y, w),
                               bounds=(-_INIT_BOUND, _INIT_BOUND), method="bounded",
@@ -523,7 +555,7 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         constant instance score is the bag score); a bounded quasi-Newton
         search from there for noisy-or.
         """
-        share = Y.mean(axis=0) if w is None else (w[:, None] * Y).sum(axis=0) / w.sum()
+        share = np.array([_mean(Y[:, c], w) for c in range(Y.shape[1])])
         f0 = np.log(np.maximum(share, 1e-12))
         if self.pooling == "noisy-or" and not self._bag_level:
             ones = np.ones(bags.instances.shape[0])
@@ -730,9 +762,9 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         # A residual that underflowed to 0 keeps the label.
         bag_pos = ((residual > 0) | ((residual == 0) & (y == 1))).astype(np.uint8)
         weight = np.abs(residual) if w is None else np.abs(residual) * w
-        total = float(np.cumsum(weight)[-1])
+        total = math.fsum(weight)
         weight = weight * (residual.shape[0] / total) if total > 0 else np.ones(residual.shape[0])
-        return bag_pos, weight
+        return bag_pos, _exact_weights(weight)
 
     def _fit_stage(self, bags, layout, F, y, rng, n_feat, w=None):
         """One round: pseudo-residuals, a C4.5-MI tree on them, Newton leaf values."""

@@ -209,8 +209,34 @@ class _Presorted:
 #: Bins per feature of the histogram split search (the missing-value bin, 255, comes on top), as
 #: scikit-learn's HistGradientBoostingClassifier.
 MAX_BINS = 255
-#: The bin edges are found on at most this many instances (drawn with a fixed seed), as scikit-learn does.
+#: The bin edges are found on at most this many instances, as scikit-learn does.
 BIN_SUBSAMPLE = 200_000
+
+
+def _content_sample(instances, size, chunk=65_536):
+    """Rows of `size` instances chosen by their values alone: those of the smallest 64-bit hash of their bytes.
+
+    A seeded draw of row positions would choose other instances when the
+    bags come in another order; this choice depends only on the multiset of
+    rows (identical rows are interchangeable), so the bin edges do not
+    depend on the order of the bags either.
+    """
+    n, d = instances.shape
+    width = instances.dtype.itemsize * d
+    n_words = -(-width // 8)
+    multipliers = np.random.RandomState(0).randint(1, 2 ** 62, size=n_words, dtype=np.int64).astype(np.uint64) | 1
+    hashes = np.empty(n, dtype=np.uint64)
+    for lo in range(0, n, chunk):
+        block = np.ascontiguousarray(instances[lo:lo + chunk])
+        raw = np.zeros((block.shape[0], n_words * 8), dtype=np.uint8)
+        raw[:, :width] = block.view(np.uint8).reshape(block.shape[0], width)
+        words = raw.view(np.uint64)
+        h = np.zeros(block.shape[0], dtype=np.uint64)
+        for j in range(n_words):  # a multiply-xor-shift mix of every word (wrapping uint64 arithmetic)
+            h = (h ^ (words[:, j] * multipliers[j])) * np.uint64(0x9E3779B97F4A7C15)
+            h ^= h >> np.uint64(29)
+        hashes[lo:lo + chunk] = h
+    return np.sort(np.argpartition(hashes, size - 1)[:size])
 
 
 def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
@@ -221,8 +247,9 @@ def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
     the exact split search's thresholds, so every cut the exact search can
     make is a bin boundary); otherwise the edges are the ``1/max_bins``
     quantiles (midpoint interpolation), duplicates dropped. With more than
-    `subsample` instances they are found on `subsample` of them drawn with a
-    fixed seed (0), so the binning does not depend on any random state.
+    `subsample` instances they are found on `subsample` of them chosen by
+    their values (a hash of each row), so the binning depends neither on a
+    random state nor on the order of the instances.
 
     Parameters
     ----------
@@ -249,8 +276,7 @@ def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
         raise ValueError(f"max_bins must lie in [2, {MAX_BINS}]; got {max_bins}")
     sample = instances
     if n > subsample:
-        rows = np.sort(np.random.RandomState(0).choice(n, subsample, replace=False))
-        sample = instances[rows]
+        sample = instances[_content_sample(instances, subsample)]
     edges = np.full((d, MAX_BINS), np.inf)
     n_bins = np.ones(d, dtype=np.intp)
     for f in range(d):
