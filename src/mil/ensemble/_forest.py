@@ -29,7 +29,7 @@ from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output, oob_accuracy
 from mil.tree._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.tree._builder import prepare_layout
+from mil.tree._builder import prepare_layout, resolve_splitter
 from mil.tree._export import TreeExportMixin, member_index, not_fitted
 
 __all__ = ["MIRandomForestClassifier"]
@@ -173,10 +173,11 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
     n_jobs : int or None, default=None
         Trees grown (and applied at prediction) in this many threads; the
         split kernels release the GIL. None is 1, -1 one per core.
-    splitter : {"exact", "hist"}, default="exact"
+    splitter : {"auto", "exact", "hist"}, default="auto"
         The split search of the trees: "exact" (every cut between distinct
-        values) or "hist" (the histogram search on quantile bins, which reads
-        float32 bags as they are); see ``splitter`` in
+        values), "hist" (the histogram search on quantile bins, which reads
+        float32 bags as they are), or "auto": "hist" on more than 10,000
+        training instances, "exact" on fewer; see ``splitter`` in
         :class:`~mil.tree.C45MIClassifier` and :doc:`/results/trees`.
     max_instances_per_bag : int or None, default=None
         Train on at most this many instances of each bag, drawn once per fit
@@ -199,6 +200,8 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
     oob_decision_function_ : ndarray of shape (n_bags, n_classes)
         Out-of-bag class probabilities (NaN for a bag in every sample), at
         ``sharpness_``.
+    splitter_ : {"exact", "hist"}
+        The split search used (`splitter`, resolved by size for "auto").
     sharpness_ : float
         The sharpness used by `predict_proba` (`sharpness`, or the one
         chosen on the out-of-bag bags; np.inf is the maximum).
@@ -236,7 +239,7 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
     _parameter_constraints = {
         **BAGGING_CONSTRAINTS,
         "criterion": [StrOptions({"gain_ratio", "gain"})],
-        "splitter": [StrOptions({"exact", "hist"})],
+        "splitter": [StrOptions({"auto", "exact", "hist"})],
         "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
         "growth": [StrOptions({"depth", "best"})],
         "split_shares": [StrOptions({"parent", "children"})],
@@ -250,7 +253,7 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
                  max_samples=None, oob_score=False, max_depth=None, min_bags_leaf=1, growth="best",
                  split_shares="children", positive_bag_removal=True, class_weight=None,
                  positive_class=None, average="bags", sharpness="oob", random_state=None, n_jobs=None,
-                 splitter="exact", max_instances_per_bag=None):
+                 splitter="auto", max_instances_per_bag=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_features = max_features
@@ -271,12 +274,15 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         self.splitter = splitter
         self.max_instances_per_bag = max_instances_per_bag
 
+    def _accepts_float32(self):
+        return self.splitter in ("auto", "hist")
+
     def _template(self):
         cls = C45MIClassifier if self.criterion == "gain_ratio" else ID3MIClassifier
         return cls(max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf, growth=self.growth,
                    positive_bag_removal=self.positive_bag_removal, split_shares=self.split_shares,
                    max_features=self.max_features, positive_class=self.positive_class,
-                   splitter=self.splitter,
+                   splitter=self.splitter_,
                    smoothing=1.0, sharpness=np.inf)  # Laplace leaves, the maximum: the forest pools itself
 
     def fit(self, X, y, sample_weight=None):
@@ -301,9 +307,10 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         bags, y_enc = self._validate_fit(X, y)
         if self.max_instances_per_bag is not None:
             bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
+        self.splitter_, bags = resolve_splitter(self.splitter, bags)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         seeds, counts = self._draw_samples(bags.n_bags)
-        presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
+        presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter_)
         template = self._template()
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_one)(template, int(seed), bags, y_enc, self.classes_, presorted, c, weight)

@@ -25,7 +25,7 @@ from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_nam
 from mil.ensemble._bagging import MAX_SEED
 from mil.tree._pooling import POOLINGS, pool
 from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
-from mil.tree._builder import build_tree, prepare_layout
+from mil.tree._builder import build_tree, prepare_layout, resolve_splitter
 from mil.tree._export import TreeExportMixin, boosting_tree_printout, member_index, not_fitted
 
 __all__ = ["GDBTMIClassifier"]
@@ -306,11 +306,13 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         Threads sharing out the features of each tree's split search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
         The model does not depend on it.
-    splitter : {"exact", "hist"}, default="exact"
-        The split search of the C4.5-MI trees: "exact" (every cut between distinct
-        values) or "hist" (the histogram search on quantile bins, which reads
-        float32 bags as they are); see ``splitter`` in
-        :class:`~mil.tree.C45MIClassifier` and :doc:`/results/trees`.
+    splitter : {"auto", "exact", "hist"}, default="auto"
+        The split search of the C4.5-MI trees: "exact" (every cut between
+        distinct values), "hist" (the histogram search on quantile bins,
+        which reads float32 bags as they are), or "auto": "hist" on more than
+        10,000 training instances, "exact" on fewer (every shipped data set);
+        see ``splitter`` in :class:`~mil.tree.C45MIClassifier` and
+        :doc:`/results/trees`.
     max_instances_per_bag : int or None, default=None
         Train on at most this many instances of each bag, drawn once per fit
         (seeded by `random_state`); see ``max_instances_per_bag`` in
@@ -353,6 +355,9 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         ``split="bag-ratio"``); ``tree.value`` holds the Newton leaf
         values (before shrinkage). With more than two classes, one list of
         n_classes trees per round.
+    splitter_ : {"exact", "hist"}
+        The split search used (`splitter`, resolved by size for "auto"; the
+        bag-ratio trees have their own).
     init_score_ : float or ndarray of shape (n_classes,)
         F_0, the constant instance score minimising the training loss (one
         per class with more than two classes).
@@ -447,7 +452,7 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
-        "splitter": [StrOptions({"exact", "hist"})],
+        "splitter": [StrOptions({"auto", "exact", "hist"})],
         "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
         "split": [StrOptions({"mi", "bag-ratio"})],
         "n_rules": [Interval(Integral, 1, None, closed="left")],
@@ -460,7 +465,7 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
                  class_weight=None, positive_class=None, random_state=None, n_jobs=None,
-                 splitter="exact", max_instances_per_bag=None, max_leaf_nodes=None, split="mi", n_rules=16,
+                 splitter="auto", max_instances_per_bag=None, max_leaf_nodes=None, split="mi", n_rules=16,
                  ratio="random"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -490,6 +495,10 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         self.ratio = ratio
 
     # -- fitting ---------------------------------------------------------------
+    def _accepts_float32(self):
+        # The histogram search reads float32 bags as they are ("auto" may choose it).
+        return self.splitter in ("auto", "hist")
+
     def _validate_fit(self, X, y):
         """As the base class, but `positive_class` applies only with two classes."""
         self._validate_params()
@@ -638,6 +647,7 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
             bags, Y = bags.subset(train_idx), Y[train_idx]
             w = None if w is None else w[train_idx]
 
+        self.splitter_, bags = resolve_splitter(self.splitter, bags)
         n_bags, n, d = bags.n_bags, self._n_units(bags), bags.n_features
         f0 = np.array([self._init_score(bags, Y[:, 0], w)]) if binary else self._init_scores(bags, Y, w)
         F = [np.full(n, c) for c in f0]
@@ -650,8 +660,8 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         if self._bag_level:
             table = share_table(bags)
         else:
-            presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
-            hist = self.splitter == "hist"
+            presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter_)
+            hist = self.splitter_ == "hist"
         n_inbag = max(1, int(self.subsample * n_bags))
         n_feat = self._n_features_per_tree(d)
         trees, train_score, val_score = [], [], []

@@ -39,7 +39,7 @@ from mil._core._tree_split_py import sorted_bag_stats
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
-__all__ = ["build_tree", "bin_edges", "prepare_layout", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
+__all__ = ["build_tree", "bin_edges", "prepare_layout", "resolve_splitter", "AUTO_HIST_INSTANCES", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
 
 # Criteria within this many bits of the best are ties (lowest feature rank wins);
 # it absorbs last-bit differences between libm builds, never real differences.
@@ -350,6 +350,34 @@ def _distinct_sorted(values):
     first[0] = True
     np.not_equal(values[1:], values[:-1], out=first[1:])
     return values[first]
+
+
+#: ``splitter="auto"`` searches histograms above this many training instances, every cut up to it.
+AUTO_HIST_INSTANCES = 10_000
+
+
+def resolve_splitter(splitter, bags):
+    """The split search for `bags`: "exact" or "hist" as asked, or by size for "auto"; and the bags to search.
+
+    "auto" is the histogram search on more than :data:`AUTO_HIST_INSTANCES`
+    training instances and the exact search on fewer (as scikit-learn's
+    histogram boosting turns on early stopping above 10,000 samples): on
+    small data the exact search costs no more and keeps every cut, on large
+    data the histogram search is several times faster and lighter (see
+    :doc:`/results/trees`, "Histogram split search"). The exact search reads
+    float64, so float32 bags that it searches are copied to float64 here.
+
+    Returns
+    -------
+    splitter : {"exact", "hist"}
+    bags : Bags
+    """
+    if splitter == "auto":
+        splitter = "hist" if bags.n_instances > AUTO_HIST_INSTANCES else "exact"
+    if splitter == "exact" and bags.instances.dtype != np.float64:
+        bags = type(bags)(bags.instances.astype(np.float64), bags.offsets, ids=bags.ids,
+                          feature_names=bags.feature_names)
+    return splitter, bags
 
 
 def prepare_layout(instances, instance_bag, splitter="exact"):
