@@ -94,7 +94,7 @@ def test_forest_tree_by_index(table):
         export_text(forest)
     with pytest.raises(ValueError, match="index=3 is not a tree"):
         export_text(forest, index=3)
-    with pytest.raises(NotFittedError, match="fitted forest"):
+    with pytest.raises(NotFittedError, match="fitted MIRandomForestClassifier"):
         export_text(MIRandomForestClassifier(), index=0)
 
 

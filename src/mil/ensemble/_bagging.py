@@ -11,7 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_random_state
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil.base import log_odds
 
@@ -75,8 +75,8 @@ class BaggedTreesMixin:
     """Seeds, bootstrap samples, importances and log-odds of an ensemble averaging its trees' probabilities.
 
     For classes with ``n_estimators``, ``bootstrap``, ``max_samples``,
-    ``oob_score`` and ``random_state``, whose ``predict_proba`` is the mean
-    of the trees' class probabilities.
+    ``oob_score`` and ``random_state`` whose ``_mean_proba(bags)`` gives the
+    mean of the trees' class probabilities on validated bags.
     """
 
     def _draw_samples(self, n_bags):
@@ -115,6 +115,21 @@ class BaggedTreesMixin:
             total += imp
         s = total.sum()
         return total / s if s > 0 else total
+
+    def predict_proba(self, X):
+        """Class probabilities: the mean over the trees of their class probabilities (see the class).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+
+        Returns
+        -------
+        proba : ndarray of shape (n_bags, n_classes)
+            Columns follow ``classes_``.
+        """
+        check_is_fitted(self, "estimators_")
+        return self._mean_proba(self._validate_predict(X))
 
     def decision_function(self, X):
         """Log-odds of the averaged probabilities.

@@ -20,13 +20,12 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from mil.base import BaseBagClassifier
 from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output
 from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
 from mil.tree._classes import resolve_max_features
-from mil.tree._export import TreeExportMixin, class_tree_printout, member_index, not_fitted
+from mil.tree._export import TreeExportMixin, class_tree_printout, ensemble_member
 
 __all__ = ["BagRandomTreesClassifier", "BagRatioTree"]
 
@@ -211,28 +210,14 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
             oob[ok] = total[ok] / seen[ok, None]
         self._set_oob_attributes(oob, ok, y_enc, weight)
 
-    def predict_proba(self, X):
-        """Class probabilities: the mean of the trees' leaf class frequencies.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-            Columns follow ``classes_``.
-        """
-        check_is_fitted(self, "estimators_")
-        instances, offsets = bag_table(self._validate_predict(X))
+    def _mean_proba(self, bags):
+        """The mean of the trees' leaf class frequencies."""
+        instances, offsets = bag_table(bags)
         return mean_tree_output(lambda tree: tree.predict_proba(instances, offsets), self.estimators_, self.n_jobs)
 
     _default_print_index = 0
 
     def _tree_to_print(self, index):
-        if not hasattr(self, "estimators_"):
-            raise not_fitted("BLRT model")
-        n = len(self.estimators_)
-        k = member_index(index, n, "tree")
+        k, _ = ensemble_member(self, index, "tree", "tree", per_class=False)
         return class_tree_printout(self.estimators_[k], self.classes_, owner=self,
-                                   header=f"tree {k} of {n} (estimators_[{k}])")
+                                   header=f"tree {k} of {len(self.estimators_)} (estimators_[{k}])")

@@ -30,7 +30,7 @@ from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tr
 from mil.tree._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.tree._builder import prepare_layout, resolve_splitter
-from mil.tree._export import TreeExportMixin, member_index, not_fitted
+from mil.tree._export import TreeExportMixin, ensemble_member
 
 __all__ = ["MIRandomForestClassifier"]
 
@@ -334,19 +334,12 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
 
     def _tree_to_print(self, index):
         """Tree `index` (two classes), or class c's tree of tree k for ``index=(k, c)``."""
-        if not hasattr(self, "estimators_"):
-            raise not_fitted("forest")
-        multi = len(self.classes_) > 2
-        if multi and not (isinstance(index, tuple) and len(index) == 2):
-            raise ValueError(f"with {len(self.classes_)} classes each tree of the forest holds one tree per "
-                             "class; choose one with index=(tree, class index)")
-        n = len(self.estimators_)
-        k = member_index(index[0] if multi else index, n, "tree")
-        header = f"tree {k} of {n} (estimators_[{k}])"
-        if not multi:
-            return self.estimators_[k]._tree_to_print(None)._replace(owner=self, header=header)
-        printed = self.estimators_[k]._tree_to_print(member_index(index[1], len(self.classes_), "class"))
-        return printed._replace(owner=self, header=f"{header}, {printed.header.replace('trees_', f'estimators_[{k}].trees_')}")
+        k, c = ensemble_member(self, index, "tree", "tree")
+        header = f"tree {k} of {len(self.estimators_)} (estimators_[{k}])"
+        printed = self.estimators_[k]._tree_to_print(c)
+        if c is not None:
+            header = f"{header}, {printed.header.replace('trees_', f'estimators_[{k}].trees_')}"
+        return printed._replace(owner=self, header=header)
 
     def _oob_probas(self, bags, counts, weight, sharpnesses):
         """Out-of-bag class probabilities at each sharpness, and the bags that have them.
@@ -450,22 +443,8 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
             return mean
         return self._normalised(_pooled(mean, bags.offsets, sharpness))
 
-    def predict_proba(self, X):
-        """Class probabilities: the trees' pooled bag probabilities, or their pooled instance ones, averaged.
-
-        See `average` and `sharpness` (the pooling at ``sharpness_``).
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-            Columns follow ``classes_``.
-        """
-        check_is_fitted(self, "estimators_")
-        bags = self._validate_predict(X)
+    def _mean_proba(self, bags):
+        """The trees' pooled bag probabilities, or their pooled instance ones, averaged (`average`, `sharpness_`)."""
         mean = mean_tree_output(lambda tree: self._tree_output(tree, bags, self.sharpness_),
                                 self.estimators_, self.n_jobs)
         return self._combine(mean, bags, self.sharpness_)

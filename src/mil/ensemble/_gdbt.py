@@ -26,7 +26,7 @@ from mil.ensemble._bagging import MAX_SEED
 from mil.tree._pooling import POOLINGS, pool
 from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
 from mil.tree._builder import build_tree, prepare_layout, resolve_splitter
-from mil.tree._export import TreeExportMixin, boosting_tree_printout, member_index, not_fitted
+from mil.tree._export import TreeExportMixin, boosting_tree_printout, ensemble_member
 
 __all__ = ["GDBTMIClassifier"]
 
@@ -835,20 +835,13 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
 
     def _tree_to_print(self, index):
         """Round `index`'s tree (two classes), or class c's tree of round m for ``index=(m, c)``."""
-        if not hasattr(self, "estimators_"):
-            raise not_fitted("GDBT-MI model")
-        multi = len(self.classes_) > 2
-        if multi and not (isinstance(index, tuple) and len(index) == 2):
-            raise ValueError(f"with {len(self.classes_)} classes each boosting round has one tree per class; "
-                             "choose one with index=(round, class index)")
-        n = len(self.estimators_)
-        m = member_index(index[0] if multi else index, n, "boosting round")
-        header = f"round {m} of {n} (estimators_[{m}]); leaf values before learning_rate={self.learning_rate:g}"
-        if not multi:
+        m, c = ensemble_member(self, index, "boosting round", "round")
+        header = (f"round {m} of {len(self.estimators_)} (estimators_[{m}]); "
+                  f"leaf values before learning_rate={self.learning_rate:g}")
+        if c is None:
             pos = self._pos_index
             return boosting_tree_printout(self.estimators_[m], self.classes_[1 - pos], self.classes_[pos],
                                           owner=self, header=header)
-        c = member_index(index[1], len(self.classes_), "class")
         return boosting_tree_printout(self.estimators_[m][c], "other", self.classes_[c], owner=self,
                                       header=f"{header}, class {self.classes_[c]} against the others "
                                              f"(estimators_[{m}][{c}])")

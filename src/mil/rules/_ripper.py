@@ -541,8 +541,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             :func:`mil.datasets.from_frame`, a :class:`~mil.Bags` with
             ``feature_names``), else ``x0``, ``x1``, ... (the column index).
         max_lines : int or None, default=None
-            Print at most this many lines, then a line ``... (N more lines;
-            max_lines=K)``.
+            As in :func:`mil.tree.export_text`: a longer printout is cut, with a last line saying so.
 
         Returns
         -------

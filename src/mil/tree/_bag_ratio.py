@@ -132,19 +132,9 @@ class BagRatioTree:
         frequency (in a GDBT-MI round's tree, whose leaves hold one Newton
         value each: ``value: v`` and the bags of each class).
 
-        Parameters
-        ----------
-        feature_names : sequence of str, default=None
-            ``x0``, ``x1``, ... by default.
-        class_names : sequence, default=None
-            ``0``, ``1``, ... (the class indices) by default.
-        decimals : int, default=2
-        max_lines : int or None, default=None
-            Print at most this many lines, then a line saying how many were cut.
-
-        Returns
-        -------
-        text : str
+        `feature_names`, `decimals` and `max_lines` are those of
+        :func:`mil.tree.export_text`; `class_names` names the classes
+        (``0``, ``1``, ..., the class indices, by default). Returns the text.
         """
         return render(self._tree_to_print(None, class_names), feature_names, decimals, max_lines)
 

@@ -130,13 +130,39 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None,
                                                  np.ascontiguousarray(rank, dtype=np.intp), *args[2:])
 
 
-class _Presorted:
+class _RowLayout:
+    """What the two layouts share: one row per feature (`_fields` name the arrays), filled on threads."""
+
+    _fields = ()
+
+    @staticmethod
+    def _fill(fill_rows, d, n, threads):
+        """Run ``fill_rows(lo, hi)`` over the feature rows, shared out by `threads` (None: here)."""
+        if threads is None:
+            fill_rows(0, d)
+        else:
+            threads.run(fill_rows, cells=d * n)
+
+    @property
+    def n_rows(self):
+        return getattr(self, self._fields[0]).shape[0]
+
+    @classmethod
+    def _from_arrays(cls, *arrays):
+        out = cls.__new__(cls)
+        for name, array in zip(cls._fields, arrays):
+            setattr(out, name, array)
+        return out
+
+
+class _Presorted(_RowLayout):
     """The presorted layout: per feature, instance ids / values / bags in node segments.
 
     ``rank[f, i]`` (made on first use, once, then shared read-only) is the
     position of instance i in row f of the root layout.
     """
 
+    _fields = ("order", "vals", "bag")
     _rank = None
     _rank_lock = threading.Lock()
 
@@ -166,20 +192,7 @@ class _Presorted:
             self.vals[lo:hi] = np.take_along_axis(Xt[lo:hi], self.order[lo:hi], axis=1)
             self.bag[lo:hi] = instance_bag[self.order[lo:hi]]
 
-        if threads is None:
-            sort_rows(0, d)
-        else:
-            threads.run(sort_rows, cells=d * n)
-
-    @property
-    def n_rows(self):
-        return self.order.shape[0]
-
-    @classmethod
-    def _from_arrays(cls, order, vals, bag):
-        pre = cls.__new__(cls)
-        pre.order, pre.vals, pre.bag = order, vals, bag
-        return pre
+        self._fill(sort_rows, d, n, threads)
 
     def rows(self, cols):
         """The layout of the features `cols` only (the rows are not copied again)."""
@@ -295,7 +308,7 @@ def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
     return edges, n_bins
 
 
-class _Binned:
+class _Binned(_RowLayout):
     """The binned layout: every feature's bin codes, feature-major (uint8), with the bin edges.
 
     Made once per fit and shared read-only by the trees of a forest or a
@@ -303,6 +316,8 @@ class _Binned:
     read, never copied or upcast (float32 and memory maps are binned as
     they are).
     """
+
+    _fields = ("codes", "edges", "n_bins")
 
     def __init__(self, instances, instance_bag=None, threads=None, max_bins=MAX_BINS):
         instances = instances if instances.flags.c_contiguous else np.ascontiguousarray(instances)
@@ -314,20 +329,7 @@ class _Binned:
         def map_rows(lo, hi):
             bk.map_to_bins(instances, self.edges, self.n_bins, self.codes, lo, hi)
 
-        if threads is None:
-            map_rows(0, d)
-        else:
-            threads.run(map_rows, cells=d * n)
-
-    @property
-    def n_rows(self):
-        return self.codes.shape[0]
-
-    @classmethod
-    def _from_arrays(cls, codes, edges, n_bins):
-        out = cls.__new__(cls)
-        out.codes, out.edges, out.n_bins = codes, edges, n_bins
-        return out
+        self._fill(map_rows, d, n, threads)
 
     def copy(self):
         """Itself: the histogram search only reads the codes."""

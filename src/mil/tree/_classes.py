@@ -287,6 +287,37 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         # The histogram search reads float32 bags as they are ("auto" may choose it).
         return self.splitter in ("auto", "hist")
 
+    # ID3-MI's parameters and defaults (C4.5-MI passes its own, and adds one).
+    def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
+                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
+                 max_features=None, class_weight=None, positive_class=None, random_state=None,
+                 n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
+                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
+                 splitter="auto", max_instances_per_bag=None):
+        self.max_depth = max_depth
+        self.min_bags_leaf = min_bags_leaf
+        self.growth = growth
+        self.pruning = pruning
+        self.confidence = confidence
+        self.validation_fraction = validation_fraction
+        self.ccp_alpha = ccp_alpha
+        self.positive_bag_removal = positive_bag_removal
+        self.split_shares = split_shares
+        self.max_features = max_features
+        self.class_weight = class_weight
+        self.positive_class = positive_class
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.mdl_correction = mdl_correction
+        self.smoothing = smoothing
+        self.cut_placement = cut_placement
+        self.max_leaf_nodes = max_leaf_nodes
+        self.tie_break = tie_break
+        self.sharpness = sharpness
+        self.min_split = min_split
+        self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
+
     def fit(self, X, y, sample_weight=None):
         """Grow (and optionally prune) the tree.
 
@@ -822,36 +853,6 @@ class ID3MIClassifier(_BaseMITree):
 
     _criterion = "gain"
 
-    def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
-                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
-                 max_features=None, class_weight=None, positive_class=None, random_state=None,
-                 n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
-                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
-                 splitter="auto", max_instances_per_bag=None):
-        self.max_depth = max_depth
-        self.min_bags_leaf = min_bags_leaf
-        self.growth = growth
-        self.pruning = pruning
-        self.confidence = confidence
-        self.validation_fraction = validation_fraction
-        self.ccp_alpha = ccp_alpha
-        self.positive_bag_removal = positive_bag_removal
-        self.split_shares = split_shares
-        self.max_features = max_features
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.mdl_correction = mdl_correction
-        self.smoothing = smoothing
-        self.cut_placement = cut_placement
-        self.max_leaf_nodes = max_leaf_nodes
-        self.tie_break = tie_break
-        self.sharpness = sharpness
-        self.min_split = min_split
-        self.splitter = splitter
-        self.max_instances_per_bag = max_instances_per_bag
-
 
 class C45MIClassifier(_BaseMITree):
     __doc__ = """C4.5-MI multi-instance decision tree.
@@ -889,27 +890,11 @@ class C45MIClassifier(_BaseMITree):
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
                  max_leaf_nodes=None, tie_break="rank", sharpness=4.0, min_split="constant",
                  average_gain_tolerance=0.0, splitter="auto", max_instances_per_bag=None):
-        self.max_depth = max_depth
-        self.min_bags_leaf = min_bags_leaf
-        self.growth = growth
-        self.pruning = pruning
-        self.confidence = confidence
-        self.validation_fraction = validation_fraction
-        self.ccp_alpha = ccp_alpha
-        self.positive_bag_removal = positive_bag_removal
-        self.split_shares = split_shares
-        self.max_features = max_features
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.mdl_correction = mdl_correction
-        self.smoothing = smoothing
-        self.cut_placement = cut_placement
-        self.max_leaf_nodes = max_leaf_nodes
-        self.tie_break = tie_break
-        self.sharpness = sharpness
-        self.min_split = min_split
-        self.splitter = splitter
-        self.max_instances_per_bag = max_instances_per_bag
+        super().__init__(
+            max_depth=max_depth, min_bags_leaf=min_bags_leaf, growth=growth, pruning=pruning, confidence=confidence,
+            validation_fraction=validation_fraction, ccp_alpha=ccp_alpha, positive_bag_removal=positive_bag_removal,
+            split_shares=split_shares, max_features=max_features, class_weight=class_weight,
+            positive_class=positive_class, random_state=random_state, n_jobs=n_jobs, mdl_correction=mdl_correction,
+            smoothing=smoothing, cut_placement=cut_placement, max_leaf_nodes=max_leaf_nodes, tie_break=tie_break,
+            sharpness=sharpness, min_split=min_split, splitter=splitter, max_instances_per_bag=max_instances_per_bag)
         self.average_gain_tolerance = average_gain_tolerance

@@ -18,7 +18,7 @@ from sklearn.exceptions import NotFittedError
 from mil.utils._printing import count_text, outcome_text, truncate_lines
 from mil.utils.validation import printed_feature_names
 
-__all__ = ["PrintedTree", "export_text", "render", "member_index", "concept_tree_printout", "boosting_tree_printout",
+__all__ = ["PrintedTree", "export_text", "render", "member_index", "ensemble_member", "concept_tree_printout", "boosting_tree_printout",
            "class_tree_printout", "not_fitted", "TreeExportMixin"]
 
 
@@ -67,6 +67,24 @@ def member_index(index, n, what):
     if isinstance(index, bool) or not isinstance(index, numbers.Integral) or not -n <= index < n:
         raise ValueError(f"index={index!r} is not a {what} of this model; give an integer from 0 to {n - 1}")
     return int(index) % n
+
+
+def ensemble_member(model, index, what, key, per_class=True):
+    """(member, class index or None) that `index` chooses in a fitted ensemble's ``estimators_``.
+
+    With more than two classes and `per_class`, each member (a forest's tree,
+    a boosting round) holds one tree per class, and `index` is ``(member,
+    class)``.
+    """
+    if not hasattr(model, "estimators_"):
+        raise not_fitted(type(model).__name__)
+    n, n_classes = len(model.estimators_), len(model.classes_)
+    if n_classes == 2 or not per_class:
+        return member_index(index, n, what), None
+    if not (isinstance(index, tuple) and len(index) == 2):
+        raise ValueError(f"with {n_classes} classes each {what} holds one tree per class; "
+                         f"choose one with index=({key}, class index)")
+    return member_index(index[0], n, what), member_index(index[1], n_classes, "class")
 
 
 def concept_tree_printout(tree, negative, positive, smoothing=1.0, owner=None, header=None):
