@@ -9,6 +9,7 @@ fits once more in its own subprocess for its peak resident memory (data included
 give the growth of time and memory per 4x data.
 
     python benchmarks/bench_tree_defaults.py --sizes 20000 80000 320000 1280000 --rounds 100 --repeat 3
+    python benchmarks/bench_tree_defaults.py --sizes 20000 80000 320000 1280000 --rounds 100 --memory-only
 """
 
 import argparse
@@ -29,10 +30,16 @@ LEARNERS = ("hgb", "gdbt-auto")  # "gdbt-auto": GDBTMIClassifier(splitter="auto"
 
 
 def peak_memory(learner, n, args):
+    """The peak resident memory (MB) of one fit in a new process, data included.
+
+    The fit runs under /usr/bin/time: a process forked straight from this one would start with this
+    process's high-water mark (Linux keeps ``ru_maxrss`` across fork and exec), which the fits made
+    here have raised.
+    """
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                BENCH_TREE_THREADS="1")
-    cmd = [sys.executable, str(HERE / "bench_tree_scale.py"), "--child", learner, str(n), str(args.features),
-           str(args.bag_size), str(args.rounds), "0", str(args.leaves), "0", "0"]
+    cmd = ["/usr/bin/time", "-f", "%M", sys.executable, str(HERE / "bench_tree_scale.py"), "--child", learner,
+           str(n), str(args.features), str(args.bag_size), str(args.rounds), "0", str(args.leaves), "0", "0"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])["peak_mb"]
 
@@ -46,6 +53,7 @@ def main():
     p.add_argument("--leaves", type=int, default=31)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--no-memory", action="store_true", help="skip the subprocess fits for peak memory")
+    p.add_argument("--memory-only", action="store_true", help="only the subprocess fits for peak memory")
     args = p.parse_args()
     os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", BENCH_TREE_THREADS="1")
 
@@ -55,6 +63,12 @@ def main():
     assert GDBTMIClassifier().splitter == "auto"
     rows = []
     for n in args.sizes:
+        if args.memory_only:
+            row = dict(n=n, hgb_mb=peak_memory("hgb", n, args), gdbt_mb=peak_memory("gdbt-auto", n, args))
+            rows.append(row)
+            print(f"{n:>9d} instances: peak memory HGB {row['hgb_mb']:.0f} MB, GDBT-MI {row['gdbt_mb']:.0f} MB",
+                  flush=True)
+            continue
         runs = {learner: [] for learner in LEARNERS}
         for _ in range(args.repeat):
             for learner in LEARNERS:
@@ -74,9 +88,11 @@ def main():
               f"{row['gdbt']:.2f} s, ratio {row['ratio']:.2f}x {row['ratios']}{mem}  [load {row['load']:.1f}]",
               flush=True)
     for a, b in zip(rows, rows[1:]):
-        grow = f"x{b['n'] / a['n']:g} data: GDBT-MI time x{b['gdbt'] / a['gdbt']:.2f}, HGB x{b['hgb'] / a['hgb']:.2f}"
+        grow = f"x{b['n'] / a['n']:g} data:"
+        if "gdbt" in a:
+            grow += f" GDBT-MI time x{b['gdbt'] / a['gdbt']:.2f}, HGB x{b['hgb'] / a['hgb']:.2f};"
         if "gdbt_mb" in a:
-            grow += f"; GDBT-MI memory x{b['gdbt_mb'] / a['gdbt_mb']:.2f}"
+            grow += f" GDBT-MI memory x{b['gdbt_mb'] / a['gdbt_mb']:.2f}, HGB x{b['hgb_mb'] / a['hgb_mb']:.2f}"
         print(f"{a['n']} -> {b['n']}: {grow}")
     print(json.dumps(rows))
 
