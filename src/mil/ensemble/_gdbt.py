@@ -1,11 +1,11 @@
 """GDBT-MI: gradient boosting of C4.5-MI trees on a bag-level logistic loss.
 
 Without subsampling the model does not depend on the order of the training
-bags: every sum over bags is taken in an order (or with a rounding) that the
-order of the bags cannot change. The initial score and the losses sum with
-:func:`math.fsum` (exactly rounded), each leaf's Newton sums add the bags'
-terms sorted by value, and the bag weights a tree is grown on are put on a
-grid fine enough for every sum of them to be exact (:func:`_exact_weights`),
+bags: every sum over bags is one that the order of the bags cannot change.
+The initial score and the losses sum with :func:`math.fsum` (exactly
+rounded), each leaf's Newton sums add the bags' terms in fixed point (integer
+sums, :func:`_leaf_sums`), and the bag weights a tree is grown on are put on
+a grid fine enough for every sum of them to be exact (:func:`_exact_weights`),
 so the split search, which sums them in the order it meets the bags, sees the
 same numbers whatever that order.
 """
@@ -55,9 +55,20 @@ def _exact_weights(weight):
 
 
 def _leaf_sums(leaf, values, n_nodes):
-    """Per leaf, the sum of `values`, added in increasing order (so the order of the bags cannot change it)."""
-    order = np.lexsort((values, leaf))
-    return np.bincount(leaf[order], weights=values[order], minlength=n_nodes)
+    """Per leaf, the sum of `values` in fixed point: exact integer sums, so no order of the terms changes them.
+
+    Each term is rounded to a multiple of 2**-k, k chosen so that the sum of
+    all the terms' magnitudes stays below 2**61 units (about 2**-61 of the
+    largest term times their number: finer than float64's own rounding of
+    a sum of that many terms).
+    """
+    top = float(np.max(np.abs(values))) if values.size else 0.0
+    if not top > 0.0:
+        return np.zeros(n_nodes)
+    k = 61 - math.ceil(math.log2(top * values.shape[0]))
+    sums = np.zeros(n_nodes, dtype=np.int64)
+    np.add.at(sums, leaf, np.rint(np.ldexp(values, k)).astype(np.int64))
+    return np.ldexp(sums.astype(np.float64), -k)
 
 
 def _bag_loss(S, y, w=None):
