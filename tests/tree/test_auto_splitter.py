@@ -41,6 +41,16 @@ def test_auto_is_exact_up_to_the_threshold_and_hist_above(name, monkeypatch, bac
         np.testing.assert_array_equal(auto.predict_proba(X), same.predict_proba(X))
 
 
+def test_auto_keeps_the_exact_search_for_its_cut_placements(monkeypatch):
+    X, y = make_toy_bags(n_bags=30, random_state=2)
+    monkeypatch.setattr(builder, "AUTO_HIST_INSTANCES", 0)
+    assert C45MIClassifier(cut_placement="training-value").fit(X, y).splitter_ == "hist"
+    for placement in ("run-middle", "instances"):  # cuts between node values: the exact search only
+        assert C45MIClassifier(cut_placement=placement).fit(X, y).splitter_ == "exact"
+    with pytest.raises(ValueError, match="use splitter='exact'"):
+        C45MIClassifier(cut_placement="instances", splitter="hist").fit(X, y)
+
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_auto_reads_float32_for_either_search(name, monkeypatch):
     X, y = make_toy_bags(n_bags=30, random_state=1)

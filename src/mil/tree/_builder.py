@@ -358,11 +358,12 @@ def _distinct_sorted(values):
 AUTO_HIST_INSTANCES = 10_000
 
 
-def resolve_splitter(splitter, bags):
+def resolve_splitter(splitter, bags, hist_ok=True):
     """The split search for `bags`: "exact" or "hist" as asked, or by size for "auto"; and the bags to search.
 
     "auto" is the histogram search on more than :data:`AUTO_HIST_INSTANCES`
-    training instances and the exact search on fewer (as scikit-learn's
+    training instances (unless `hist_ok` is False: a ``cut_placement`` that
+    only the exact search keeps) and the exact search on fewer (as scikit-learn's
     histogram boosting turns on early stopping above 10,000 samples): on
     small data the exact search costs no more and keeps every cut, on large
     data the histogram search is several times faster and lighter (see
@@ -375,7 +376,7 @@ def resolve_splitter(splitter, bags):
     bags : Bags
     """
     if splitter == "auto":
-        splitter = "hist" if bags.n_instances > AUTO_HIST_INSTANCES else "exact"
+        splitter = "hist" if hist_ok and bags.n_instances > AUTO_HIST_INSTANCES else "exact"
     if splitter == "exact" and bags.instances.dtype != np.float64:
         bags = type(bags)(bags.instances.astype(np.float64), bags.offsets, ids=bags.ids,
                           feature_names=bags.feature_names)

@@ -357,7 +357,8 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         """
         if not hasattr(self, "classes_"):
             raise RuntimeError("classes_ must be set before _fit_encoded")
-        self.splitter_, bags = resolve_splitter(self.splitter, bags)
+        self.splitter_, bags = resolve_splitter(self.splitter, bags,
+                                                hist_ok=self.cut_placement in ("midpoint", "training-value"))
         d = bags.n_features
         self.n_features_in_ = d
         rng = check_random_state(self.random_state)
@@ -740,7 +741,8 @@ _PARAMS_DOC = """
     splitter : {{"auto", "exact", "hist"}}, default="auto"
         The split search. "auto": "hist" on more than 10,000 training
         instances (``mil.tree._builder.AUTO_HIST_INSTANCES``), "exact" on
-        fewer (every shipped data set), in ``splitter_``; on large data the
+        fewer (every shipped data set) or with a `cut_placement` that only
+        the exact search keeps, in ``splitter_``; on large data the
         histogram search fits several times faster in a fraction of the
         memory, at the same accuracy (see :doc:`/results/trees`, "Histogram
         split search"). "exact": every cut between distinct values of the
