@@ -49,6 +49,8 @@ class BagRatioTree:
         The seed the tree was grown with.
     """
 
+    n_class_bags = None  # a tree pickled before the counts per class were kept
+
     def __init__(self, feature, threshold, ratio, left, right, value, gain, n_node_bags, random_state=None,
                  n_class_bags=None):
         self.feature = np.asarray(feature, dtype=np.intp)
