@@ -10,7 +10,7 @@ nothing is chosen on the test set. GDBT-MI (randomised: ``subsample``, ``max_fea
 the seeds 0, 1 and 2; C4.5-MI once. Printed: accuracy and ROC AUC in percent (the mean over the
 seeds and their range), and the fit times.
 
-    python benchmarks/study_hist_threshold.py --sizes 20000 80000 --rounds 100
+    python benchmarks/studies/study_hist_threshold.py --sizes 20000 80000 --rounds 100
 """
 
 import argparse
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the scale benchmark's data
 
 from bench_tree_scale import make_data  # noqa: E402
 
