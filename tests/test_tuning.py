@@ -120,3 +120,49 @@ def test_grid_scores_and_select_without_folds():
     np.testing.assert_allclose(grid_scores(s, t, w), [[2 / 6, 1.0]])
     sel = select([], (3, 4), None, t)
     assert sel.index == (1, 2) and sel.scale == 1.0 and sel.cut == 0.0 and sel.scores is None
+
+
+def _zero_weight_cases():
+    from mil.embedding import MILESClassifier, MInDClassifier
+    from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
+
+    return [MInDClassifier(C=10.0, cv=1), MInDClassifier(random_state=0),
+            MILESClassifier(C=1.0, cv=1, random_state=0),
+            miSVMClassifier(kernel="rbf", C=10.0, random_state=0),
+            MISVMClassifier(kernel="rbf", C=10.0, random_state=0),
+            BagKernelSVC(kernel="minimal", C=10.0, random_state=0)]
+
+
+@pytest.mark.parametrize("est", _zero_weight_cases(), ids=lambda e: type(e).__name__)
+def test_zero_weight_bags_are_absent_bags(est, backend):
+    # Zero-weight bags listed first or last give the same model, and the model fitted
+    # without them: they are dropped before anything else (scaling, folds, the SVM).
+    from sklearn.base import clone
+
+    from mil.utils.estimator_checks import make_toy_bags
+
+    X, y = make_toy_bags(n_bags=30, random_state=0)
+    w = np.ones(30)
+    w[:4] = 0
+    order = np.r_[4:30, 0:4]
+    a = clone(est).fit(X, y, sample_weight=w)
+    b = clone(est).fit([X[i] for i in order], y[order], sample_weight=w[order])
+    c = clone(est).fit(X[4:], y[4:])
+    for other in (b, c):
+        np.testing.assert_array_equal(a.predict(X), other.predict(X))
+        np.testing.assert_allclose(a.decision_function(X), other.decision_function(X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("est", _zero_weight_cases(), ids=lambda e: type(e).__name__)
+def test_a_class_without_positive_weight_is_named(est):
+    from sklearn.base import clone
+
+    from mil.utils.estimator_checks import make_toy_bags
+
+    X, y = make_toy_bags(n_bags=20, random_state=0)
+    labels = np.where(y == 1, "pos", "neg")
+    est = clone(est)
+    if "positive_class" in est.get_params():
+        est.set_params(positive_class="pos")
+    with pytest.raises(ValueError, match="class 'pos' has no bag with a positive weight"):
+        est.fit(X, labels, sample_weight=(y == 0).astype(float))
