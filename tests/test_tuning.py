@@ -166,3 +166,21 @@ def test_a_class_without_positive_weight_is_named(est):
         est.set_params(positive_class="pos")
     with pytest.raises(ValueError, match="class 'pos' has no bag with a positive weight"):
         est.fit(X, labels, sample_weight=(y == 0).astype(float))
+
+
+@pytest.mark.parametrize("est", _zero_weight_cases()[1:], ids=lambda e: type(e).__name__)
+def test_cv_none_is_five_folds_and_small_data_works(est):
+    # cv=None means scikit-learn's 5 folds in all five learners; 4 bags per class give 4.
+    from sklearn.base import clone
+
+    from mil.utils.estimator_checks import make_toy_bags
+
+    X, y = make_toy_bags(n_bags=8, random_state=0)
+    grid = {"C": [1.0, 10.0]} if "Cs" not in est.get_params() else {"C": None, "Cs": [1.0, 10.0]}
+    a = clone(est).set_params(cv=None, **grid).fit(X, y)
+    b = clone(est).set_params(cv=5, **grid).fit(X, y)
+    assert a.cv_results_ is not None and a.cv_results_.shape[1] == 2
+    np.testing.assert_array_equal(a.cv_results_, b.cv_results_)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    one = clone(est).set_params(cv=1, **grid).fit(X, y)
+    assert one.cv_results_ is None and one.proba_scale_ == 1.0

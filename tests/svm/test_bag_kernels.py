@@ -138,7 +138,7 @@ def test_learns_toy_bags_and_backends_agree(kernel):
         pytest.importorskip("ot")
     from mil._core import use_backend
 
-    X, y = make_toy_bags(n_bags=60, random_state=2)
+    X, y = make_toy_bags(n_bags=60, n_features=6, max_size=8, random_state=0)
     outs = []
     for kind in ("compiled", "python"):
         with use_backend(kind):
@@ -146,11 +146,12 @@ def test_learns_toy_bags_and_backends_agree(kernel):
             outs.append((clf.predict(X[40:]), clf.predict_proba(X[40:]), clf.decision_function(X[40:])))
     assert np.mean(outs[0][0] == y[40:]) >= 0.6
     # The parity the user guide states (docs/user_guide/kernels.rst): labels identical,
-    # decision values and probabilities within 1e-9 (the kernels agree to rounding, and the
-    # probability scale is solved to rounding, so it does not amplify the difference).
+    # decision values within 1e-9 relative, probabilities within 1e-12 (the kernels agree to
+    # rounding, and the probability scale is solved to rounding: a bounded search stopped at
+    # a tolerance amplified the kernels' last bits to 1e-11 here, 7.5e-8 elsewhere).
     np.testing.assert_array_equal(outs[0][0], outs[1][0])
     np.testing.assert_allclose(outs[0][2], outs[1][2], rtol=1e-9)
-    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=0, atol=1e-12)
     proba = outs[0][1]
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     # predict is the argmax of predict_proba and the sign of decision_function.
