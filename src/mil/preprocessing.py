@@ -206,13 +206,14 @@ def _apply_scaling(bags, offset, scale):
     return Bags._trusted((bags.instances - offset) / scale, bags.offsets, bags.ids)
 
 
-def _fit_scaled(est, bags):
-    """Fit ``est.scale`` on the training bags: set ``offset_`` / ``scale_`` (None without
-    scaling) and return the scaled bags (an estimator's fit)."""
-    if est.scale is None:
+def _fit_scaled(est, bags, method="scale"):
+    """Fit the scaling ``est.scale`` (or the `method` given) on the training bags: set
+    ``offset_`` / ``scale_`` (None without scaling) and return the scaled bags."""
+    method = est.scale if method == "scale" else method
+    if method is None:
         est.offset_ = est.scale_ = None
         return bags
-    est.offset_, est.scale_ = _scaling(bags.instances, est.scale)
+    est.offset_, est.scale_ = _scaling(bags.instances, method)
     return _apply_scaling(bags, est.offset_, est.scale_)
 
 

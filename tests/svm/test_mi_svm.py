@@ -30,7 +30,7 @@ def witness_bags(seed=0, n_bags=40):
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 def test_finds_the_witnesses(cls, kernel):
     X, y, witnesses = witness_bags()
-    clf = cls(kernel=kernel, C=10.0).fit(X, y)
+    clf = cls(kernel=kernel, C=10.0, gamma=1.0, threshold="zero", scale="standard").fit(X, y)
     s = clf.instance_scores(X)
     assert s.shape == (sum(len(b) for b in X),)
     offsets = np.r_[0, np.cumsum([len(b) for b in X])]
@@ -51,7 +51,7 @@ def test_finds_the_witnesses(cls, kernel):
 
 def test_rbf_nystroem_beyond_max_exact_and_pickle():
     X, y, witnesses = witness_bags()
-    clf = miSVMClassifier(kernel="rbf", C=10.0, max_exact=10, n_components=50).fit(X, y)
+    clf = miSVMClassifier(kernel="rbf", C=10.0, gamma=1.0, max_exact=10, n_components=50).fit(X, y)
     assert clf.feature_map_ is not None
     assert np.mean(clf.predict(X) == y) >= 0.95
     again = pickle.loads(pickle.dumps(clf))
@@ -64,7 +64,7 @@ def test_grid_string_labels_and_positive_class():
     with pytest.raises(ValueError, match="positive_class"):
         miSVMClassifier().fit(X, labels)
     clf = MISVMClassifier(C=[0.1, 1, 10], positive_class="active").fit(X, labels)
-    assert clf.cv_results_.shape == (1, 3)
+    assert clf.cv_results_.shape == (3, 3)  # the default gammas x the three Cs
     proba = clf.predict_proba(X)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(proba, axis=1)])
     assert np.mean(clf.predict(X) == labels) >= 0.95
@@ -83,7 +83,7 @@ def test_linear_memory_is_linear_in_instances():
     y = np.arange(2000) % 2
     for b in np.flatnonzero(y == 1):
         X[b][0, 0] += 3.0
-    clf = miSVMClassifier(max_iter=5).fit(X, y)
+    clf = miSVMClassifier(kernel="linear", C=1.0, max_iter=5).fit(X, y)
     assert np.mean(clf.predict(X) == y) > 0.8
 
 
@@ -109,7 +109,7 @@ def test_probabilities_calibrated_out_of_fold(cls):
 
     X, y = _noisy_witness_bags(0, 40)
     Xt, yt = _noisy_witness_bags(1, 200)
-    clf = cls(kernel="rbf", C=100.0).fit(X, y)
+    clf = cls(kernel="rbf", C=100.0, gamma=1.0, scale="standard", threshold="zero").fit(X, y)
     prior = _log_loss(np.full(len(yt), y.mean()), yt)
     assert _log_loss(clf.predict_proba(Xt)[:, 1], yt) < prior
     in_sample = fit_sigmoid(clf.decision_function(X), y)[0]
@@ -141,14 +141,14 @@ def test_threshold_cv_is_platt_on_out_of_fold_scores(cls, backend):
     X, y = _large_negative_bags(0, 40)
     folds = [(np.flatnonzero(np.arange(40) % 4 != k), np.flatnonzero(np.arange(40) % 4 == k)) for k in range(4)]
     # scale=None: the inner fits see the same features as the refits below.
-    zero = cls(C=10.0, cv=folds, scale=None).fit(X, y)
-    clf = cls(C=10.0, cv=folds, scale=None, threshold="cv").fit(X, y)
+    zero = cls(kernel="linear", C=10.0, cv=folds, scale=None, threshold="zero").fit(X, y)
+    clf = cls(kernel="linear", C=10.0, cv=folds, scale=None, threshold="cv").fit(X, y)
     assert zero.threshold_ == 0.0
     # The same SVM; the bag threshold is -b / a of a Platt fit on the out-of-fold bag scores.
     np.testing.assert_array_equal(clf.svm_.coef_, zero.svm_.coef_)
     oof = np.empty(len(y))
     for tr, te in folds:
-        oof[te] = cls(C=10.0, scale=None).fit([X[i] for i in tr], y[tr]).decision_function(
+        oof[te] = cls(kernel="linear", C=10.0, scale=None, threshold="zero").fit([X[i] for i in tr], y[tr]).decision_function(
             [X[i] for i in te])
     a, b = fit_sigmoid(oof, y == 1, intercept=True)
     assert clf.threshold_ == pytest.approx(-b / a)
@@ -176,15 +176,15 @@ def test_scoring_rules_on_the_out_of_fold_scores(cls, threshold):
     X, y = _noisy_witness_bags(0, 40)  # overlapping out-of-fold scores: a finite optimum
     folds = [(np.flatnonzero(np.arange(40) % 4 != k), np.flatnonzero(np.arange(40) % 4 == k)) for k in range(4)]
     Cs = [0.01, 1.0, 100.0]
-    kw = dict(C=Cs, cv=folds, scale=None, threshold=threshold)
+    kw = dict(kernel="linear", C=Cs, cv=folds, scale=None, threshold=threshold)
     clf = cls(scoring="neg_log_loss", **kw).fit(X, y)
-    by_accuracy = cls(**kw).fit(X, y)
+    by_accuracy = cls(scoring="accuracy", **kw).fit(X, y)
     by_auc = cls(scoring="roc_auc", **kw).fit(X, y)
     losses, correct, aucs = [], [], []
     for C in Cs:
         oof = np.empty(len(y))
         for tr, te in folds:
-            oof[te] = cls(C=C, scale=None).fit([X[i] for i in tr], y[tr]).decision_function(
+            oof[te] = cls(kernel="linear", C=C, scale=None, threshold="zero").fit([X[i] for i in tr], y[tr]).decision_function(
                 [X[i] for i in te])
         lr = _platt_reference(oof, y, None, threshold == "cv")
         losses.append(log_loss(y, lr.predict_proba(oof[:, None])[:, 1]))
@@ -262,7 +262,7 @@ def test_exact_rbf_precomputed_equals_the_rbf_svc(cls, seed):
         X[b][0, :2] += 1.5
     X[3] = np.repeat(X[3][:1], 3, axis=0)  # tied instances
     Xt = [rng.normal(size=(int(rng.integers(1, 7)), 4)) for _ in range(20)]
-    clf = cls(kernel="rbf", C=10.0, scale=None).fit(X, y)
+    clf = cls(kernel="rbf", C=10.0, gamma=1.0, scale=None, threshold="zero").fit(X, y)
     assert clf.feature_map_ is None and clf.support_vectors_ is not None
     ref = _reference_alternation(cls, X, y, clf.gamma_, 10.0)
     np.testing.assert_allclose(clf.instance_scores(Xt), ref.decision_function(np.vstack(Xt)), atol=1e-8)

@@ -93,11 +93,14 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
     Parameters
     ----------
     kernel : {"nsk", "migraph", "emd", "minimal", "maximal", "average"}, default="nsk"
-    C : float or list of float, default=1.0
+    C : float or list of float, default=(0.1, 1.0, 10.0, 100.0)
         SVM regularisation (a list is tuned).
-    gamma : float or list of float, default=1.0
+    gamma : float or list of float, default=(0.25, 0.5, 1.0, 2.0, 4.0)
         Kernel bandwidth (a list is tuned). With ``gamma_scale="median"``
-        a multiple of the median heuristic.
+        a multiple of the median heuristic. The default grid (20 points,
+        5 inner folds: 100 SVM fits on the precomputed kernels, one kernel
+        pass per gamma) is the one the results page measures for every
+        kernel.
     gamma_scale : {"median", "mean", "absolute"}, default="median"
         "median": the bandwidth is ``gamma / m``, where m is the median
         squared distance between training instances (set kernels) or the
@@ -108,7 +111,9 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         as given.
     p : float > 0 or list of float, default=1.0
         Power of the distance in the distance kernels (a list is tuned
-        with gamma; the distances are computed once for all).
+        with gamma; the distances are computed once for all). The
+        results page's EMD row uses ``scale=None, p=(1.0, 2.0),
+        cv_repeats=3`` (the registry's ``emd-svm``).
     ground_metric : {"euclidean", "sqeuclidean", "cityblock"}, default="euclidean"
         The EMD's ground cost between instances (``kernel="emd"`` only;
         see :func:`emd_distances`). "sqeuclidean" makes the EMD the squared
@@ -174,7 +179,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
     >>> from mil.svm import BagKernelSVC
     >>> from mil.utils.estimator_checks import make_toy_bags
     >>> X, y = make_toy_bags(n_bags=40, random_state=0)
-    >>> clf = BagKernelSVC(kernel="nsk", C=[0.1, 1, 10]).fit(X[:30], y[:30])
+    >>> clf = BagKernelSVC(kernel="nsk", random_state=0).fit(X[:30], y[:30])
     >>> clf.predict(X[30:]).shape
     (10,)
     """
@@ -200,7 +205,8 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         "random_state": ["random_state"],
     }
 
-    def __init__(self, kernel="nsk", *, C=1.0, gamma=1.0, gamma_scale="median", p=1.0,
+    def __init__(self, kernel="nsk", *, C=(0.1, 1.0, 10.0, 100.0), gamma=(0.25, 0.5, 1.0, 2.0, 4.0),
+                 gamma_scale="median", p=1.0,
                  ground_metric="euclidean", normalize="cosine", epsilon=None, scale="standard", cv=5,
                  cv_repeats=1, scoring="accuracy", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
