@@ -51,9 +51,7 @@ Probability scale (:func:`fit_sigmoid`)
 A new learner of this kind (a bag encoder with a linear SVM on top, an
 approximate kernel) uses the module without copying::
 
-    keep = positive_weight_bags(weight, y_enc, classes)
-    if keep is not None:                       # drop zero-weight bags first
-        bags, y_enc, weight = bags[keep], y_enc[keep], weight[keep]
+    bags, y_enc, weight, keep, n = fit_inputs(self, X, y, sample_weight)   # zero weights dropped
     folds = inner_folds(cv, y_enc, random_state=rs, repeats=cv_repeats, keep=keep, n_total=n)
 
     def fold_scores(train, test):              # decision values of every grid point
@@ -77,7 +75,7 @@ from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-__all__ = ["CV_CONSTRAINT", "SCORINGS", "positive_weight_bags", "inner_folds", "out_of_fold",
+__all__ = ["CV_CONSTRAINT", "SCORINGS", "inner_cv_doc", "fit_inputs", "positive_weight_bags", "inner_folds", "out_of_fold",
            "grid_scores", "best_index", "select", "fit_sigmoid", "sigmoid_proba"]
 
 #: What the inner CV can maximise.
@@ -90,6 +88,51 @@ SCORING_CONSTRAINT = [StrOptions(set(SCORINGS))]
 DEFAULT_FOLDS = 5
 #: Bounds of the probability scale relative to 1 / the standard deviation of the scores.
 _LOG_SCALE_BOUND = 10.0
+
+
+def inner_cv_doc(cv, scoring=True):
+    """Class decorator: the docstring's line ``[inner-cv parameters]`` becomes the shared
+    description of `cv` (default `cv`), `cv_repeats` and, with `scoring`, `scoring`."""
+    text = f"""    cv : int, cross-validation splitter, iterable or None, default={cv}
+        Inner folds over the training bags, for the grid and the
+        probability scale (:ref:`inner-cv`): an int is that many stratified
+        folds shuffled by `random_state` (at most the smallest class count),
+        None is 5 folds as in scikit-learn, a splitter or an iterable of
+        (train, test) pairs is used as given; ``cv=1`` fits no inner model
+        (the middle of each grid, probability scale 1).
+    cv_repeats : int, default=1
+        Shuffles of an int `cv`, pooled (less noise in the choice,
+        proportionally more SVM fits).
+"""
+    if scoring:
+        text += """    scoring : {"accuracy", "roc_auc", "neg_log_loss"}, default="accuracy"
+        What the inner CV maximises, from each grid point's out-of-fold
+        decision values (:ref:`inner-cv`).
+"""
+
+    def decorate(cls):
+        cls.__doc__ = cls.__doc__.replace("    [inner-cv parameters]\n", text)
+        return cls
+    return decorate
+
+
+def fit_inputs(est, X, y, sample_weight):
+    """Validate a fit's inputs (``est._validate_fit``), weigh the bags and drop those of
+    weight 0 (:func:`positive_weight_bags`).
+
+    Returns
+    -------
+    bags, y_enc, weight, keep, n_total
+        The kept bags, their class indices and weights (None: unweighted),
+        their indices among the `n_total` bags given (None: all kept).
+    """
+    bags, y_enc = est._validate_fit(X, y)
+    weight = est._bag_weights(sample_weight, y, bags.n_bags)
+    n_total = bags.n_bags
+    keep = positive_weight_bags(weight, y_enc, est.classes_)
+    if keep is not None:
+        bags, y_enc, weight = bags[keep], y_enc[keep], weight[keep]
+    return bags, y_enc, weight, keep, n_total
 
 
 def positive_weight_bags(weight, y_enc, classes):

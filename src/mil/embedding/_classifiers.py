@@ -23,12 +23,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from mil._tuning import (CV_CONSTRAINT, REPEATS_CONSTRAINT, SCORING_CONSTRAINT, CalibratedScoresMixin,
-                         inner_folds, positive_weight_bags, select)
+                         fit_inputs, inner_cv_doc, inner_folds, select)
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
 from mil.embedding._minima import (DISSIMILARITIES, dissimilarities, instance_rows, median_sigma,
-                                   miles_features, minima, one_bag, subset)
-from mil.embedding._transformers import _kmeans_centres
+                                   miles_features, minima, one_bag)
+from mil.embedding._transformers import _concept_minima, _dissimilarities_to, _draw_prototypes
 from mil.preprocessing import _fit_scaled
 
 __all__ = ["MILESClassifier", "MInDClassifier"]
@@ -124,12 +124,7 @@ class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
-        n_total = bags.n_bags
-        keep = positive_weight_bags(weight, y_enc, self.classes_)
-        if keep is not None:
-            bags, y_enc, weight = bags[keep], y_enc[keep], weight[keep]
+        bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
         bags = _fit_scaled(self, bags)
         self.centre_ = bags.instances.mean(axis=0)
         if len(self.classes_) == 2:
@@ -180,14 +175,9 @@ class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
         """The embedding parameter used without inner folds: the middle of the grid."""
         return len(params) // 2
 
-    # -- prediction ----------------------------------------------------------------
-    def _raw_decision(self, bags):
-        raise NotImplementedError
-
-    def _decision(self, bags):
-        return self._raw_decision(bags)
 
 
+@inner_cv_doc(2)
 class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     """MILES: a 1-norm linear SVM on the instance-similarity embedding (Chen, Bi and Wang, 2006).
 
@@ -236,18 +226,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         (the first is preferred at equal inner accuracy). A scale of 0.5
         was chosen on 19 of 250 published training folds (13 of them
         Musk2's) and is left out of the default.
-    cv : int, cross-validation generator, iterable or None, default=2
-        Inner folds over the training bags (:ref:`inner-cv`): an int is
-        that many stratified folds shuffled by `random_state` (fewer when a
-        class has fewer bags), None is 5 folds as in scikit-learn, a
-        splitter or an iterable of (train, test) pairs is used as given;
-        ``cv=1`` fits no inner model (the middle of each grid, scale 1).
-    cv_repeats : int, default=1
-        Shuffles of an int `cv`, pooled (less noise in the choice,
-        proportionally more SVM fits).
-    scoring : {"accuracy", "roc_auc", "neg_log_loss"}, default="accuracy"
-        What the inner CV maximises, from each grid point's out-of-fold
-        decision values (:ref:`inner-cv`).
+    [inner-cv parameters]
     tol : float, default=1e-4
         Stopping tolerance of the final L1-SVM (liblinear); the inner
         grid's fits, which only rank the grid points, stop at ``10 * tol``.
@@ -357,15 +336,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         self.random_state = random_state
 
     def _prepare(self, bags):
-        sizes = np.diff(bags.offsets)
-        if self.n_concepts is None:
-            self.concepts_ = bags.instances
-            M = minima(bags, centre=self.centre_, n_jobs=self.n_jobs)
-            own = np.repeat(np.arange(bags.n_bags), sizes)
-        else:
-            self.concepts_ = _kmeans_centres(bags.instances, self.n_concepts, self.random_state)
-            M = minima(one_bag(self.concepts_), bags, centre=self.centre_, n_jobs=self.n_jobs)
-            own = None
+        M, own = _concept_minima(self, bags)
         self.sigma_median_ = median_sigma(M, own)
         return {"M": M, "offsets": bags.offsets, "per_bag": self.n_concepts is None}
 
@@ -411,7 +382,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
             return np.zeros((0, bags.n_bags))
         return minima(one_bag(self.concepts_[sel]), bags, centre=self.centre_, n_jobs=self.n_jobs)
 
-    def _raw_decision(self, bags):
+    def _decision(self, bags):
         F = miles_features(self._selected_minima(bags), self.sigma_)
         f = F @ self.coef_[:, self.selected_concepts_].T + self.intercept_
         return f[:, 0] if f.shape[1] == 1 else f
@@ -467,6 +438,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         return split_by_bag(out, bags.offsets) if per_bag else out
 
 
+@inner_cv_doc(5)
 class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     """MInD: an RBF SVM on each bag's dissimilarities to the training bags (Cheplygina, Tax and Loog, 2015).
 
@@ -526,18 +498,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         never chosen; on Tiger the inner CV mostly chose C = 1e4 with the
         scale 1/256 (a nearly linear kernel), which the earlier default
         grid (C up to 1000, scales from 1/16) could not reach.
-    cv : int, cross-validation generator, iterable or None, default=5
-        Inner folds over the training bags (:ref:`inner-cv`): an int is
-        that many stratified folds shuffled by `random_state` (fewer when a
-        class has fewer bags), None is 5 folds as in scikit-learn, a
-        splitter or an iterable of (train, test) pairs is used as given;
-        ``cv=1`` fits no inner model (the middle of each grid, scale 1).
-    cv_repeats : int, default=1
-        Shuffles of an int `cv`, pooled (less noise in the choice,
-        proportionally more SVM fits).
-    scoring : {"accuracy", "roc_auc", "neg_log_loss"}, default="accuracy"
-        What the inner CV maximises, from each grid point's out-of-fold
-        decision values (:ref:`inner-cv`).
+    [inner-cv parameters]
     n_prototypes : int, default=None
         None: every training bag is a prototype. An int: that many training
         bags drawn at random (seeded by `random_state`).
@@ -605,6 +566,8 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     array([0, 1, 0, 1])
     """
 
+    _classes_alike = True
+
     _parameter_constraints = {
         "C": [Interval(Real, 0, None, closed="neither"), None],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
@@ -644,16 +607,8 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _positive_class_matters(self):
-        return False
-
     def _prepare(self, bags):
-        index = np.arange(bags.n_bags)
-        if self.n_prototypes is not None and self.n_prototypes < bags.n_bags:
-            rng = check_random_state(self.random_state)
-            index = np.sort(rng.choice(bags.n_bags, self.n_prototypes, replace=False))
-        self.prototype_indices_ = index
-        self.prototypes_ = subset(bags, index)
+        index = _draw_prototypes(self, bags)
         M = minima(bags, centre=self.centre_, n_jobs=self.n_jobs)
         D = dissimilarities(M, bags.offsets, self.dissimilarity, M, bags.offsets)
         return {"D": D, "prototype": index}
@@ -707,12 +662,8 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         if self.kernel_ == "linear":
             self.dissimilarity_mean_, self.dissimilarity_scale_ = fold["mean"], fold["scale"]
 
-    def _raw_decision(self, bags):
-        both = self.dissimilarity in ("hausdorff", "average")
-        out = minima(bags, self.prototypes_, both=both, centre=self.centre_, n_jobs=self.n_jobs)
-        M_xy, M_yx = out if both else (out, None)
-        return self._svm_decision(dissimilarities(M_xy, bags.offsets, self.dissimilarity, M_yx,
-                                                  self.prototypes_.offsets))
+    def _decision(self, bags):
+        return self._svm_decision(_dissimilarities_to(self, bags))
 
     def _svm_decision(self, F):
         """The SVM's decision values for dissimilarity vectors `F` (rows: bags)."""

@@ -16,7 +16,7 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import (CV_CONSTRAINT, REPEATS_CONSTRAINT, SCORING_CONSTRAINT, CalibratedScoresMixin,
-                         inner_folds, positive_weight_bags, select)
+                         fit_inputs, inner_cv_doc, inner_folds, select)
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.distances import _all_from_bags
 from mil.preprocessing import _fit_scaled
@@ -58,6 +58,7 @@ def _median_sq_distance(instances, how="median"):
     return _reference(d[d > 0], how)
 
 
+@inner_cv_doc(5)
 class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier):
     """Support vector machine on a kernel between bags (NSK, miGraph, EMD, Hausdorff).
 
@@ -124,20 +125,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         miGraph's edge threshold; None uses each bag's mean intra-bag distance.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
-    cv : int, CV splitter, iterable of (train, test) splits or None, default=5
-        Inner cross-validation over the training bags, for the grid and the
-        probability scale (:ref:`inner-cv`): an int is that many stratified
-        folds shuffled by `random_state` (at most the smallest class count),
-        None is 5 folds as in scikit-learn, a splitter or an iterable is
-        used as given. ``cv=1`` fits no inner model: the middle value of
-        each list and ``predict_proba`` with the scale ``a = 1`` (the SVM's
-        margins at probabilities 0.27 / 0.73), so a fit at fixed C and
-        gamma is one kernel pass and one SVM.
-    cv_repeats : int, default=1
-        Shuffles of an int `cv`, pooled.
-    scoring : {"accuracy", "roc_auc", "neg_log_loss"}, default="accuracy"
-        What the inner CV maximises, from each grid point's out-of-fold
-        decision values (:ref:`inner-cv`).
+    [inner-cv parameters]
     class_weight : "balanced", dict or None, default=None
         Multiplies `sample_weight` (the SVM's per-bag C).
     positive_class : label or None, default=None
@@ -185,6 +173,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
     """
 
     _binary_only = False
+    _classes_alike = True
 
     _parameter_constraints = {
         "kernel": [StrOptions(set(KERNELS))],
@@ -226,9 +215,6 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         self.positive_class = positive_class
         self.n_jobs = n_jobs
         self.random_state = random_state
-
-    def _positive_class_matters(self):
-        return False
 
     # -- kernels ------------------------------------------------------------
     def _instance_weights(self, bags):
@@ -301,20 +287,14 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
+        # Bags of weight 0 are dropped first: libsvm numbers its support vectors among the
+        # positively weighted samples, so kernel columns and support indices stay aligned.
+        bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
         if self.kernel == "emd":
             _require_pot()
         elif self.ground_metric != "euclidean":
             raise ValueError(f"ground_metric={self.ground_metric!r} needs kernel='emd' (the other kernels "
                              f"use the Euclidean distance); got kernel={self.kernel!r}")
-        n_total = bags.n_bags
-        keep = positive_weight_bags(weight, y_enc, self.classes_)
-        if keep is not None:
-            # libsvm drops zero-weight samples and numbers its support vectors
-            # among the others: drop them here, so kernel columns and support
-            # indices refer to the same bags.
-            bags, y_enc, weight = bags[keep], y_enc[keep], weight[keep]
         Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
         self._ps = _grid(self.p, "p")
         bags = _fit_scaled(self, bags)

@@ -38,7 +38,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import (CV_CONSTRAINT, REPEATS_CONSTRAINT, SCORING_CONSTRAINT, CalibratedScoresMixin,
-                         inner_folds, positive_weight_bags, select)
+                         fit_inputs, inner_folds, select)
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.preprocessing import _fit_scaled, _scaled_as_fitted
 from mil.svm._bag_svc import _grid, _median_sq_distance
@@ -163,12 +163,7 @@ class _AlternatingSVM(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassif
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
-        n_total = bags.n_bags
-        keep = positive_weight_bags(weight, y_enc, self.classes_)
-        if keep is not None:  # a bag of weight 0 is an absent bag
-            bags, y_enc, weight = bags[keep], y_enc[keep], weight[keep]
+        bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
         Cs, rel = _grid(self.C, "C"), _grid(self._setting("gamma"), "gamma")
         gammas = rel if self.kernel == "rbf" else rel[:1]
         bags = _fit_scaled(self, bags, self._setting("scale"))
