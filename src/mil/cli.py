@@ -672,13 +672,7 @@ def _cmd_reproduce_trees(args):
     from mil._progress import Progress
     from mil.reproduce import TREE_LEARNERS, reproduce_trees
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    learners = tuple(args.learners or TREE_LEARNERS)
-    bad = [name for name in learners if name not in TREE_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce trees runs: {', '.join(TREE_LEARNERS)}")
+    datasets, n_sets, learners = _reproduction_options(args, TREE_LEARNERS)
     with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_trees(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
                                  n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
@@ -695,6 +689,18 @@ def _cmd_reproduce_trees(args):
                                                                        "(mean over CV folds)"}
         _write_plots(args, panels, "gdbt_mi_error.png", "boosting error")
     return 0
+
+
+def _reproduction_options(args, known, default=None):
+    """The data sets, their count and the learners of a ``mil reproduce`` command (checked)."""
+    _check_jobs(args)
+    datasets = _datasets_option(args)
+    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
+    learners = tuple(args.learners or default or known)
+    bad = [name for name in learners if name not in known]
+    if bad:
+        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce {args.target} runs: {', '.join(known)}")
+    return datasets, n_sets, learners
 
 
 def _seeded_folds(args, learners):
@@ -729,13 +735,8 @@ def _cmd_reproduce_kernels(args):
     from mil._progress import Progress
     from mil.reproduce import KERNEL_LEARNERS, kernel_table, reproduce_kernels
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    learners = tuple(args.learners or [n for n in KERNEL_LEARNERS if n in available_learners()])
-    bad = [name for name in learners if name not in KERNEL_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce kernels runs: {', '.join(KERNEL_LEARNERS)}")
+    datasets, n_sets, learners = _reproduction_options(
+        args, KERNEL_LEARNERS, [n for n in KERNEL_LEARNERS if n in available_learners()])
     missing = [name for name in learners if name not in available_learners()]
     if missing:
         raise CLIError(f"learner {missing[0]!r} is not available: the EMD needs POT "
@@ -788,14 +789,7 @@ def _cmd_reproduce_embeddings(args):
     from mil._progress import Progress
     from mil.reproduce import EMBEDDING_LEARNERS, embeddings_table, reproduce_embeddings
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    learners = tuple(args.learners or EMBEDDING_LEARNERS)
-    bad = [name for name in learners if name not in EMBEDDING_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce embeddings runs: "
-                       f"{', '.join(EMBEDDING_LEARNERS)}")
+    datasets, n_sets, learners = _reproduction_options(args, EMBEDDING_LEARNERS)
     with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_embeddings(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
                                       n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)

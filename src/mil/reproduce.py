@@ -131,35 +131,15 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
     """
     datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
     learners = tuple(learners or TREE_LEARNERS)
-    _check_runs(repeats, seeds)
-    acc, auc, secs, staged, seed_acc, seed_auc = {}, {}, {}, {}, {}, {}
-    for name in datasets:
-        data = load_dataset(name)
-        bags, y = data.bags, data.target
-        splits = _splits(data, quick, repeats)
-        for learner in learners:
-            params = {"n_estimators": 20 if quick else 200} if learner in ("gdbt-mi", "gdbt-bag-ratio") else {}
-            if learner in ("mi-forest", "blrt") and quick:
-                params = {"n_estimators": 10}
-            if progress is not None:
-                progress.set_label(f"{learner} on {name}", len(splits) * _n_runs(learner, seeds))
-            t0 = time.perf_counter()
-            plot = learner == "gdbt-mi" and name in STAGED_DATASETS
-            a, u, seeded, results = _seeded_runs(
-                learner, bags, y, splits, seeds, progress, n_jobs, params,
-                callback=(lambda seed: None if seed else _StagedErrors(bags, y)) if plot else None)
-            if plot:
-                staged[name] = {key: np.mean([fold[key] for fold in results[0]["callback"]], axis=0)
-                                for key in ("train", "test")}
-            secs.setdefault(learner, {})[name] = time.perf_counter() - t0
-            acc.setdefault(learner, {})[name] = a
-            auc.setdefault(learner, {})[name] = u
-            if seeded is not None:
-                seed_acc.setdefault(learner, {})[name], seed_auc.setdefault(learner, {})[name] = seeded
-    protocol = "published folds, " + ("repetition 0" if repeats == 1 else f"repetitions 0-{repeats - 1}")
-    return Bunch(accuracy=acc, auc=auc, seconds=secs, staged=staged, datasets=datasets, seeds=seeds,
-                 seed_accuracy=seed_acc, seed_auc=seed_auc, learners=learners, quick=quick, protocol=protocol,
-                 quick_note="two folds of Musk1, 20 boosting rounds, 10 trees in the forests")
+    def params(learner):
+        if learner in ("gdbt-mi", "gdbt-bag-ratio"):
+            return {"n_estimators": 20 if quick else 200}
+        return {"n_estimators": 10} if learner in ("mi-forest", "blrt") and quick else {}
+
+    staged = {}
+    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds, params, staged)
+    result.update(staged=staged, quick_note="two folds of Musk1, 20 boosting rounds, 10 trees in the forests")
+    return result
 
 
 def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=None, n_jobs=None,
@@ -205,8 +185,10 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
     return result
 
 
-def _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds, params=None):
-    """The CV runs of :func:`reproduce_embeddings` and :func:`reproduce_kernels`."""
+def _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds, params=None, staged=None):
+    """The CV runs of the reproductions: each learner (``params(learner)`` overriding its
+    registry defaults) on each data set, over the seeds when it is randomised; with a dict
+    `staged`, GDBT-MI's error after every round (seed 0) on :data:`STAGED_DATASETS`."""
     _check_runs(repeats, seeds)
     acc, auc, secs, seed_acc, seed_auc = {}, {}, {}, {}, {}
     for name in datasets:
@@ -216,8 +198,13 @@ def _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds, p
             if progress is not None:
                 progress.set_label(f"{learner} on {name}", len(splits) * _n_runs(learner, seeds))
             t0 = time.perf_counter()
-            a, u, seeded, _ = _seeded_runs(learner, data.bags, data.target, splits, seeds, progress, n_jobs,
-                                           params(learner) if params else None)
+            plot = staged is not None and learner == "gdbt-mi" and name in STAGED_DATASETS
+            errors = (lambda seed, b=data.bags, t=data.target: None if seed else _StagedErrors(b, t)) if plot else None
+            a, u, seeded, results = _seeded_runs(learner, data.bags, data.target, splits, seeds, progress, n_jobs,
+                                                 params(learner) if params else None, errors)
+            if plot:
+                staged[name] = {key: np.mean([fold[key] for fold in results[0]["callback"]], axis=0)
+                                for key in ("train", "test")}
             secs.setdefault(learner, {})[name] = time.perf_counter() - t0
             acc.setdefault(learner, {})[name] = a
             auc.setdefault(learner, {})[name] = u

@@ -468,6 +468,19 @@ _PARAMS_DOC = """
 """
 
 
+def _example(name):
+    return f"""
+    Examples
+    --------
+    >>> from mil.svm import {name}
+    >>> from mil.utils.estimator_checks import make_toy_bags
+    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    >>> clf = {name}(random_state=0).fit(X[:30], y[:30])
+    >>> clf.predict(X[30:]).shape
+    (10,)
+    """
+
+
 class miSVMClassifier(_AlternatingSVM):
     __doc__ = """mi-SVM: an instance-level SVM with the instance labels of positive bags inferred.
 
@@ -475,16 +488,7 @@ class miSVMClassifier(_AlternatingSVM):
     positive and then take the sign of the SVM's decision value, at least
     one per positive bag staying positive (its highest-scoring instance),
     until no label changes (Andrews, Tsochantaridis and Hofmann 2002).
-    """ + _PARAMS_DOC + """
-    Examples
-    --------
-    >>> from mil.svm import miSVMClassifier
-    >>> from mil.utils.estimator_checks import make_toy_bags
-    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
-    >>> clf = miSVMClassifier().fit(X[:30], y[:30])
-    >>> clf.predict(X[30:]).shape
-    (10,)
-    """
+    """ + _PARAMS_DOC + _example("miSVMClassifier")
 
     _auto = {"gamma": (0.25, 1.0, 4.0, 16.0), "scale": "standard", "scoring": "roc_auc"}
 
@@ -512,16 +516,7 @@ class MISVMClassifier(_AlternatingSVM):
     Each positive bag is represented by its witness, first the bag's mean
     instance, then its highest-scoring instance under the current SVM, until
     no witness changes (Andrews, Tsochantaridis and Hofmann 2002).
-    """ + _PARAMS_DOC + """
-    Examples
-    --------
-    >>> from mil.svm import MISVMClassifier
-    >>> from mil.utils.estimator_checks import make_toy_bags
-    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
-    >>> clf = MISVMClassifier().fit(X[:30], y[:30])
-    >>> clf.predict(X[30:]).shape
-    (10,)
-    """
+    """ + _PARAMS_DOC + _example("MISVMClassifier")
 
     _bag_means = True
     _auto = {"gamma": (0.25, 1.0, 4.0), "scale": "minmax", "scoring": "accuracy"}
