@@ -80,7 +80,7 @@ BAG_XFAIL = {
         "(another backend or instance order) move the solution within it; test_embedding.py "
         "checks these to the tolerance") for check in ("instance_permutation", "backend_equality")},
     **{("MInDClassifier", check): (
-        "the SVM and the calibration slope are solved to a tolerance (1e-8): distances that differ "
+        "the SVM is solved to a tolerance (1e-8): distances that differ "
         "in their last bits move them within it; test_embedding.py checks these to the tolerance")
        for check in ("instance_permutation", "backend_equality")},
 }
