@@ -182,7 +182,7 @@ def test_miles_instance_contributions_by_hand(backend):
     e = np.exp
     np.testing.assert_allclose(scores, [1.0, 1.0, -e(-1.0), 2 * e(-1.0) - e(-16.0)], rtol=1e-12)
     # A bag's scores sum to its decision value minus the intercept.
-    f = clf._raw_decision(clf._scaled([bag, np.array([[1.0]])]))
+    f = clf._decision(clf._scaled([bag, np.array([[1.0]])]))
     np.testing.assert_allclose([scores[:3].sum(), scores[3]], f - 0.5, rtol=1e-12)
 
 
