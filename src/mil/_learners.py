@@ -103,7 +103,8 @@ LEARNERS = {
     # fitted on the out-of-fold scores. mi-SVM's inner CV ranks the grid by out-of-fold AUC, over
     # gamma up to 16 x the median; MI-SVM's by accuracy at each point's fitted cut, on features
     # scaled to [0, 1]: each chosen on the 5 published repetitions of the five sets
-    # (benchmarks/mi_svm_selection.py; docs/results/svm.rst).
+    # (benchmarks/studies/study_mi_svm_selection.py;
+    # docs/results/svm.rst).
     "mi-svm": ("mil.svm", "miSVMClassifier", {"random_state": 0},
                "mi-SVM (Andrews et al. 2002), instance labels inferred, (gamma, C) and cut by inner CV"),
     "MI-svm": ("mil.svm", "MISVMClassifier", {"random_state": 0},
