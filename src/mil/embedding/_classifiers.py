@@ -136,6 +136,21 @@ class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
         params, Cs = self._param_grid(state), self._C_grid()
         folds = inner_folds(self.cv, target, random_state=self.random_state, repeats=self.cv_repeats,
                             keep=keep, n_total=n_total)
+        sel = self._select(state, target, weight, params, Cs, folds)
+        p, c = sel.index
+        self.best_params_ = {"param": params[p], "C": float(Cs[c])}
+        self.cv_results_ = sel.scores
+        self.proba_scale_ = sel.scale
+        everyone = np.arange(bags.n_bags)
+        fold = self._fold(state, everyone, everyone[:0])
+        F, _ = self._features(fold, params[p])
+        machine = self._machine(float(Cs[c]))
+        machine.fit(F, target, sample_weight=weight)
+        self._finish(fold, machine, params[p])
+        return self
+
+    def _select(self, state, target, weight, params, Cs, folds):
+        """The inner CV over (param, C) on slices of `state` (:func:`mil._tuning.select`)."""
         k = len(self.classes_)
 
         def fold_scores(train, test):
@@ -153,19 +168,8 @@ class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
                     out[p, c] = machine.decision_function(F_test)
             return out
 
-        sel = select(folds, (len(params), len(Cs)), fold_scores, target, weight, scoring=self.scoring,
-                     untuned=(self._untuned_index(params), len(Cs) // 2))
-        p, c = sel.index
-        self.best_params_ = {"param": params[p], "C": float(Cs[c])}
-        self.cv_results_ = sel.scores
-        self.proba_scale_ = sel.scale
-        everyone = np.arange(bags.n_bags)
-        fold = self._fold(state, everyone, everyone[:0])
-        F, _ = self._features(fold, params[p])
-        machine = self._machine(float(Cs[c]))
-        machine.fit(F, target, sample_weight=weight)
-        self._finish(fold, machine, params[p])
-        return self
+        return select(folds, (len(params), len(Cs)), fold_scores, target, weight, scoring=self.scoring,
+                      untuned=(self._untuned_index(params), len(Cs) // 2))
 
     def _C_grid(self):
         return np.array([float(self.C)]) if self.C is not None else _positive_grid(self.Cs, "Cs")
