@@ -84,6 +84,15 @@ SCORINGS = ("accuracy", "roc_auc", "neg_log_loss")
 CV_CONSTRAINT = [Interval(Integral, 1, None, closed="left"), "cv_object", None]
 REPEATS_CONSTRAINT = [Interval(Integral, 1, None, closed="left")]
 SCORING_CONSTRAINT = [StrOptions(set(SCORINGS))]
+#: The parameters every learner of this module shares, with their constraints.
+CONSTRAINTS = {
+    "cv": CV_CONSTRAINT,
+    "cv_repeats": REPEATS_CONSTRAINT,
+    "scoring": SCORING_CONSTRAINT,
+    "class_weight": [StrOptions({"balanced"}), dict, None],
+    "positive_class": "no_validation",
+    "random_state": ["random_state"],
+}
 #: ``cv=None``: scikit-learn's default number of folds.
 DEFAULT_FOLDS = 5
 #: Bounds of the probability scale relative to 1 / the standard deviation of the scores.

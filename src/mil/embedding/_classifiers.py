@@ -22,8 +22,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from mil._tuning import (CV_CONSTRAINT, REPEATS_CONSTRAINT, SCORING_CONSTRAINT, CalibratedScoresMixin,
-                         fit_inputs, inner_cv_doc, inner_folds, select)
+from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
 from mil.embedding._minima import (DISSIMILARITIES, dissimilarities, instance_rows, median_sigma,
@@ -306,17 +305,12 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         "sigma": [Interval(Real, 0, None, closed="neither"), None],
         "Cs": _GRID,
         "sigma_scales": _GRID,
-        "cv": CV_CONSTRAINT,
-        "cv_repeats": REPEATS_CONSTRAINT,
-        "scoring": SCORING_CONSTRAINT,
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "n_concepts": [Interval(Integral, 1, None, closed="left"), None],
         "scale": _SCALES,
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "positive_class": "no_validation",
         "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
+        **CONSTRAINTS,
     }
 
     def __init__(self, C=None, sigma=None, *, Cs=(1.0, 3.0, 10.0, 30.0),
@@ -579,15 +573,10 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         "dissimilarity": [StrOptions(set(DISSIMILARITIES))],
         "Cs": _GRID,
         "gamma_scales": _GRID,
-        "cv": CV_CONSTRAINT,
-        "cv_repeats": REPEATS_CONSTRAINT,
-        "scoring": SCORING_CONSTRAINT,
         "n_prototypes": [Interval(Integral, 1, None, closed="left"), None],
         "scale": _SCALES,
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "positive_class": "no_validation",
         "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
+        **CONSTRAINTS,
     }
 
     def __init__(self, C=None, gamma=None, *, kernel="rbf", dissimilarity="average",

@@ -15,8 +15,7 @@ import numpy as np
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._tuning import (CV_CONSTRAINT, REPEATS_CONSTRAINT, SCORING_CONSTRAINT, CalibratedScoresMixin,
-                         fit_inputs, inner_cv_doc, inner_folds, select)
+from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.distances import _all_from_bags
 from mil.preprocessing import _fit_scaled
@@ -185,13 +184,8 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         "normalize": [StrOptions({"cosine", "weights", "none"})],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
-        "cv": CV_CONSTRAINT,
-        "cv_repeats": REPEATS_CONSTRAINT,
-        "scoring": SCORING_CONSTRAINT,
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "positive_class": "no_validation",
         "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
+        **CONSTRAINTS,
     }
 
     def __init__(self, kernel="nsk", *, C=(0.1, 1.0, 10.0, 100.0), gamma=(0.25, 0.5, 1.0, 2.0, 4.0),

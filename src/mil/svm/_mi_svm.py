@@ -37,8 +37,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._tuning import (CV_CONSTRAINT, REPEATS_CONSTRAINT, SCORING_CONSTRAINT, CalibratedScoresMixin,
-                         fit_inputs, inner_folds, select)
+from mil._tuning import CONSTRAINTS, SCORING_CONSTRAINT, CalibratedScoresMixin, fit_inputs, inner_folds, select
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.preprocessing import _fit_scaled, _scaled_as_fitted
 from mil.svm._bag_svc import _grid, _median_sq_distance
@@ -90,13 +89,9 @@ class _AlternatingSVM(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassif
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "scale": [StrOptions({"standard", "minmax", "maxabs", "auto"}), None],
-        "cv": CV_CONSTRAINT,
-        "cv_repeats": REPEATS_CONSTRAINT,
         "threshold": [StrOptions({"zero", "cv"})],
+        **CONSTRAINTS,
         "scoring": [*SCORING_CONSTRAINT, StrOptions({"auto"})],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "positive_class": "no_validation",
-        "random_state": ["random_state"],
     }
 
     #: What ``"auto"`` means for `gamma`, `scale` and `scoring` (each learner's measured setting).
