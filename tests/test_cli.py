@@ -205,13 +205,14 @@ def test_reproduce_distances_quick_writes_the_plot(tmp_path, capsys):
 
 
 def test_reproduce_embeddings_quick(capsys):
-    assert main(["reproduce", "embeddings", "--quick", "--quiet"]) == 0
+    assert main(["reproduce", "embeddings", "--quick", "--quiet", "--seeds", "1"]) == 0
     out = capsys.readouterr().out
     assert "miles (published)  84.7" in out and "mind (published)   90.1" in out
     assert "two folds of Musk1" in out and "Carbonneau" in out
-    assert main(["reproduce", "embeddings", "--quick", "--json", "--learners", "mind"]) == 0
+    assert main(["reproduce", "embeddings", "--quick", "--json", "--learners", "mind", "--seeds", "2"]) == 0
     res = json.loads(capsys.readouterr().out)
-    assert set(res["accuracy"]) == {"mind"} and len(res["auc"]["mind"]["musk1"]) == 2
+    assert set(res["accuracy"]) == {"mind"} and len(res["auc"]["mind"]["musk1"]) == 4  # 2 folds x 2 seeds
+    assert res["seeds"] == 2 and len(res["seed_accuracy"]["mind"]["musk1"]) == 2
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -16,7 +16,7 @@ from sklearn.utils import Bunch
 from mil._learners import SEED_PARAMS, available_learners, make_learner
 from mil.datasets import make_digit_bags
 from mil.evaluation import evaluate, fold_indices
-from mil.reproduce import record_runs
+from mil.reproduce import seeded_runs
 
 __all__ = ["TASKS", "reproduce_assumptions", "assumptions_table"]
 
@@ -85,18 +85,16 @@ def reproduce_assumptions(tasks=None, learners=None, seeds=3, n_bags=200, folds=
                 if "positive_class" not in make_learner(learner).get_params(deep=False):
                     continue
                 params["positive_class"] = positive
-            runs = range(seeds) if learner in SEED_PARAMS else (None,)
             if progress is not None:
-                progress.set_label(f"{learner} on {task}", len(splits) * len(runs))
+                progress.set_label(f"{learner} on {task}", len(splits) * (seeds if learner in SEED_PARAMS else 1))
             t0 = time.perf_counter()
-            fold_acc, fold_auc = [], []
-            for seed in runs:
-                res = evaluate(make_learner(learner, seed=seed, **params), data.bags, data.target, splits,
-                               progress=progress, n_jobs=n_jobs)
-                fold_acc.append(res["accuracy"])
-                fold_auc.append(res["auc"])
-            record_runs((acc, auc, seed_acc, seed_auc, secs), learner, task, fold_acc, fold_auc,
-                        time.perf_counter() - t0)
+            a, u, seeded, _ = seeded_runs(learner, data.bags, data.target, splits, seeds, progress, n_jobs,
+                                          params)
+            secs.setdefault(learner, {})[task] = time.perf_counter() - t0
+            acc.setdefault(learner, {})[task] = a
+            auc.setdefault(learner, {})[task] = u
+            if seeded is not None:
+                seed_acc.setdefault(learner, {})[task], seed_auc.setdefault(learner, {})[task] = seeded
     protocol = (f"{n_bags} digit bags per task (make_digit_bags, random_state=0), stratified "
                 f"{folds}-fold CV with seed 0" + (", 2 folds" if quick else "")
                 + (f", randomised learners over seeds 0-{seeds - 1}" if seeds > 1 else ", seed 0"))

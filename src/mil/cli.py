@@ -722,31 +722,13 @@ def _cmd_reproduce_trees(args):
     from mil._progress import Progress
     from mil.reproduce import TREE_LEARNERS, reproduce_trees
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    folds = 2 if args.quick else 10 * args.repeats
-    if args.seeds < 1:
-        raise CLIError(f"--seeds must be at least 1, got {args.seeds}")
-    learners = tuple(args.learners or TREE_LEARNERS)
-    bad = [name for name in learners if name not in TREE_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce trees runs: {', '.join(TREE_LEARNERS)}")
-    from mil._learners import SEED_PARAMS
-
-    runs = sum(args.seeds if name in SEED_PARAMS else 1 for name in learners)
-    with Progress(n_sets * runs * folds, enabled=False if args.quiet or args.json else None) as bar:
+    datasets, n_sets, learners = _reproduction_options(args, TREE_LEARNERS)
+    with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_trees(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
                                  n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
     staged = {"staged_error": {name: {k: [float(v) for v in c] for k, c in curves.items()}
                                for name, curves in result.staged.items()},
-              "seeds": result.seeds,
-              "seed_accuracy": {l: {d: [float(v) for v in a] for d, a in per.items()}
-                                for l, per in result.seed_accuracy.items()},
-              "seed_auc": {l: {d: [float(v) for v in a] for d, a in per.items()}
-                           for l, per in result.seed_auc.items()},
-              "auc": {l: {d: [None if np.isnan(v) else float(v) for v in a] for d, a in per.items()}
-                      for l, per in result.auc.items()}}
+              **_seed_json(result)}
     _print_reproduction(args, result, ", ".join(result.learners), staged)
     if result.staged:
         def panels():
@@ -759,30 +741,62 @@ def _cmd_reproduce_trees(args):
     return 0
 
 
+def _reproduction_options(args, known, default=None):
+    """The data sets, their count and the learners of a ``mil reproduce`` command (checked)."""
+    _check_jobs(args)
+    datasets = _datasets_option(args)
+    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
+    learners = tuple(args.learners or default or known)
+    bad = [name for name in learners if name not in known]
+    if bad:
+        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce {args.target} runs: {', '.join(known)}")
+    return datasets, n_sets, learners
+
+
+def _seeded_folds(args, learners):
+    """Progress steps of a seeded reproduction: folds x runs (seeds for the randomised learners)."""
+    from mil._learners import SEED_PARAMS
+
+    if args.seeds < 1:
+        raise CLIError(f"--seeds must be at least 1, got {args.seeds}")
+    folds = 2 if args.quick else 10 * args.repeats
+    return folds * sum(args.seeds if name in SEED_PARAMS else 1 for name in learners)
+
+
+def _seed_json(result):
+    """The AUCs and per-seed means of a seeded reproduction, for --json."""
+    def floats(values):
+        return [None if np.isnan(v) else float(v) for v in values]
+
+    return {"seeds": result.seeds,
+            "auc": {l: {d: floats(a) for d, a in per.items()} for l, per in result.auc.items()},
+            "seed_accuracy": {l: {d: floats(a) for d, a in per.items()} for l, per in result.seed_accuracy.items()},
+            "seed_auc": {l: {d: floats(a) for d, a in per.items()} for l, per in result.seed_auc.items()}}
+
+
+def _print_seed_note(result):
+    if result.seeds > 1 and result.seed_accuracy:
+        print(f"\n* randomised learner: mean over seeds 0-{result.seeds - 1} of the fold means, "
+              "[lowest-highest seed mean], accuracy then (AUC)")
+
+
 def _cmd_reproduce_kernels(args):
     from mil._learners import available_learners
     from mil._progress import Progress
     from mil.reproduce import KERNEL_LEARNERS, kernel_table, reproduce_kernels
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    learners = tuple(args.learners or [n for n in KERNEL_LEARNERS if n in available_learners()])
-    bad = [name for name in learners if name not in KERNEL_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce kernels runs: {', '.join(KERNEL_LEARNERS)}")
+    datasets, n_sets, learners = _reproduction_options(
+        args, KERNEL_LEARNERS, [n for n in KERNEL_LEARNERS if n in available_learners()])
     missing = [name for name in learners if name not in available_learners()]
     if missing:
         raise CLIError(f"learner {missing[0]!r} is not available: the EMD needs POT "
                        '(pip install "scikit-mil[ot]")')
-    folds = 2 if args.quick else 10 * args.repeats
-    with Progress(n_sets * len(learners) * folds, enabled=False if args.quiet or args.json else None) as bar:
+    with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_kernels(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
-                                   n_jobs=args.jobs, repeats=args.repeats)
+                                   n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
     if args.json:
         _print_reproduction(args, result, ", ".join(result.learners), {
-            "auc": {l: {d: [float(v) for v in result.auc[l][d]] for d in result.datasets}
-                    for l in result.learners},
+            **_seed_json(result),
             "published": {l: [None if p is None else list(p) for p in v] for l, v in result.published.items()}})
         return 0
     print("Bag-kernel SVMs and mi-SVM / MI-SVM: mean bag-level accuracy % (AUC %) over the folds"
@@ -791,6 +805,7 @@ def _cmd_reproduce_kernels(args):
             "as quoted from the original papers and as re-implemented by Carbonneau et al. 2018 "
             "(10 x 10-fold CV)\n")
     print(_table(kernel_table(result), ["learner", *result.datasets]))
+    _print_seed_note(result)
     total = sum(sum(v.values()) for v in result.seconds.values())
     print(f"\ntotal time: {total:.1f} s")
     return 0
@@ -824,33 +839,25 @@ def _cmd_reproduce_embeddings(args):
     from mil._progress import Progress
     from mil.reproduce import EMBEDDING_LEARNERS, embeddings_table, reproduce_embeddings
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    folds = 2 if args.quick else 10 * args.repeats
-    learners = tuple(args.learners or EMBEDDING_LEARNERS)
-    bad = [name for name in learners if name not in EMBEDDING_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce embeddings runs: "
-                       f"{', '.join(EMBEDDING_LEARNERS)}")
-    with Progress(n_sets * len(learners) * folds, enabled=False if args.quiet or args.json else None) as bar:
+    datasets, n_sets, learners = _reproduction_options(args, EMBEDDING_LEARNERS)
+    with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_embeddings(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
-                                      n_jobs=args.jobs, repeats=args.repeats)
+                                      n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
     if args.json:
         print(json.dumps({
             "title": "MILES and MInD", "quick": result.quick, "protocol": result.protocol,
             "accuracy": {l: {d: [float(v) for v in result.accuracy[l][d]] for d in result.datasets}
                          for l in result.learners},
-            "auc": {l: {d: [float(v) for v in result.auc[l][d]] for d in result.datasets}
-                    for l in result.learners},
+            **_seed_json(result),
             "seconds": {l: {d: float(result.seconds[l][d]) for d in result.datasets}
                         for l in result.learners},
         }, indent=2))
         return 0
     print("MILES and MInD: bag-level accuracy % (AUC %), mean over the folds, hyper-parameters tuned "
-          "by 5-fold CV inside each training fold"
+          "by CV inside each training fold (MILES 2 folds, MInD 5)"
           + (f" (quick: {result.quick_note})" if result.quick else f" ({result.protocol})") + "\n")
     print(_table(embeddings_table(result), ["learner", *result.datasets]))
+    _print_seed_note(result)
     print("\npublished: Carbonneau, Cheplygina, Granger and Gagnon, Pattern Recognition 77 (2018), "
           "suppl. Table 4, accuracy of 10 x 10-fold CV with inner-CV tuning")
     total = sum(sum(v.values()) for v in result.seconds.values())
@@ -1162,6 +1169,11 @@ def build_parser():
                            help="subset of the learners (default: all eleven: id3-mi, c45-mi, gdbt-mi, "
                                 "gdbt-bag-ratio, ripper-mi, simplemi-tree, miwrapper-tree, mi-forest, blrt, miwrapper-hgb, "
                                 "simplemi-rf), e.g. to re-run the ones whose defaults changed")
+        if target in ("kernels", "embeddings"):
+            r.add_argument("--seeds", type=int, default=3, metavar="S",
+                           help="run each learner (all are randomised: inner-CV folds, k-means, "
+                                "prototypes) with the seeds 0..S-1 and report the mean over seeds and "
+                                "its range (default: 3)")
         if target == "kernels":
             r.add_argument("--repeats", type=int, default=5, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 5)")

@@ -206,6 +206,22 @@ def _apply_scaling(bags, offset, scale):
     return Bags._trusted((bags.instances - offset) / scale, bags.offsets, bags.ids)
 
 
+def _fit_scaled(est, bags, method="scale"):
+    """Fit the scaling ``est.scale`` (or the `method` given) on the training bags: set
+    ``offset_`` / ``scale_`` (None without scaling) and return the scaled bags."""
+    method = est.scale if method == "scale" else method
+    if method is None:
+        est.offset_ = est.scale_ = None
+        return bags
+    est.offset_, est.scale_ = _scaling(bags.instances, method)
+    return _apply_scaling(bags, est.offset_, est.scale_)
+
+
+def _scaled_as_fitted(est, bags):
+    """New bags scaled as :func:`_fit_scaled` scaled the training bags."""
+    return bags if est.offset_ is None else _apply_scaling(bags, est.offset_, est.scale_)
+
+
 def scale_bags(train, others=(), method="standard"):
     """Scale `train` and each of `others` with statistics fitted on `train`'s instances.
 
