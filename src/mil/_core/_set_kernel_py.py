@@ -9,7 +9,9 @@ instance to itself exactly 0), once per block; for each gamma the weighted
 exponentials are summed per bag pair with two products with the weighted bag
 membership matrices. Train-vs-train visits only column bags from the row block onwards
 (upper triangle, diagonal included) and mirrors the result. Memory stays at
-one block.
+one block. Squared distances whose expansion error could change a term by
+more than ``TERM_RTOL`` are recomputed from differences by the compiled
+kernel's rule (:func:`_exact_where_needed`).
 """
 
 import numpy as np
@@ -21,6 +23,68 @@ __all__ = ["set_kernel_matrices", "set_kernel_diagonal"]
 
 #: exp(-t) is exactly 0.0 in float64 for t above about 745.13 (the compiled kernel skips those).
 EXP_UNDERFLOW = 746.0
+#: Largest relative error of one term left to the expansion (see the compiled twin).
+TERM_RTOL = 2.0 ** -34
+#: Terms below exp(-SKIP_BELOW_LARGEST) times the largest of their row and bag pair are not recomputed.
+SKIP_BELOW_LARGEST = 42.0
+
+
+def _exact_where_needed(d2, Xr, Yc, sq_r, sq_c, off_c, gammas, own=None, scratch=None):
+    """Recompute in place, from differences, the squared distances of `d2` (clamped) whose
+    expansion error may change a term by more than TERM_RTOL for some gamma (the compiled rule).
+
+    `own` (rows,) gives, for a train-vs-train diagonal block, each row's own
+    column bag (whose largest term is the row's own, exp(0)); -1 elsewhere.
+    `scratch`: a dict of buffers reused from block to block (fresh block-sized
+    arrays cost page faults).
+    """
+    cu = (2.0 * Xr.shape[1] + 4.0) * 2.0 ** -53
+    gmax, gmin = gammas.max(), gammas.min()
+    with np.errstate(over="ignore"):  # products beyond float64 compare as inf
+        if not gmax * (cu * (sq_r.max(initial=0.0) + sq_c.max(initial=0.0))) > TERM_RTOL:
+            return
+        n = d2.size
+        scratch = {} if scratch is None else scratch
+        if scratch.get("n", 0) < n:
+            scratch.update(n=n, err=np.empty(n), low=np.empty(n), tmp=np.empty(n), tmp2=np.empty(n),
+                           need=np.empty(n, dtype=bool), flag=np.empty(n, dtype=bool))
+        err, low, tmp, tmp2 = (scratch[k][:n].reshape(d2.shape) for k in ("err", "low", "tmp", "tmp2"))
+        need, flag = (scratch[k][:n].reshape(d2.shape) for k in ("need", "flag"))
+        # The compiled rule: some g in [gmin, gmax] with g err > TERM_RTOL, g low < 746 and
+        # g (low - ref) <= SKIP_BELOW_LARGEST, low = d2 - err. First the tests without ref,
+        # then ref (per row and column bag, an upper bound of the bag's smallest true
+        # squared distance; 0 for a row's own bag) only for the entries still in.
+        np.add.outer(sq_r, sq_c, out=err)
+        err *= cu
+        np.subtract(d2, err, out=low)
+        np.multiply(err, gmax, out=tmp)
+        np.greater(tmp, TERM_RTOL, out=need)
+        np.multiply(low, gmin, out=tmp)
+        np.less(tmp, EXP_UNDERFLOW, out=flag)
+        need &= flag
+        np.multiply(low, TERM_RTOL, out=tmp)
+        np.multiply(err, EXP_UNDERFLOW, out=tmp2)
+        np.less(tmp, tmp2, out=flag)
+        need &= flag
+        i, j = np.nonzero(need)
+        if i.size == 0:
+            return
+        np.add(d2, err, out=tmp)
+        ref = np.minimum.reduceat(tmp, off_c[:-1], axis=1)
+        if own is not None:
+            rows = np.flatnonzero(own >= 0)
+            ref[rows, own[rows]] = 0.0
+        seg = np.repeat(np.arange(off_c.shape[0] - 1), np.diff(off_c))
+        gap = low[i, j] - ref[i, seg[j]]
+        e = err[i, j]
+        keep = (gmin * gap <= SKIP_BELOW_LARGEST) & (TERM_RTOL * gap <= SKIP_BELOW_LARGEST * e)
+    i, j = i[keep], j[keep]
+    # In chunks of about 2**18 values (temporaries that stay in cache).
+    step = max(1, 2 ** 18 // max(Xr.shape[1], 1))
+    for c in range(0, i.size, step):
+        ic, jc = i[c:c + step], j[c:c + step]
+        diff = Xr[ic] - Yc[jc]
+        d2[ic, jc] = np.einsum("ij,ij->i", diff, diff)
 
 
 def _membership(w, off):
@@ -40,7 +104,8 @@ def _block_sums(d2, w_r, off_r, w_c, off_c, gammas):
     Mr, Mc = _membership(w_r, off_r), _membership(w_c, off_c)
     E = np.empty_like(d2)
     for k, g in enumerate(gammas):
-        np.multiply(d2, -g, out=E)
+        with np.errstate(over="ignore"):  # beyond float64: -inf, whose exponential is 0
+            np.multiply(d2, -g, out=E)
         # NumPy's vectorised exp slows down 20 to 400 fold on arguments below
         # about -707 (results near or below 2.2e-308): arguments below -700 are
         # clamped, then their terms set to 0 (exactly their exponential beyond
@@ -68,14 +133,19 @@ def set_kernel_matrices(X, x_offsets, x_weights, Y, y_offsets, y_weights, symmet
                                    out, row_start, row_stop, block_size)
     if gammas.shape[0] == 0:
         return
+    scratch = {}
     for blk in blocks(X, x_offsets, Y, y_offsets, symmetric, row_start, row_stop, block_size, False):
         r0, r1, c0, c1 = blk.r0, blk.r1, blk.c0, blk.c1
         d2 = np.maximum(blk.d2, 0.0, out=blk.d2)
+        own = None
         if symmetric and c0 == r0:
             # The block starts with the same bag on both sides: an instance
             # against itself is at distance exactly 0.
             t = np.arange(min(blk.i1 - blk.i0, blk.j1 - blk.j0))
             d2[t, t] = 0.0
+            bag = np.repeat(np.arange(r0, r1), np.diff(blk.off_r))
+            own = np.where(bag < c1, bag - c0, -1)
+        _exact_where_needed(d2, blk.Xr, blk.Yc, blk.sq_r, blk.sq_c, blk.off_c, gammas, own, scratch)
         val = _block_sums(d2, x_weights[blk.i0:blk.i1], blk.off_r, y_weights[blk.j0:blk.j1], blk.off_c,
                           gammas)
         if not symmetric:
@@ -96,5 +166,7 @@ def set_kernel_diagonal(X, offsets, weights, gammas, out):
         d2 = np.add.outer(sq, sq) - 2.0 * (A @ A.T)
         np.maximum(d2, 0.0, out=d2)
         np.fill_diagonal(d2, 0.0)
+        _exact_where_needed(d2, A, A, sq, sq, np.array([0, A.shape[0]]), gammas,
+                            np.zeros(A.shape[0], dtype=np.intp))
         out[:, b] = _block_sums(d2, w, np.array([0, A.shape[0]]), w, np.array([0, A.shape[0]]),
                                 gammas)[:, 0, 0]

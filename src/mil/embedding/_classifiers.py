@@ -26,10 +26,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
-from mil.embedding._minima import (DISSIMILARITIES, dissimilarities, instance_rows, median_sigma,
+from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
                                    miles_features, minima, one_bag, subset)
 from mil.embedding._transformers import _kmeans_centres
-from mil.preprocessing import _apply_scaling, _scaling
+from mil.preprocessing import _absolute_unit, _apply_scaling, _fit_scaling
 
 __all__ = ["MILESClassifier", "MInDClassifier"]
 
@@ -125,11 +125,9 @@ class _EmbeddingClassifier(BaseBagClassifier):
         """
         bags, y_enc = self._validate_fit(X, y)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
-        if self.scale is not None:
-            self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
+        self.offset_, self.scale_ = _fit_scaling(bags.instances, self.scale)  # scale=None: None or a power of 2
+        if self.offset_ is not None:
             bags = _apply_scaling(bags, self.offset_, self.scale_)
-        else:
-            self.offset_ = self.scale_ = None
         self.centre_ = bags.instances.mean(axis=0)
         if len(self.classes_) == 2:
             target = (y_enc == self._pos_index).astype(np.intp)  # 1 = positive class
@@ -471,7 +469,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
 
     def _param_grid(self, state):
         if self.sigma is not None:
-            return [float(self.sigma)]
+            return [float(self.sigma) / np.sqrt(_absolute_unit(self, 2))]
         return [float(s) * self.sigma_median_ for s in _positive_grid(self.sigma_scales, "sigma_scales")]
 
     def _fold(self, state, train, test):
@@ -748,8 +746,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
             index = np.sort(rng.choice(bags.n_bags, self.n_prototypes, replace=False))
         self.prototype_indices_ = index
         self.prototypes_ = subset(bags, index)
-        M = minima(bags, centre=self.centre_, n_jobs=self.n_jobs)
-        D = dissimilarities(M, bags.offsets, self.dissimilarity, M, bags.offsets)
+        D = bag_dissimilarities(bags, None, self.dissimilarity, centre=self.centre_, n_jobs=self.n_jobs)
         return {"D": D, "prototype": index}
 
     def _fold(self, state, train, test):
@@ -764,7 +761,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         if self.kernel == "linear":
             return [("linear", None)]
         if self.gamma is not None:
-            rbf = [("absolute", float(self.gamma))]
+            rbf = [("absolute", float(self.gamma) / _absolute_unit(self, 2))]
         else:
             rbf = [("median", float(g)) for g in _positive_grid(self.gamma_scales, "gamma_scales")]
         return rbf + [("linear", None)] if self.kernel == "auto" else rbf
@@ -802,11 +799,8 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
             self.dissimilarity_mean_, self.dissimilarity_scale_ = fold["mean"], fold["scale"]
 
     def _raw_decision(self, bags):
-        both = self.dissimilarity in ("hausdorff", "average")
-        out = minima(bags, self.prototypes_, both=both, centre=self.centre_, n_jobs=self.n_jobs)
-        M_xy, M_yx = out if both else (out, None)
-        return self._svm_decision(dissimilarities(M_xy, bags.offsets, self.dissimilarity, M_yx,
-                                                  self.prototypes_.offsets))
+        return self._svm_decision(bag_dissimilarities(bags, self.prototypes_, self.dissimilarity,
+                                                      centre=self.centre_, n_jobs=self.n_jobs))
 
     def _svm_decision(self, F):
         """The SVM's decision values for dissimilarity vectors `F` (rows: bags)."""

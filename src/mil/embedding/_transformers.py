@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from mil.embedding._minima import (DISSIMILARITIES, dissimilarities, median_sigma, miles_features,
+from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_features,
                                    minima, one_bag, subset)
 from mil.preprocessing import _apply_scaling, _scaling
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
@@ -302,8 +302,5 @@ class BagDissimilarityEmbedding(_BagTransformer):
         -------
         D : ndarray of shape (n_bags, n_prototypes)
         """
-        bags = self._bags(X)
-        both = self.dissimilarity in ("hausdorff", "average")
-        out = minima(bags, self.prototypes_, both=both, centre=self.centre_, n_jobs=self.n_jobs)
-        M_xy, M_yx = out if both else (out, None)
-        return dissimilarities(M_xy, bags.offsets, self.dissimilarity, M_yx, self.prototypes_.offsets)
+        return bag_dissimilarities(self._bags(X), self.prototypes_, self.dissimilarity, centre=self.centre_,
+                                   n_jobs=self.n_jobs)

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.distances import _all_from_bags
-from mil.preprocessing import _apply_scaling, _scaling
+from mil.preprocessing import _absolute_unit, _apply_scaling, _fit_scaling
 from mil.svm._kernels import (EMD_METRICS, _normalised, _set_kernels_from_bags, emd_distances,
                               migraph_weights, _require_pot)
 
@@ -239,8 +239,8 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
         """Kernels of every gamma between the training bags: (n_gammas, n, n), absolute gammas."""
         if self.kernel in SET_KERNELS:
             w = self._instance_weights(bags)
-            ref = 1.0 if self.gamma_scale == "absolute" else _median_sq_distance(bags.instances,
-                                                                                   self.gamma_scale)
+            ref = _absolute_unit(self, 2) if self.gamma_scale == "absolute" else _median_sq_distance(
+                bags.instances, self.gamma_scale)
             gammas = rel_gammas / ref
             K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
             sums = np.add.reduceat(w, bags.offsets[:-1])
@@ -250,7 +250,7 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
         kernels, gammas, ps = [], [], []
         for p in self._ps:
             Dp = D ** p
-            ref = 1.0 if self.gamma_scale == "absolute" else _reference(Dp[off], self.gamma_scale)
+            ref = _absolute_unit(self, p) if self.gamma_scale == "absolute" else _reference(Dp[off], self.gamma_scale)
             for g in rel_gammas / ref:
                 kernels.append(np.exp(-g * Dp))
                 gammas.append(g)
@@ -344,8 +344,8 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
                              "the SVM needs every class of y")
         Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
         self._ps = _grid(self.p, "p")
-        if self.scale is not None:
-            self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
+        self.offset_, self.scale_ = _fit_scaling(bags.instances, self.scale)  # scale=None: None or a power of 2
+        if self.offset_ is not None:
             bags = _apply_scaling(bags, self.offset_, self.scale_)
         Ks, gammas, diag = self._train_kernels(bags, rel)
         n_classes = len(self.classes_)
@@ -417,7 +417,7 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
     def _decision(self, X):
         check_is_fitted(self, "svc_")
         bags = self._validate_predict(X)
-        if self.scale is not None:
+        if self.offset_ is not None:
             bags = _apply_scaling(bags, self.offset_, self.scale_)
         return self.svc_.decision_function(self._test_kernel(bags))
 
