@@ -214,3 +214,214 @@ def test_emd_svm_at_extreme_magnitudes(backend):
         Xs = [b * factor for b in X]
         got = BagKernelSVC(kernel="emd", scale=None, cv=None).fit(Xs, y)
         np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(X), rtol=1e-6, atol=1e-8)
+
+
+# -- the magnitude fuzz: 1e-300 to 1e300 against exact references ------------------------------
+_FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+_mantissa = st.floats(1.0, 9.99)
+_sign = st.sampled_from([-1.0, 1.0])
+
+
+def _magnitude(low=-300, high=300):
+    return st.builds(lambda s, m, e: s * m * 10.0 ** e, _sign, _mantissa, st.integers(low, high))
+
+
+@st.composite
+def _clustered_bags(draw, max_bags=4, max_size=3):
+    """Bags around an offset of any magnitude with a spread of any smaller magnitude (the
+    cancellation case), sometimes an outlier of any magnitude, sometimes a near-duplicate."""
+    d = draw(st.integers(1, 3))
+    e_spread = draw(st.integers(-300, 300))
+    offset = draw(st.one_of(st.just(0.0), _magnitude(e_spread, min(300, e_spread + 12))))
+    spread = st.builds(lambda s, m: s * m * 10.0 ** e_spread, _sign, st.floats(0.0, 9.99))
+    bags = [offset + np.array(draw(st.lists(st.lists(spread, min_size=d, max_size=d), min_size=1,
+                                            max_size=max_size)))
+            for _ in range(draw(st.integers(2, max_bags)))]
+    if draw(st.booleans()):
+        b = draw(st.integers(0, len(bags) - 1))
+        bags[b] = np.vstack([bags[b], np.array(draw(st.lists(_magnitude(), min_size=d, max_size=d)))])
+    if draw(st.booleans()):
+        bags[-1] = np.vstack([bags[-1], bags[0][0] * (1 + draw(st.sampled_from([1e-15, 1e-9, 1e-3])))])
+    return bags, e_spread
+
+
+@_FUZZ
+@given(case=_clustered_bags(), g0=st.floats(1e-2, 1e2))
+def test_fuzz_set_kernel_over_magnitudes(backend, case, g0):
+    # gamma of the bags' spread (every term counts) or 1 (most terms 0 or 1).
+    bags, e_spread = case
+    gamma = g0 * 10.0 ** (-2 * e_spread) if abs(e_spread) <= 150 else 1.0
+    try:
+        got = set_kernel(bags, gamma=gamma, normalize="none")
+    except ValueError as exc:
+        _assert_beyond_double_precision(exc, bags, gamma)
+        return
+    ref = exact_set_kernel(bags, bags, gamma)
+    np.testing.assert_allclose(got, ref, rtol=SET_KERNEL_RTOL, atol=1e-305)
+    rect = set_kernel(bags[:1], bags, gamma=[gamma, 2 * gamma], normalize="none")[0]
+    np.testing.assert_allclose(rect, ref[:1], rtol=SET_KERNEL_RTOL, atol=1e-305)
+    cos = set_kernel(bags, gamma=gamma)
+    np.testing.assert_allclose(cos, ref / np.sqrt(np.outer(np.diag(ref), np.diag(ref))),
+                               rtol=2 * SET_KERNEL_RTOL, atol=1e-305)
+
+
+@_FUZZ
+@given(case=_clustered_bags(max_bags=3), gamma=st.floats(1e-300, 1e300))
+def test_fuzz_set_kernel_any_gamma_exact_or_clear_error(backend, case, gamma):
+    bags, _ = case
+    try:
+        got = set_kernel(bags, gamma=gamma, normalize="none")
+    except ValueError as exc:
+        _assert_beyond_double_precision(exc, bags, gamma)
+        return
+    np.testing.assert_allclose(got, exact_set_kernel(bags, bags, gamma), rtol=SET_KERNEL_RTOL, atol=1e-305)
+
+
+def _assert_beyond_double_precision(exc, bags, gamma):
+    # The documented error: gamma times the squared largest magnitude beyond about 2**1000.
+    assert "beyond double precision" in str(exc)
+    top = max(float(np.abs(b).max()) for b in bags)
+    assert math.log2(gamma) + 2 * math.log2(top) > 990
+
+
+#: The EMD's documented bound: relative (costs exact to (d + 2) 2**-53, the solver's sum of
+#: at most 9 products); absolute, (n_a + n_b) 2**-50 times the pair's largest ground cost (the
+#: network simplex's potentials are doubles of that size), and the costs lost below the
+#: smallest subnormal once the pair is scaled to a largest magnitude of 2**400.
+EMD_RTOL = 1e-13
+EMD_COST_RTOL = 2.0 ** -50
+
+
+def _exact_costs(A, B, metric):
+    sq = [[_sq(a, b) for b in B] for a in A]
+    if metric == "sqeuclidean":
+        return [[Decimal(f.numerator) / Decimal(f.denominator) for f in row] for row in sq]
+    if metric == "cityblock":
+        return [[Decimal(sum(abs(Fraction(float(x)) - Fraction(float(y))) for x, y in zip(a, b)).numerator)
+                 / Decimal(sum(abs(Fraction(float(x)) - Fraction(float(y))) for x, y in zip(a, b)).denominator)
+                 for b in B] for a in A]
+    return [[_root(f) for f in row] for row in sq]
+
+
+def exact_emd(A, B, metric):
+    """Uniform-weight EMD (the mean cost to a singleton, or the best assignment of equal-size
+    bags) and the largest ground cost."""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        C = _exact_costs(A, B, metric)
+        top = max(max(row) for row in C)
+        if len(B) == 1:
+            return sum(row[0] for row in C) / len(A), top
+        perms = itertools.permutations(range(len(B)))
+        return min(sum(C[i][p[i]] for i in range(len(A))) for p in perms) / len(A), top
+
+
+@st.composite
+def _emd_pair(draw):
+    d = draw(st.integers(1, 3))
+    value = st.one_of(_magnitude(), st.just(0.0), st.floats(1.0, 2.0))
+    n = draw(st.integers(1, 3))
+    A = np.array(draw(st.lists(st.lists(value, min_size=d, max_size=d), min_size=n, max_size=n)))
+    m = draw(st.sampled_from([1, n]))
+    B = np.array(draw(st.lists(st.lists(value, min_size=d, max_size=d), min_size=m, max_size=m)))
+    if draw(st.booleans()):  # near-duplicates across the pair
+        B[0] = A[0] * (1 + draw(st.sampled_from([0.0, 1e-15, 1e-9])))
+    return A, B
+
+
+@_FUZZ
+@given(pair=_emd_pair(), metric=st.sampled_from(["euclidean", "sqeuclidean", "cityblock"]))
+def test_fuzz_emd_over_magnitudes(backend, pair, metric):
+    A, B = pair
+    exact, max_cost = exact_emd(A, B, metric)
+    try:
+        got = emd_distances([A], [B], metric=metric)[0, 0]
+    except ValueError as exc:
+        assert "exceeds the largest float64" in str(exc)
+        assert exact > Decimal(np.finfo(float).max) * Decimal("0.999999")
+        return
+    top = Decimal(max(float(np.abs(A).max()), float(np.abs(B).max())))
+    p = 2 if metric == "sqeuclidean" else 1
+    # Costs in the subnormal range once the pair is scaled to a largest magnitude of 2**400.
+    lost = (top * Decimal(2) ** -400) ** p * Decimal(2) ** -1074 * 9
+    solver = Decimal(EMD_COST_RTOL) * (len(A) + len(B)) * max_cost
+    assert abs(Decimal(float(got)) - exact) <= Decimal(EMD_RTOL) * exact + solver + lost + Decimal(2.0 ** -1074), \
+        (got, exact)
+    back = Decimal(float(emd_distances([B], [A], metric=metric)[0, 0]))
+    assert abs(back - exact) <= Decimal(EMD_RTOL) * exact + solver + lost + Decimal(2.0 ** -1074)
+
+
+#: The bag dissimilarities' bound: the distances contract of mil.distances for d <= 3.
+DISSIMILARITY_RTOL = 1e-9
+
+
+def _exact_dissimilarities(A, B):
+    """meanmin, minmin, maxmin, hausdorff and average of A to B, to 40 digits."""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        R = [[_root(_sq(a, b)) for b in B] for a in A]
+        rows = [min(r) for r in R]
+        cols = [min(c) for c in zip(*R)]
+        return {"meanmin": sum(rows) / len(rows), "minmin": min(rows), "maxmin": max(rows),
+                "hausdorff": max(max(rows), max(cols)), "average": (sum(rows) + sum(cols)) / (len(rows) + len(cols))}
+
+
+@st.composite
+def _mixed_bags(draw):
+    d = draw(st.integers(1, 3))
+    value = st.one_of(_magnitude(), st.just(0.0), st.floats(1.0, 2.0))
+    bags = [np.array(draw(st.lists(st.lists(value, min_size=d, max_size=d), min_size=1, max_size=3)))
+            for _ in range(draw(st.integers(2, 4)))]
+    if draw(st.booleans()):
+        bags[-1] = np.vstack([bags[-1], bags[0][0] * (1 + draw(st.sampled_from([1e-15, 1e-9, 3.0])))])
+    return bags
+
+
+@_FUZZ
+@given(bags=_mixed_bags(), kind=st.sampled_from(["meanmin", "minmin", "maxmin", "hausdorff", "average"]))
+def test_fuzz_dissimilarity_embedding_over_magnitudes(backend, bags, kind):
+    emb = BagDissimilarityEmbedding(dissimilarity=kind, scale=None)
+    try:
+        D = emb.fit(bags[1:]).transform(bags)
+    except ValueError as exc:
+        assert "exceed the largest float64" in str(exc)
+        return
+    tiny, spacing = Decimal(np.finfo(float).tiny), Decimal(2.0 ** -1074)
+    for i, A in enumerate(bags):
+        for j, B in enumerate(bags[1:]):
+            exact = _exact_dissimilarities(A, B)[kind]
+            got = Decimal(float(D[i, j]))
+            assert abs(got - exact) <= Decimal(DISSIMILARITY_RTOL) * exact + (2 * spacing if exact < tiny else 0), \
+                (kind, i, j, float(got), float(exact))
+
+
+def _rescaled(bags):
+    """The bags times the power of two that brings their largest magnitude to [0.5, 1) (exact)."""
+    e = int(np.frexp(max(float(np.abs(b).max()) for b in bags))[1])
+    return [np.ldexp(b, -e) for b in bags]
+
+
+_BASE, _BASE_Y = make_toy_bags(n_bags=16, n_features=2, random_state=1)
+_FACTOR = st.builds(lambda m, e: m * 10.0 ** e, _mantissa, st.integers(-300, 298))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(factor=_FACTOR, kind=st.sampled_from(["average", "meanmin", "hausdorff"]))
+def test_fuzz_mind_over_magnitudes(backend, factor, kind):
+    # Against MInD on the same bags brought to magnitudes near 1 by a power of two.
+    Xs = [b * factor for b in _BASE]
+    got = MInDClassifier(dissimilarity=kind, cv=None).fit(Xs, _BASE_Y)
+    ref = MInDClassifier(dissimilarity=kind, cv=None).fit(_rescaled(Xs), _BASE_Y)
+    np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(_rescaled(Xs)),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got.predict_proba(Xs), ref.predict_proba(_rescaled(Xs)), rtol=1e-6, atol=1e-8)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(factor=_FACTOR, kernel=st.sampled_from(["nsk", "migraph"]))
+def test_fuzz_set_kernel_svms_over_magnitudes(backend, factor, kernel):
+    Xs = [b * factor for b in _BASE]
+    got = BagKernelSVC(kernel=kernel, scale=None, cv=None).fit(Xs, _BASE_Y)
+    ref = BagKernelSVC(kernel=kernel, scale=None, cv=None).fit(_rescaled(Xs), _BASE_Y)
+    np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(_rescaled(Xs)),
+                               rtol=1e-6, atol=1e-8)
