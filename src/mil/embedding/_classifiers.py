@@ -640,7 +640,11 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         Feature scaling fitted on the training instances. None (distances
         on the raw features, as Cheplygina et al.) measured 1.5 to 4.4
         points better than "standard" on Elephant, Tiger and Musk1 (2
-        published repetitions x 10 folds; see the results page).
+        published repetitions x 10 folds; see the results page). None
+        divides features of magnitude beyond about 1e120 or below 1e-120
+        by a power of two (exact; ``scale_``), so the model is the same at
+        any magnitude; an absolute ``gamma`` still refers to the features
+        as given.
     class_weight : "balanced", dict or None, default=None
     positive_class : label, default=None
         Accepted for the project's common interface; the model treats both

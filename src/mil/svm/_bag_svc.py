@@ -134,7 +134,10 @@ class BagKernelSVC(InstanceOutputMixin, BaseBagClassifier):
     epsilon : float or None, default=None
         miGraph's edge threshold; None uses each bag's mean intra-bag distance.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Feature scaling fitted on the training instances.
+        Feature scaling fitted on the training instances. None divides
+        features of magnitude beyond about 1e120 or below 1e-120 by a power
+        of two (exact), so the model is the same at any magnitude; an
+        absolute gamma still refers to the features as given.
     cv : int >= 2, CV splitter, iterable of (train, test) splits or None, default=5
         Inner cross-validation over the training bags (grid and probability
         scale). An int is a stratified k-fold with a fixed shuffle (seed 0),

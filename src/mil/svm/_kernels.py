@@ -21,6 +21,12 @@
 The set kernels of several gammas come from one compiled pass
 (``mil._core._set_kernel``), whose squared distances are computed once per
 block of bags; the exponentials are taken once per gamma.
+
+Numeric range and accuracy (see :func:`set_kernel` and
+:func:`emd_distances`): both are exact to a stated relative bound for
+features of any magnitude from subnormal to the float64 maximum, or raise a
+ValueError that names the limit; the user guide's page on the compiled
+kernels gives the bounds and how they are kept.
 """
 
 import hashlib
@@ -294,6 +300,24 @@ def set_kernel(X, Y=None, *, gamma=1.0, weights="nsk", epsilon=None, normalize="
     K : ndarray of shape (n_bags_X, n_bags_Y), or (n_gammas, n_bags_X, n_bags_Y) when
         `gamma` is a sequence.
 
+    Notes
+    -----
+    Accuracy, for finite features of any magnitude (subnormal to the float64
+    maximum) and ``d`` features: every unnormalised entry is within a
+    relative ``2 * TERM_RTOL + 746 (d + 2) 2**-53 + (n_A n_B + 8) 2**-53``
+    (about ``1.2e-10`` for small bags) of the exact sum of the float64
+    instances given, ``n_A n_B`` the number of instance pairs; sums of terms
+    that underflow are within ``1e-305`` absolute; the cosine-normalised
+    kernel within twice that. Only ``gamma ||a - b||^2`` enters, so the
+    instances are scaled by a power of two and the gammas rescaled to
+    match (exact); the squared distances' expansion ``|a|^2 + |b|^2 -
+    2 a.b`` is recomputed from differences wherever its rounding could move
+    a term by more than ``TERM_RTOL`` (``2**-34``), and pairs of bags far
+    from the centre of the training bags are recomputed uncentred (so a
+    small distance beside an instance at ``1e8`` keeps its digits). A gamma
+    whose product with the squared largest magnitude exceeds about
+    ``2**1000`` raises a ValueError.
+
     Examples
     --------
     >>> import numpy as np
@@ -449,6 +473,19 @@ def emd_distances(X, Y=None, *, metric="euclidean", n_jobs=None, num_iter_max=1_
     Each pair's EMD is remembered (by the two bags' contents, up to
     ``EMD_CACHE_SIZE`` pairs per process), so cross-validation over the
     same unscaled bags solves every pair once.
+
+    Accuracy, for finite features of any magnitude: the instances of a pair
+    are scaled by a power of two to a largest magnitude of
+    ``2**EMD_TOP_EXPONENT`` (exact) so that no ground cost overflows, the
+    Euclidean costs come from differences (small ones as scaled norms,
+    whose squares cannot underflow), and the solution is scaled back. Each
+    EMD is within ``1e-13`` relative of the exact EMD of the given float64
+    instances, plus ``(n_A + n_B) 2**-50`` times the pair's largest ground
+    cost (the network simplex's potentials are doubles of that size) and
+    the costs that fall below the subnormals in the scaled units (below
+    ``2**-1474`` times the pair's largest magnitude, squared for
+    ``"sqeuclidean"``). An EMD beyond the float64 maximum raises a
+    ValueError.
 
     Returns
     -------
