@@ -103,6 +103,22 @@ def test_mind_absolute_gamma_refers_to_the_features_as_given(backend):
     np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(X), rtol=1e-9, atol=1e-12)
 
 
+def test_miles_scale_none_power_of_two_and_absolute_sigma(backend):
+    # MILES shares the embedding classifiers' fit: scale=None at extreme magnitudes divides by
+    # a power of two, and an absolute sigma refers to the features as given.
+    from mil.embedding import MILESClassifier
+
+    X, y = _mind_data()
+    for sigma, k in ((None, -600), (None, 700), (0.7, 450), (0.7, -450)):
+        ref = MILESClassifier(sigma=sigma, scale=None, cv=None, random_state=0).fit(X, y)
+        Xs = [np.ldexp(b, k) for b in X]
+        got = MILESClassifier(sigma=None if sigma is None else np.ldexp(sigma, k), scale=None, cv=None,
+                              random_state=0)
+        got.fit(Xs, y)
+        assert got.scale_ is not None
+        np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(X), rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("kind", ["meanmin", "minmin", "maxmin", "hausdorff", "average"])
 @pytest.mark.parametrize("factor", [1e-170, 1e-300, 1e300])
 def test_dissimilarity_embedding_keeps_small_and_large_distances(backend, kind, factor):

@@ -469,7 +469,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
 
     def _param_grid(self, state):
         if self.sigma is not None:
-            return [float(self.sigma) / np.sqrt(_absolute_unit(self, 2))]
+            return [float(self.sigma) * np.sqrt(_absolute_unit(self, 2))]
         return [float(s) * self.sigma_median_ for s in _positive_grid(self.sigma_scales, "sigma_scales")]
 
     def _fold(self, state, train, test):
