@@ -181,6 +181,16 @@ def test_set_kernel_at_extreme_magnitudes(backend, factor):
                                rtol=SET_KERNEL_RTOL, atol=0)
 
 
+def test_migraph_weights_at_extreme_magnitudes():
+    from mil.svm import migraph_weights
+
+    bag = np.array([[0.0], [0.1], [0.2], [5.0]])
+    ref = migraph_weights([bag])
+    for factor in (1e-170, 1e-300, 1e300):
+        np.testing.assert_array_equal(migraph_weights([bag * factor]), ref)
+    np.testing.assert_array_equal(migraph_weights([bag * 1e-170], epsilon=0.15e-170), migraph_weights([bag], epsilon=0.15))
+
+
 def test_set_kernel_beyond_double_precision_is_a_clear_error(backend):
     with pytest.raises(ValueError, match="beyond double precision"):
         set_kernel([[[1e307], [0.0]], [[1.0]]], gamma=1e10)

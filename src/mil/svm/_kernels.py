@@ -35,6 +35,7 @@ import threading
 import numpy as np
 
 from mil._core import kernel, twins, use_backend
+from mil.bags import _ranges
 from mil.distances import _bag_radii, _fill_by_rows, _scaled_by
 from mil.utils.validation import check_bags
 
@@ -200,10 +201,9 @@ def _centring_suspects(Xc, offsets, gmax):
 def _bag_subset(instances, offsets, weights, index):
     """Instances, offsets and weights of the bags `index` (in order)."""
     sizes = np.diff(offsets)[index]
-    rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in index]) if len(index) else \
-        np.zeros(0, dtype=np.intp)
-    return (np.ascontiguousarray(instances[rows]), np.r_[0, np.cumsum(sizes)].astype(np.intp),
-            np.ascontiguousarray(weights[rows]))
+    new = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    rows = _ranges(offsets[index], sizes, int(new[-1]))
+    return np.ascontiguousarray(instances[rows]), new, np.ascontiguousarray(weights[rows])
 
 
 def _set_kernels_from_bags(X, Y, gammas, x_w, y_w, n_jobs):
