@@ -60,7 +60,7 @@ def exact_set_kernel(A_list, B_list, gamma):
 #: instances: TERM_RTOL from the expansion and TERM_RTOL from the centring per term, the
 #: recomputed squared distances' (d + 2) 2**-53 times gamma d2 <= 746, the exponential and
 #: the sum's rounding.
-TERM_RTOL = 2.0 ** -34  # mil.svm._kernels.TERM_RTOL
+TERM_RTOL = 2.0 ** -33  # mil.svm._kernels.TERM_RTOL
 SET_KERNEL_RTOL = 2 * TERM_RTOL + 746 * 5 * 2.0 ** -53 + 64 * 2.0 ** -53
 
 

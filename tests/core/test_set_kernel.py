@@ -145,7 +145,7 @@ def test_small_distances_beside_large_norms_are_recomputed(backend, block_size):
     bags.append(np.array([[-1e8, 3.0]]))
     w = weights_of(bags, rng)
     mod = kernel("_set_kernel")
-    assert mod.TERM_RTOL == 2.0 ** -34
+    assert mod.TERM_RTOL == 2.0 ** -33
     ref = brute(bags, bags, w, w, GAMMAS)
     np.testing.assert_allclose(run(bags, w, block_size=block_size), ref, rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(run(bags[:2], w[:2], bags, w, block_size=block_size), ref[:, :2],

@@ -70,7 +70,7 @@ EXP_UNDERFLOW = _EXP_UNDERFLOW
 # Largest relative error of one term exp(-gamma d2) left to the expansion
 # |a|^2 + |b|^2 - 2 a.b (see the module docstring); beyond it the squared
 # distance is recomputed from differences.
-cdef float64_t _TERM_RTOL = 2.0 ** -34
+cdef float64_t _TERM_RTOL = 2.0 ** -33
 TERM_RTOL = _TERM_RTOL
 # A term below exp(-SKIP_BELOW_LARGEST) times the largest of its row and bag
 # pair changes their sum by less than 6e-19 of it, however wrong: not recomputed.
@@ -266,8 +266,8 @@ cdef inline float64_t _sq_diff(const float64_t* a, const float64_t* b, intp_t d)
 
 cdef void _exact_where_needed(
     float64_t* vrow, float64_t* flag, const float64_t* a, const float64_t* B, intp_t d,
-    float64_t sra, const float64_t* sq_c, const intp_t* seg, intp_t s0, intp_t ns, intp_t start,
-    bint self_first, float64_t cu, float64_t gmin, float64_t gmax,
+    float64_t sra, const float64_t* sq_c, float64_t max_sq, const intp_t* seg, intp_t s0, intp_t ns,
+    intp_t start, bint self_first, float64_t cu, float64_t gmin, float64_t gmax,
 ) noexcept nogil:
     # Recompute from differences the squared distances vrow[start:seg[ns]] of
     # row instance a whose expansion error may change a term by more than
@@ -276,7 +276,15 @@ cdef void _exact_where_needed(
     # is scratch of the row's length. The tests run without branches, so
     # that the loops vectorise.
     cdef intp_t b, s, lo, hi
-    cdef float64_t ref, t, err, low
+    cdef float64_t ref, t, err, low, vmin, max_err = cu * (sra + max_sq)
+    # No entry with low >= skip_above passes the tests below (g low < 746 for
+    # g >= gmin, and TERM_RTOL low < 746 err with err <= max_err); the margin
+    # covers the rounding of this bound: a bag whose smallest squared distance
+    # is beyond it is skipped at the cost of one pass.
+    cdef float64_t skip_above = _EXP_UNDERFLOW / gmin
+    if _EXP_UNDERFLOW * max_err / _TERM_RTOL < skip_above:
+        skip_above = _EXP_UNDERFLOW * max_err / _TERM_RTOL
+    skip_above = skip_above * (1.0 + 1e-9) + max_err
     for s in range(s0, ns):
         lo = seg[s] if seg[s] > start else start
         hi = seg[s + 1]
@@ -285,6 +293,11 @@ cdef void _exact_where_needed(
         # ref: an upper bound of the bag's smallest true squared distance to a
         # (its own bag: a itself, at 0), so the largest term is >= exp(-g ref).
         ref = 0.0
+        vmin = vrow[lo]
+        for b in range(lo + 1, hi):
+            vmin = vrow[b] if vrow[b] < vmin else vmin
+        if vmin >= skip_above:
+            continue
         if not (self_first and s == s0):
             ref = vrow[lo] + cu * (sra + sq_c[lo])
             for b in range(lo + 1, hi):
@@ -354,7 +367,7 @@ cdef void _row_bag_sums(
                 v = (sra + sq_c[b]) - 2.0 * grow[b]
                 vrow[b] = v if v > 0.0 else 0.0
             if gmax * (cu * (sra + max_sq)) > _TERM_RTOL:
-                _exact_where_needed(vrow, ebuf, A + a * d, B, d, sra, sq_c, seg, s0, ns, start,
+                _exact_where_needed(vrow, ebuf, A + a * d, B, d, sra, sq_c, max_sq, seg, s0, ns, start,
                                     self_first, cu, gmin, gmax)
             vmin = vrow[start]
             vmax = vmin

@@ -24,61 +24,50 @@ __all__ = ["set_kernel_matrices", "set_kernel_diagonal"]
 #: exp(-t) is exactly 0.0 in float64 for t above about 745.13 (the compiled kernel skips those).
 EXP_UNDERFLOW = 746.0
 #: Largest relative error of one term left to the expansion (see the compiled twin).
-TERM_RTOL = 2.0 ** -34
+TERM_RTOL = 2.0 ** -33
 #: Terms below exp(-SKIP_BELOW_LARGEST) times the largest of their row and bag pair are not recomputed.
 SKIP_BELOW_LARGEST = 42.0
 
 
-def _exact_where_needed(d2, Xr, Yc, sq_r, sq_c, off_c, gammas, own=None, scratch=None):
+def _exact_where_needed(d2, Xr, Yc, sq_r, sq_c, off_c, gammas, own=None):
     """Recompute in place, from differences, the squared distances of `d2` (clamped) whose
     expansion error may change a term by more than TERM_RTOL for some gamma (the compiled rule).
 
     `own` (rows,) gives, for a train-vs-train diagonal block, each row's own
     column bag (whose largest term is the row's own, exp(0)); -1 elsewhere.
-    `scratch`: a dict of buffers reused from block to block (fresh block-sized
-    arrays cost page faults).
     """
     cu = (2.0 * Xr.shape[1] + 4.0) * 2.0 ** -53
     gmax, gmin = gammas.max(), gammas.min()
     with np.errstate(over="ignore"):  # products beyond float64 compare as inf
-        if not gmax * (cu * (sq_r.max(initial=0.0) + sq_c.max(initial=0.0))) > TERM_RTOL:
+        max_err = cu * (sq_r + sq_c.max(initial=0.0))
+        if not (gmax * max_err > TERM_RTOL).any():
             return
-        n = d2.size
-        scratch = {} if scratch is None else scratch
-        if scratch.get("n", 0) < n:
-            scratch.update(n=n, err=np.empty(n), low=np.empty(n), tmp=np.empty(n), tmp2=np.empty(n),
-                           need=np.empty(n, dtype=bool), flag=np.empty(n, dtype=bool))
-        err, low, tmp, tmp2 = (scratch[k][:n].reshape(d2.shape) for k in ("err", "low", "tmp", "tmp2"))
-        need, flag = (scratch[k][:n].reshape(d2.shape) for k in ("need", "flag"))
-        # The compiled rule: some g in [gmin, gmax] with g err > TERM_RTOL, g low < 746 and
-        # g (low - ref) <= SKIP_BELOW_LARGEST, low = d2 - err. First the tests without ref,
-        # then ref (per row and column bag, an upper bound of the bag's smallest true
-        # squared distance; 0 for a row's own bag) only for the entries still in.
-        np.add.outer(sq_r, sq_c, out=err)
-        err *= cu
-        np.subtract(d2, err, out=low)
-        np.multiply(err, gmax, out=tmp)
-        np.greater(tmp, TERM_RTOL, out=need)
-        np.multiply(low, gmin, out=tmp)
-        np.less(tmp, EXP_UNDERFLOW, out=flag)
-        need &= flag
-        np.multiply(low, TERM_RTOL, out=tmp)
-        np.multiply(err, EXP_UNDERFLOW, out=tmp2)
-        np.less(tmp, tmp2, out=flag)
-        need &= flag
-        i, j = np.nonzero(need)
+        # An entry passes the tests below only if its squared distance is below
+        # `skip` (the compiled kernel skips a column bag whose smallest one is not);
+        # the candidates, below skip + 2 max_err, also hold the entry that gives
+        # each (row, column bag) its ref.
+        skip = np.minimum(EXP_UNDERFLOW / gmin, EXP_UNDERFLOW * max_err / TERM_RTOL) * (1.0 + 1e-9) + max_err
+        i, j = np.nonzero(d2 < (skip + 2.0 * max_err)[:, None])
         if i.size == 0:
             return
-        np.add(d2, err, out=tmp)
-        ref = np.minimum.reduceat(tmp, off_c[:-1], axis=1)
+        v = d2[i, j]
+        err = cu * (sq_r[i] + sq_c[j])
+        low = v - err
+        # ref: per row and column bag, an upper bound of the bag's smallest true squared
+        # distance (0 for a row's own bag); the candidates come row by row, columns in order.
+        bag = np.repeat(np.arange(off_c.shape[0] - 1), np.diff(off_c))[j]
+        key = i * (off_c.shape[0] - 1) + bag
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        ref = np.repeat(np.minimum.reduceat(v + err, first), np.diff(np.r_[first, key.size]))
         if own is not None:
-            rows = np.flatnonzero(own >= 0)
-            ref[rows, own[rows]] = 0.0
-        seg = np.repeat(np.arange(off_c.shape[0] - 1), np.diff(off_c))
-        gap = low[i, j] - ref[i, seg[j]]
-        e = err[i, j]
-        keep = (gmin * gap <= SKIP_BELOW_LARGEST) & (TERM_RTOL * gap <= SKIP_BELOW_LARGEST * e)
-    i, j = i[keep], j[keep]
+            ref[bag == own[i]] = 0.0
+        # The compiled rule: some g in [gmin, gmax] with g err > TERM_RTOL, g low < 746 and
+        # g (low - ref) <= SKIP_BELOW_LARGEST.
+        need = (gmax * err > TERM_RTOL) & (gmin * low < EXP_UNDERFLOW)
+        need &= gmin * (low - ref) <= SKIP_BELOW_LARGEST
+        need &= TERM_RTOL * low < EXP_UNDERFLOW * err
+        need &= TERM_RTOL * (low - ref) <= SKIP_BELOW_LARGEST * err
+    i, j = i[need], j[need]
     # In chunks of about 2**18 values (temporaries that stay in cache).
     step = max(1, 2 ** 18 // max(Xr.shape[1], 1))
     for c in range(0, i.size, step):
@@ -133,7 +122,6 @@ def set_kernel_matrices(X, x_offsets, x_weights, Y, y_offsets, y_weights, symmet
                                    out, row_start, row_stop, block_size)
     if gammas.shape[0] == 0:
         return
-    scratch = {}
     for blk in blocks(X, x_offsets, Y, y_offsets, symmetric, row_start, row_stop, block_size, False):
         r0, r1, c0, c1 = blk.r0, blk.r1, blk.c0, blk.c1
         d2 = np.maximum(blk.d2, 0.0, out=blk.d2)
@@ -145,7 +133,7 @@ def set_kernel_matrices(X, x_offsets, x_weights, Y, y_offsets, y_weights, symmet
             d2[t, t] = 0.0
             bag = np.repeat(np.arange(r0, r1), np.diff(blk.off_r))
             own = np.where(bag < c1, bag - c0, -1)
-        _exact_where_needed(d2, blk.Xr, blk.Yc, blk.sq_r, blk.sq_c, blk.off_c, gammas, own, scratch)
+        _exact_where_needed(d2, blk.Xr, blk.Yc, blk.sq_r, blk.sq_c, blk.off_c, gammas, own)
         val = _block_sums(d2, x_weights[blk.i0:blk.i1], blk.off_r, y_weights[blk.j0:blk.j1], blk.off_c,
                           gammas)
         if not symmetric:

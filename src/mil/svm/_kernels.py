@@ -140,7 +140,7 @@ def _check_gammas(gamma):
 #: Largest relative error of one term ``exp(-gamma d2)`` accepted from the expansion of the
 #: squared distances (the kernel pass recomputes beyond it) and, separately, from centring
 #: (the pairs of bags beyond it are recomputed uncentred): the kernel's ``TERM_RTOL``.
-TERM_RTOL = 2.0 ** -34
+TERM_RTOL = 2.0 ** -33
 #: exp(-t) is 0.0 in float64 from t = 746 on (the kernel's ``EXP_UNDERFLOW``).
 _EXP_UNDERFLOW = 746.0
 _U = 2.0 ** -53
@@ -312,7 +312,7 @@ def set_kernel(X, Y=None, *, gamma=1.0, weights="nsk", epsilon=None, normalize="
     instances are scaled by a power of two and the gammas rescaled to
     match (exact); the squared distances' expansion ``|a|^2 + |b|^2 -
     2 a.b`` is recomputed from differences wherever its rounding could move
-    a term by more than ``TERM_RTOL`` (``2**-34``), and pairs of bags far
+    a term by more than ``TERM_RTOL`` (``2**-33``), and pairs of bags far
     from the centre of the training bags are recomputed uncentred (so a
     small distance beside an instance at ``1e8`` keeps its digits). A gamma
     whose product with the squared largest magnitude exceeds about
