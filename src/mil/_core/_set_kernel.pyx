@@ -43,11 +43,12 @@ relative), unless the term cannot matter for that gamma: it underflows
 times the largest term of the same bag pair's row (an upper bound of the
 pair's smallest distance, ``SKIP_BELOW_LARGEST``). The test takes the gammas
 as the interval from the smallest to the largest (one pass whatever their
-number; a few more distances recomputed than the grid itself needs). A distance small beside
-large instance norms (``0`` against ``0.1`` next to an instance at ``1e8``)
-thus keeps its digits, as the Hausdorff kernels do with ``EXACT_BELOW``; on
-well-scaled data the bound holds for every row and the check costs one
-comparison per row. Train-vs-train visits the pairs i <= j and
+number; a few more distances recomputed than the grid itself needs), and a
+column bag whose smallest squared distance no entry could pass with is
+skipped after one pass. A distance small beside large instance norms (``0``
+against ``0.1`` next to an instance at ``1e8``) thus keeps its digits, as the
+Hausdorff kernels do with ``EXACT_BELOW``; on well-scaled data the bound
+holds for every row and the check costs one comparison per row. Train-vs-train visits the pairs i <= j and
 mirrors them. The NumPy twin (``_set_kernel_py``) uses the same blocks and
 expansion; the two agree to rounding (sums in a different order).
 """

@@ -305,7 +305,7 @@ def set_kernel(X, Y=None, *, gamma=1.0, weights="nsk", epsilon=None, normalize="
     Accuracy, for finite features of any magnitude (subnormal to the float64
     maximum) and ``d`` features: every unnormalised entry is within a
     relative ``2 * TERM_RTOL + 746 (d + 2) 2**-53 + (n_A n_B + 8) 2**-53``
-    (about ``1.2e-10`` for small bags) of the exact sum of the float64
+    (about ``2.3e-10`` for small bags) of the exact sum of the float64
     instances given, ``n_A n_B`` the number of instance pairs; sums of terms
     that underflow are within ``1e-305`` absolute; the cosine-normalised
     kernel within twice that. Only ``gamma ||a - b||^2`` enters, so the
