@@ -25,10 +25,10 @@ from sklearn.utils.validation import check_is_fitted
 from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
-from mil.embedding._minima import (DISSIMILARITIES, dissimilarities, instance_rows, median_sigma,
+from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
                                    miles_features, minima, one_bag)
 from mil.embedding._transformers import _concept_minima, _dissimilarities_to, _draw_prototypes
-from mil.preprocessing import _fit_scaled
+from mil.preprocessing import _absolute_unit, _fit_scaled
 
 __all__ = ["MILESClassifier", "MInDClassifier"]
 
@@ -124,7 +124,7 @@ class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
         self
         """
         bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
-        bags = _fit_scaled(self, bags)
+        bags = _fit_scaled(self, bags, rescale_extremes=True)
         self.centre_ = bags.instances.mean(axis=0)
         if len(self.classes_) == 2:
             target = (y_enc == self._pos_index).astype(np.intp)  # 1 = positive class
@@ -340,7 +340,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
 
     def _param_grid(self, state):
         if self.sigma is not None:
-            return [float(self.sigma)]
+            return [float(self.sigma) * np.sqrt(_absolute_unit(self, 2))]
         return [float(s) * self.sigma_median_ for s in _positive_grid(self.sigma_scales, "sigma_scales")]
 
     def _fold(self, state, train, test):
@@ -504,7 +504,11 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         Feature scaling fitted on the training instances. None (distances
         on the raw features, as Cheplygina et al.) measured 1.5 to 4.4
         points better than "standard" on Elephant, Tiger and Musk1 (2
-        published repetitions x 10 folds; see the results page).
+        published repetitions x 10 folds; see the results page). None
+        divides features of magnitude beyond about 1e120 or below 1e-120
+        by a power of two (exact; ``scale_``), so the model is the same at
+        any magnitude; an absolute ``gamma`` still refers to the features
+        as given.
     class_weight : "balanced", dict or None, default=None
     positive_class : label, default=None
         Accepted for the project's common interface; the model treats both
@@ -602,8 +606,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
 
     def _prepare(self, bags):
         index = _draw_prototypes(self, bags)
-        M = minima(bags, centre=self.centre_, n_jobs=self.n_jobs)
-        D = dissimilarities(M, bags.offsets, self.dissimilarity, M, bags.offsets)
+        D = bag_dissimilarities(bags, None, self.dissimilarity, centre=self.centre_, n_jobs=self.n_jobs)
         return {"D": D, "prototype": index}
 
     def _fold(self, state, train, test):
@@ -618,7 +621,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         if self.kernel == "linear":
             return [("linear", None)]
         if self.gamma is not None:
-            rbf = [("absolute", float(self.gamma))]
+            rbf = [("absolute", float(self.gamma) / _absolute_unit(self, 2))]
         else:
             rbf = [("median", float(g)) for g in _positive_grid(self.gamma_scales, "gamma_scales")]
         return rbf + [("linear", None)] if self.kernel == "auto" else rbf

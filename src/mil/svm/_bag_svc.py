@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.distances import _all_from_bags
-from mil.preprocessing import _fit_scaled
+from mil.preprocessing import _absolute_unit, _fit_scaled
 from mil.svm._kernels import (EMD_METRICS, _normalised, _set_kernels_from_bags, emd_distances,
                               migraph_weights, _require_pot)
 from mil.utils.validation import shown
@@ -124,7 +124,10 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
     epsilon : float or None, default=None
         miGraph's edge threshold; None uses each bag's mean intra-bag distance.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Feature scaling fitted on the training instances.
+        Feature scaling fitted on the training instances. None divides
+        features of magnitude beyond about 1e120 or below 1e-120 by a power
+        of two (exact), so the model is the same at any magnitude; an
+        absolute gamma still refers to the features as given.
     [inner-cv parameters]
     class_weight : "balanced", dict or None, default=None
         Multiplies `sample_weight` (the SVM's per-bag C).
@@ -226,8 +229,8 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         """Kernels of every gamma between the training bags: (n_gammas, n, n), absolute gammas."""
         if self.kernel in SET_KERNELS:
             w = self._instance_weights(bags)
-            ref = 1.0 if self.gamma_scale == "absolute" else _median_sq_distance(bags.instances,
-                                                                                   self.gamma_scale)
+            ref = _absolute_unit(self, 2) if self.gamma_scale == "absolute" else _median_sq_distance(
+                bags.instances, self.gamma_scale)
             gammas = rel_gammas / ref
             K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
             sums = np.add.reduceat(w, bags.offsets[:-1])
@@ -237,7 +240,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         kernels, gammas, ps = [], [], []
         for p in self._ps:
             Dp = D ** p
-            ref = 1.0 if self.gamma_scale == "absolute" else _reference(Dp[off], self.gamma_scale)
+            ref = _absolute_unit(self, p) if self.gamma_scale == "absolute" else _reference(Dp[off], self.gamma_scale)
             for g in rel_gammas / ref:
                 kernels.append(np.exp(-g * Dp))
                 gammas.append(g)
@@ -292,7 +295,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
                              f"use the Euclidean distance); got kernel={self.kernel!r}")
         Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
         self._ps = _grid(self.p, "p")
-        bags = _fit_scaled(self, bags)
+        bags = _fit_scaled(self, bags, rescale_extremes=True)
         Ks, gammas, diag = self._train_kernels(bags, rel)
         if len(self.classes_) == 2:
             # The SVM learns "positive or not" (1 = the positive class), so naming

@@ -39,7 +39,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, SCORING_CONSTRAINT, CalibratedScoresMixin, fit_inputs, inner_folds, select
 from mil.base import BaseBagClassifier, InstanceOutputMixin
-from mil.preprocessing import _fit_scaled, _scaled_as_fitted
+from mil.preprocessing import _absolute_unit, _fit_scaled, _scaled_as_fitted
 from mil.svm._bag_svc import _grid, _median_sq_distance
 
 __all__ = ["miSVMClassifier", "MISVMClassifier"]
@@ -253,8 +253,10 @@ class _AlternatingSVM(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassif
 
     def _gamma_ref(self, bags):
         """What a relative gamma is relative to (1 / it: the absolute scale)."""
-        if self.kernel != "rbf" or self.gamma_scale != "median":
+        if self.kernel != "rbf":
             return 1.0
+        if self.gamma_scale != "median":  # absolute: on the features as given
+            return _absolute_unit(self, 2)
         return _median_sq_distance(bags.instances)
 
     def _fit_one(self, bags, pos, weight, rel_gamma, C, K=None, ref=None):
