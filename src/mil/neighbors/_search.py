@@ -1,0 +1,401 @@
+"""Bag neighbours under the minimal Hausdorff distance, from an instance-level tree search.
+
+The minimal Hausdorff distance between two bags is the distance of their
+closest pair of instances, so the training bags near a bag follow from a
+k-nearest or radius search among the training instances (scikit-learn's
+:class:`~sklearn.neighbors.KDTree` or :class:`~sklearn.neighbors.BallTree`)
+without the bag-by-bag distance matrix.
+
+k-nearest queries. The k nearest training instances of each instance q of
+a bag Q are listed; every training instance left out is at least as far
+from q as the k-th. With R the smallest k-th distance over Q's instances,
+every training bag nearer to Q than R is in some list, at its exact
+distance (the smallest listed distance to one of its instances), and every
+bag in no list is at least R away. A decision is settled once it involves
+only bags nearer than R: the C-th nearest other bag (Citation-KNN's citer
+radius), or the k nearest bags with the whole tie group of the k-th
+(within ``DISTANCE_RTOL``, :mod:`mil.neighbors._ties`). Otherwise k doubles
+for the instances whose k-th distance is too small (one bag's own
+instances, or a crowd of one other bag's, fill their lists) and they are
+queried again, until every bag is settled (at worst every instance is
+listed).
+
+Radius queries. Citation-KNN's citers of the query bags are the training
+bags b with d(b, Q) <= r_b: a tree over the query instances, queried once
+by every training instance with its bag's radius.
+
+Exact values. The tree searches the training instances rotated to their
+principal axes (a KD-tree splits those well), which moves distances by
+rounding. So the tree only proposes pairs: search radii and the bounds R
+carry a slack (``_REL`` relative and ``_ABS`` times the data's extent,
+far above the rotation's and the tree's rounding), and every distance a
+decision uses is recomputed from the original instances by differences
+(:func:`pair_distances`). The decisions are those of the full matrix: the
+same distances up to the full-matrix kernels' own rounding (about 1e-12
+relative, within 1.2e-10; see :mod:`mil.distances`), compared with the
+same tolerance and rules.
+
+Memory: the rotated copy of the training instances and the tree (about
+twice the instance matrix), plus neighbour lists of at most ``BUDGET``
+entries per thread at a time.
+"""
+
+import threading
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.neighbors import BallTree, KDTree
+
+from mil.distances import _power_of_two_exponent, _scaled_by
+from mil.neighbors._ties import DISTANCE_RTOL, group_starts, rank_rows
+
+__all__ = ["BagTreeIndex", "TREES", "pair_distances"]
+
+TREES = {"kd_tree": KDTree, "ball_tree": BallTree}
+#: Neighbour-list entries (query instances x k) one step of a search holds (per thread).
+BUDGET = 2**21
+#: Slack of the tree's distances against the exact ones: relative, and absolute in units of the
+#: largest rotated instance norm (rotation rounds about d * 2**-53 of it; 2**-36 is far above).
+_REL = 2.0 ** -40
+_ABS = 2.0 ** -36
+#: Rotated coordinates beyond this magnitude could overflow the tree's squared distances.
+_SAFE = 2.0 ** 450
+#: Rows per block when rotating instances (bounds the temporaries).
+_ROWS = 2**16
+
+
+def pair_distances(A, B):
+    """Euclidean distance between ``A[i]`` and ``B[i]`` for every row i, from differences.
+
+    Sums of squares that underflow (differences below about 1e-150) or
+    overflow are recomputed with :func:`numpy.hypot`, which does neither;
+    identical rows are at exactly 0.
+    """
+    diff = A - B
+    sq = np.einsum("ij,ij->i", diff, diff)
+    d = np.sqrt(sq)
+    with np.errstate(invalid="ignore"):
+        redo = ~((sq >= 2.0 ** -900) & (sq < np.inf))
+    if redo.any():
+        idx = np.flatnonzero(redo)
+        idx = idx[np.any(diff[idx] != 0, axis=1)]
+        if idx.size:
+            d[idx] = np.hypot.reduce(diff[idx], axis=1)
+    return d
+
+
+def _parallel(fn, tasks, n_jobs):
+    """``[fn(t) for t in tasks]``, on `n_jobs` threads."""
+    n_jobs = effective_n_jobs(n_jobs)
+    if n_jobs == 1 or len(tasks) < 2:
+        return [fn(t) for t in tasks]
+    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(t) for t in tasks)
+
+
+def _segments(starts, lengths):
+    """Concatenated ``arange(s, s + n)`` for every (s, n)."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.intp)
+    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(starts, lengths) + (np.arange(total, dtype=np.intp) - offsets)
+
+
+def _min_per_key(keys, vals):
+    """Unique keys (sorted) with the smallest value of each."""
+    if keys.size == 0:
+        return keys, vals
+    order = np.lexsort((vals, keys))
+    keys, vals = keys[order], vals[order]
+    first = np.ones(keys.shape[0], dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return keys[first], vals[first]
+
+
+class BagTreeIndex:
+    """The training bags' instances in a KD-tree or ball tree, for minimal-distance bag searches.
+
+    Parameters
+    ----------
+    bags : Bags
+        Dense float64 training bags (after the classifier's scaling); kept
+        by reference.
+    algorithm : {"kd_tree", "ball_tree"}
+
+    The searches take ``n_jobs``: threads over blocks of query bags (or of
+    training instances for the citers); the tree queries release the GIL.
+    Results do not depend on it.
+    """
+
+    def __init__(self, bags, algorithm="kd_tree"):
+        self.bags = bags
+        self.algorithm = algorithm
+        X = bags.instances
+        self.exponent = _power_of_two_exponent([X])
+        # Principal axes of the training instances (about their mean, in the power-of-two scale).
+        self.centre = self._normalised(X).mean(axis=0)
+        gram = np.zeros((X.shape[1], X.shape[1]))
+        for a in range(0, X.shape[0], _ROWS):
+            Z = self._normalised(X[a:a + _ROWS]) - self.centre
+            gram += Z.T @ Z
+        rotation = np.linalg.eigh(gram)[1][:, ::-1] if np.isfinite(gram).all() else np.eye(X.shape[1])
+        self.rotation = np.ascontiguousarray(rotation)
+        self._lock = threading.Lock()
+        self._tree = self._Y = None
+        self._build()
+
+    # -- state -------------------------------------------------------------------------------
+    def __getstate__(self):
+        # The tree and the rotated instances are rebuilt on first use (the pickle holds the bags once).
+        state = self.__dict__.copy()
+        del state["_lock"], state["_tree"], state["_Y"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._tree = self._Y = None
+
+    def _build(self):
+        with self._lock:
+            if self._tree is None:
+                Y = self.embed(self.bags.instances)
+                self.extent = float(np.sqrt(np.einsum("ij,ij->i", Y, Y).max())) if Y.size else 0.0
+                self._Y, self._tree = Y, TREES[self.algorithm](Y)
+        return self._tree
+
+    @property
+    def tree(self):
+        return self._tree if self._tree is not None else self._build()
+
+    @property
+    def n_instances(self):
+        return self.bags.n_instances
+
+    @property
+    def n_bags(self):
+        return self.bags.n_bags
+
+    def _normalised(self, X):
+        return _scaled_by(X, self.exponent) if self.exponent else X
+
+    def embed(self, X):
+        """Instances in the tree's coordinates (power-of-two scale, centred, rotated); None if unsafe."""
+        Y = np.empty(X.shape)
+        for a in range(0, X.shape[0], _ROWS):
+            np.matmul(self._normalised(X[a:a + _ROWS]) - self.centre, self.rotation, out=Y[a:a + _ROWS])
+        with np.errstate(invalid="ignore"):
+            if Y.size and not np.abs(Y).max() < _SAFE:
+                return None
+        return Y
+
+    def inspected_fraction(self, n_sample=256, k=16):
+        """Mean fraction of the training instances a k-nearest query computes distances to.
+
+        Measured on `n_sample` evenly spaced training instances; near 1, the
+        tree does no better than brute force (high intrinsic dimension).
+        """
+        tree, n = self.tree, self.n_instances
+        rows = np.unique(np.linspace(0, n - 1, min(n, n_sample)).astype(np.intp))
+        tree.reset_n_calls()
+        tree.query(self._Y[rows], k=min(k, n))
+        return tree.get_n_calls() / (rows.shape[0] * n)
+
+    # -- searches ----------------------------------------------------------------------------
+    def _slack(self, Yq):
+        """Absolute slack (tree units) for queries `Yq`."""
+        q = float(np.sqrt(np.einsum("ij,ij->i", Yq, Yq).max())) if Yq.size else 0.0
+        return _ABS * (self.extent + q)
+
+    def kth_distances(self, C, n_jobs=None):
+        """Distance from each training bag to its C-th nearest other training bag (1 <= C < n_bags)."""
+        self._build()
+        bags = self.bags
+        return self._search(bags.instances, self._Y, bags.offsets, ("kth", C), True, n_jobs)
+
+    def nearest(self, Xq, Yq, q_off, k, n_jobs=None):
+        """The k nearest training bags of each query bag (`Yq` from :meth:`embed`), as :func:`rank_rows`."""
+        self._build()
+        return self._search(Xq, Yq, q_off, ("rank", min(k, self.n_bags)), False, n_jobs)
+
+    def citers(self, Xq, Yq, q_off, radius, n_jobs=None):
+        """(query bag, training bag) pairs with ``d(b, Q) <= radius[b]``, sorted.
+
+        `radius` holds one radius per training bag (original units); -inf
+        cites nothing, +inf every query bag.
+        """
+        tree_X, n = self.bags.instances, self.n_bags
+        m = q_off.shape[0] - 1
+        q_bag = np.repeat(np.arange(m, dtype=np.intp), np.diff(q_off))
+        keys = []
+        every = np.flatnonzero(radius == np.inf)
+        if every.size:
+            keys.append((np.arange(m, dtype=np.int64)[:, None] * n + every[None, :]).ravel())
+        finite = np.isfinite(radius) & (radius >= 0)
+        inst = np.flatnonzero(finite[self.bag_of])
+        if inst.size and m:
+            self._build()
+            qtree = TREES[self.algorithm](Yq)
+            eps = self._slack(Yq)
+
+            def block(rows):
+                b = self.bag_of[rows]
+                r = np.ldexp(radius[b], -self.exponent) * (1.0 + _REL) + eps
+                found = qtree.query_radius(self._Y[rows], r)
+                lens = np.fromiter((a.shape[0] for a in found), dtype=np.intp, count=found.shape[0])
+                if not lens.sum():
+                    return np.zeros(0, dtype=np.int64)
+                qi = np.concatenate(found).astype(np.intp, copy=False)
+                ti = np.repeat(rows, lens)
+                d = pair_distances(tree_X[ti], Xq[qi])
+                keep = d <= radius[self.bag_of[ti]]
+                return np.unique(q_bag[qi[keep]].astype(np.int64) * n + self.bag_of[ti[keep]])
+
+            step = max(1, min(_ROWS, -(-inst.shape[0] // (4 * effective_n_jobs(n_jobs)))))
+            keys += _parallel(block, [inst[a:a + step] for a in range(0, inst.shape[0], step)], n_jobs)
+        keys = np.unique(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
+        return (keys // n).astype(np.intp), (keys % n).astype(np.intp)
+
+    @property
+    def bag_of(self):
+        return self.bags.instance_bag
+
+    def _search(self, Xq, Yq, q_off, rule, exclude_self, n_jobs):
+        """Settle `rule` for every query bag, in blocks of bags (threads over blocks)."""
+        sizes = np.diff(q_off)
+        m = sizes.shape[0]
+        k0 = self._first_k(sizes, rule)
+        # Blocks of consecutive bags whose first lists fit the budget.
+        cost = np.cumsum(sizes * k0)
+        n_blocks = max(int(np.ceil(cost[-1] / BUDGET)) if m else 0, min(m, 4 * effective_n_jobs(n_jobs)))
+        cuts = np.unique(np.r_[0, np.searchsorted(cost, cost[-1] * np.arange(1, n_blocks) / n_blocks), m]) \
+            if m else np.zeros(1, dtype=np.intp)
+        eps = self._slack(Yq)
+        parts = _parallel(lambda b: self._block(Xq, Yq, q_off, b[0], b[1], k0, rule, exclude_self, eps),
+                          list(zip(cuts[:-1].tolist(), cuts[1:].tolist())), n_jobs)
+        if rule[0] == "kth":
+            return np.concatenate(parts) if parts else np.zeros(0)
+        return np.vstack(parts) if parts else np.zeros((0, rule[1]), dtype=np.intp)
+
+    def _first_k(self, sizes, rule):
+        """First list length per query bag: its own instances (fit) plus twice what is asked, plus 2."""
+        want = 2 * rule[1] + 2 + (sizes if rule[0] == "kth" else np.zeros_like(sizes))
+        return np.minimum(self.n_instances, want).astype(np.intp)
+
+    def _block(self, Xq, Yq, q_off, b0, b1, k0, rule, exclude_self, eps):
+        """Settle the query bags b0:b1 (see the module docstring)."""
+        n, N = self.n_bags, self.n_instances
+        i0 = q_off[b0]
+        sizes = np.diff(q_off[b0:b1 + 1])
+        nb = b1 - b0
+        inst_bag = np.repeat(np.arange(nb, dtype=np.intp), sizes)
+        first = (q_off[b0:b1] - i0).astype(np.intp)
+        k = np.repeat(k0[b0:b1], sizes)
+        lower = np.zeros(inst_bag.shape[0])  # no listed instance's distance is below this
+        own = (np.arange(b0, b1, dtype=np.intp) if exclude_self else None)
+        keys, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
+        kind, count = rule
+        out = np.empty(nb) if kind == "kth" else np.empty((nb, count), dtype=np.intp)
+        active = np.ones(nb, dtype=bool)
+        todo = np.arange(inst_bag.shape[0], dtype=np.intp)
+        while todo.size:
+            new_keys, new_vals = self._lists(Xq, Yq, i0, todo, k[todo], inst_bag, own, lower, eps)
+            keys, vals = _min_per_key(np.r_[keys, new_keys], np.r_[vals, new_vals])
+            R = np.minimum.reduceat(lower, first) if nb else np.zeros(0)
+            qb, tb = (keys // n).astype(np.intp), (keys % n).astype(np.intp)
+            order = np.lexsort((tb, vals, qb))
+            qb, tb, v = qb[order], tb[order], vals[order]
+            settle = _settle_kth if kind == "kth" else _settle_rank
+            done, target, strict = settle(qb, tb, v, R, nb, count, out)
+            done &= active
+            active &= ~done
+            keep = active[qb]
+            keys, vals = (qb[keep].astype(np.int64) * n + tb[keep]), v[keep]
+            grow = active[inst_bag] & (k < N)
+            t = target[inst_bag]
+            grow &= (lower < t) if strict else (lower <= t)
+            todo = np.flatnonzero(grow)
+            k[todo] = np.minimum(N, 2 * k[todo])
+        return out
+
+    def _lists(self, Xq, Yq, i0, rows, ks, inst_bag, own, lower, eps):
+        """Query `rows` (block-local instances) with their k; (local bag, training bag) keys and distances.
+
+        Sets ``lower[rows]``, the original-units bound below which every
+        training instance of a row is listed.
+        """
+        n, N, X = self.n_bags, self.n_instances, self.bags.instances
+        keys, vals = [], []
+        for kk in np.unique(ks):
+            sel = rows[ks == kk]
+            step = max(1, BUDGET // int(kk))
+            for a in range(0, sel.shape[0], step):
+                r = sel[a:a + step]
+                dist, ind = self.tree.query(Yq[i0 + r], k=int(kk))
+                if kk >= N:
+                    lower[r] = np.inf
+                else:
+                    lower[r] = np.ldexp(np.maximum(0.0, dist[:, -1] * (1.0 - _REL) - eps), self.exponent)
+                qb = np.repeat(inst_bag[r], int(kk))
+                qi = np.repeat(i0 + r, int(kk))
+                ti = ind.ravel()
+                tb = self.bag_of[ti]
+                if own is not None:
+                    foreign = tb != own[qb]
+                    qb, qi, ti, tb = qb[foreign], qi[foreign], ti[foreign], tb[foreign]
+                d = pair_distances(Xq[qi], X[ti])
+                if not np.isfinite(d).all():
+                    raise ValueError(
+                        "some minimal Hausdorff distances exceed the largest float64 "
+                        f"({np.finfo(float).max:.3g}): the bags are too far apart to be compared in "
+                        "double precision; rescale the features")
+                k_, v_ = _min_per_key(qb.astype(np.int64) * n + tb, d)
+                keys.append(k_)
+                vals.append(v_)
+        if not keys:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.concatenate(keys), np.concatenate(vals)
+
+
+def _row_counts(qb, v, R, nb):
+    """Entries per bag, and how many of them lie at or below the bag's bound R (the exact ones)."""
+    cnt_all = np.bincount(qb, minlength=nb)
+    cnt_pre = np.bincount(qb[v <= R[qb]], minlength=nb)
+    ptr = np.zeros(nb + 1, dtype=np.intp)
+    np.cumsum(cnt_all, out=ptr[1:])
+    return cnt_all, cnt_pre, ptr
+
+
+def _settle_kth(qb, tb, v, R, nb, C, out):
+    """C-th smallest distance per bag, once the C nearest are exact (v_C <= R)."""
+    cnt_all, cnt_pre, ptr = _row_counts(qb, v, R, nb)
+    done = cnt_pre >= C
+    pos = np.minimum(ptr[:-1] + C - 1, max(v.shape[0] - 1, 0))
+    out[done] = v[pos[done]]
+    target = np.where(cnt_all >= C, v[pos] if v.size else np.inf, np.inf)
+    return done, target, True
+
+
+def _settle_rank(qb, tb, v, R, nb, k, out):
+    """The k nearest per bag, once the tie group of the k-th ends below R."""
+    cnt_all, cnt_pre, ptr = _row_counts(qb, v, R, nb)
+    has = cnt_pre >= k
+    target = np.full(nb, np.inf)
+    if v.size:
+        pos = np.minimum(ptr[:-1] + k - 1, v.shape[0] - 1)
+        gid = np.cumsum(group_starts(qb, v))
+        last = np.searchsorted(gid, gid[pos], side="right") - 1
+        last = np.minimum(last, ptr[:-1] + cnt_pre - 1)
+        g_end = v[last] * (1.0 + DISTANCE_RTOL)
+        target = np.where(has, g_end, np.where(cnt_all >= k, v[pos] * (1.0 + DISTANCE_RTOL), np.inf))
+        done = has & ((g_end < R) | (R == np.inf))
+    else:
+        done = has
+    idx = np.flatnonzero(done)
+    if idx.size:
+        lengths = last[idx] - ptr[idx] + 1
+        sub = _segments(ptr[idx], lengths)
+        sub_ptr = np.zeros(idx.shape[0] + 1, dtype=np.intp)
+        np.cumsum(lengths, out=sub_ptr[1:])
+        out[idx] = rank_rows(sub_ptr, tb[sub], v[sub], k)
+    return done, target, False
