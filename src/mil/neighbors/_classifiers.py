@@ -383,9 +383,9 @@ class _BagNeighbors(BaseBagClassifier):
         bags = self._scaled_queries(X)
         index = getattr(self, "_index", None)
         if index is not None:
-            Y = index.embed(bags.instances)
-            if Y is not None:  # else values too large for the tree's squares: the matrix below
-                return self._proba_votes(*self._tally(*self._tree_neighbours(bags, Y), bags.n_bags))
+            batch = index.queries(bags)
+            if batch is not None:  # else values too large for the tree's squares: the matrix below
+                return self._proba_votes(*self._tally(*self._tree_neighbours(batch), bags.n_bags))
         # The full-matrix path, in strips of query bags of about MATRIX_BYTES in all.
         m, n = bags.n_bags, self.train_bags_.n_bags
         step = max(1, MATRIX_BYTES // (16 * 8 * max(n, 1)))  # the matrices and the ranking's temporaries
@@ -454,14 +454,32 @@ class BagKNNClassifier(_BagNeighbors):
         minimal distance). With that metric, labels other than {0, 1},
         {-1, 1} or {False, True} need it (``fit`` raises otherwise); the
         other metrics treat both classes alike and ignore it.
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
+        How the nearest bags are found; every choice gives the same
+        predictions. "brute": from the bag distance matrices (blocked BLAS
+        kernels, strips of rows of bounded memory; time quadratic in the
+        instances). "kd_tree" or "ball_tree" (``metric="minimal"`` and
+        dense bags only): a search among the training instances in
+        scikit-learn's KDTree or BallTree, without the bag matrix; memory
+        linear in the instances, time growing about as n log n when the
+        instances have few intrinsic dimensions, and slower than "brute"
+        when they have many. "auto": the KD-tree for the minimal distance
+        on dense bags with at least ``AUTO_MIN_INSTANCES`` (20,000)
+        training instances and at most ``AUTO_MAX_FEATURES`` (64)
+        features, if a sample of its searches computes distances to at
+        most ``AUTO_MAX_FRACTION`` (1/16) of the training instances;
+        "brute" otherwise (:doc:`/user_guide/neighbors`).
     n_jobs : int, default=None
-        Threads for the distance matrices.
+        Threads: over strips of the distance matrices, or over blocks of
+        bags in the tree search.
 
     Attributes
     ----------
     classes_ : ndarray
     alpha_ : float
         Only with ``metric="integrated"``.
+    algorithm_ : str
+        The search used: "brute", "kd_tree" or "ball_tree".
     n_features_in_ : int
 
     Examples
@@ -507,8 +525,8 @@ class BagKNNClassifier(_BagNeighbors):
     def _neighbours(self, D):
         return _rank(D, self.n_neighbors), None
 
-    def _tree_neighbours(self, bags, Y):
-        return self._index.nearest(bags.instances, Y, bags.offsets, self.n_neighbors, n_jobs=self.n_jobs), None
+    def _tree_neighbours(self, batch):
+        return self._index.nearest(batch, self.n_neighbors, n_jobs=self.n_jobs), None
 
 
 class CitationKNNClassifier(_BagNeighbors):
@@ -553,13 +571,31 @@ class CitationKNNClassifier(_BagNeighbors):
         (ties negative). Labels other than {0, 1}, {-1, 1} or
         {False, True} need it when there are two classes: ``fit`` raises
         rather than pick one by sort order.
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
+        How the nearest bags are found; every choice gives the same
+        predictions. "brute": from the bag distance matrices (blocked BLAS
+        kernels, strips of rows of bounded memory; time quadratic in the
+        instances). "kd_tree" or "ball_tree" (``metric="minimal"`` and
+        dense bags only): a search among the training instances in
+        scikit-learn's KDTree or BallTree, without the bag matrix; memory
+        linear in the instances, time growing about as n log n when the
+        instances have few intrinsic dimensions, and slower than "brute"
+        when they have many. "auto": the KD-tree for the minimal distance
+        on dense bags with at least ``AUTO_MIN_INSTANCES`` (20,000)
+        training instances and at most ``AUTO_MAX_FEATURES`` (64)
+        features, if a sample of its searches computes distances to at
+        most ``AUTO_MAX_FRACTION`` (1/16) of the training instances;
+        "brute" otherwise (:doc:`/user_guide/neighbors`).
     n_jobs : int, default=None
+        Threads (see :class:`BagKNNClassifier`).
 
     Attributes
     ----------
     classes_ : ndarray
     alpha_ : float
         Only with ``metric="integrated"``.
+    algorithm_ : str
+        The search used: "brute", "kd_tree" or "ball_tree".
     citer_threshold_ : ndarray of shape (n_train,)
         The `citers`-th smallest distance from each training bag to another.
     n_features_in_ : int
@@ -637,8 +673,7 @@ class CitationKNNClassifier(_BagNeighbors):
         cites = np.nonzero(D <= self._citer_radius()[None, :]) if self.citers else None
         return _rank(D, self.references), cites
 
-    def _tree_neighbours(self, bags, Y):
-        near = self._index.nearest(bags.instances, Y, bags.offsets, self.references, n_jobs=self.n_jobs)
-        cites = self._index.citers(bags.instances, Y, bags.offsets, self._citer_radius(),
-                                   n_jobs=self.n_jobs) if self.citers else None
+    def _tree_neighbours(self, batch):
+        near = self._index.nearest(batch, self.references, n_jobs=self.n_jobs)
+        cites = self._index.citers(batch, self._citer_radius(), n_jobs=self.n_jobs) if self.citers else None
         return near, cites

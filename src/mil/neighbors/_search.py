@@ -27,10 +27,10 @@ by every training instance with its bag's radius.
 Exact values. The tree searches the training instances rotated to their
 principal axes (a KD-tree splits those well), which moves distances by
 rounding. So the tree only proposes pairs: search radii and the bounds R
-carry a slack (``_REL`` relative and ``_ABS`` times the data's extent,
-far above the rotation's and the tree's rounding), and every distance a
-decision uses is recomputed from the original instances by differences
-(:func:`pair_distances`). The decisions are those of the full matrix: the
+carry a slack (``BagTreeIndex._slack``: hundreds of times the rotation's
+and the tree's rounding, about 1e-12 of the data's extent), and every
+distance a decision uses is recomputed from the original instances by
+differences (:func:`pair_distances`). The decisions are those of the full matrix: the
 same distances up to the full-matrix kernels' own rounding (about 1e-12
 relative, within 1.2e-10; see :mod:`mil.distances`), compared with the
 same tolerance and rules.
@@ -53,35 +53,39 @@ __all__ = ["BagTreeIndex", "TREES", "pair_distances"]
 
 TREES = {"kd_tree": KDTree, "ball_tree": BallTree}
 #: Neighbour-list entries (query instances x k) one step of a search holds (per thread).
-BUDGET = 2**21
-#: Slack of the tree's distances against the exact ones: relative, and absolute in units of the
-#: largest rotated instance norm (rotation rounds about d * 2**-53 of it; 2**-36 is far above).
-_REL = 2.0 ** -40
-_ABS = 2.0 ** -36
+BUDGET = 2**19
+#: Points per leaf of the trees.
+LEAF_SIZE = 40
+#: Slack of the tree's distances against the exact ones, per feature (see BagTreeIndex._slack):
+#: absolute, times d**1.5 and the largest rotated norms; relative, times d.
+_ABS = 2.0 ** -44
+_REL = 2.0 ** -44
 #: Rotated coordinates beyond this magnitude could overflow the tree's squared distances.
 _SAFE = 2.0 ** 450
 #: Rows per block when rotating instances (bounds the temporaries).
 _ROWS = 2**16
 
 
-def pair_distances(A, B):
-    """Euclidean distance between ``A[i]`` and ``B[i]`` for every row i, from differences.
+def pair_distances(A, ia, B, ib, chunk=2**16):
+    """Euclidean distance between ``A[ia[i]]`` and ``B[ib[i]]`` for every i, from differences.
 
     Sums of squares that underflow (differences below about 1e-150) or
     overflow are recomputed with :func:`numpy.hypot`, which does neither;
-    identical rows are at exactly 0.
+    identical rows are at exactly 0. Works in chunks of `chunk` pairs.
     """
-    diff = A - B
-    sq = np.einsum("ij,ij->i", diff, diff)
-    d = np.sqrt(sq)
-    with np.errstate(invalid="ignore"):
-        redo = ~((sq >= 2.0 ** -900) & (sq < np.inf))
-    if redo.any():
-        idx = np.flatnonzero(redo)
-        idx = idx[np.any(diff[idx] != 0, axis=1)]
-        if idx.size:
-            d[idx] = np.hypot.reduce(diff[idx], axis=1)
-    return d
+    out = np.empty(ia.shape[0])
+    for a in range(0, ia.shape[0], chunk):
+        diff = A[ia[a:a + chunk]] - B[ib[a:a + chunk]]
+        sq = np.einsum("ij,ij->i", diff, diff)
+        d = np.sqrt(sq)
+        with np.errstate(invalid="ignore"):
+            redo = np.flatnonzero(~((sq >= 2.0 ** -900) & (sq < np.inf)))
+        if redo.size:
+            redo = redo[np.any(diff[redo] != 0, axis=1)]
+            if redo.size:
+                d[redo] = np.hypot.reduce(diff[redo], axis=1)
+        out[a:a + chunk] = d
+    return out
 
 
 def _parallel(fn, tasks, n_jobs):
@@ -161,7 +165,7 @@ class BagTreeIndex:
             if self._tree is None:
                 Y = self.embed(self.bags.instances)
                 self.extent = float(np.sqrt(np.einsum("ij,ij->i", Y, Y).max())) if Y.size else 0.0
-                self._Y, self._tree = Y, TREES[self.algorithm](Y)
+                self._Y, self._tree = Y, TREES[self.algorithm](Y, leaf_size=LEAF_SIZE)
         return self._tree
 
     @property
@@ -196,35 +200,64 @@ class BagTreeIndex:
         tree does no better than brute force (high intrinsic dimension).
         """
         tree, n = self.tree, self.n_instances
-        rows = np.unique(np.linspace(0, n - 1, min(n, n_sample)).astype(np.intp))
+        n_sample = max(1, min(n, n_sample, 2**30 // max(n, 1)))  # the tree counts in a C int
+        rows = np.unique(np.linspace(0, n - 1, n_sample).astype(np.intp))
         tree.reset_n_calls()
         tree.query(self._Y[rows], k=min(k, n))
         return tree.get_n_calls() / (rows.shape[0] * n)
 
     # -- searches ----------------------------------------------------------------------------
+    def queries(self, bags):
+        """A batch of query bags ready for :meth:`nearest` and :meth:`citers`; None if unsafe.
+
+        Their instances rotated like the training ones, a tree over them
+        (the citers' search) and their order along it: searching in that
+        order keeps the training tree's nodes in cache (about twice as fast).
+        None when some rotated value is beyond what the tree's squared
+        distances can hold (then the caller uses the distance matrix).
+        """
+        Y = self.embed(bags.instances)
+        if Y is None:
+            return None
+        tree = TREES[self.algorithm](Y, leaf_size=LEAF_SIZE)
+        return _Batch(bags.instances, Y, bags.offsets, _tree_positions(tree), tree, self._slack(Y))
+
+    def _training_batch(self):
+        self._build()
+        b = self.bags
+        return _Batch(b.instances, self._Y, b.offsets, _tree_positions(self._tree), self._tree,
+                      self._slack(self._Y))
+
     def _slack(self, Yq):
-        """Absolute slack (tree units) for queries `Yq`."""
+        """(absolute, relative) bound on the tree's distances' error, in tree units, for queries `Yq`.
+
+        Rotating a vector of d values rounds it by at most about ``d**1.5``
+        units in the last place of its norm; the tree's own sums by about d
+        relative. Both bounds below are 2**9 times those.
+        """
         q = float(np.sqrt(np.einsum("ij,ij->i", Yq, Yq).max())) if Yq.size else 0.0
-        return _ABS * (self.extent + q)
+        d = max(Yq.shape[1], 1)
+        return (_ABS * d ** 1.5 * (self.extent + q), _REL * d)
 
     def kth_distances(self, C, n_jobs=None):
         """Distance from each training bag to its C-th nearest other training bag (1 <= C < n_bags)."""
-        self._build()
-        bags = self.bags
-        return self._search(bags.instances, self._Y, bags.offsets, ("kth", C), True, n_jobs)
+        return self._search(self._training_batch(), ("kth", C), True, n_jobs)
 
-    def nearest(self, Xq, Yq, q_off, k, n_jobs=None):
-        """The k nearest training bags of each query bag (`Yq` from :meth:`embed`), as :func:`rank_rows`."""
+    def nearest(self, batch, k, n_jobs=None):
+        """The k nearest training bags of each query bag of `batch` (:meth:`queries`), as :func:`rank_rows`."""
         self._build()
-        return self._search(Xq, Yq, q_off, ("rank", min(k, self.n_bags)), False, n_jobs)
+        return self._search(batch, ("rank", min(k, self.n_bags)), False, n_jobs)
 
-    def citers(self, Xq, Yq, q_off, radius, n_jobs=None):
+    def citers(self, batch, radius, n_jobs=None):
         """(query bag, training bag) pairs with ``d(b, Q) <= radius[b]``, sorted.
 
         `radius` holds one radius per training bag (original units); -inf
-        cites nothing, +inf every query bag.
+        cites nothing, +inf every query bag. Each training instance queries
+        the batch's tree with its bag's radius.
         """
+        self._build()
         tree_X, n = self.bags.instances, self.n_bags
+        q_off = batch.offsets
         m = q_off.shape[0] - 1
         q_bag = np.repeat(np.arange(m, dtype=np.intp), np.diff(q_off))
         keys = []
@@ -234,20 +267,19 @@ class BagTreeIndex:
         finite = np.isfinite(radius) & (radius >= 0)
         inst = np.flatnonzero(finite[self.bag_of])
         if inst.size and m:
-            self._build()
-            qtree = TREES[self.algorithm](Yq)
-            eps = self._slack(Yq)
+            inst = inst[np.argsort(_tree_positions(self._tree)[inst], kind="stable")]  # in tree order
+            eps, rel = batch.slack
 
             def block(rows):
                 b = self.bag_of[rows]
-                r = np.ldexp(radius[b], -self.exponent) * (1.0 + _REL) + eps
-                found = qtree.query_radius(self._Y[rows], r)
+                r = (np.ldexp(radius[b], -self.exponent) + eps) * (1.0 + rel)
+                found = batch.tree.query_radius(self._Y[rows], r)
                 lens = np.fromiter((a.shape[0] for a in found), dtype=np.intp, count=found.shape[0])
                 if not lens.sum():
                     return np.zeros(0, dtype=np.int64)
                 qi = np.concatenate(found).astype(np.intp, copy=False)
                 ti = np.repeat(rows, lens)
-                d = pair_distances(tree_X[ti], Xq[qi])
+                d = pair_distances(tree_X, ti, batch.X, qi)
                 keep = d <= radius[self.bag_of[ti]]
                 return np.unique(q_bag[qi[keep]].astype(np.int64) * n + self.bag_of[ti[keep]])
 
@@ -260,101 +292,139 @@ class BagTreeIndex:
     def bag_of(self):
         return self.bags.instance_bag
 
-    def _search(self, Xq, Yq, q_off, rule, exclude_self, n_jobs):
-        """Settle `rule` for every query bag, in blocks of bags (threads over blocks)."""
+    def _search(self, batch, rule, exclude_self, n_jobs):
+        """Settle `rule` for every query bag, in blocks of nearby bags (threads over blocks)."""
+        q_off = batch.offsets
         sizes = np.diff(q_off)
         m = sizes.shape[0]
+        kind, count = rule
+        out = np.empty(m) if kind == "kth" else np.empty((m, count), dtype=np.intp)
+        if m == 0:
+            return out
         k0 = self._first_k(sizes, rule)
-        # Blocks of consecutive bags whose first lists fit the budget.
-        cost = np.cumsum(sizes * k0)
-        n_blocks = max(int(np.ceil(cost[-1] / BUDGET)) if m else 0, min(m, 4 * effective_n_jobs(n_jobs)))
-        cuts = np.unique(np.r_[0, np.searchsorted(cost, cost[-1] * np.arange(1, n_blocks) / n_blocks), m]) \
-            if m else np.zeros(1, dtype=np.intp)
-        eps = self._slack(Yq)
-        parts = _parallel(lambda b: self._block(Xq, Yq, q_off, b[0], b[1], k0, rule, exclude_self, eps),
-                          list(zip(cuts[:-1].tolist(), cuts[1:].tolist())), n_jobs)
-        if rule[0] == "kth":
-            return np.concatenate(parts) if parts else np.zeros(0)
-        return np.vstack(parts) if parts else np.zeros((0, rule[1]), dtype=np.intp)
+        # Bags in the order of their first instance along the query tree, in blocks of
+        # about equal first lists (at least BUDGET entries per block when there are many).
+        order = np.argsort(np.minimum.reduceat(batch.pos, q_off[:-1]), kind="stable")
+        cost = np.cumsum((sizes * k0)[order])
+        n_blocks = max(int(np.ceil(cost[-1] / BUDGET)), min(m, 4 * effective_n_jobs(n_jobs)))
+        cuts = np.unique(np.r_[0, np.searchsorted(cost, cost[-1] * np.arange(1, n_blocks) / n_blocks), m])
+        blocks = [order[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+        for bags, res in zip(blocks, _parallel(lambda bags: self._block(batch, bags, k0, rule, exclude_self),
+                                               blocks, n_jobs)):
+            out[bags] = res
+        return out
 
     def _first_k(self, sizes, rule):
-        """First list length per query bag: its own instances (fit) plus twice what is asked, plus 2."""
-        want = 2 * rule[1] + 2 + (sizes if rule[0] == "kth" else np.zeros_like(sizes))
-        return np.minimum(self.n_instances, want).astype(np.intp)
+        """First list length per query bag: what is asked plus 2 (k doubles where that is short).
 
-    def _block(self, Xq, Yq, q_off, b0, b1, k0, rule, exclude_self, eps):
-        """Settle the query bags b0:b1 (see the module docstring)."""
+        Small first lists measured fastest even where a bag's own instances
+        fill them (16,000 bags of 20 instances: C + 2 took half the time of
+        the bag's size + 2C + 2).
+        """
+        return np.full(sizes.shape[0], min(self.n_instances, rule[1] + 2), dtype=np.intp)
+
+    def _block(self, batch, bags, k0, rule, exclude_self):
+        """Settle the query bags `bags` (see the module docstring); their answers in that order."""
         n, N = self.n_bags, self.n_instances
-        i0 = q_off[b0]
-        sizes = np.diff(q_off[b0:b1 + 1])
-        nb = b1 - b0
+        sizes = np.diff(batch.offsets)[bags]
+        nb = bags.shape[0]
+        rows = _segments(batch.offsets[bags], sizes)  # the block's instances (batch rows)
         inst_bag = np.repeat(np.arange(nb, dtype=np.intp), sizes)
-        first = (q_off[b0:b1] - i0).astype(np.intp)
-        k = np.repeat(k0[b0:b1], sizes)
-        lower = np.zeros(inst_bag.shape[0])  # no listed instance's distance is below this
-        own = (np.arange(b0, b1, dtype=np.intp) if exclude_self else None)
+        first = np.zeros(nb, dtype=np.intp)
+        np.cumsum(sizes[:-1], out=first[1:])
+        k = np.repeat(k0[bags], sizes)
+        lower = np.zeros(rows.shape[0])  # every training instance nearer than this is listed
+        own = bags if exclude_self else None
         keys, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
         kind, count = rule
         out = np.empty(nb) if kind == "kth" else np.empty((nb, count), dtype=np.intp)
+        settle = _settle_kth if kind == "kth" else _settle_rank
         active = np.ones(nb, dtype=bool)
-        todo = np.arange(inst_bag.shape[0], dtype=np.intp)
+        todo = np.arange(rows.shape[0], dtype=np.intp)
         while todo.size:
-            new_keys, new_vals = self._lists(Xq, Yq, i0, todo, k[todo], inst_bag, own, lower, eps)
+            new_keys, new_vals = self._lists(batch, rows, todo, k[todo], inst_bag, own, lower)
             keys, vals = _min_per_key(np.r_[keys, new_keys], np.r_[vals, new_vals])
-            R = np.minimum.reduceat(lower, first) if nb else np.zeros(0)
+            R = np.minimum.reduceat(lower, first)
             qb, tb = (keys // n).astype(np.intp), (keys % n).astype(np.intp)
             order = np.lexsort((tb, vals, qb))
             qb, tb, v = qb[order], tb[order], vals[order]
-            settle = _settle_kth if kind == "kth" else _settle_rank
             done, target, strict = settle(qb, tb, v, R, nb, count, out)
             done &= active
             active &= ~done
             keep = active[qb]
-            keys, vals = (qb[keep].astype(np.int64) * n + tb[keep]), v[keep]
-            grow = active[inst_bag] & (k < N)
+            keys, vals = qb[keep].astype(np.int64) * n + tb[keep], v[keep]
             t = target[inst_bag]
-            grow &= (lower < t) if strict else (lower <= t)
+            grow = active[inst_bag] & (k < N) & ((lower < t) if strict else (lower <= t))
             todo = np.flatnonzero(grow)
             k[todo] = np.minimum(N, 2 * k[todo])
         return out
 
-    def _lists(self, Xq, Yq, i0, rows, ks, inst_bag, own, lower, eps):
-        """Query `rows` (block-local instances) with their k; (local bag, training bag) keys and distances.
+    def _lists(self, batch, rows, todo, ks, inst_bag, own, lower):
+        """Query the block's instances `todo` with their k; (local bag, training bag) keys and distances.
 
-        Sets ``lower[rows]``, the original-units bound below which every
-        training instance of a row is listed.
+        Sets ``lower[todo]``, in original units, the distance below which
+        every training instance is in the instance's list. Of the listed
+        pairs of one key, only those within the slack of the key's smallest
+        tree distance can hold its exact minimum; only those are recomputed.
         """
         n, N, X = self.n_bags, self.n_instances, self.bags.instances
+        eps, rel = batch.slack
         keys, vals = [], []
-        for kk in np.unique(ks):
-            sel = rows[ks == kk]
-            step = max(1, BUDGET // int(kk))
+        for kk in np.unique(ks).tolist():
+            sel = todo[ks == kk]
+            sel = sel[np.argsort(batch.pos[rows[sel]], kind="stable")]  # in tree order
+            step = max(1, BUDGET // kk)
             for a in range(0, sel.shape[0], step):
                 r = sel[a:a + step]
-                dist, ind = self.tree.query(Yq[i0 + r], k=int(kk))
+                dist, ind = self.tree.query(batch.Y[rows[r]], k=kk)
                 if kk >= N:
                     lower[r] = np.inf
                 else:
-                    lower[r] = np.ldexp(np.maximum(0.0, dist[:, -1] * (1.0 - _REL) - eps), self.exponent)
-                qb = np.repeat(inst_bag[r], int(kk))
-                qi = np.repeat(i0 + r, int(kk))
-                ti = ind.ravel()
+                    lower[r] = np.ldexp(np.maximum(0.0, dist[:, -1] * (1.0 - rel) - eps), self.exponent)
+                qb = np.repeat(inst_bag[r], kk)
+                qi = np.repeat(rows[r], kk)
+                ti, dd = ind.ravel(), dist.ravel()
                 tb = self.bag_of[ti]
                 if own is not None:
                     foreign = tb != own[qb]
-                    qb, qi, ti, tb = qb[foreign], qi[foreign], ti[foreign], tb[foreign]
-                d = pair_distances(Xq[qi], X[ti])
+                    qb, qi, ti, tb, dd = qb[foreign], qi[foreign], ti[foreign], tb[foreign], dd[foreign]
+                key = qb.astype(np.int64) * n + tb
+                o = np.lexsort((dd, key))
+                key, qi, ti, dd = key[o], qi[o], ti[o], dd[o]
+                start = np.ones(key.shape[0], dtype=bool)
+                start[1:] = key[1:] != key[:-1]
+                smallest = dd[start][np.cumsum(start) - 1]
+                near = dd <= (smallest + 2.0 * eps) * (1.0 + 2.0 * rel)
+                key, qi, ti = key[near], qi[near], ti[near]
+                d = pair_distances(batch.X, qi, X, ti)
                 if not np.isfinite(d).all():
                     raise ValueError(
                         "some minimal Hausdorff distances exceed the largest float64 "
                         f"({np.finfo(float).max:.3g}): the bags are too far apart to be compared in "
                         "double precision; rescale the features")
-                k_, v_ = _min_per_key(qb.astype(np.int64) * n + tb, d)
+                k_, v_ = _min_per_key(key, d)
                 keys.append(k_)
                 vals.append(v_)
         if not keys:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return np.concatenate(keys), np.concatenate(vals)
+
+
+class _Batch:
+    """Query bags for a search: instances, rotated instances, offsets, tree order, tree, slack."""
+
+    __slots__ = ("X", "Y", "offsets", "pos", "tree", "slack")
+
+    def __init__(self, X, Y, offsets, pos, tree, slack):
+        self.X, self.Y, self.offsets, self.pos, self.tree, self.slack = X, Y, offsets, pos, tree, slack
+
+
+def _tree_positions(tree):
+    """Position of each point in the tree's leaf order (nearby points, nearby positions)."""
+    idx = tree.get_arrays()[1]
+    pos = np.empty(idx.shape[0], dtype=np.intp)
+    pos[idx] = np.arange(idx.shape[0], dtype=np.intp)
+    return pos
 
 
 def _row_counts(qb, v, R, nb):
