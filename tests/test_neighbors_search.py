@@ -209,7 +209,7 @@ def test_pickle_and_threads(algorithm):
     est = CitationKNNClassifier(references=3, citers=5, algorithm=algorithm).fit(X[:40], y[:40])
     expected = est.predict_proba(X)
     loaded = pickle.loads(pickle.dumps(est))
-    assert loaded._index._tree is None  # rebuilt on first use, not pickled
+    assert loaded._index._layout is None  # rebuilt on first use, not pickled
     np.testing.assert_array_equal(loaded.predict_proba(X), expected)
     threaded = CitationKNNClassifier(references=3, citers=5, algorithm=algorithm, n_jobs=2).fit(X[:40], y[:40])
     np.testing.assert_array_equal(threaded.citer_threshold_, est.citer_threshold_)
