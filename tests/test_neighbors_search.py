@@ -131,6 +131,8 @@ def test_rank_rows_matches_a_plain_sort():
                 groups[b] = group
             expected.append(sorted(range(n), key=lambda j: (groups[j], j))[:k])
         np.testing.assert_array_equal(rank_dense(D, k), expected)
+        full = np.arange(m + 1) * n
+        np.testing.assert_array_equal(rank_rows(full, np.tile(np.arange(n), m), D.ravel(), k), expected)
     # A sparse row (some bags only) ranks as the same row restricted to them.
     ptr, cols, vals = np.array([0, 3]), np.array([7, 2, 4]), np.array([1.0, 1.0, 0.5])
     np.testing.assert_array_equal(rank_rows(ptr, cols, vals, 2), [[4, 2]])

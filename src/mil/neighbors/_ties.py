@@ -1,11 +1,10 @@
 """How the neighbour classifiers rank training bags by distance, ties included.
 
 Two distances within a relative ``DISTANCE_RTOL`` of each other count as
-equal in every decision (see :doc:`/user_guide/labels_and_ties`). Ranking
-goes through :func:`rank_rows`, which reads a row's distances as a sparse
-row (some of the training bags, every one of those no farther than the
-last kept); the full-matrix path passes whole rows, the tree search only
-the bags it found, so both rank with the same code.
+equal in every decision (see :doc:`/user_guide/labels_and_ties`). The
+full-matrix path ranks whole rows (:func:`rank_dense`), the tree search
+sparse rows holding only the bags it found (:func:`rank_rows`); the tests
+hold the two to the same answers.
 """
 
 import numpy as np
@@ -60,9 +59,16 @@ def rank_rows(ptr, cols, vals, k):
 
 
 def rank_dense(D, k):
-    """Column indices of the k nearest per row of the matrix D (:func:`rank_rows` on full rows)."""
-    m, n = D.shape
-    k = min(k, n)
-    ptr = np.arange(m + 1, dtype=np.intp) * n
-    cols = np.tile(np.arange(n, dtype=np.intp), m)
-    return rank_rows(ptr, cols, np.ascontiguousarray(D, dtype=np.float64).ravel(), k)
+    """Column indices of the k nearest per row of the matrix D: :func:`rank_rows` on full rows.
+
+    The same rule, written for whole rows (a sort per row, several times
+    faster than the sparse form on the cross-validation's many small
+    matrices).
+    """
+    k = min(k, D.shape[1])
+    order = np.argsort(D, axis=1, kind="stable")
+    s = np.take_along_axis(D, order, axis=1)
+    group = np.zeros(D.shape, dtype=np.intp)
+    np.cumsum(s[:, 1:] > s[:, :-1] * (1.0 + DISTANCE_RTOL), axis=1, out=group[:, 1:])
+    key = group * D.shape[1] + order
+    return np.take_along_axis(order, np.argsort(key, axis=1, kind="stable")[:, :k], axis=1)
