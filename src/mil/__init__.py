@@ -13,9 +13,11 @@ from mil.bags import Bags
 from mil.embedding import BagDissimilarityEmbedding, MILESClassifier, MILESEmbedding, MInDClassifier
 from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
+from mil.preprocessing import BagScaler
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, SingleInstanceClassifier
 
 
 def get_include():
@@ -39,6 +41,7 @@ def get_include():
 
 
 __all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "BagRandomTreesClassifier", "Bags",
-           "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier", "ID3MIClassifier", "MILESClassifier",
-           "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier", "miSVMClassifier",
-           "RipperMIClassifier", "get_include", "show_config", "__version__"]
+           "BagScaler", "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier", "ID3MIClassifier",
+           "MILESClassifier", "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier",
+           "miSVMClassifier", "MIWrapperClassifier", "RipperMIClassifier", "SimpleMIClassifier",
+           "SingleInstanceClassifier", "get_include", "show_config", "__version__"]
