@@ -73,6 +73,33 @@ def _kth_by_strips(bags, kind, C, n_jobs):
     return best.max(axis=1)
 
 
+#: The `algorithm` parameter's description, shared by both classifiers' docstrings.
+_ALGORITHM_DOC = """    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
+        How the nearest bags are found; every choice gives the same
+        predictions. "brute": from the bag distance matrices (blocked BLAS
+        kernels, strips of rows of bounded memory; time quadratic in the
+        instances). "kd_tree" or "ball_tree" (``metric="minimal"`` and
+        dense bags only): a search among the training instances in
+        scikit-learn's KDTree or BallTree, without the bag matrix; memory
+        linear in the instances; when the instances have few intrinsic
+        dimensions, time growing somewhat faster than n log n (4.8x to
+        6.4x per 4x bags, measured), and slower than "brute" when they
+        have many. "auto": the KD-tree for the minimal distance
+        on dense bags with at least ``AUTO_MIN_INSTANCES`` (20,000)
+        training instances and at most ``AUTO_MAX_FEATURES`` (64)
+        features, if a sample of its searches computes distances to at
+        most ``AUTO_MAX_FRACTION`` (1/16) of the training instances;
+        "brute" otherwise (:doc:`/user_guide/neighbors`).
+"""
+
+
+def _algorithm_doc(cls):
+    """Class decorator: the docstring's line ``[algorithm parameter]`` becomes `_ALGORITHM_DOC`."""
+    if cls.__doc__:
+        cls.__doc__ = cls.__doc__.replace("    [algorithm parameter]\n", _ALGORITHM_DOC)
+    return cls
+
+
 class _BagNeighbors(BaseBagClassifier):
     """Shared machinery: scaling, distances, alpha, voting helpers (not public)."""
 
@@ -403,6 +430,7 @@ class _BagNeighbors(BaseBagClassifier):
         return np.argmax(self._proba_matrix(self._compose(mats)), axis=1)
 
 
+@_algorithm_doc
 class BagKNNClassifier(_BagNeighbors):
     """k-nearest-neighbour classifier on bags with a Hausdorff bag distance.
 
@@ -454,21 +482,7 @@ class BagKNNClassifier(_BagNeighbors):
         minimal distance). With that metric, labels other than {0, 1},
         {-1, 1} or {False, True} need it (``fit`` raises otherwise); the
         other metrics treat both classes alike and ignore it.
-    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
-        How the nearest bags are found; every choice gives the same
-        predictions. "brute": from the bag distance matrices (blocked BLAS
-        kernels, strips of rows of bounded memory; time quadratic in the
-        instances). "kd_tree" or "ball_tree" (``metric="minimal"`` and
-        dense bags only): a search among the training instances in
-        scikit-learn's KDTree or BallTree, without the bag matrix; memory
-        linear in the instances, time growing about as n log n when the
-        instances have few intrinsic dimensions, and slower than "brute"
-        when they have many. "auto": the KD-tree for the minimal distance
-        on dense bags with at least ``AUTO_MIN_INSTANCES`` (20,000)
-        training instances and at most ``AUTO_MAX_FEATURES`` (64)
-        features, if a sample of its searches computes distances to at
-        most ``AUTO_MAX_FRACTION`` (1/16) of the training instances;
-        "brute" otherwise (:doc:`/user_guide/neighbors`).
+    [algorithm parameter]
     n_jobs : int, default=None
         Threads: over strips of the distance matrices, or over blocks of
         bags in the tree search.
@@ -529,6 +543,7 @@ class BagKNNClassifier(_BagNeighbors):
         return self._index.nearest(batch, self.n_neighbors, n_jobs=self.n_jobs), None
 
 
+@_algorithm_doc
 class CitationKNNClassifier(_BagNeighbors):
     """Citation-KNN (Wang & Zucker 2000) with a Hausdorff bag distance.
 
@@ -571,21 +586,7 @@ class CitationKNNClassifier(_BagNeighbors):
         (ties negative). Labels other than {0, 1}, {-1, 1} or
         {False, True} need it when there are two classes: ``fit`` raises
         rather than pick one by sort order.
-    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
-        How the nearest bags are found; every choice gives the same
-        predictions. "brute": from the bag distance matrices (blocked BLAS
-        kernels, strips of rows of bounded memory; time quadratic in the
-        instances). "kd_tree" or "ball_tree" (``metric="minimal"`` and
-        dense bags only): a search among the training instances in
-        scikit-learn's KDTree or BallTree, without the bag matrix; memory
-        linear in the instances, time growing about as n log n when the
-        instances have few intrinsic dimensions, and slower than "brute"
-        when they have many. "auto": the KD-tree for the minimal distance
-        on dense bags with at least ``AUTO_MIN_INSTANCES`` (20,000)
-        training instances and at most ``AUTO_MAX_FEATURES`` (64)
-        features, if a sample of its searches computes distances to at
-        most ``AUTO_MAX_FRACTION`` (1/16) of the training instances;
-        "brute" otherwise (:doc:`/user_guide/neighbors`).
+    [algorithm parameter]
     n_jobs : int, default=None
         Threads (see :class:`BagKNNClassifier`).
 
