@@ -177,10 +177,6 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         learner writes its tie rule into the probabilities (see
         :meth:`_tie_broken`); NumPy's first-maximum rule is the fallback.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
         Returns
         -------
         y : ndarray of shape (n_bags,)

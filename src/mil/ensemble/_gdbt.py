@@ -904,10 +904,6 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     def decision_function(self, X):
         """Bag log-odds of ``classes_[1]`` (two classes), or every class's bag score.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
         Returns
         -------
         scores : ndarray of shape (n_bags,) or (n_bags, n_classes)

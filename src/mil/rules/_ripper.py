@@ -476,10 +476,6 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         rule); an uncovered bag gets the default rule's distribution. With
         ``assumption="collective"``: the mean over the bag's instances.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
         Returns
         -------
         proba : ndarray of shape (n_bags, n_classes)
@@ -494,10 +490,6 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         default rule's. Unordered mode: as ``conflict`` says, the default
         rule's class for uncovered bags. Collective assumption: the class of
         highest probability.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
 
         Returns
         -------
@@ -515,10 +507,6 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         for covered bags, ``rate - 1`` for uncovered ones, ``rate`` being the
         default rule's rate of the rules' class). With more classes:
         ``predict_proba``.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
 
         Returns
         -------

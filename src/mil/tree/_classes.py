@@ -427,10 +427,6 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     def apply(self, X):
         """Leaf reached by every instance.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
         Returns
         -------
         leaves : ndarray of intp, shape (n_instances,) or (n_instances, n_classes)
