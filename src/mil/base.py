@@ -100,6 +100,20 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """Per-bag weights from `sample_weight` and the ``class_weight`` parameter (None: unweighted)."""
         return bag_sample_weight(sample_weight, y, n_bags, getattr(self, "class_weight", None))
 
+    def _subsampled(self, bags):
+        """`bags` cut to ``max_instances_per_bag`` instances each (seeded by ``random_state``), if set."""
+        if getattr(self, "max_instances_per_bag", None) is None:
+            return bags
+        return bags.subsample_instances(self.max_instances_per_bag, self.random_state)
+
+    @staticmethod
+    def _drop_zero_weight(bags, y_enc, weight):
+        """The bags of positive weight, their labels and weights: a bag of weight 0 is as if absent."""
+        if weight is None or (weight > 0).all():
+            return bags, y_enc, weight
+        keep = np.flatnonzero(weight > 0)
+        return bags.subset(keep), y_enc[keep], weight[keep]
+
     def _validate_predict(self, X):
         """Check fitted state and validate bags against the fitted feature count."""
         check_is_fitted(self, "classes_")

@@ -291,8 +291,9 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
-            Training bags; NaN marks a missing value.
+            Training bags; NaN marks a missing value, routed as in C4.5-MI.
         y : array-like of shape (n_bags,)
+            Two classes, or more: each member then holds one tree per class.
         sample_weight : array-like of shape (n_bags,), default=None
             One weight per bag (times `class_weight`). The bootstrap draws
             bags uniformly, as without weights; a bag drawn k times then
@@ -305,8 +306,7 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         self
         """
         bags, y_enc = self._validate_fit(X, y)
-        if self.max_instances_per_bag is not None:
-            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
+        bags = self._subsampled(bags)
         self.splitter_, bags = resolve_splitter(self.splitter, bags)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         seeds, counts = self._draw_samples(bags.n_bags)

@@ -609,7 +609,8 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
-            Training bags; NaN marks a missing value.
+            Training bags; NaN marks a missing value, routed as in the trees
+            (see the class).
         y : array-like of shape (n_bags,)
             Two or more classes.
         sample_weight : array-like of shape (n_bags,), default=None
@@ -624,12 +625,8 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         self
         """
         bags, y_enc = self._validate_fit(X, y)
-        if self.max_instances_per_bag is not None:
-            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
-        w = self._bag_weights(sample_weight, y, bags.n_bags)
-        if w is not None and not (w > 0).all():
-            keep = np.flatnonzero(w > 0)
-            bags, y_enc, w = bags.subset(keep), y_enc[keep], w[keep]
+        bags = self._subsampled(bags)
+        bags, y_enc, w = self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
         n_classes = self.classes_.shape[0]
         # Binary: one score, the log-odds of the positive class (y01). More
         # classes: one score per class and a softmax over them (Y one-hot).

@@ -275,10 +275,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
-        if weight is not None and not (weight > 0).all():
-            kept = np.flatnonzero(weight > 0)   # a bag of weight 0 is as if absent
-            bags, y_idx, weight = bags.subset(kept), y_idx[kept], weight[kept]
+        bags, y_idx, weight = self._drop_zero_weight(bags, y_idx, self._bag_weights(sample_weight, y, bags.n_bags))
         if self.assumption == "collective":
             # Instances in a canonical order (by bag, then lexicographically), so that the
             # random grow/prune splits do not depend on the order of instances in a bag.
