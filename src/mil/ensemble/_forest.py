@@ -226,8 +226,10 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
     >>> from mil.ensemble import MIRandomForestClassifier
     >>> from mil.utils.estimator_checks import make_toy_bags
     >>> X, y = make_toy_bags(n_bags=40)
-    >>> forest = MIRandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    >>> forest = MIRandomForestClassifier(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
     >>> forest.score(X, y) > 0.9
+    True
+    >>> forest.oob_score_ > 0.8  # accuracy on the bags each tree did not draw
     True
     >>> forest.predict_proba(X[:1]).shape
     (1, 2)
