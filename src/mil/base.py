@@ -106,6 +106,18 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
             return bags
         return bags.subsample_instances(self.max_instances_per_bag, self.random_state)
 
+    def _validate_weighted_fit(self, X, y, sample_weight):
+        """:meth:`_validate_fit`, then :meth:`_subsampled`, the bag weights and :meth:`_drop_zero_weight`.
+
+        Returns
+        -------
+        bags, y_encoded, weight
+            The kept bags, their class indices and weights (None: unweighted).
+        """
+        bags, y_enc = self._validate_fit(X, y)
+        bags = self._subsampled(bags)
+        return self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
+
     @staticmethod
     def _drop_zero_weight(bags, y_enc, weight):
         """The bags of positive weight, their labels and weights: a bag of weight 0 is as if absent."""

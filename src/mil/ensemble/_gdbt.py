@@ -624,9 +624,7 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
-        bags = self._subsampled(bags)
-        bags, y_enc, w = self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
+        bags, y_enc, w = self._validate_weighted_fit(X, y, sample_weight)
         n_classes = self.classes_.shape[0]
         # Binary: one score, the log-odds of the positive class (y01). More
         # classes: one score per class and a softmax over them (Y one-hot).

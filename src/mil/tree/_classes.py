@@ -337,9 +337,7 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
-        bags = self._subsampled(bags)
-        bags, y_enc, weight = self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
+        bags, y_enc, weight = self._validate_weighted_fit(X, y, sample_weight)
         if weight is None:
             return self._fit_encoded(bags, y_enc)
         return self._fit_encoded(bags, y_enc, weight, leaf_weight=weight)
