@@ -721,15 +721,17 @@ def _minima_strips(X, Y=None, *, both=False, n_jobs=None, centre=None, block_siz
         r0 = r1
 
 
-def _suspect_minima(M, Xc, Yc, y_off, own_offsets, chunk=4096):
+def _suspect_minima(M, Xc, Yc, y_off, own_offsets, chunk_entries=2**21):
     """(row, column bag) entries of the squared minima `M` (kernel units) that need recomputation.
 
     The rule of :func:`_suspect_pairs` for one instance and one bag: the
     minimum is trusted when its distance is at least ``TRUST_RATIO`` times
     the instance's norm about the centre plus the bag's radius, and at least
     ``2**-TRUST_FLOOR_EXPONENT``. `own_offsets` (train-vs-train) exempts an
-    instance's own bag, whose entry is exactly 0. Row chunks bound the memory.
+    instance's own bag, whose entry is exactly 0. Row chunks of about `chunk_entries` entries bound
+    the memory (a few temporaries of 16 MB).
     """
+    chunk = max(1, chunk_entries // max(M.shape[1], 1))
     r_cols = _bag_radii(Yc, y_off)
     r_rows = np.sqrt(np.einsum("ij,ij->i", Xc, Xc))
     own = None if own_offsets is None else np.repeat(np.arange(own_offsets.shape[0] - 1), np.diff(own_offsets))

@@ -12,9 +12,17 @@ M computed once (rows: training instances, columns: training bags):
   min: minimal Hausdorff, max: directed Hausdorff), or of both directions
   (Hausdorff, average).
 
-An inner cross-validation on the training bags therefore only slices M:
-the concepts (prototypes) of an inner-training set are its rows (columns),
-so no distance is computed again for any hyper-parameter or fold.
+An inner cross-validation on the training bags therefore only slices M (for
+MILES) or the bags x bags dissimilarities (for MInD): the concepts
+(prototypes) of an inner-training set are its rows (columns), so no distance
+is computed again for any hyper-parameter or fold.
+
+Memory: the dissimilarities are reduced from M strip by strip of row bags
+(:func:`mil.distances._minima_strips`), so only the bags x bags result and
+one strip are held, never M. MILES holds M (its inner folds slice it) and
+builds each embedding from it a block of concepts at a time, straight into
+the C-ordered array its SVM reads; the median heuristic selects its order
+statistics without a copy of M.
 """
 
 import numpy as np
@@ -108,7 +116,7 @@ def _keys(values):
     return (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
 
 
-def sorted_values(M, ranks, excluded=None, *, cap=2**24, chunk_bytes=2**26):
+def sorted_values(M, ranks, excluded=None, *, cap=2**22, chunk_bytes=2**23):
     """Entries at positions `ranks` (0-based) of the sorted entries of the non-negative M, leaving out
     the multiset `excluded` (a sub-multiset of M's entries), exactly, without sorting a copy of M.
 
@@ -129,29 +137,39 @@ def sorted_values(M, ranks, excluded=None, *, cap=2**24, chunk_bytes=2**26):
         for r0 in range(0, M.shape[0], step):
             yield matching(_keys(M[r0:r0 + step]).ravel(), prefix, bits)
 
-    out = []
-    for k in ranks:
-        prefix, bits = 0, 0
-        while True:
+    out = [None] * len(ranks)
+    pending = {i: (0, 0, int(k)) for i, k in enumerate(ranks)}  # rank -> (prefix, bits fixed, rank left)
+    while pending:
+        groups = {}
+        for i, (prefix, bits, _) in pending.items():  # ranks in one bucket share the passes
+            groups.setdefault((prefix, bits), []).append(i)
+        for (prefix, bits), members in groups.items():
             shift = np.uint64(64 - bits - 16)
             counts = np.zeros(1 << 16, dtype=np.int64)
             for keys in over_M(prefix, bits):
                 counts += np.bincount((keys >> shift) & np.uint64(0xFFFF), minlength=1 << 16)
-            counts -= np.bincount((matching(ex, prefix, bits) >> shift) & np.uint64(0xFFFF), minlength=1 << 16)
+            counts -= np.bincount((matching(ex, prefix, bits) >> shift) & np.uint64(0xFFFF),
+                                  minlength=1 << 16)
             cum = np.cumsum(counts)
-            c = int(np.searchsorted(cum, k, side="right"))
-            k -= int(cum[c - 1]) if c else 0
-            prefix, bits = (prefix << 16) | c, bits + 16
-            if bits == 64:
-                out.append(float(np.array([prefix], dtype=np.uint64).view(np.float64)[0]))
-                break
-            if counts[c] <= cap:
-                values = np.sort(np.concatenate(list(over_M(prefix, bits))))
-                drop = np.sort(matching(ex, prefix, bits))
-                # k-th of values minus drop: the first value with more than k of them at or below it
+            gather = {}
+            for i in members:
+                k = pending.pop(i)[2]
+                c = int(np.searchsorted(cum, k, side="right"))
+                k -= int(cum[c - 1]) if c else 0
+                sub = (prefix << 16) | c
+                if bits + 16 == 64:  # every bit fixed: the key is the value
+                    out[i] = float(np.array([sub], dtype=np.uint64).view(np.float64)[0])
+                elif counts[c] <= cap:
+                    gather.setdefault(sub, []).append((i, k))
+                else:
+                    pending[i] = (sub, bits + 16, k)
+            for sub, wanted in gather.items():
+                values = np.sort(np.concatenate(list(over_M(sub, bits + 16))))
+                drop = np.sort(matching(ex, sub, bits + 16))
+                # the k-th of values minus drop: the first value with more than k of them at or below it
                 below = np.arange(1, values.size + 1) - np.searchsorted(drop, values, side="right")
-                out.append(float(values[int(np.argmax(below > k))].view(np.float64)))
-                break
+                for i, k in wanted:
+                    out[i] = float(values[int(np.argmax(below > k))].view(np.float64))
     return out
 
 
