@@ -7,7 +7,9 @@ scikit-learn, liblinear / libsvm), the peak of the NumPy allocations seen by
 ``tracemalloc``, the fit time, and the size of the instance-to-bag minima
 matrix M (instances x bags float64, what the exact learners reduce) to
 which the growth is compared. The growth per 4x data is the ratio between
-the largest and the quarter-size run. ``--baseline-src`` runs the same fits
+the largest and the quarter-size run. First it measures what liblinear's
+1-norm SVM allocates on its own for a dense feature matrix (its sparse rows
+and their transpose: MILES's floor). ``--baseline-src`` runs the same fits
 with another checkout's ``src`` on ``PYTHONPATH`` (the previous
 implementation) and prints the ratio of the two peaks:
 
@@ -20,6 +22,21 @@ import json
 import os
 import subprocess
 import sys
+
+LIBLINEAR = r"""
+import json, resource, sys, warnings
+import numpy as np
+from sklearn.svm import LinearSVC
+n, p = int(sys.argv[1]), int(sys.argv[2])
+F = np.random.default_rng(0).random((n, p)) - 0.5  # dense, C-ordered float64: what MILES hands it
+y = np.arange(n) % 2
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    LinearSVC(penalty="l1", dual=False, C=1.0, max_iter=2, tol=1e-1).fit(F, y)
+rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"data_mb": F.nbytes / 2**20, "rss_growth_mb": (rss1 - rss0) / 1024}))
+"""
 
 CHILD = r"""
 import json, resource, sys, time, tracemalloc
@@ -67,7 +84,18 @@ def main():
     parser.add_argument("--baseline-src", default=None, help="another checkout's src to compare against")
     parser.add_argument("--tracemalloc", action="store_true",
                         help="also report the NumPy peak seen by tracemalloc (slower)")
+    parser.add_argument("--liblinear", default="1000x20000",
+                        help="BAGSxCONCEPTS of a dense matrix on which to measure what liblinear's 1-norm "
+                             "SVM allocates itself ('' to skip)")
     args = parser.parse_args()
+    if args.liblinear:
+        n, p = (int(v) for v in args.liblinear.split("x"))
+        out = subprocess.run([sys.executable, "-c", LIBLINEAR, str(n), str(p)], capture_output=True, text=True)
+        if out.returncode:
+            raise RuntimeError(out.stderr[-800:])
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"liblinear (LinearSVC penalty='l1', dual=False) on {n} x {p} float64 ({r['data_mb']:.0f} MB): "
+              f"max-RSS growth {r['rss_growth_mb']:.0f} MB = {r['rss_growth_mb'] / r['data_mb']:.2f}x the features")
     sizes = [int(b) for b in args.bags.split(",")]
     print(f"bags of {args.instances} instances x {args.features} features; M = instances x bags float64; "
           f"one fit per fresh process")
