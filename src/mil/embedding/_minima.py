@@ -74,12 +74,13 @@ def miles_block_features(M, sigma, rows=None, cols=None, mean=None, centred=True
     else:
         fill_mean = False
     s2 = sigma * sigma
-    step = max(1, _BLOCK_BYTES // (8 * max(n_b, 1)))
+    step = max(1, _BLOCK_BYTES // (8 * max(M.shape[1], 1)))
     for c0 in range(0, n_c, step):
         c1 = min(c0 + step, n_c)
-        block = M[c0:c1] if rows is None else M[rows[c0:c1]]
-        if cols is not None:
-            block = block[:, cols]
+        if rows is None:
+            block = M[c0:c1] if cols is None else M[c0:c1, cols]
+        else:
+            block = M[rows[c0:c1]] if cols is None else M[np.ix_(rows[c0:c1], cols)]
         # Bags along the rows of an F-ordered block: the means add the bags one after another, as
         # the mean over the rows of a C-ordered embedding does (the same last bits).
         G = np.negative(block, order="F")
