@@ -30,11 +30,11 @@ C = 10.0
 
 def dump(path):
     from mil.datasets import load_elephant
-    from mil.svm._bag_svc import _median_sq_distance
+    from mil.svm._kernels import median_sq_distance
 
     d = load_elephant()
     bags = d.bags
-    gamma = 1.0 / _median_sq_distance(bags.instances)
+    gamma = 1.0 / median_sq_distance(bags.instances)
     np.savez(path, instances=bags.instances, offsets=bags.offsets, y=np.asarray(d.target),
              folds=d.folds[0], gamma=gamma)
     print(f"Elephant: {bags.n_bags} bags, {bags.instances.shape[0]} instances; gamma = {gamma:.4g}")

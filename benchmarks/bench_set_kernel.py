@@ -92,7 +92,7 @@ def main(argv=None):
     X = bags.instances
     print(f"Musk2: {bags.n_bags} bags, {bags.n_instances} instances, {bags.n_features} features; "
           f"{len(GAMMAS)} gammas")
-    from mil.svm._bag_svc import _median_sq_distance
+    from mil.svm._kernels import median_sq_distance
 
     simd = None
     if compiled_available("_set_kernel"):
@@ -101,7 +101,7 @@ def main(argv=None):
         simd = _set_kernel._use_exp_simd(_set_kernel.EXP_SIMD if args.simd is None else args.simd)
     print(f"exponential loops' build: {simd} (2 AVX-512, 1 AVX2, 0 baseline; None: not compiled)")
     gamma_sets = {"1e-4..1e-1": GAMMAS,
-                  "median x 1/16..16": MEDIAN_MULTIPLES / _median_sq_distance(X)}
+                  "median x 1/16..16": MEDIAN_MULTIPLES / median_sq_distance(X)}
     for label, gammas in gamma_sets.items():
         base = best_time(lambda: X @ X.T, args.repeat)
         print(f"gammas {label}: X @ X.T {base:7.3f} s   ratio 1.00")

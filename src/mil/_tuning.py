@@ -77,7 +77,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil.utils.validation import shown
 
-__all__ = ["CV_CONSTRAINT", "SCORINGS", "inner_cv_doc", "fit_inputs", "positive_weight_bags", "inner_folds", "out_of_fold",
+__all__ = ["CV_CONSTRAINT", "SCORINGS", "positive_grid", "inner_cv_doc", "fit_inputs", "positive_weight_bags", "inner_folds", "out_of_fold",
            "grid_scores", "best_index", "select", "fit_sigmoid", "sigmoid_proba"]
 
 #: What the inner CV can maximise.
@@ -99,6 +99,14 @@ CONSTRAINTS = {
 DEFAULT_FOLDS = 5
 #: Bounds of the probability scale relative to 1 / the standard deviation of the scores.
 _LOG_SCALE_BOUND = 10.0
+
+
+def positive_grid(value, name):
+    """A number or a list of them as a 1-D float64 grid, each finite and > 0 (the message names `name`)."""
+    values = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    if values.ndim != 1 or values.size == 0 or not (np.isfinite(values).all() and (values > 0).all()):
+        raise ValueError(f"{name} must be a number > 0 or a non-empty list of them; got {shown(value)}")
+    return values
 
 
 def inner_cv_doc(cv, scoring=True):

@@ -10,6 +10,7 @@ import pytest
 import mil.svm._bag_svc as bag_svc
 from mil.svm import BagKernelSVC, emd_distances, migraph_weights, set_kernel
 from mil.utils.estimator_checks import make_toy_bags
+from mil.svm._kernels import median_sq_distance
 
 
 def test_migraph_weights_hand_made_bag():
@@ -77,7 +78,7 @@ def test_emd_svc_ground_metric_and_mean_reference(monkeypatch, backend):
     assert np.isclose(med.gamma_, 1.0 / np.median(D[~np.eye(30, dtype=bool)]))
     # Set kernels: the mean squared distance between instances.
     nsk = BagKernelSVC(gamma=1.0, gamma_scale="mean", scale=None, cv=1).fit(X, y)
-    assert np.isclose(nsk.gamma_, 1.0 / bag_svc._median_sq_distance(bags_of(X).instances, "mean"))
+    assert np.isclose(nsk.gamma_, 1.0 / median_sq_distance(bags_of(X).instances, "mean"))
 
 
 def bags_of(X):

@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
+from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
@@ -34,13 +34,6 @@ __all__ = ["MILESClassifier", "MInDClassifier"]
 
 _SCALES = [StrOptions({"standard", "minmax", "maxabs"}), None]
 _GRID = ["array-like"]
-
-
-def _positive_grid(values, name):
-    values = np.asarray(values, dtype=np.float64).ravel()
-    if values.size == 0 or not np.isfinite(values).all() or (values <= 0).any():
-        raise ValueError(f"{name} must be a non-empty sequence of positive numbers; got {values.tolist()}")
-    return values
 
 
 def _sq_dists(A, B):
@@ -177,7 +170,7 @@ class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
                       untuned=(self._untuned_index(params), len(Cs) // 2))
 
     def _C_grid(self):
-        return np.array([float(self.C)]) if self.C is not None else _positive_grid(self.Cs, "Cs")
+        return np.array([float(self.C)]) if self.C is not None else positive_grid(self.Cs, "Cs")
 
     @staticmethod
     def _untuned_index(params):
@@ -347,7 +340,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     def _param_grid(self, state):
         if self.sigma is not None:
             return [float(self.sigma) * np.sqrt(_absolute_unit(self, 2))]
-        return [float(s) * self.sigma_median_ for s in _positive_grid(self.sigma_scales, "sigma_scales")]
+        return [float(s) * self.sigma_median_ for s in positive_grid(self.sigma_scales, "sigma_scales")]
 
     def _fold(self, state, train, test):
         # Indices only: the features of a fold are built from M a block of concepts at a time.
@@ -637,7 +630,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         if self.gamma is not None:
             rbf = [("absolute", float(self.gamma) / _absolute_unit(self, 2))]
         else:
-            rbf = [("median", float(g)) for g in _positive_grid(self.gamma_scales, "gamma_scales")]
+            rbf = [("median", float(g)) for g in positive_grid(self.gamma_scales, "gamma_scales")]
         return rbf + [("linear", None)] if self.kernel == "auto" else rbf
 
     @staticmethod

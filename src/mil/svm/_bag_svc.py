@@ -15,13 +15,12 @@ import numpy as np
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
+from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.distances import _all_from_bags
 from mil.preprocessing import _absolute_unit, _fit_scaled
-from mil.svm._kernels import (EMD_METRICS, _normalised, _set_kernels_from_bags, emd_distances,
-                              migraph_weights, _require_pot)
-from mil.utils.validation import shown
+from mil.svm._kernels import (EMD_METRICS, _normalised, _require_pot, _set_kernels_from_bags, bandwidth_reference,
+                              emd_distances, median_sq_distance, migraph_weights)
 
 __all__ = ["BagKernelSVC", "KERNELS"]
 
@@ -29,35 +28,6 @@ __all__ = ["BagKernelSVC", "KERNELS"]
 SET_KERNELS = ("nsk", "migraph")
 DISTANCE_KERNELS = ("emd", "minimal", "maximal", "average")
 KERNELS = SET_KERNELS + DISTANCE_KERNELS
-#: Instances sampled (evenly spaced) for the median heuristic of the set kernels.
-MEDIAN_SAMPLE = 2000
-
-
-def _grid(value, name):
-    values = np.atleast_1d(np.asarray(value, dtype=np.float64))
-    if values.ndim != 1 or values.size == 0 or not (np.isfinite(values).all() and (values > 0).all()):
-        raise ValueError(f"{name} must be a number > 0 or a non-empty list of them; got {shown(value)}")
-    return values
-
-
-def _reference(d, how):
-    """The bandwidth reference of the distances `d`: their median or mean (1 if that is not > 0)."""
-    if not d.size:
-        return 1.0
-    ref = float(np.median(d) if how == "median" else np.mean(d))
-    return ref if ref > 0 else 1.0
-
-
-def _median_sq_distance(instances, how="median"):
-    """Median (or mean) squared distance between (at most MEDIAN_SAMPLE evenly spaced) instances."""
-    from scipy.spatial.distance import pdist
-
-    n = instances.shape[0]
-    idx = np.unique(np.linspace(0, n - 1, min(n, MEDIAN_SAMPLE)).astype(np.intp))
-    d = pdist(instances[idx], "sqeuclidean")
-    return _reference(d[d > 0], how)
-
-
 @inner_cv_doc(5)
 class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier):
     """Support vector machine on a kernel between bags (NSK, miGraph, EMD, Hausdorff).
@@ -229,7 +199,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         """Kernels of every gamma between the training bags: (n_gammas, n, n), absolute gammas."""
         if self.kernel in SET_KERNELS:
             w = self._instance_weights(bags)
-            ref = _absolute_unit(self, 2) if self.gamma_scale == "absolute" else _median_sq_distance(
+            ref = _absolute_unit(self, 2) if self.gamma_scale == "absolute" else median_sq_distance(
                 bags.instances, self.gamma_scale)
             gammas = rel_gammas / ref
             K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
@@ -240,7 +210,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         kernels, gammas, ps = [], [], []
         for p in self._ps:
             Dp = D ** p
-            ref = _absolute_unit(self, p) if self.gamma_scale == "absolute" else _reference(Dp[off], self.gamma_scale)
+            ref = _absolute_unit(self, p) if self.gamma_scale == "absolute" else bandwidth_reference(Dp[off], self.gamma_scale)
             for g in rel_gammas / ref:
                 kernels.append(np.exp(-g * Dp))
                 gammas.append(g)
@@ -294,8 +264,8 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         elif self.ground_metric != "euclidean":
             raise ValueError(f"ground_metric={self.ground_metric!r} needs kernel='emd' (the other kernels "
                              f"use the Euclidean distance); got kernel={self.kernel!r}")
-        Cs, rel = _grid(self.C, "C"), _grid(self.gamma, "gamma")
-        self._ps = _grid(self.p, "p")
+        Cs, rel = positive_grid(self.C, "C"), positive_grid(self.gamma, "gamma")
+        self._ps = positive_grid(self.p, "p")
         bags = _fit_scaled(self, bags, rescale_extremes=True)
         Ks, gammas, diag = self._train_kernels(bags, rel)
         if len(self.classes_) == 2:

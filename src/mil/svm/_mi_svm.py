@@ -37,10 +37,11 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._tuning import CONSTRAINTS, SCORING_CONSTRAINT, CalibratedScoresMixin, fit_inputs, inner_folds, select
+from mil._tuning import (CONSTRAINTS, SCORING_CONSTRAINT, CalibratedScoresMixin, fit_inputs, inner_folds,
+                         positive_grid, select)
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.preprocessing import _absolute_unit, _fit_scaled, _scaled_as_fitted
-from mil.svm._bag_svc import _grid, _median_sq_distance
+from mil.svm._kernels import median_sq_distance
 
 __all__ = ["miSVMClassifier", "MISVMClassifier"]
 
@@ -159,7 +160,7 @@ class _AlternatingSVM(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassif
         self
         """
         bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
-        Cs, rel = _grid(self.C, "C"), _grid(self._setting("gamma"), "gamma")
+        Cs, rel = positive_grid(self.C, "C"), positive_grid(self._setting("gamma"), "gamma")
         gammas = rel if self.kernel == "rbf" else rel[:1]
         bags = _fit_scaled(self, bags, self._setting("scale"))
         pos = y_enc == 1
@@ -257,7 +258,7 @@ class _AlternatingSVM(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassif
             return 1.0
         if self.gamma_scale != "median":  # absolute: on the features as given
             return _absolute_unit(self, 2)
-        return _median_sq_distance(bags.instances)
+        return median_sq_distance(bags.instances)
 
     def _fit_one(self, bags, pos, weight, rel_gamma, C, K=None, ref=None):
         """One alternating fit on scaled bags with scalar (gamma, C); `K` the kernel matrix of
