@@ -119,7 +119,7 @@ def test_grid_reuses_one_kernel_pass(monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(bag_svc, "_set_kernels_from_bags", counting)
-    clf = BagKernelSVC(C=[0.1, 1, 10], gamma=[0.5, 1, 2, 4]).fit(X, y)
+    clf = BagKernelSVC(C=[0.1, 1, 10], gamma=[0.5, 1, 2, 4], random_state=0).fit(X, y)
     assert calls == [4]  # one pass for the four gammas, none per C or per inner fold
     assert clf.cv_results_.shape == (4, 3)
     assert clf.C_ in (0.1, 1, 10)
@@ -128,7 +128,7 @@ def test_grid_reuses_one_kernel_pass(monkeypatch):
     original_d = bag_svc._all_from_bags
     monkeypatch.setattr(bag_svc, "_all_from_bags",
                         lambda *a, **k: dist_calls.append(1) or original_d(*a, **k))
-    BagKernelSVC(kernel="average", C=[1, 10], gamma=[0.5, 2]).fit(X, y)
+    BagKernelSVC(kernel="average", C=[1, 10], gamma=[0.5, 2], random_state=0).fit(X, y)
     assert len(dist_calls) == 1
 
 
@@ -162,7 +162,7 @@ def test_learns_toy_bags_and_backends_agree(kernel):
 def test_three_classes_string_labels_pickle():
     X, y = make_toy_bags(n_bags=45, n_classes=3, random_state=4)
     labels = np.array(["a", "b", "c"])[y]
-    clf = BagKernelSVC(kernel="migraph", C=[1, 10]).fit(X, labels)
+    clf = BagKernelSVC(kernel="migraph", C=[1, 10], random_state=0).fit(X, labels)
     assert list(clf.classes_) == ["a", "b", "c"]
     proba = clf.predict_proba(X)
     assert proba.shape == (45, 3) and clf.decision_function(X).shape == (45, 3)
@@ -197,7 +197,7 @@ def test_bad_parameters(params, match):
 def test_bad_bags_named_and_not_mutated():
     X, y = make_toy_bags(n_bags=12, random_state=0)
     copies = [b.copy() for b in X]
-    clf = BagKernelSVC().fit(X, y)
+    clf = BagKernelSVC(random_state=0).fit(X, y)
     for a, b in zip(X, copies):
         np.testing.assert_array_equal(a, b)
     bad = [b.copy() for b in X]
@@ -223,7 +223,7 @@ def test_cv_1_fits_one_svm(monkeypatch):
     # cv=1: no inner fits (the middle of each list, probability scale 1), so a fit at
     # fixed C and gamma is one kernel pass and one SVM; the SVM is the one cv=5 fits.
     X, y = make_toy_bags(n_bags=40, random_state=4)
-    ref = BagKernelSVC(C=10.0, gamma=1.0).fit(X, y)
+    ref = BagKernelSVC(C=10.0, gamma=1.0, random_state=0).fit(X, y)
     fits = []
     original = BagKernelSVC._svc
     monkeypatch.setattr(BagKernelSVC, "_svc", lambda self, C: fits.append(C) or original(self, C))

@@ -51,7 +51,7 @@ def test_finds_the_witnesses(cls, kernel):
 
 def test_rbf_nystroem_beyond_max_exact_and_pickle():
     X, y, witnesses = witness_bags()
-    clf = miSVMClassifier(kernel="rbf", C=10.0, gamma=1.0, max_exact=10, n_components=50).fit(X, y)
+    clf = miSVMClassifier(kernel="rbf", C=10.0, gamma=1.0, max_exact=10, n_components=50, random_state=0).fit(X, y)
     assert clf.feature_map_ is not None
     assert np.mean(clf.predict(X) == y) >= 0.95
     again = pickle.loads(pickle.dumps(clf))
@@ -63,7 +63,7 @@ def test_grid_string_labels_and_positive_class():
     labels = np.where(y == 1, "active", "inactive")
     with pytest.raises(ValueError, match="positive_class"):
         miSVMClassifier().fit(X, labels)
-    clf = MISVMClassifier(C=[0.1, 1, 10], positive_class="active").fit(X, labels)
+    clf = MISVMClassifier(C=[0.1, 1, 10], positive_class="active", random_state=0).fit(X, labels)
     assert clf.cv_results_.shape == (3, 3)  # the default gammas x the three Cs
     proba = clf.predict_proba(X)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(proba, axis=1)])
@@ -83,7 +83,7 @@ def test_linear_memory_is_linear_in_instances():
     y = np.arange(2000) % 2
     for b in np.flatnonzero(y == 1):
         X[b][0, 0] += 3.0
-    clf = miSVMClassifier(kernel="linear", C=1.0, max_iter=5).fit(X, y)
+    clf = miSVMClassifier(kernel="linear", C=1.0, max_iter=5, random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == y) > 0.8
 
 
@@ -109,7 +109,7 @@ def test_probabilities_calibrated_out_of_fold(cls):
 
     X, y = _noisy_witness_bags(0, 40)
     Xt, yt = _noisy_witness_bags(1, 200)
-    clf = cls(kernel="rbf", C=100.0, gamma=1.0, scale="standard", threshold="zero").fit(X, y)
+    clf = cls(kernel="rbf", C=100.0, gamma=1.0, scale="standard", threshold="zero", random_state=0).fit(X, y)
     prior = _log_loss(np.full(len(yt), y.mean()), yt)
     assert _log_loss(clf.predict_proba(Xt)[:, 1], yt) < prior
     in_sample = fit_sigmoid(clf.decision_function(X), y)[0]
