@@ -31,7 +31,7 @@ def make_recommended_classifier(random_state=None, n_jobs=None):
     The rule was fixed before it was measured: equal weights over the best
     learner of each family whose five-set mean accuracy (5 published
     repetitions x 10 folds of Musk1, Musk2, Elephant, Fox and Tiger) is at
-    least 80 %. The measured rows are in the results pages and the README.
+    least 80 %. The measured rows are on the results pages.
     All three members treat the two classes alike, so any two labels work
     without naming the positive class; more than two classes work too.
 
@@ -75,7 +75,7 @@ def make_recommended_classifier(random_state=None, n_jobs=None):
     -----
     On the command line the same classifier is ``mil evaluate --model
     recommended`` (listed by ``mil --help`` when POT is installed), seeded
-    by ``--seed``. See the user guide's page on the wrappers.
+    by ``--seed``. See :doc:`/user_guide/cli`.
 
     Examples
     --------
