@@ -58,7 +58,7 @@ def test_predict_proba_is_the_mean_of_the_members():
     clf = make_recommended_classifier(random_state=0).fit(train, y[:18])
     members = [make_learner(name, seed=0).fit(train, y[:18]) for name in RECOMMENDED_MEMBERS]
     mean = np.mean([m.predict_proba(test) for m in members], axis=0)
-    np.testing.assert_allclose(clf.predict_proba(test), mean, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(clf.predict_proba(test), mean)  # VotingClassifier: np.average
     np.testing.assert_array_equal(clf.predict(test), clf.classes_[np.argmax(mean, axis=1)])
     # a seed makes the fit reproducible
     again = make_recommended_classifier(random_state=0).fit(train, y[:18])
@@ -66,13 +66,17 @@ def test_predict_proba_is_the_mean_of_the_members():
 
 
 @needs_pot
-def test_word_labels_without_positive_class():
-    # all three members treat the classes alike, so any two labels work
+def test_word_labels_without_positive_class_and_three_classes():
+    # all three members treat the classes alike, so any two labels work; so do three classes
     X, y = make_toy_bags(n_bags=20, random_state=2)
     words = np.array(["inactive", "active"])[y]
     clf = make_recommended_classifier(random_state=0).fit(X, words)
     assert list(clf.classes_) == ["active", "inactive"]
     assert set(clf.predict(X)) <= {"active", "inactive"}
+    X, y = make_toy_bags(n_bags=24, n_classes=3, random_state=2)
+    proba = make_recommended_classifier(random_state=0).fit(X, y).predict_proba(X)
+    assert proba.shape == (24, 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
 @needs_pot
