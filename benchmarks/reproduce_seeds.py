@@ -49,9 +49,9 @@ def main():
         accs, aucs, t0 = [], [], time.perf_counter()
         seeds = args.seeds if args.learner in SEED_PARAMS else [None]  # a deterministic learner runs once
         for seed in seeds:
-            est = make_learner(args.learner, **params)
-            if seed is not None:
-                est.set_params(**{SEED_PARAMS[args.learner]: seed})
+            # the seed wins over a --param of the same name; make_learner also seeds a factory
+            est = make_learner(args.learner, seed=seed,
+                               **{k: v for k, v in params.items() if seed is None or k != SEED_PARAMS[args.learner]})
             res = evaluate(est, data.bags, data.target, splits)
             accs.append(100 * np.mean(res["accuracy"]))
             aucs.append(100 * np.nanmean(res["auc"]))

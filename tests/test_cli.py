@@ -815,3 +815,13 @@ def test_evaluate_runs_one_fold_of_each_learner_first_with_the_same_results(tmp_
         for key in ("accuracy", "auc", "log_loss", "prior_log_loss"):
             np.testing.assert_array_equal(res[key], whole[key])
         assert len(res["fit_time"]) == 4
+
+
+@pytest.mark.skipif("recommended" not in available_learners(), reason="POT is not installed")
+def test_evaluate_runs_the_recommended_vote(tmp_path, capsys):
+    path = _write_csv(tmp_path / "r.csv", ["yes", "no"] * 10)
+    assert main(["evaluate", "--dataset", path, "--model", "recommended", "--folds", "3", "--json",
+                 "--positive-class", "yes"]) == 0
+    record = _json(capsys)["recommended"]
+    assert record["status"] == "ok" and record["folds"] == 3 and record["auc_mean"] is not None
+    assert 0.0 <= record["accuracy_mean"] <= 1.0

@@ -1,5 +1,7 @@
 """mil._tuning: the inner-CV rules shared by MILES, MInD, BagKernelSVC, mi-SVM and MI-SVM."""
 
+import inspect
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -197,11 +199,18 @@ def test_registry_rows_are_the_class_defaults(name):
     # The README's rows are measured with the registry's learners: the class a user writes
     # gives the same model, but for the seed (the reproduction passes seeds 0-2), the bag
     # kernel (one class, six kernels) and the listed, justified differences.
-    from mil._learners import DEFAULT_DIFFERENCES, available_learners, make_learner
+    from mil._learners import DEFAULT_DIFFERENCES, _class_of, available_learners, make_learner
 
     if name not in available_learners():
         pytest.skip(f"{name} is not available (POT missing)")
     est = make_learner(name)
+    if not inspect.isclass(_class_of(name)):
+        # A factory (the recommended vote) has no class defaults: its members must be the
+        # registry's rows, each held to its class's defaults under its own name.
+        members = est.get_params(deep=False)["estimators"]
+        assert [(n, {k: repr(v) for k, v in m.get_params(deep=False).items()}) for n, m in members] == [
+            (n, {k: repr(v) for k, v in make_learner(n).get_params(deep=False).items()}) for n, _ in members]
+        return
     params, defaults = est.get_params(deep=False), type(est)().get_params(deep=False)
     # repr: estimators (the wrappers' inner models) compare by their parameters, not identity.
     differ = {k for k in params if repr(params[k]) != repr(defaults[k])} - {"random_state", "kernel"}

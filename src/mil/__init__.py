@@ -11,7 +11,8 @@ from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQU
 from mil._config import show_config
 from mil.bags import Bags
 from mil.embedding import BagDissimilarityEmbedding, MILESClassifier, MILESEmbedding, MInDClassifier
-from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
+from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier,
+                          make_recommended_classifier)
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.preprocessing import BagScaler
 from mil.rules import RipperMIClassifier
@@ -44,4 +45,4 @@ __all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "Bag
            "BagScaler", "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier", "ID3MIClassifier",
            "MILESClassifier", "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier",
            "miSVMClassifier", "MIWrapperClassifier", "RipperMIClassifier", "SimpleMIClassifier",
-           "SingleInstanceClassifier", "get_include", "show_config", "__version__"]
+           "SingleInstanceClassifier", "get_include", "make_recommended_classifier", "show_config", "__version__"]
