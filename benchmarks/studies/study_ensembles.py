@@ -29,10 +29,10 @@ test fold's labels. ``table`` prints the rows (accuracy % and AUC %, the mean
 over the seeds of the 5 x 10 means with their range) and the CPU seconds per
 fold.
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/study_ensembles.py fit --cache DIR --jobs 2
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/study_ensembles.py fit --cache DIR --jobs 2 --inner --members mind,blrt,emd-svm --seeds 0
-    python benchmarks/study_ensembles.py check --cache DIR
-    python benchmarks/study_ensembles.py table --cache DIR
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/studies/study_ensembles.py fit --cache DIR --jobs 2
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/studies/study_ensembles.py fit --cache DIR --jobs 2 --inner --members mind,blrt,emd-svm --seeds 0
+    python benchmarks/studies/study_ensembles.py check --cache DIR
+    python benchmarks/studies/study_ensembles.py table --cache DIR
 """
 
 import argparse
