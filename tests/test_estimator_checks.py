@@ -11,7 +11,8 @@ import pytest
 import sklearn
 from sklearn.utils.fixes import parse_version
 
-from mil.embedding import MILESClassifier, MInDClassifier
+from mil.embedding import (FisherVectorEmbedding, KernelMeanEmbedding, MILESClassifier, MInDClassifier,
+                           SlicedWassersteinEmbedding, VLADEmbedding)
 from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
@@ -47,6 +48,16 @@ ESTIMATORS = [
     MInDClassifier(Cs=(1.0, 10.0), gamma_scales=(1.0,), cv=3, random_state=0),
     MInDClassifier(Cs=(1.0, 10.0), gamma_scales=(1.0,), kernel="auto", cv=3, random_state=0),
 ]
+# The bag encoders (transformers): scikit-learn's checks, and the multi-instance
+# checks that apply to a transformer's rows (TRANSFORMER_CHECKS).
+TRANSFORMERS = [
+    VLADEmbedding(n_clusters=2, random_state=0),
+    FisherVectorEmbedding(n_components=2, random_state=0),
+    KernelMeanEmbedding(n_components=50, random_state=0),
+    KernelMeanEmbedding(n_components=50, method="nystroem", random_state=0),
+    SlicedWassersteinEmbedding(n_directions=4, n_quantiles=3, random_state=0),
+    SlicedWassersteinEmbedding(n_directions=4, n_quantiles=3, interpolation="linear", random_state=0),
+]
 
 # The expected failures are kept for scikit-learn 1.9: the common checks change
 # between releases (1.6 fits many of them on the labels 1/2, which the binary
@@ -56,7 +67,7 @@ NEW_SKLEARN = parse_version(sklearn.__version__) >= parse_version("1.9")
 if NEW_SKLEARN:
     from sklearn.utils.estimator_checks import parametrize_with_checks
 
-    @parametrize_with_checks([one_instance_bags(e) for e in ESTIMATORS],
+    @parametrize_with_checks([one_instance_bags(e) for e in ESTIMATORS + TRANSFORMERS],
                              expected_failed_checks=expected_failed_checks)
     def test_sklearn_checks(estimator, check):
         check(estimator)
@@ -101,6 +112,19 @@ def _id(est):
 @pytest.mark.parametrize("check", list(BAG_CHECKS))
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=_id)
 def test_bag_checks(estimator, check, request):
+    reason = BAG_XFAIL.get((type(estimator).__name__, check))
+    if reason:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
+    X, y = make_toy_bags(n_bags=40, random_state=3)
+    BAG_CHECKS[check](estimator, X, y)
+
+
+TRANSFORMER_CHECKS = ("instance_permutation", "batch_invariance", "backend_equality")
+
+
+@pytest.mark.parametrize("check", TRANSFORMER_CHECKS)
+@pytest.mark.parametrize("estimator", TRANSFORMERS, ids=_id)
+def test_bag_checks_transformers(estimator, check, request):
     reason = BAG_XFAIL.get((type(estimator).__name__, check))
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
@@ -220,6 +244,27 @@ def test_one_instance_adapter_keeps_the_estimator():
 
 
 # -- feature names of DataFrame bags ------------------------------------------
+
+@pytest.mark.parametrize("estimator", TRANSFORMERS, ids=_id)
+def test_dataframe_feature_names_transformers(estimator):
+    pd = pytest.importorskip("pandas")
+    X, _ = make_toy_bags(n_bags=24, n_features=3, random_state=5)
+    cols = ["a", "b", "c"]
+    frames = [pd.DataFrame(b, columns=cols) for b in X]
+    est = estimator.__class__(**estimator.get_params()).fit(frames)
+    assert est.feature_names_in_.tolist() == cols
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected = est.transform(frames)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        np.testing.assert_array_equal(est.transform(X), expected)
+    with pytest.raises(ValueError, match="must be in the same order"):
+        est.transform([f[["c", "b", "a"]] for f in frames])
+    names = est.get_feature_names_out()
+    assert names.shape == (expected.shape[1],) and names[0] == type(est).__name__.lower() + "0"
+
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=_id)
 def test_dataframe_feature_names(estimator):

@@ -55,6 +55,8 @@ def make_toy_bags(n_bags=30, n_features=4, max_size=5, random_state=0, n_classes
 
 
 def _predictions(est, X):
+    if not hasattr(est, "predict") and hasattr(est, "transform"):
+        return {"transform": est.transform(X)}  # a transformer: its rows are the outputs
     out = {"predict": est.predict(X)}
     for method in ("predict_proba", "decision_function"):
         if hasattr(est, method):
@@ -219,7 +221,7 @@ def _adapted_class(cls):
             return cls.fit(self, _as_bags(X), y)
 
     methods = {"fit": fit}
-    for name in ("predict", "predict_proba", "decision_function"):
+    for name in ("predict", "predict_proba", "decision_function", "transform"):
         if hasattr(cls, name):
             def method(self, X, _name=name):
                 return getattr(cls, _name)(self, _as_bags(X))
