@@ -208,14 +208,18 @@ class _BagEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
             return delayed(_encode_chunk)(self, bags.instances[off[b0]:off[b1]], off[b0:b1 + 1] - off[b0],
                                           b0, None if ids is None else ids[b0:b1], "X")
 
-        from joblib import Parallel, effective_n_jobs
+        from joblib import Parallel, effective_n_jobs, parallel_config
 
-        if len(bounds) == 1 or effective_n_jobs(self.n_jobs) == 1:
+        # In a task on a Dask worker (client.map(encoder.transform, ...)), the chunks are done in
+        # the worker's process, on threads if n_jobs asks for them.
+        local = {"backend": "threading"} if _inside_dask_task() else {"prefer": "threads"}
+        with parallel_config(**local):
+            workers = effective_n_jobs(self.n_jobs)
+        if len(bounds) == 1 or workers == 1:
             for b0, b1 in bounds:
                 fn, args, kwargs = task(b0, b1)
                 out[b0:b1] = fn(*args, **kwargs)
             return out
-        local = {"backend": "threading"} if _inside_dask_task() else {"prefer": "threads"}
         results = Parallel(n_jobs=self.n_jobs, return_as="generator", **local)(
             task(b0, b1) for b0, b1 in bounds)
         for (b0, b1), rows in zip(bounds, results):
