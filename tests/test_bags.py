@@ -157,3 +157,22 @@ def test_label_encoding_and_positive_class():
     with pytest.warns(DataConversionWarning, match="column-vector y"):
         bags, classes, enc = check_bags_y([np.ones((1, 2))] * 3, np.array([[2], [1], [2]]))
     assert classes.tolist() == [1, 2] and enc.tolist() == [1, 0, 1]
+
+
+def test_a_slice_of_consecutive_bags_is_a_view(tmp_path):
+    X = np.arange(20.0).reshape(10, 2)
+    bags = Bags(X, [0, 2, 5, 6, 10], ids=["a", "b", "c", "d"])
+    part = bags[1:3]
+    assert np.shares_memory(part.instances, bags.instances)
+    np.testing.assert_array_equal(part.offsets, [0, 3, 4])
+    assert part.ids.tolist() == ["b", "c"]
+    copied = bags[[1, 2]]
+    assert not np.shares_memory(copied.instances, bags.instances)
+    np.testing.assert_array_equal(part.instances, copied.instances)
+    np.testing.assert_array_equal(bags[::2].offsets, [0, 2, 3])  # a step copies
+    # A memory map stays on disk.
+    np.save(tmp_path / "x.npy", X.astype(np.float32))
+    mm = Bags(np.load(tmp_path / "x.npy", mmap_mode="r"), bags.offsets)
+    view = mm[2:]
+    assert view.instances.dtype == np.float32 and not view.instances.flags.owndata
+    np.testing.assert_array_equal(view.instances, X[5:].astype(np.float32))
