@@ -60,7 +60,7 @@ class VLADEmbedding(_BagEncoder):
     chunk_size : int or None, default=None
         Instances per chunk of bags in ``transform`` (a larger bag is a
         chunk of its own). None: as many as keep a chunk's working arrays
-        near :data:`mil.embedding.CHUNK_BYTES`.
+        near 32 MB (``mil.embedding.CHUNK_BYTES``).
     n_jobs : int or None, default=None
         Workers over the chunks of bags: threads, or the workers of the
         joblib backend in use (``joblib.parallel_config``, e.g. a Dask
@@ -70,9 +70,9 @@ class VLADEmbedding(_BagEncoder):
 
     Attributes
     ----------
-    cluster_centers_ : ndarray of shape (n_clusters, n_features_in_)
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
         The codebook, in the scaled feature space.
-    offset_, scale_ : ndarray of shape (n_features_in_,) or None
+    offset_, scale_ : ndarray of shape (n_features,) or None
         The feature scaling (``(x - offset_) / scale_``).
     n_samples_fit_ : int
         Number of instances the codebook was learned on.
@@ -188,7 +188,7 @@ class FisherVectorEmbedding(_BagEncoder):
         Feature scaling fitted on the sampled training instances.
     chunk_size : int or None, default=None
         Instances per chunk of bags in ``transform``; None: as many as keep
-        a chunk's working arrays near :data:`mil.embedding.CHUNK_BYTES`.
+        a chunk's working arrays near 32 MB (``mil.embedding.CHUNK_BYTES``).
     n_jobs : int or None, default=None
         Workers over the chunks of bags (threads, or the joblib backend in
         use). The result does not depend on it.
@@ -202,7 +202,7 @@ class FisherVectorEmbedding(_BagEncoder):
         the scaled feature space.
     n_iter_ : int
         EM iterations the mixture took.
-    offset_, scale_ : ndarray of shape (n_features_in_,) or None
+    offset_, scale_ : ndarray of shape (n_features,) or None
     n_samples_fit_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str

@@ -68,7 +68,7 @@ class KernelMeanEmbedding(_BagEncoder):
         Feature scaling fitted on the sampled training instances.
     chunk_size : int or None, default=None
         Instances per chunk of bags in ``transform``; None: as many as keep
-        a chunk's working arrays near :data:`mil.embedding.CHUNK_BYTES`.
+        a chunk's working arrays near 32 MB (``mil.embedding.CHUNK_BYTES``).
     n_jobs : int or None, default=None
         Workers over the chunks of bags (threads, or the joblib backend in
         use). The result does not depend on it.
@@ -81,7 +81,7 @@ class KernelMeanEmbedding(_BagEncoder):
         The RBF bandwidth used, in the scaled feature space.
     feature_map_ : sklearn.kernel_approximation.RBFSampler or Nystroem
         The fitted instance map.
-    offset_, scale_ : ndarray of shape (n_features_in_,) or None
+    offset_, scale_ : ndarray of shape (n_features,) or None
     n_samples_fit_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str

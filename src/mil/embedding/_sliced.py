@@ -91,7 +91,7 @@ class SlicedWassersteinEmbedding(_BagEncoder):
         Feature scaling fitted on the sampled training instances.
     chunk_size : int or None, default=None
         Instances per chunk of bags in ``transform``; None: as many as keep
-        a chunk's working arrays near :data:`mil.embedding.CHUNK_BYTES`.
+        a chunk's working arrays near 32 MB (``mil.embedding.CHUNK_BYTES``).
     n_jobs : int or None, default=None
         Workers over the chunks of bags (threads, or the joblib backend in
         use). The result does not depend on it.
@@ -100,11 +100,11 @@ class SlicedWassersteinEmbedding(_BagEncoder):
 
     Attributes
     ----------
-    directions_ : ndarray of shape (n_features_in_, n_directions)
+    directions_ : ndarray of shape (n_features, n_directions)
         Unit projection directions (columns), in the scaled feature space.
     reference_ : ndarray of shape (n_directions, n_quantiles)
         The reference quantiles (of the sampled training instances).
-    offset_, scale_ : ndarray of shape (n_features_in_,) or None
+    offset_, scale_ : ndarray of shape (n_features,) or None
     n_samples_fit_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str
