@@ -109,22 +109,14 @@ def _id(est):
     return type(est).__name__
 
 
-@pytest.mark.parametrize("check", list(BAG_CHECKS))
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_id)
-def test_bag_checks(estimator, check, request):
-    reason = BAG_XFAIL.get((type(estimator).__name__, check))
-    if reason:
-        request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
-    X, y = make_toy_bags(n_bags=40, random_state=3)
-    BAG_CHECKS[check](estimator, X, y)
-
-
 TRANSFORMER_CHECKS = ("instance_permutation", "batch_invariance", "backend_equality")
+# Every multi-instance check on the classifiers; on the transformers, those about their rows.
+_BAG_CASES = ([(e, c) for c in BAG_CHECKS for e in ESTIMATORS]
+              + [(e, c) for c in TRANSFORMER_CHECKS for e in TRANSFORMERS])
 
 
-@pytest.mark.parametrize("check", TRANSFORMER_CHECKS)
-@pytest.mark.parametrize("estimator", TRANSFORMERS, ids=_id)
-def test_bag_checks_transformers(estimator, check, request):
+@pytest.mark.parametrize("estimator, check", _BAG_CASES, ids=[f"{_id(e)}-{c}" for e, c in _BAG_CASES])
+def test_bag_checks(estimator, check, request):
     reason = BAG_XFAIL.get((type(estimator).__name__, check))
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
