@@ -1,17 +1,17 @@
 """What every bag encoder shares: fit on a sample of instances, encode chunk by chunk.
 
 A bag encoder learns a model of the instances (a codebook, a mixture, random
-features, projection directions) on the training bags, or on a seeded
-sample of ``max_samples`` of their instances (sorted, so that with every
-instance used the model does not depend on the order of the bags or of
-their instances), then turns each bag into one
-fixed-length row that depends on that bag alone. So ``transform`` walks the
-bags in chunks of consecutive bags (about ``chunk_size`` instances each)
-and memory stays at one chunk's working arrays plus the output, whatever
-the number of bags: a :class:`~mil.Bags` over a memory-mapped instance
-matrix is read from disk one chunk at a time, float32 stays float32 on
-disk. The chunks are independent tasks for joblib: threads by default, or
-the workers of a Dask cluster under ``joblib.parallel_config(backend="dask")``.
+features, projection directions) on the training bags, or on a seeded sample
+of ``max_samples`` of their instances (sorted, so that with every instance
+used the model does not depend on the order of the bags or of their
+instances), then turns each bag into one fixed-length row that depends on
+that bag alone. So ``transform`` walks the bags in chunks of consecutive bags
+(about ``chunk_size`` instances each) and memory stays at one chunk's working
+arrays plus the output, whatever the number of bags: a :class:`~mil.Bags`
+over a memory-mapped instance matrix is read from disk one chunk at a time,
+and float32 instances stay float32 there. The chunks are independent tasks
+for joblib: threads by default, or the workers of a Dask cluster under
+``joblib.parallel_config(backend="dask")``.
 """
 
 from numbers import Integral
