@@ -1,4 +1,4 @@
-"""Shipped data for the benchmark scripts (through mil.datasets, the one loader)."""
+"""Shared helpers of the benchmark scripts: the shipped data (through mil.datasets), log loss, --param parsing."""
 
 import numpy as np
 
@@ -55,15 +55,6 @@ def parse_params(items):
         else:
             params[key] = _parse_value(value)
     return params
-
-
-def _parse_value(value):
-    for cast in (int, float):
-        try:
-            return cast(value)
-        except ValueError:
-            pass
-    return {"True": True, "False": False, "None": None}.get(value, value)
 
 
 def published_fold(name, rep, fold):

@@ -1,4 +1,4 @@
-"""GDBT-MI fit time on Musk2 against scikit-learn's GradientBoostingClassifier (target: within 2x).
+"""GDBT-MI fits Musk2 within 2x the time of scikit-learn's GradientBoostingClassifier on the instances.
 
 Both fit 200 rounds of trees of the same depth limit (by default none, GDBT-MI's
 default; ``--depth 3`` is GradientBoostingClassifier's default) on the same
@@ -8,7 +8,7 @@ on the instances with their bag's label. Both use the same ``subsample`` and
 features per tree by default, scikit-learn per split, as GDBT-MI with
 ``--feature-sampling node``; ``--subsample 1 --max-features all`` compares
 full rounds). Prints both times and their ratio
-(target <= 2), best of `repeat` interleaved runs. ``--profile`` prints where
+(claim <= 2), best of `repeat` interleaved runs. ``--profile`` prints where
 GDBT-MI's time goes (cProfile, cumulative).
 
 Usage: python benchmarks/bench_boosting.py [--repeat 1] [--rounds 200] [--depth 0 (= none) | 3]
@@ -81,7 +81,7 @@ def main():
     print(f"GDBT-MI                    {t_mil:8.2f} s  ({1000 * t_mil / gdbt.n_estimators_:.1f} ms/round, "
           f"{np.mean([t.n_leaves for t in gdbt.estimators_]):.1f} leaves/tree)")
     print(f"GradientBoostingClassifier {t_sk:8.2f} s")
-    print(f"ratio GDBT-MI / sklearn GBC: {t_mil / t_sk:.2f}  (target <= 2)")
+    print(f"ratio GDBT-MI / sklearn GBC: {t_mil / t_sk:.2f}  (claim <= 2)")
 
 
 if __name__ == "__main__":

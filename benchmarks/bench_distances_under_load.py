@@ -1,4 +1,4 @@
-"""Musk2 distances against ``X @ X.T`` with 2 BLAS threads, quiet and beside CPU-bound processes.
+"""Musk2 bag distances within 1x ``X @ X.T`` (2 BLAS threads), quiet and beside CPU-bound processes.
 
 Measured in one process: the time of ``hausdorff_all`` on the Musk2 bags
 (102 x 102, 6598 instances of 166 features) divided by that of the plain
@@ -56,7 +56,7 @@ def main(argv=None):
         for p in procs:
             p.kill()
             p.wait()
-    print(f"targets: quiet ratio <= 0.75 (got {quiet:.2f}), loaded ratio <= 1.0 (got {loaded:.2f})")
+    print(f"claims: quiet ratio <= 0.75 (got {quiet:.2f}), loaded ratio <= 1.0 (got {loaded:.2f})")
 
 
 if __name__ == "__main__":

@@ -1,16 +1,16 @@
-"""Embedding benchmark: the instance-to-bag minima M and the MILES / MInD learners.
+"""Instance-to-bag minima M within 0.75x ``X @ X.T``; MILES / MInD tuned fits within 3x M; cost growth.
 
 Prints, all measured in this process (best of several runs):
 
 1. M on Musk2 train-vs-train (6598 instances x 102 bags) divided by the
    time of the plain product X @ X.T of its instance matrix, for the
-   compiled kernel and the NumPy twin (targets: <= 0.75 and <= 2.0), and
+   compiled kernel and the NumPy twin (claims: <= 0.75 and <= 2.0), and
    the Hausdorff matrices' pass for comparison;
 2. MILESClassifier and MInDClassifier fit on Musk2 (published fold 0 of
    repetition 0: 92 training bags) + predict (10 test bags), divided by
    the time of M on the same 92 training bags; once with fixed
    hyper-parameters (``cv=None``) and once with the default inner tuning
-   (target: fixed within 3x);
+   (claim: fixed within 3x);
 3. ``--growth``: time and peak memory (tracemalloc: NumPy's arrays and
    the kernel's Python-visible outputs; the kernel's block buffer of at most
    ``BLOCK_SIZE**2`` doubles is not traced) of MILESEmbedding and
@@ -25,7 +25,7 @@ Prints, all measured in this process (best of several runs):
 
 ``--miles-grids`` runs only part 2 for MILES, with the inner settings
 compared when its default grid was chosen (docs/results/embeddings.rst,
-"MILES's default grid"): the earlier default (3 x 6 grid, 5 inner folds),
+"How the grids were chosen"): the earlier default (3 x 6 grid, 5 inner folds),
 the 2 x 4 grid with 5, 3 and 2 inner folds, and with 3 inner folds whose
 fits stop at ``100 * tol``. ``--mind-grids`` does the same for MInD: the
 default, the earlier default, the wider grid and ``kernel="auto"`` tried for

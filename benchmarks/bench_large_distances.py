@@ -1,4 +1,4 @@
-"""Bag distances for more bags than fit in memory: strips of rows into memmaps (issue: scale).
+"""Bag distances for more bags than fit in memory, strip by strip into memmaps: time and peak memory.
 
 A synthetic set of N bags (default 20,000; 1 to 9 instances each, mean 5;
 16 features) against itself. The full minimal + maximal + average matrices

@@ -1,4 +1,4 @@
-"""Set-kernel and mi-SVM benchmark: 8 gammas in one pass vs X @ X.T; mi-SVM memory in instances.
+"""The NSK set kernel for 8 gammas in one pass within 2x ``X @ X.T``; mi-SVM's memory linear in instances.
 
 1. The NSK set kernel on Musk2 train-vs-train (102 x 102 bags from 6598
    instances of 166 features) for 8 gamma values in one pass

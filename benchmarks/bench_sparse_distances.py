@@ -1,4 +1,4 @@
-"""Sparse bag distances: hausdorff_all on one MILWEB user, sparse path vs dense path.
+"""Sparse bag distances on one MILWEB user at least 5x faster than the dense path, same matrices.
 
 All 113 bags of a user (3,423 instances, about 6,000 word-frequency features,
 0.3 % non-zero), train vs train: the minimal, maximal and average matrices

@@ -1,4 +1,4 @@
-"""mi-svm / MI-svm (registry estimators) on the 5 published repetitions x 10 folds, one repetition a line.
+"""A registry learner (mi-svm, MI-svm, emd-svm, ...) on the 5 x 10 published folds, one repetition a line.
 
 The same folds and estimators as `mil reproduce kernels --learners mi-svm MI-svm --datasets NAME`
 (evaluate() on table_splits(folds[r])); this script also records the out-of-fold log loss and the

@@ -100,7 +100,7 @@ LEARNERS = {
                 "SVM on exp(-gamma EMD^p), earth mover's distance by POT, (p, gamma, C) by repeated inner CV"),
     # mi-SVM's inner CV ranks the grid by out-of-fold AUC, over gamma up to 16 x the median;
     # MI-SVM's by accuracy at each point's fitted cut: each chosen on the 5 published
-    # repetitions of the five sets among eight rules (benchmarks/mi_svm_selection.py;
+    # repetitions of the five sets among eight rules (benchmarks/studies/study_mi_svm_selection.py;
     # docs/results/svm.rst).
     "mi-svm": ("mil.svm", "miSVMClassifier",
                lambda: dict(_MI_SVM, gamma=[0.25, 1.0, 4.0, 16.0], scoring="roc_auc"),

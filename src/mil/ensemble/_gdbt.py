@@ -208,7 +208,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         tree until `min_bags_leaf` or purity stops it: multi-instance trees
         peel off a few negative bags per level, so shallow trees underfit
         (depth 3: 70% on Elephant against 86% unlimited, see
-        :doc:`/results/trees_boosting_rules`).
+        :doc:`/results/boosting_wrappers`).
     min_bags_leaf : float, default=2
         Minimum bag weight in each child of a split, bag weights being
         ``|r_b|`` scaled to mean 1 over the round's bags (so 2 is "two average
@@ -218,7 +218,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         maximum of sharpness `sharpness`), the maximum, or noisy-or on
         instance probabilities. In 10-fold CV on the five shipped data sets
         the three average within a point of each other, none winning on
-        every set (see :doc:`/results/trees_boosting_rules`).
+        every set (see :doc:`/results/boosting_wrappers`).
     sharpness : float, default=3.0
         r of the log-sum-exp pooling, S = (1/r) log(mean exp(r f)).
     subsample : float in (0, 1], default=0.5

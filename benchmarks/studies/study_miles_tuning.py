@@ -13,7 +13,7 @@ and the total CPU time of the fits is printed with its ratio to (1), with
 the grid point each variant's inner accuracy chooses (ties: smallest C,
 then widest sigma, as the classifier breaks them).
 
-    python benchmarks/bench_miles_tuning.py [musk1 musk2 elephant ...]
+    python benchmarks/studies/study_miles_tuning.py [musk1 musk2 elephant ...]
 
 CPU clock (run with ``OMP_NUM_THREADS=1``): robust on a shared machine.
 """

@@ -1,4 +1,4 @@
-"""A registry learner over seeds: 5 x 10-fold CV on the published folds, mean and spread over seeds.
+"""A registry learner over seeds: 5 x 10-fold accuracy and AUC on the published folds, the seeds' range.
 
 For each data set and each seed of --seeds (the learner's seed parameter,
 ``mil._learners.SEED_PARAMS``), the
@@ -8,7 +8,7 @@ seed runs once). Parameters are the
 learner's registry defaults, or --param key=value. --json appends one record
 per data set with every fold's numbers.
 
-Usage: python benchmarks/cv_seeds.py blrt [--seeds 0 1 2] [--datasets musk1 ...] [--repeats 5]
+Usage: python benchmarks/reproduce_seeds.py blrt [--seeds 0 1 2] [--datasets musk1 ...] [--repeats 5]
        [--param key=value ...] [--json FILE]
 """
 

@@ -4,9 +4,9 @@ Fits ``MInDClassifier`` with C in 1e-2 ... 1e4 and gamma scales 4^-4 ... 4^4
 on each training fold of the five published repetitions x 10 folds of the
 named sets and counts the chosen points (recorded before the refit). The
 default grid keeps the points chosen here (docs/results/embeddings.rst,
-"MInD's default grid"). Usage::
+"How the grids were chosen"). Usage::
 
-    OMP_NUM_THREADS=1 python benchmarks/mind_grid_choices.py musk1 musk2 elephant fox tiger [--json FILE]
+    OMP_NUM_THREADS=1 python benchmarks/studies/study_mind_grid.py musk1 musk2 elephant fox tiger [--json FILE]
 """
 
 import argparse

@@ -6,17 +6,21 @@ shipped sets and scores its bag probabilities at several values of
 binary predictions do not depend on s). The constant prior is the training
 folds' class frequencies, as ``mil evaluate`` reports it.
 
-    python benchmarks/tree_log_loss.py [--smoothing 1 2 4 8 16] [--datasets musk1 ...]
+    python benchmarks/studies/study_tree_smoothing.py [--smoothing 1 2 4 8 16] [--datasets musk1 ...]
 """
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 
-from _data import prior_log_loss, published_fold
 from mil.tree import C45MIClassifier, ID3MIClassifier
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the shared _data.py
+from _data import prior_log_loss, published_fold  # noqa: E402
 
 SETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 LEARNERS = {"id3-mi": ID3MIClassifier, "c45-mi": C45MIClassifier}

@@ -1,10 +1,10 @@
-"""EMD kernel, diagnostic only (test-fold evidence, never used to choose): accuracy of each fixed grid point
-(p, gamma x median of the training fold's D^p, C) over the 5 x 10 published folds.
+"""EMD kernel SVM: the best fixed grid point picked on the test folds, a bound no inner CV can beat.
 
-The best cell is chosen on the test folds: an upper bound for any inner-CV choice over this grid,
+Accuracy of each fixed grid point (p, gamma x the median of the training fold's D^p, C) over the
+5 x 10 published folds. The best cell is chosen on the test folds: an upper bound for any inner-CV choice over this grid,
 never a result to report as one.
 
-    python benchmarks/emd_grid_oracle.py DATASET [euclidean|sqeuclidean|cityblock] [standard]
+    python benchmarks/studies/study_emd_grid_oracle.py DATASET [euclidean|sqeuclidean|cityblock] [standard]
 
 ``standard`` standardises the features on all the bags at once (an approximation of the
 per-training-fold scaling, so that each pair is solved once).

@@ -1,6 +1,6 @@
 """Does class_weight="balanced" help C4.5-MI? 5 x 10-fold CV on the shipped sets.
 
-Usage: python benchmarks/cv_class_weight.py [set ...]   (default: all five)
+Usage: python benchmarks/studies/study_class_weight.py [set ...]   (default: all five)
 
 Every repetition r uses the published folds ``data.folds[r]``; prints, per set
 and setting, accuracy and balanced accuracy (mean over the 50 test folds).

@@ -1,12 +1,12 @@
-"""Out-of-fold log loss and accuracy of Citation-KNN and Bag-KNN against the constant prior.
+"""Out-of-fold log loss of Citation-KNN and Bag-KNN against their smoothing and the constant prior.
 
 Five shipped sets, the five published 10-fold repetitions (``data.folds[r]``),
 default hyper-parameters; only ``smoothing`` (pseudo-votes per class) varies.
 Each fold's test-vs-train distances are computed once and every smoothing
 value is scored on them (smoothing does not change the votes).
 
-    python benchmarks/knn_log_loss.py                  # all five sets (about 2 min on one core)
-    python benchmarks/knn_log_loss.py musk1 fox        # some sets
+    python benchmarks/studies/study_knn_smoothing.py                  # all five sets (about 2 min on one core)
+    python benchmarks/studies/study_knn_smoothing.py musk1 fox        # some sets
 """
 
 import sys

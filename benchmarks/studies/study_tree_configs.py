@@ -1,4 +1,4 @@
-"""Tree and forest configurations compared on the five shipped sets, 5 x 10-fold CV.
+"""ID3-MI, C4.5-MI and forest configurations, 5 x 10-fold CV: how the trees' defaults were chosen.
 
 Every configuration is run on all five published fold assignments
 (``load_dataset(name).folds[r]``, r = 0..4) of Musk1, Musk2, Elephant, Fox and
@@ -11,10 +11,10 @@ mean of its ten fold accuracies, as ``mil reproduce trees``), then repetition
 (the number that chooses defaults).
 
 Usage:
-    python benchmarks/compare_trees.py --configs c45-literal c45-best-children \
+    python benchmarks/studies/study_tree_configs.py --configs c45-literal c45-best-children \
         [--datasets musk1 ...] [--repeats 5] [--cache /tmp/trees/compare.jsonl] [--table-only] \
         [--paired c45-literal]
-    python benchmarks/compare_trees.py --list
+    python benchmarks/studies/study_tree_configs.py --list
 """
 
 import argparse
@@ -103,7 +103,7 @@ for _tag, _cls in (("id3", "ID3MIClassifier"), ("c45", "C45MIClassifier")):
     # ... at a number of leaves chosen by 3-fold internal CV on the training bags.
     _add(f"{_tag}-defaults-leaves-cv", "mil.tree", _cls, max_leaf_nodes="cv")
 
-# C4.5-MI's default bag pooling (see benchmarks/tree_pooling.py, which scores all sharpnesses of
+# C4.5-MI's default bag pooling (see benchmarks/studies/study_tree_pooling.py, which scores all sharpnesses of
 # one fitted tree per fold): the defaults as they are now, and the maximum rule.
 _add("c45-defaults-lse4", "mil.tree", "C45MIClassifier", sharpness=4.0)
 

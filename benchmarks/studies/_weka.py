@@ -1,4 +1,4 @@
-"""Weka's J48 from the command line, for the side-by-side benchmark scripts (weka_*.py).
+"""Weka's J48 from the command line, for the side-by-side studies (study_weka_*.py).
 
 Weka (weka.jar, 3.9) must be given by path; nothing here is needed by mil itself.
 """

@@ -1,4 +1,4 @@
-"""Accuracy and log loss of ID3-MI and C4.5-MI against the pooling of a bag's instances (``sharpness``).
+"""ID3-MI and C4.5-MI accuracy and log loss against the pooling of a bag's instances (sharpness).
 
 Fits each tree once per fold of the five published 10-fold repetitions of the
 shipped sets (the tree does not depend on `sharpness`) and scores its bag
@@ -10,18 +10,22 @@ brackets), the five-set mean, the paired difference against the maximum over
 the 25 (set, repetition) pairs (its standard error; pairs won / lost), and the
 5 x 10 mean log loss of each set next to the constant prior's.
 
-    python benchmarks/tree_pooling.py [--learners c45-mi id3-mi] [--sharpness 1 2 4 8 inf] \
+    python benchmarks/studies/study_tree_pooling.py [--learners c45-mi id3-mi] [--sharpness 1 2 4 8 inf] \
         [--smoothing 4] [--datasets musk1 ...] [--jobs 2]
 """
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import log_loss
 
-from _data import prior_log_loss, published_fold
 from mil.tree import C45MIClassifier, ID3MIClassifier
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the shared _data.py
+from _data import prior_log_loss, published_fold  # noqa: E402
 
 SETS = ["musk1", "musk2", "elephant", "fox", "tiger"]
 LEARNERS = {"id3-mi": ID3MIClassifier, "c45-mi": C45MIClassifier}

@@ -1,4 +1,4 @@
-"""MI random forest: number of trees and the out-of-bag sharpness grid, 5 x 10-fold CV on the shipped sets.
+"""MI random forest: number of trees, the out-of-bag sharpness grid, max_features, 5 x 10-fold.
 
 Each fold fits one forest of ``--trees`` trees (``random_state=0`` unless
 ``--seed``; ``sharpness=np.inf``, so the fit makes no choice) and scores
@@ -18,14 +18,14 @@ the test bags, at each sharpness of ``GRID`` (a superset of the forest's
 the out-of-bag accuracy and the test accuracy at every sharpness of the grid,
 so any rule that picks the sharpness on the out-of-bag accuracy over a
 subgrid can be scored afterwards without refitting (``--report``). The row
-``first100`` with the shipped grid reproduces ``compare_forest.py``'s
+``first100`` with the shipped grid reproduces ``study_forest_rules.py``'s
 ``forest-bags-oob`` exactly.
 
 Usage:
-    python benchmarks/forest_size.py --trees 300 --prefixes 50 100 200 300 --block 100 \
+    python benchmarks/studies/study_forest_size.py --trees 300 --prefixes 50 100 200 300 --block 100 \
         [--datasets musk1 ...] [--param max_features=0.3] [--seed 0] [--cache forest_size.jsonl]
-    python benchmarks/forest_size.py --report [--cache ...] [--tag TAG]
-    python benchmarks/forest_size.py --joint default@seed0 max_features=0.3@seed0 [--datasets musk2]
+    python benchmarks/studies/study_forest_size.py --report [--cache ...] [--tag TAG]
+    python benchmarks/studies/study_forest_size.py --joint default@seed0 max_features=0.3@seed0 [--datasets musk2]
 """
 
 import argparse
@@ -85,7 +85,7 @@ def fold_scores(forest, bags, y, train, test, prefixes, block):
     for m in names:
         ok = oob_seen[m] > 0
         # as the forest's _choose_sharpness: argmax of the two summed columns; the test side as
-        # compare_forest.py: the positive column above 1/2
+        # study_forest_rules.py: the positive column above 1/2
         oob_p = oob_tot[m][:, ok] / oob_seen[m][ok][:, None]
         oob_acc = np.mean(np.argmax(oob_p, axis=2) == ytr[ok], axis=1) if ok.any() else np.full(g, np.nan)
         test_acc = np.mean((test_tot[m] / n_in[m] > 0.5) == yte, axis=1)

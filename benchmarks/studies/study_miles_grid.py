@@ -20,8 +20,8 @@ repetitions without refitting. ``--summary`` reads the saved files and
 prints, per set: how often each grid point is chosen, and the accuracy and
 AUC (%, 5 x 10) and inner-fit CPU time of candidate grids.
 
-    python benchmarks/miles_grid.py SET [SET ...] --out DIR
-    python benchmarks/miles_grid.py --summary DIR
+    python benchmarks/studies/study_miles_grid.py SET [SET ...] --out DIR
+    python benchmarks/studies/study_miles_grid.py --summary DIR
 """
 import argparse
 import itertools
@@ -47,7 +47,7 @@ EXTRA = (("cv2", 2, 10.0), ("cv3_tol100", 3, 100.0))
 EXTRA_SCALES, EXTRA_CS = (2.0, 1.0), (1.0, 3.0, 10.0, 30.0)
 SCALES = (2.0, 1.0, 0.5)
 CS = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
-#: The accuracy targets of the issue that added MILES (5 x 10 folds).
+#: The published 10 x 10 figures (Carbonneau et al. 2018) less about a point: the line each grid is read against.
 TARGETS = {"musk1": 84.0, "musk2": 86.5, "elephant": 78.5, "fox": 67.0, "tiger": 82.0}
 
 
@@ -201,7 +201,7 @@ def summary(outdir):
             cells = [score(data[n], setting, scales, cs) for n in names]
             rows.append((setting, [SCALES[p] for p in scales], [CS[c] for c in cs], cells))
     print("\nsetting, sigma scales, Cs | per set: accuracy (AUC) %, inner fits' CPU s over the 50 folds | "
-          "sets at or above the target, mean accuracy")
+          "sets at or above the published figure less a point, mean accuracy")
     for setting, scales, cs, cells in sorted(rows, key=lambda r: (-sum(c[0] >= TARGETS[n] for c, n in
                                                                          zip(r[3], names)),
                                                                    sum(c[2] for c in r[3]))):

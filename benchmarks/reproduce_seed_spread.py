@@ -3,14 +3,14 @@
 Fits the learner at its class defaults with ``random_state`` = each of
 ``--seeds`` on the published folds of repetitions 0 .. ``--repeats`` - 1 of
 each set, and prints per repetition the mean, minimum and maximum over the
-seeds of the 10-fold accuracy, and with ``--target`` how many seeds reach
+seeds of the 10-fold accuracy, and with ``--line`` how many seeds reach
 that line on repetition 0. It chooses nothing: it says how likely a
-single-seed, single-repetition figure (issue 13's protocol) is to reach a
+single-seed, single-repetition figure (one fit per fold of repetition 0) is to reach a
 line, given the learner as shipped.
 
 Usage:
-    python benchmarks/seed_spread.py gdbt-mi --datasets musk1 --seeds 0-19 --repeats 5 --target 85
-    python benchmarks/seed_spread.py mi-forest --datasets musk2 --seeds 0-19 --repeats 1 --target 83
+    python benchmarks/reproduce_seed_spread.py gdbt-mi --datasets musk1 --seeds 0-19 --repeats 5 --line 85
+    python benchmarks/reproduce_seed_spread.py mi-forest --datasets musk2 --seeds 0-19 --repeats 1 --line 83
 """
 
 import argparse
@@ -39,7 +39,7 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=["musk1", "musk2"])
     parser.add_argument("--seeds", type=seeds, default=list(range(10)))
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--target", type=float, default=None, help="a line on repetition 0 (percent)")
+    parser.add_argument("--line", type=float, default=None, help="a line on repetition 0 (percent)")
     args = parser.parse_args()
     for name in args.datasets:
         data = load_dataset(name, as_bags=True)
@@ -59,8 +59,8 @@ def main():
             per_seed = acc.mean(axis=1)
             print(f"  {args.repeats} x 10 per seed: mean {per_seed.mean():5.2f}  min {per_seed.min():5.2f}"
                   f"  max {per_seed.max():5.2f}")
-        if args.target is not None:
-            print(f"  seeds reaching {args.target} on rep 0: {int(np.sum(acc[:, 0] >= args.target - 1e-9))}"
+        if args.line is not None:
+            print(f"  seeds reaching {args.line} on rep 0: {int(np.sum(acc[:, 0] >= args.line - 1e-9))}"
                   f" of {len(args.seeds)}")
 
 

@@ -28,7 +28,7 @@ between neighbours less than 1e-5 apart (its ``C45Split``), C4.5-MI cuts
 between any two distinct values, so on snapped data the two see the same
 cut points (a diagnosis of the remaining differences, not a protocol).
 
-Usage: python benchmarks/weka_miwrapper_j48.py --weka-jar PATH/weka.jar
+Usage: python benchmarks/studies/study_weka_miwrapper.py --weka-jar PATH/weka.jar
        [--datasets musk2 ...] [--repeats 1] [--j48 "-C 0.25 -M 2"] [--combine 2]
        [--inner pruning=True ...] [--no-ours] [--cache DIR] [--snap]
 """
@@ -37,7 +37,9 @@ import argparse
 import hashlib
 import os
 import shlex
+import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -45,7 +47,8 @@ from mil import Bags
 from mil.datasets import load_dataset
 from mil.tree import C45MIClassifier
 from mil.wrappers import GEOMETRIC_CLIP, MIWrapperClassifier
-from _data import log_loss, parse_params  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the shared _data.py
+from _data import log_loss, parse_params  # noqa: E402
 from _weka import j48_proba, write_arff  # noqa: E402
 
 DATASETS = ["musk1", "musk2", "elephant", "fox", "tiger"]

@@ -16,8 +16,8 @@ computation on these numbers, so all rules are compared on identical fits:
 each reported with the cut at 0 (``threshold="zero"``) and with the fitted cut
 (``threshold="cv"``). Ties go to the first point in grid order, as in ``fit``.
 
-    python benchmarks/mi_svm_selection.py run LEARNER DATASET [--param KEY=VALUE ...] [--jobs J] > FILE.jsonl
-    python benchmarks/mi_svm_selection.py report FILE.jsonl [FILE.jsonl ...]
+    python benchmarks/studies/study_mi_svm_selection.py run LEARNER DATASET [--param KEY=VALUE ...] [--jobs J] > FILE.jsonl
+    python benchmarks/studies/study_mi_svm_selection.py report FILE.jsonl [FILE.jsonl ...]
 
 ``run`` prints one JSON line per outer fold (the raw scores; nothing is chosen yet); ``report``
 prints accuracy and AUC per rule, learner and dataset, with the five-set mean. Each row is what
@@ -28,12 +28,12 @@ import json
 import sys
 import time
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import roc_auc_score
 
-from _data import parse_params  # benchmarks/ is on sys.path when run as a script
 from mil._learners import make_learner
 from mil.datasets import load_dataset
 from mil.evaluation import table_splits
@@ -41,6 +41,9 @@ from mil.preprocessing import _apply_scaling, _scaling
 from mil.svm import miSVMClassifier
 from mil.svm._bag_svc import _grid
 from mil.svm._mi_svm import _rbf_from_sq
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the shared _data.py
+from _data import parse_params  # noqa: E402
 
 #: rule -> the (scoring, threshold) whose out-of-fold score ranks the grid in ``fit``.
 RULES = {"acc0": ("accuracy", "zero"), "accP": ("accuracy", "cv"), "auc": ("roc_auc", "cv"),

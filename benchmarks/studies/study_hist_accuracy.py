@@ -5,9 +5,9 @@ published folds (``fold_indices`` with the sets' fold tables); the randomised le
 GDBT-MI) over the seeds given. Results are appended to a JSON-lines cache, one line per (learner,
 splitter, seed, set, repetition), so a run can be stopped and resumed.
 
-    python benchmarks/hist_accuracy.py --learners c45 id3 --cache hist.jsonl
-    python benchmarks/hist_accuracy.py --learners forest gdbt --seeds 0 1 2 --cache hist.jsonl
-    python benchmarks/hist_accuracy.py --report --cache hist.jsonl
+    python benchmarks/studies/study_hist_accuracy.py --learners c45 id3 --cache hist.jsonl
+    python benchmarks/studies/study_hist_accuracy.py --learners forest gdbt --seeds 0 1 2 --cache hist.jsonl
+    python benchmarks/studies/study_hist_accuracy.py --report --cache hist.jsonl
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""MI random forest configurations, 5 x 10-fold CV on the five shipped sets, both bag rules.
+"""MI random forest bag rules on the same trees, 5 x 10-fold: why average="bags" and sharpness="oob".
 
 Each configuration's forest (100 trees, ``random_state=0``) is fitted once
 per fold of the five published fold assignments and scored with both
@@ -14,15 +14,15 @@ fixed sharpnesses (``NAME-bags-lse3`` ...). A diagnostic scores the
 maximum at the cutoff on the positive-class probability chosen on the
 training bags' out-of-bag probabilities (see ``oob_cutoff``;
 ``NAME-bags-oobcut``, ``NAME-instances-oobcut``). Results go to the
-JSON-lines cache of ``compare_trees.py`` (one line per configuration, set
-and repetition), and the table is the one of ``compare_trees.py``: per set
+JSON-lines cache of ``study_tree_configs.py`` (one line per configuration, set
+and repetition), and the table is the one of ``study_tree_configs.py``: per set
 the mean of the five repetitions, then repetition 0 in brackets, and the
 mean over the five sets.
 
 Usage:
-    python benchmarks/compare_forest.py --configs forest forest-leaf3 [--sharpness 1 3] \
+    python benchmarks/studies/study_forest_rules.py --configs forest forest-leaf3 [--sharpness 1 3] \
         [--datasets musk1 ...] [--repeats 5] [--cache /tmp/forest/forest.jsonl] [--table-only] [--rst]
-    python benchmarks/compare_forest.py --list
+    python benchmarks/studies/study_forest_rules.py --list
 """
 
 import argparse
@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from compare_trees import DATASETS, load_cache, rst_table, table
+from study_tree_configs import DATASETS, load_cache, rst_table, table
 from mil.datasets import load_dataset
 from mil.ensemble import MIRandomForestClassifier
 from mil.evaluation import evaluate, fold_indices

@@ -1,4 +1,4 @@
-"""What makes the integrated distance match the better of minimal and maximal?
+"""Citation-KNN with the integrated distance: ways of choosing alpha against minimal and maximal.
 
 Runs Citation-KNN under the paper's nested protocol (shipped folds, row 0;
 inner stratified 5-fold) with variants of how alpha is chosen, every
@@ -12,7 +12,7 @@ choice made on training folds only:
 - cv-alpha:     alpha chosen with references by the inner CV (alpha in 0, 0.1, ..., 1), no NCA;
 plus the minimal and maximal distances for comparison.
 
-    python benchmarks/explore_integrated.py [--scale none|standard] [--learner citation|bagknn]
+    python benchmarks/studies/study_integrated_distance.py [--scale none|standard] [--learner citation|bagknn]
 """
 
 import argparse
