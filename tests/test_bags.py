@@ -182,19 +182,19 @@ def test_deferred_value_checks_read_one_chunk_at_a_time(tmp_path):
     from mil.utils.validation import check_bag_chunk, check_bags
 
     X = np.arange(24, dtype=np.float32).reshape(12, 2)
-    X[7, 1] = np.inf
+    X[7, 1] = np.nan  # a Bags accepts NaN (missing values); the encoders do not
     np.save(tmp_path / "x.npy", X)
     bags = Bags(np.load(tmp_path / "x.npy", mmap_mode="r"), [0, 3, 6, 9, 12], ids=[10, 11, 12, 13])
     same = check_bags(bags, defer_values=True)  # the layout only: no error yet, no copy, float32 kept
     assert same is bags and same.instances.dtype == np.float32
-    with pytest.raises(ValueError, match="bag 12 of X contains infinity"):
+    with pytest.raises(ValueError, match="bag 12 of X contains NaN"):
         check_bags(bags)
     off = bags.offsets
     ok = check_bag_chunk(bags.instances[:6], off[:3], first=0, ids=bags.ids[:2])
     assert ok.dtype == np.float64 and ok.flags.c_contiguous and ok.flags.owndata
-    with pytest.raises(ValueError, match="bag 12 of X contains infinity"):
+    with pytest.raises(ValueError, match="bag 12 of X contains NaN"):
         check_bag_chunk(bags.instances[6:], off[2:] - 6, first=2, ids=bags.ids[2:])
-    with pytest.raises(ValueError, match="bag 2 of X contains infinity"):
+    with pytest.raises(ValueError, match="bag 2 of X contains NaN"):
         check_bag_chunk(bags.instances[6:], off[2:] - 6, first=2)
     with pytest.raises(ValueError, match="X has 2 features, but E is expecting 3"):
         check_bags(bags, n_features=3, estimator="E", defer_values=True)
