@@ -198,3 +198,22 @@ def test_deferred_value_checks_read_one_chunk_at_a_time(tmp_path):
         check_bag_chunk(bags.instances[6:], off[2:] - 6, first=2)
     with pytest.raises(ValueError, match="X has 2 features, but E is expecting 3"):
         check_bags(bags, n_features=3, estimator="E", defer_values=True)
+
+
+def test_building_bags_over_a_memory_map_holds_no_copy(tmp_path, monkeypatch):
+    import tracemalloc
+
+    from mil.utils import validation
+
+    monkeypatch.setattr(validation, "_FINITE_BLOCK", 1 << 12)  # blocks of 4096 values
+    mm = np.lib.format.open_memmap(tmp_path / "x.npy", "w+", np.float32, (20000, 8))
+    mm[:] = 1.0
+    mm[19999, 3] = np.inf
+    mm.flush()
+    X = np.load(tmp_path / "x.npy", mmap_mode="r")
+    tracemalloc.start()
+    with pytest.raises(ValueError, match="contains infinity"):  # found in the last block
+        Bags(X, [0, 20000])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < X.nbytes / 10

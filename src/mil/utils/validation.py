@@ -61,7 +61,18 @@ def _numeric_array(values, what):
                     "features must be int, float or bool")
 
 
+#: Elements per block of rows when a large array is checked for NaN and infinity.
+_FINITE_BLOCK = 1 << 22
+
+
 def _check_finite(arr, what, allow_nan):
+    if arr.ndim == 2 and arr.size > _FINITE_BLOCK:
+        # By blocks of rows: the test's boolean temporary stays at one block (a memory-mapped
+        # instance matrix larger than memory is read once, never held).
+        step = max(1, _FINITE_BLOCK // max(arr.shape[1], 1))
+        for start in range(0, arr.shape[0], step):
+            _check_finite(arr[start:start + step], what, allow_nan)
+        return
     if arr.size == 0 or np.isfinite(arr).all():
         return
     if allow_nan:
