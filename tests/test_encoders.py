@@ -51,7 +51,7 @@ def _scaled(enc, bag):
 
 def test_vlad_hand_computed_case_and_ties():
     train = [np.array([[0.0], [1.0]]), np.array([[9.0], [11.0]])]
-    enc = VLADEmbedding(n_clusters=2, power=1.0, normalize=False, scale=None, random_state=0).fit(train)
+    enc = VLADEmbedding(n_clusters=2, power=1.0, normalize=None, scale=None, random_state=0).fit(train)
     c = enc.cluster_centers_.ravel()
     np.testing.assert_allclose(np.sort(c), [0.5, 10.0])
     low = int(np.argmin(c))
@@ -63,9 +63,23 @@ def test_vlad_hand_computed_case_and_ties():
     tie = enc.transform([np.array([[5.25]])])[0]
     assert tie[0] == 5.25 - c[0] and tie[1] == 0.0
     # Power 0.5 then L2: sqrt(1), sqrt(2) over their norm sqrt(3).
-    enc.set_params(power=0.5, normalize=True)
+    enc.set_params(power=0.5, normalize="l2")
     np.testing.assert_allclose(enc.transform([np.array([[0.0], [2.0], [12.0]])])[0],
                                np.sqrt(expected) / np.sqrt(3.0))
+    # Intra-normalisation: each centre's block to unit norm (1 and 1), then the whole code.
+    enc.set_params(power=1.0, normalize="intra")
+    np.testing.assert_allclose(enc.transform([np.array([[0.0], [2.0], [12.0]])])[0],
+                               [np.sqrt(0.5), np.sqrt(0.5)])
+    np.testing.assert_allclose(enc.transform([np.array([[0.0], [2.0]])])[0], np.eye(2)[low])
+
+
+def test_intra_normalisation_of_the_fisher_vector_blocks():
+    X = _bags(13)
+    enc = FisherVectorEmbedding(n_components=2, power=1.0, normalize=None, random_state=0).fit(X)
+    raw = enc.transform(X).reshape(len(X), 4, -1)  # u_1, u_2, v_1, v_2
+    blocks = raw / np.linalg.norm(raw, axis=2, keepdims=True)
+    expected = blocks.reshape(len(X), -1) / np.sqrt(4.0)
+    np.testing.assert_allclose(enc.set_params(normalize="intra").transform(X), expected, rtol=1e-12)
 
 
 def _vlad_reference(enc, bag):
@@ -87,7 +101,7 @@ def test_vlad_matches_a_loop_over_instances():
 
 def test_fisher_vector_hand_computed_single_component():
     # One component fitted on 0 and 2: mean 1, variance 1.
-    enc = FisherVectorEmbedding(n_components=1, power=1.0, normalize=False, reg_covar=0.0, scale=None,
+    enc = FisherVectorEmbedding(n_components=1, power=1.0, normalize=None, reg_covar=0.0, scale=None,
                                 random_state=0).fit([np.array([[0.0]]), np.array([[2.0]])])
     np.testing.assert_allclose(enc.mixture_.means_, [[1.0]])
     np.testing.assert_allclose(enc.mixture_.covariances_, [[1.0]])
@@ -364,6 +378,7 @@ def test_parameter_errors():
     with pytest.raises(ValueError, match="n_samples=1 should be >= n_components=2"):
         FisherVectorEmbedding(n_components=2).fit([np.ones((1, 4))])
     for bad in (VLADEmbedding(power=0.0), VLADEmbedding(n_clusters=0), FisherVectorEmbedding(power=1.5),
+                VLADEmbedding(normalize=True), FisherVectorEmbedding(normalize="l1"),
                 KernelMeanEmbedding(method="exact"), KernelMeanEmbedding(gamma=0.0),
                 SlicedWassersteinEmbedding(interpolation="cubic"), SlicedWassersteinEmbedding(n_quantiles=0),
                 VLADEmbedding(max_samples=0), VLADEmbedding(chunk_size=0)):

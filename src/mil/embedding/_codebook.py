@@ -13,7 +13,7 @@ so a bag's row never depends on the other bags.
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil.embedding._encoding import _COMMON_CONSTRAINTS, _BagEncoder, _bag_sums, _normalise_rows
 
@@ -21,7 +21,7 @@ __all__ = ["VLADEmbedding", "FisherVectorEmbedding"]
 
 _NORMALISATION = {
     "power": [Interval(Real, 0, 1, closed="right")],
-    "normalize": ["boolean"],
+    "normalize": [StrOptions({"l2", "intra"}), None],
 }
 
 
@@ -47,8 +47,11 @@ class VLADEmbedding(_BagEncoder):
         Codebook size K (k-means centres).
     power : float in (0, 1], default=0.5
         Exponent of the signed power normalisation (1 switches it off).
-    normalize : bool, default=True
-        Divide each bag's code by its L2 norm (a bag whose code is 0 stays 0).
+    normalize : {"l2", "intra"} or None, default="l2"
+        "l2": divide each bag's code by its L2 norm (a code of 0 stays 0).
+        "intra": first scale each centre's block of the code to unit norm
+        (Arandjelovic and Zisserman 2013), then the whole code. None: no
+        normalisation.
     max_samples : int or None, default=100_000
         The codebook is learned on this many training instances drawn at
         random without replacement (all of them when there are fewer, or
@@ -109,7 +112,7 @@ class VLADEmbedding(_BagEncoder):
         **_COMMON_CONSTRAINTS,
     }
 
-    def __init__(self, n_clusters=8, *, power=0.5, normalize=True, max_samples=100_000, scale="standard",
+    def __init__(self, n_clusters=8, *, power=0.5, normalize="l2", max_samples=100_000, scale="standard",
                  chunk_size=None, n_jobs=None, random_state=None):
         self.n_clusters = n_clusters
         self.power = power
@@ -148,7 +151,7 @@ class VLADEmbedding(_BagEncoder):
         starts = np.zeros(n_bags * K + 1, dtype=np.intp)
         np.cumsum(np.bincount(cell, minlength=n_bags * K), out=starts[1:])
         V = _bag_sums((Z - self.cluster_centers_[nearest])[order], starts).reshape(n_bags, K * d)
-        return _normalise_rows(V, self.power, self.normalize)
+        return _normalise_rows(V, self.power, self.normalize, K)
 
 
 class FisherVectorEmbedding(_BagEncoder):
@@ -175,8 +178,10 @@ class FisherVectorEmbedding(_BagEncoder):
         Number of mixture components K.
     power : float in (0, 1], default=0.5
         Exponent of the signed power normalisation (1 switches it off).
-    normalize : bool, default=True
-        Divide each bag's code by its L2 norm.
+    normalize : {"l2", "intra"} or None, default="l2"
+        "l2": divide each bag's code by its L2 norm. "intra": first scale
+        each block (one component's mean part, one component's deviation
+        part) to unit norm, then the whole code. None: no normalisation.
     reg_covar : float >= 0, default=1e-6
         Added to the variances (``GaussianMixture``'s), in the scaled space.
     max_iter : int, default=100
@@ -238,7 +243,7 @@ class FisherVectorEmbedding(_BagEncoder):
         **_COMMON_CONSTRAINTS,
     }
 
-    def __init__(self, n_components=2, *, power=0.5, normalize=True, reg_covar=1e-6, max_iter=100,
+    def __init__(self, n_components=2, *, power=0.5, normalize="l2", reg_covar=1e-6, max_iter=100,
                  max_samples=100_000, scale="standard", chunk_size=None, n_jobs=None, random_state=None):
         self.n_components = n_components
         self.power = power
@@ -281,4 +286,4 @@ class FisherVectorEmbedding(_BagEncoder):
         V[:, 0] /= np.sqrt(gmm.weights_)[:, None]
         V[:, 1] /= np.sqrt(2.0 * gmm.weights_)[:, None]
         V /= np.diff(offsets)[:, None, None, None]
-        return _normalise_rows(V.reshape(V.shape[0], 2 * K * d), self.power, self.normalize)
+        return _normalise_rows(V.reshape(V.shape[0], 2 * K * d), self.power, self.normalize, 2 * K)

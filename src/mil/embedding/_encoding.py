@@ -240,11 +240,20 @@ def _bag_sums(A, offsets):
     return np.asarray(member @ np.asarray(A, dtype=np.float64))
 
 
-def _normalise_rows(V, power, l2):
-    """Signed power then L2 normalisation of each row, in place (a zero row stays zero)."""
+def _normalise_rows(V, power, normalize, n_blocks=1):
+    """Signed power, then L2 normalisation of each row, in place (a zero row or block stays zero).
+
+    ``normalize="intra"`` first scales each of the `n_blocks` equal blocks of a row (a
+    codeword's part) to unit norm (Arandjelovic and Zisserman, "All about VLAD", CVPR 2013),
+    then the whole row; "l2" the whole row only; None neither.
+    """
     if power != 1.0:
         np.copysign(np.abs(V) ** power, V, out=V)
-    if l2:
+    if normalize == "intra":
+        B = V.reshape(V.shape[0], n_blocks, -1)
+        norms = np.sqrt(np.einsum("ijk,ijk->ij", B, B))[:, :, None]
+        np.divide(B, norms, out=B, where=norms > 0)
+    if normalize is not None:
         norms = np.sqrt(np.einsum("ij,ij->i", V, V))
         np.divide(V, norms[:, None], out=V, where=norms[:, None] > 0)
     return V
