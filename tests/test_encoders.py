@@ -82,6 +82,16 @@ def test_intra_normalisation_of_the_fisher_vector_blocks():
     np.testing.assert_allclose(enc.set_params(normalize="intra").transform(X), expected, rtol=1e-12)
 
 
+def test_residuals_that_cancel_give_a_zero_code_in_any_instance_order():
+    # Centre 0 is (0, -0.2): the residuals of the first bag, 4 x (0, 0.2) and (0, -0.8), cancel,
+    # and their rounded sum (about 1e-17, its sign set by the order) must not be normalised to 1.
+    bags = [np.array([[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -1.0]]), np.array([[0.0, 1.0]])]
+    enc = VLADEmbedding(n_clusters=2, scale=None, random_state=0).fit(bags)
+    np.testing.assert_allclose(np.sort(enc.cluster_centers_[:, 1]), [-0.2, 1.0])
+    for order in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [0, 4, 1, 2, 3]):
+        np.testing.assert_array_equal(enc.transform([bags[0][order]]), 0.0)
+
+
 def _vlad_reference(enc, bag):
     Z = _scaled(enc, bag)
     C = enc.cluster_centers_
@@ -384,3 +394,44 @@ def test_parameter_errors():
                 VLADEmbedding(max_samples=0), VLADEmbedding(chunk_size=0)):
         with pytest.raises(InvalidParameterError):
             bad.fit(X)
+
+
+# -- property tests: small integer features, so that ties abound ------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def _integer_bags(draw):
+    n_bags = draw(st.integers(2, 6))
+    d = draw(st.integers(1, 3))
+    sizes = draw(st.lists(st.integers(1, 5), min_size=n_bags, max_size=n_bags))
+    values = draw(st.lists(st.integers(-2, 2), min_size=sum(sizes) * d, max_size=sum(sizes) * d))
+    flat = np.array(values, dtype=np.float64).reshape(-1, d)
+    return np.split(flat, np.cumsum(sizes)[:-1])
+
+
+_FITTED = {}
+
+
+@settings(max_examples=25, deadline=None)
+@given(bags=_integer_bags(), seed=st.integers(0, 3))
+def test_rows_are_per_bag_and_ignore_instance_order_with_ties(bags, seed):
+    rng = np.random.default_rng(seed)
+    for enc in (VLADEmbedding(n_clusters=2, scale=None, random_state=0),
+                FisherVectorEmbedding(n_components=1, scale=None, reg_covar=1e-3, random_state=0),
+                KernelMeanEmbedding(n_components=16, gamma=0.5, gamma_scale="absolute", scale=None,
+                                    random_state=0),
+                SlicedWassersteinEmbedding(n_directions=3, n_quantiles=4, scale=None, random_state=0)):
+        if isinstance(enc, VLADEmbedding) and sum(len(b) for b in bags) < 2:
+            continue
+        enc.fit(bags)
+        full = enc.transform(bags)
+        shuffled = [b[rng.permutation(len(b))] for b in bags]
+        # Sums that cancel to within rounding are set to 0 (else the L2 normalisation would blow
+        # their sign, set by the instance order, up to +-1); sums just above that differ in their
+        # last bits with the order, which the signed square root (steep at 0) turns into ~1e-8.
+        atol = 1e-6 if getattr(enc, "power", 1.0) < 1.0 else 1e-12
+        np.testing.assert_allclose(enc.transform(shuffled), full, rtol=1e-9, atol=atol)
+        np.testing.assert_allclose(np.vstack([enc.transform([b]) for b in bags]), full, rtol=1e-12, atol=1e-12)

@@ -6,8 +6,10 @@ training instances, each bag is encoded by how its instances deviate from
 the codewords, and the code is power- then L2-normalised for a linear
 classifier. The per-bag sums are one pass over each chunk of bags:
 residuals or weighted deviations of every instance, summed per bag (a sparse
-bag-by-instance product, or ``np.add.reduceat`` over the bag boundaries),
-so a bag's row never depends on the other bags.
+bag-by-instance product), so a bag's row never depends on the other bags.
+A sum within the rounding error of its terms is set to exactly 0 before the
+normalisation, which would otherwise blow its sign, set by the order of the
+instances, up to a full-size value.
 """
 
 from numbers import Integral, Real
@@ -150,7 +152,7 @@ class VLADEmbedding(_BagEncoder):
         order = np.argsort(cell, kind="stable")
         starts = np.zeros(n_bags * K + 1, dtype=np.intp)
         np.cumsum(np.bincount(cell, minlength=n_bags * K), out=starts[1:])
-        V = _bag_sums((Z - self.cluster_centers_[nearest])[order], starts).reshape(n_bags, K * d)
+        V = _bag_sums((Z - self.cluster_centers_[nearest])[order], starts, cancel=True).reshape(n_bags, K * d)
         return _normalise_rows(V, self.power, self.normalize, K)
 
 
@@ -282,7 +284,7 @@ class FisherVectorEmbedding(_BagEncoder):
         W *= W
         W -= 1.0
         W *= Q
-        V = _bag_sums(T.reshape(Z.shape[0], 2 * K * d), offsets).reshape(-1, 2, K, d)
+        V = _bag_sums(T.reshape(Z.shape[0], 2 * K * d), offsets, cancel=True).reshape(-1, 2, K, d)
         V[:, 0] /= np.sqrt(gmm.weights_)[:, None]
         V[:, 1] /= np.sqrt(2.0 * gmm.weights_)[:, None]
         V /= np.diff(offsets)[:, None, None, None]

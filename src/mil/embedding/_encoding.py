@@ -227,17 +227,26 @@ class _BagEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         return out
 
 
-def _bag_sums(A, offsets):
+def _bag_sums(A, offsets, cancel=False):
     """Sum the rows of `A` (instances) over each bag: (n_bags, n_columns) float64.
 
     One product with the sparse bag-by-instance membership matrix: each
     bag's row adds its own instances in order (so it does not depend on the
     other bags), and is several times faster than ``np.add.reduceat`` along
-    rows.
+    rows. With `cancel`, a sum within the rounding error of its terms
+    (``n eps sum |a|`` for n terms) is set to exactly 0: such a sum is
+    cancellation noise whose sign depends on the order of the instances, and
+    a normalisation to unit norm would blow it up to a full-size value.
     """
     n = A.shape[0]
+    A = np.asarray(A, dtype=np.float64)
     member = sp.csr_matrix((np.ones(n), np.arange(n), offsets), shape=(offsets.shape[0] - 1, n))
-    return np.asarray(member @ np.asarray(A, dtype=np.float64))
+    S = np.asarray(member @ A)
+    if cancel:
+        bound = np.asarray(member @ np.abs(A))
+        bound *= (np.diff(offsets) * np.finfo(np.float64).eps)[:, None]
+        S[np.abs(S) <= bound] = 0.0
+    return S
 
 
 def _normalise_rows(V, power, normalize, n_blocks=1):
