@@ -14,7 +14,7 @@ priori, no tuning), on unscaled features, over the 10 published folds of
 repetition 0. sawmil's ``scale_C=False`` keeps C as libsvm's. Prints the
 total fit time and the accuracy on the same folds. mil runs twice: with
 its default inner 5-fold CV, which at fixed C and gamma runs only to
-calibrate ``predict_proba`` (sawmil has none), and with ``cv=None``: one
+calibrate ``predict_proba`` (sawmil has none), and with ``cv=1``: one
 kernel pass and one SVM, the work sawmil's fit does.
 
     python benchmarks/bench_sawmil.py mil elephant.npz --repeat 3   # best of 3 per fold

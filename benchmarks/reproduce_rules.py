@@ -152,7 +152,7 @@ def run_three(repeats, variants):
         params = json.loads(spec)
         name = params.pop("learner")
         t0 = time.perf_counter()
-        acc = np.asarray(evaluate(make_learner(name, **params), bags, y, splits)["accuracy"])
+        acc = np.asarray(evaluate(make_learner(name, seed=0, **params), bags, y, splits)["accuracy"])
         acc = acc.reshape(repeats, 10)   # 30 bags in every fold: fold means are pooled accuracies
         print(json.dumps(dict(learner=name, params=params,
                               acc=[round(100 * a, 1) for a in acc.mean(axis=1)],

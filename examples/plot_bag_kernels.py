@@ -28,7 +28,7 @@ C = [0.1, 1, 10, 100]
 gamma = [0.25, 0.5, 1, 2, 4]  # multiples of 1 / the median squared instance distance
 fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4), sharey=True)
 for ax, kernel in zip(axes, ["nsk", "migraph"]):
-    clf = BagKernelSVC(kernel=kernel, C=C, gamma=gamma).fit(bags[train_idx], y[train_idx])
+    clf = BagKernelSVC(kernel=kernel, C=C, gamma=gamma, random_state=0).fit(bags[train_idx], y[train_idx])
     acc = np.mean(clf.predict(bags[test_idx]) == y[test_idx])
     im = ax.imshow(100 * clf.cv_results_, cmap="viridis", origin="lower", vmin=50, vmax=100)
     ax.set_xticks(range(len(C)), [str(c) for c in C])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mil._learners import available_learners
-from mil.cli import main
+from mil.cli import build_parser, main
 
 
 def test_info_prints_configuration(capsys):
@@ -23,6 +23,113 @@ def test_help_for_every_subcommand():
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 0
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--help"]])
+def test_help_lists_every_learner_with_its_cost_class(argv, capsys):
+    from mil._costs import COST_CLASSES, cost_class
+    from mil._learners import DEFAULT_JOB, LEARNERS
+
+    with pytest.raises(SystemExit):
+        main(argv)
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    names = [n for n in COST_CLASSES]
+    for name, (_, _, _, description) in LEARNERS.items():
+        mark = "*" if name in DEFAULT_JOB else ""
+        line = next(i for i, text in enumerate(lines) if text.split()[:1] == [name + mark])
+        assert lines[line].endswith(description) and len(lines[line]) <= 100
+        # under the heading of its cost class on the 200-bag file and on Musk1
+        heading = next(text for text in reversed(lines[:line]) if text.startswith("  ") and
+                       not text.startswith("    "))
+        on_file, on_musk = cost_class(name)
+        assert heading.strip().startswith(f"{on_file} on ")
+        assert on_musk in heading
+    assert all(name in out for _, name in names[:2]) and "the default job" in out
+
+
+def test_every_learner_has_a_measured_cost():
+    from mil._costs import FOLD_SECONDS, REFERENCES
+    from mil._learners import DEFAULT_JOB, LEARNERS
+
+    assert set(FOLD_SECONDS) == set(LEARNERS)
+    assert all(len(t) == len(REFERENCES) and min(t) > 0 for t in FOLD_SECONDS.values())
+    assert set(DEFAULT_JOB) <= set(LEARNERS)
+
+
+def test_fold_time_model_through_the_measurements():
+    import math
+
+    from mil._costs import FOLD_SECONDS, REFERENCES, estimate_seconds, fold_seconds
+
+    refs = [(n, d) for _, n, d, _, _ in REFERENCES.values()]
+    # By hand for one learner: p from Musk1 to Musk2 (same features), q from Musk1 to the file.
+    (t1, t2, t3), ((n1, d1), (n2, d2), (n3, d3)) = FOLD_SECONDS["c45-mi"], refs
+    p = math.log(t3 / t2) / math.log(n3 / n2)
+    q = math.log((t1 / n1 ** p) / (t2 / n2 ** p)) / math.log(d1 / d2)
+    assert 0.5 < p < 3 and 0 < q < 2  # not clipped: the model passes through the three points
+    assert fold_seconds("c45-mi", 1000, 64) == pytest.approx(t2 * (1000 / n2) ** p * (64 / d2) ** q)
+    np.testing.assert_allclose([fold_seconds("c45-mi", n, d) for n, d in refs], (t1, t2, t3), rtol=1e-9)
+    # Clipped exponents: the fit is in log space, within a factor of the measurements.
+    for name, times in FOLD_SECONDS.items():
+        got = np.array([fold_seconds(name, n, d) for n, d in refs])
+        assert np.all(got / np.array(times) < 4) and np.all(np.array(times) / got < 4), name
+    assert fold_seconds("no-such-learner", 10, 10) is None
+    total, per = estimate_seconds(["c45-mi", "blrt"], n1, d1, 10, workers=2)
+    assert total == pytest.approx(sum(per.values()))
+    assert per["blrt"] == pytest.approx(5 * fold_seconds("blrt", n1, d1))
+
+
+def test_default_job_is_the_curated_set_and_all_runs_every_learner(tmp_path, monkeypatch, capsys):
+    import mil.cli
+    from mil._learners import DEFAULT_JOB
+
+    assert mil.cli._learner_names(None) == [n for n in DEFAULT_JOB if n in available_learners()]
+    assert mil.cli._learner_names(["all"]) == available_learners()
+    assert mil.cli._learner_names(["c45-mi", "all"])[0] == "c45-mi"
+    assert len(mil.cli._learner_names(["c45-mi", "all"])) == len(available_learners())
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
+    assert main(["evaluate", "--dataset", path, "--folds", "3", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [r["learner"] for r in json.loads(captured.out)] == mil.cli._learner_names(None)
+    # the estimate comes first, on stderr, and says it is one
+    assert captured.err.startswith(f"mil: {len(DEFAULT_JOB)} learners x 3 folds on 16 bags (48 instances "
+                                   "x 2 features): about ")
+    assert "an estimate" in captured.err
+    assert main(["evaluate", "--dataset", path, "--folds", "3", "--json", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_estimate_names_the_learners_that_dominate():
+    from mil.cli import _estimate_note, _load
+
+    data = _load(build_parser().parse_args(["evaluate", "--dataset", "musk2"]))
+    note = _estimate_note(["c45-mi", "mi-svm"], data, 10, None)
+    assert "mostly mi-svm (" in note and "c45-mi (" not in note
+
+
+def test_a_warning_names_its_learner_once(tmp_path, monkeypatch, capsys):
+    # A solver at its iteration limit in every fold of one learner, in worker processes:
+    # one line after the table names that learner and counts the folds.
+    from sklearn.linear_model import LogisticRegression
+
+    import mil.cli
+    from mil import SimpleMIClassifier
+
+    real = mil.cli._make_learner
+
+    def make(learner, *args):
+        return SimpleMIClassifier(LogisticRegression(max_iter=1)) if learner == "c45-mi" else real(learner, *args)
+
+    monkeypatch.setattr(mil.cli, "_make_learner", make)
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
+    assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "3", "--jobs", "2",
+                 "--quiet"]) == 0
+    captured = capsys.readouterr()
+    notes = [line for line in captured.err.splitlines() if "iteration limit" in line]
+    assert notes == [line for line in notes if line.startswith("note: c45-mi: a scikit-learn solver stopped at "
+                                                               "its iteration limit in 3 of 3 folds")]
+    assert len(notes) == 1 and "bag-knn" not in captured.err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -98,13 +205,14 @@ def test_reproduce_distances_quick_writes_the_plot(tmp_path, capsys):
 
 
 def test_reproduce_embeddings_quick(capsys):
-    assert main(["reproduce", "embeddings", "--quick", "--quiet"]) == 0
+    assert main(["reproduce", "embeddings", "--quick", "--quiet", "--seeds", "1"]) == 0
     out = capsys.readouterr().out
     assert "miles (published)  84.7" in out and "mind (published)   90.1" in out
     assert "two folds of Musk1" in out and "Carbonneau" in out
-    assert main(["reproduce", "embeddings", "--quick", "--json", "--learners", "mind"]) == 0
+    assert main(["reproduce", "embeddings", "--quick", "--json", "--learners", "mind", "--seeds", "2"]) == 0
     res = json.loads(capsys.readouterr().out)
-    assert set(res["accuracy"]) == {"mind"} and len(res["auc"]["mind"]["musk1"]) == 2
+    assert set(res["accuracy"]) == {"mind"} and len(res["auc"]["mind"]["musk1"]) == 4  # 2 folds x 2 seeds
+    assert res["seeds"] == 2 and len(res["seed_accuracy"]["mind"]["musk1"]) == 2
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -289,14 +397,14 @@ def test_json_has_per_fold_scores_and_auc_says_why_it_is_missing(tmp_path, capsy
 
 
 def test_positive_class_option(tmp_path, capsys):
-    from mil.cli import _learner_params
+    from mil.cli import _make_learner
 
     path = _write_csv(tmp_path / "w.csv", ["yes", "no"] * 8)
     assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--json",
                  "--positive-class", "no"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)[0]["positive_class"] == "no" and "note" not in captured.err
-    assert _learner_params("c45-mi", "no", 0)["positive_class"] == "no"
+    assert _make_learner("c45-mi", "no", 0).positive_class == "no"
     assert main(["evaluate", "--dataset", path, "--positive-class", "maybe"]) == 2
     assert "--positive-class 'maybe' is not one of the labels of w.csv: 'no', 'yes'" in capsys.readouterr().err
     three = _write_csv(tmp_path / "three.csv", [0, 1, 2] * 5)
@@ -304,9 +412,9 @@ def test_positive_class_option(tmp_path, capsys):
     assert "--positive-class applies to two-class data" in capsys.readouterr().err
 
 
-def test_a_learner_that_cannot_take_nan_is_skipped_and_the_default_job_goes_on(tmp_path, capsys):
+def test_a_learner_that_cannot_take_nan_is_skipped_and_the_others_go_on(tmp_path, capsys):
     path = _write_csv(tmp_path / "nan.csv", [1, 0] * 8, ids=[f"mol_{i}" for i in range(16)], nan_bag=5)
-    assert main(["--dataset", path, "--folds", "4", "--quiet"]) == 0  # the default job: every learner
+    assert main(["--dataset", path, "--folds", "4", "--quiet", "--model", "all"]) == 0  # every learner
     out = capsys.readouterr().out
     assert "c45-mi " in out and "id3-mi " in out  # the trees take NaN as missing
     skipped = [line for line in out.splitlines() if line.startswith("skipped ")]
@@ -414,17 +522,41 @@ def test_the_folds_used_are_said_exactly(capsys):
     assert _json(capsys)["bag-knn"]["fold_source"].startswith("stratified random folds, seed 7")
 
 
-def test_seed_reaches_the_learners():
-    from mil.cli import _learner_params
+def test_seed_reaches_the_randomised_learners_only():
+    from mil.cli import _make_learner
 
-    assert _learner_params("gdbt-mi", None, 5) == {"random_state": 5}
-    assert _learner_params("gdbt-mi", None, None) == {}  # no --seed: the registered random_state
+    assert _make_learner("gdbt-mi", None, 5).random_state == 5
+    assert _make_learner("simplemi-rf", None, 5).estimator.random_state == 5
+    assert _make_learner("c45-mi", None, 5).random_state is None  # deterministic: its default
+    assert build_parser().parse_args(["evaluate"]).seed == 0
+    assert build_parser().parse_args([]).seed == 0
 
 
-def test_without_seed_the_trees_give_their_defaults_numbers(capsys):
-    # A seed makes the trees break ties between features in a random order instead of by the
-    # lowest index (random_state=None, their default): without --seed, mil evaluate must give
-    # the numbers of C45MIClassifier() as documented, with --seed those of random_state=seed.
+def test_seed_option_makes_runs_reproducible(tmp_path, capsys):
+    from mil import BagRandomTreesClassifier
+    from mil.cli import _load
+    from mil.evaluation import evaluate, fold_indices
+
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
+    base = ["evaluate", "--dataset", path, "--model", "blrt", "--folds", "4", "--json"]
+
+    def run(*extra):
+        assert main(base + list(extra)) == 0
+        return [(f["accuracy"], f["auc"]) for f in _json(capsys)["blrt"]["per_fold"]]
+
+    default = run()
+    assert run() == default == run("--seed", "0")  # the default is seed 0, and runs repeat
+    # --seed 1 draws the folds with seed 1 and seeds the learner with 1.
+    data = _load(build_parser().parse_args(base))
+    expected = evaluate(BagRandomTreesClassifier(random_state=1), data.bags, data.y,
+                        fold_indices(data.y, 4, 1, seed=1))
+    assert run("--seed", "1") == [(float(a), float(u)) for a, u in zip(expected["accuracy"], expected["auc"])]
+
+
+def test_the_trees_give_their_defaults_numbers_with_any_seed(capsys):
+    # A seed would make the trees break ties between features in a random order instead of by
+    # the lowest index (random_state=None, their default): mil evaluate gives the numbers of
+    # C45MIClassifier() as documented, whatever --seed says (it seeds the randomised learners).
     from mil import C45MIClassifier
     from mil.datasets import load_dataset
     from mil.evaluation import evaluate, fold_indices
@@ -438,7 +570,7 @@ def test_without_seed_the_trees_give_their_defaults_numbers(capsys):
     assert main(base) == 0
     assert _json(capsys)["c45-mi"]["accuracy_mean"] == pytest.approx(expected[None], abs=1e-12)
     assert main(base + ["--seed", "0"]) == 0
-    assert _json(capsys)["c45-mi"]["accuracy_mean"] == pytest.approx(expected[0], abs=1e-12)
+    assert _json(capsys)["c45-mi"]["accuracy_mean"] == pytest.approx(expected[None], abs=1e-12)
 
 
 def test_version(capsys):
@@ -636,8 +768,7 @@ def test_progress_plan_times_each_learner_by_its_own_fold_cost():
 
 def test_evaluate_runs_one_fold_of_each_learner_first_with_the_same_results(tmp_path, monkeypatch, capsys):
     import mil.evaluation
-    from mil._learners import make_learner
-    from mil.cli import _learner_params, _load, _plan_folds, _run_learners, build_parser
+    from mil.cli import _load, _make_learner, _plan_folds, _run_learners
 
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
     args = build_parser().parse_args(["evaluate", "--dataset", path, "--folds", "4"])
@@ -680,7 +811,7 @@ def test_evaluate_runs_one_fold_of_each_learner_first_with_the_same_results(tmp_
     assert bar.plans == [["citation-knn"] * 3 + ["c45-mi"] * 3 + ["bag-knn"] * 3]
     assert skipped == [("citation-knn", "a later fold this learner cannot take")] and bar.skips == [3]
     for learner, res in results:  # the same as one evaluate over all the folds
-        whole = real(make_learner(learner, **_learner_params(learner, None, args.seed)), data.bags, data.y, splits)
+        whole = real(_make_learner(learner, None, args.seed), data.bags, data.y, splits)
         for key in ("accuracy", "auc", "log_loss", "prior_log_loss"):
             np.testing.assert_array_equal(res[key], whole[key])
         assert len(res["fit_time"]) == 4

@@ -97,7 +97,7 @@ def test_inner_folds_slice_the_refitted_embeddings(backend):
     train, test = np.arange(0, 20, 2), np.arange(1, 20, 2)
     Xtr, Xte = [X[i] for i in train], [X[i] for i in test]
 
-    miles = MILESClassifier(C=1.0, sigma=1.5, cv=None, scale=None).fit(X, y)
+    miles = MILESClassifier(C=1.0, sigma=1.5, cv=1, scale=None).fit(X, y)
     state = miles._prepare(miles._scaled(X))
     F_train, F_test = miles._features(miles._fold(state, train, test), 1.5)
     emb = MILESEmbedding(sigma=1.5, scale=None).fit(Xtr)
@@ -105,7 +105,7 @@ def test_inner_folds_slice_the_refitted_embeddings(backend):
     np.testing.assert_allclose(F_train, emb.transform(Xtr) - mean, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(F_test, emb.transform(Xte) - mean, rtol=1e-9, atol=1e-12)
 
-    mind = MInDClassifier(C=1.0, gamma=1.0, cv=None, scale=None).fit(X, y)
+    mind = MInDClassifier(C=1.0, gamma=1.0, cv=1, scale=None).fit(X, y)
     state = mind._prepare(mind._scaled(X))
     fold = mind._fold(state, train, test)
     emb = BagDissimilarityEmbedding(mind.dissimilarity, scale=None).fit(Xtr)
@@ -119,7 +119,7 @@ def test_miles_svm_sees_centred_columns_and_coef_acts_on_the_embedding(backend):
     # MILES's SVM is fitted on the embedding centred on the training bags; coef_ and intercept_
     # are those of that SVM with the means folded into the intercept.
     X, y = make_toy_bags(n_bags=24, random_state=6)
-    clf = MILESClassifier(C=1.0, sigma=1.5, cv=None, scale=None, tol=1e-8, random_state=0).fit(X, y)
+    clf = MILESClassifier(C=1.0, sigma=1.5, cv=1, scale=None, tol=1e-8, random_state=0).fit(X, y)
     F = MILESEmbedding(sigma=1.5, scale=None).fit(X).transform(X)
     svm = LinearSVC(penalty="l1", dual=False, C=1.0, tol=1e-8, max_iter=5000,
                     random_state=clf._seed).fit(F - F.mean(axis=0), y)
@@ -135,7 +135,7 @@ def test_mind_linear_kernel_is_a_linear_svm_on_standardised_dissimilarities(back
 
     X, y = make_toy_bags(n_bags=30, random_state=8)
     Xtr, ytr, Xte = X[:22], y[:22], X[22:]
-    clf = MInDClassifier(C=3.0, kernel="linear", cv=None).fit(Xtr, ytr)
+    clf = MInDClassifier(C=3.0, kernel="linear", cv=1).fit(Xtr, ytr)
     assert clf.kernel_ == "linear" and clf.gamma_ is None and clf.best_params_ == {"param": None, "C": 3.0}
     emb = BagDissimilarityEmbedding("average", scale=None).fit(Xtr)
     F, F_test = emb.transform(Xtr), emb.transform(Xte)
@@ -150,26 +150,26 @@ def test_mind_linear_kernel_is_a_linear_svm_on_standardised_dissimilarities(back
 def test_mind_auto_kernel_chooses_between_rbf_and_linear(backend):
     X, y = make_toy_bags(n_bags=30, random_state=9)
     clf = MInDClassifier(kernel="auto", gamma_scales=(0.25, 1.0, 4.0), random_state=0).fit(X, y)
-    assert clf.cv_accuracy_.shape == (4, len(clf.Cs))  # three gammas, then the linear kernel
+    assert clf.cv_results_.shape == (4, len(clf.Cs))  # three gammas, then the linear kernel
     assert clf.kernel_ in ("rbf", "linear")
     # The refit is the fixed-parameter classifier at the chosen point.
-    same = MInDClassifier(C=clf.best_params_["C"], gamma=clf.gamma_, kernel=clf.kernel_, cv=None).fit(X, y)
+    same = MInDClassifier(C=clf.best_params_["C"], gamma=clf.gamma_, kernel=clf.kernel_, cv=1).fit(X, y)
     np.testing.assert_allclose(clf.decision_function(X), same.decision_function(X), rtol=1e-9, atol=1e-12)
     # Without inner folds "auto" is the RBF kernel at the middle of the grid.
-    a = MInDClassifier(kernel="auto", cv=None).fit(X, y)
-    b = MInDClassifier(cv=None).fit(X, y)
+    a = MInDClassifier(kernel="auto", cv=1).fit(X, y)
+    b = MInDClassifier(cv=1).fit(X, y)
     assert a.kernel_ == b.kernel_ == "rbf" and a.best_params_ == b.best_params_
     assert a.dissimilarity_mean_ is None and a.dissimilarity_scale_ is None  # the linear kernel's alone
     # The linear grid alone: one row of inner accuracies; pickles.
     lin = pickle.loads(pickle.dumps(MInDClassifier(kernel="linear", random_state=0).fit(X, y)))
-    assert lin.cv_accuracy_.shape == (1, len(lin.Cs)) and lin.score(X, y) > 0.8
+    assert lin.cv_results_.shape == (1, len(lin.Cs)) and lin.score(X, y) > 0.8
 
 
 # -- MILES instance contributions ---------------------------------------------------------
 
 def test_miles_instance_contributions_by_hand(backend):
     X, y = make_toy_bags(n_bags=10, n_features=1, random_state=2)
-    clf = MILESClassifier(C=1.0, sigma=1.0, cv=None, scale=None).fit(X, y)
+    clf = MILESClassifier(C=1.0, sigma=1.0, cv=1, scale=None).fit(X, y)
     # A model set by hand: concepts 0 and 5, weights 2 and -1, sigma 1.
     clf.concepts_ = np.array([[0.0], [5.0]])
     clf.centre_ = np.zeros(1)
@@ -182,7 +182,7 @@ def test_miles_instance_contributions_by_hand(backend):
     e = np.exp
     np.testing.assert_allclose(scores, [1.0, 1.0, -e(-1.0), 2 * e(-1.0) - e(-16.0)], rtol=1e-12)
     # A bag's scores sum to its decision value minus the intercept.
-    f = clf._raw_decision(clf._scaled([bag, np.array([[1.0]])]))
+    f = clf._decision(clf._scaled([bag, np.array([[1.0]])]))
     np.testing.assert_allclose([scores[:3].sum(), scores[3]], f - 0.5, rtol=1e-12)
 
 
@@ -226,15 +226,15 @@ def test_three_classes(backend, cls):
 def test_inner_tuning_weights_and_calibration(cls):
     X, y = make_toy_bags(n_bags=40, random_state=5)
     clf = cls(random_state=0).fit(X, y)
-    grid = clf.cv_accuracy_
+    grid = clf.cv_results_
     scales = clf.sigma_scales if cls is MILESClassifier else clf.gamma_scales
     assert grid.shape == (len(scales), len(clf.Cs))
-    assert set(clf.best_params_) == {"param", "C"} and clf.calibration_slope_ > 0
+    assert set(clf.best_params_) == {"param", "C"} and clf.proba_scale_ > 0
     # sample_weight and class_weight reach the SVM; zero weights drop bags.
     w = np.ones(40)
     w[:10] = 0.0
-    a = cls(C=1.0, cv=None, random_state=0).fit(X, y, sample_weight=w)
-    b = cls(C=1.0, cv=None, random_state=0, class_weight="balanced").fit(X, y)
+    a = cls(C=1.0, cv=1, random_state=0).fit(X, y, sample_weight=w)
+    b = cls(C=1.0, cv=1, random_state=0, class_weight="balanced").fit(X, y)
     assert a.predict(X).shape == b.predict(X).shape == (40,)
 
 
@@ -261,7 +261,7 @@ def test_outputs_do_not_depend_on_backend_or_instance_order_beyond_tolerance(cls
 # -- bad input ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("est", [MILESEmbedding(), BagDissimilarityEmbedding(),
-                                 MILESClassifier(cv=None), MInDClassifier(cv=None)],
+                                 MILESClassifier(cv=1), MInDClassifier(cv=1)],
                          ids=lambda e: type(e).__name__)
 def test_bad_input(est):
     X, y = make_toy_bags(n_bags=12, random_state=6)

@@ -44,3 +44,30 @@ def test_evaluate_gives_the_same_folds_whatever_n_jobs(n_jobs, random_bags):
     np.testing.assert_array_equal(res["auc"], serial["auc"])
     assert res["callback"] == [(len(tr), 3) for tr, _ in splits]
     assert serial["callback"] is None and res["fit_time"].shape == (3,)
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_record_warnings_counts_each_warning_once_per_fold(n_jobs, random_bags):
+    # A solver at its iteration limit warns in every fold (in the worker processes with
+    # n_jobs=2): recorded once, with the number of folds that raised it, instead of shown.
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    from mil import SimpleMIClassifier
+    from mil.evaluation import _merge_warnings
+
+    X = random_bags(2, n_bags=18, n_features=3)
+    y = np.arange(18) % 2
+    splits = fold_indices(y, folds=3, seed=0)
+    est = SimpleMIClassifier(LogisticRegression(max_iter=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing escapes the recording
+        res = evaluate(est, X, y, splits, n_jobs=n_jobs, record_warnings=True)
+    converge = [w for w in res["warnings"] if w[0] is ConvergenceWarning]
+    assert len(converge) == 1 and converge[0][2] == 3 and "iter" in converge[0][1].lower()
+    with pytest.warns(ConvergenceWarning):  # without recording, the warnings are shown
+        assert evaluate(est, X, y, splits[:1])["warnings"] is None
+    assert _merge_warnings([(UserWarning, "a", 2)], None, [(UserWarning, "a", 1), (UserWarning, "b", 1)]) == \
+        [(UserWarning, "a", 3), (UserWarning, "b", 1)]

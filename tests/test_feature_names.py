@@ -82,13 +82,19 @@ def test_forest_tree_by_index(table):
     forest = MIRandomForestClassifier(n_estimators=3, max_features=None, random_state=0)
     forest.fit(table.data, table.target)
     text = export_text(forest, index=1)
-    assert text == export_text(forest.estimators_[1].tree_, feature_names=NAMES)
+    header, body = text.split("\n", 1)
+    assert header == "tree 1 of 3 (estimators_[1])" and text == forest.export_text(1)
+    member = export_text(forest.estimators_[1].tree_, feature_names=NAMES)  # a bare tree: labels pos / neg
+    for side, label in (("pos", forest.classes_[1]), ("neg", forest.classes_[0])):
+        member = member.replace(f"class: {side}", f"class: {label}").replace(f"{side}=", f"{label}=")
+    assert body == member
     assert "signal" in text and export_text(forest, index=-1) == export_text(forest, index=2)
-    with pytest.raises(ValueError, match="holds 3 trees; choose one with index=k"):
+    with pytest.raises(ValueError, match=r"holds 3 trees; choose one with export_text\(model, index=k\) or "
+                                         r"model.export_text\(k\)"):
         export_text(forest)
     with pytest.raises(ValueError, match="index=3 is not a tree"):
         export_text(forest, index=3)
-    with pytest.raises(NotFittedError, match="fitted forest"):
+    with pytest.raises(NotFittedError, match="fitted MIRandomForestClassifier"):
         export_text(MIRandomForestClassifier(), index=0)
 
 
@@ -96,12 +102,12 @@ def test_gdbt_round_by_index(table):
     clf = GDBTMIClassifier(n_estimators=4, random_state=0).fit(table.data, table.target)
     text = export_text(clf, index=0)
     assert any(f"{name} <=" in text for name in NAMES) and "x0" not in text and "x1" not in text
-    assert "value=" in text and "pos (" not in text
+    assert "value: " in text and "class: " not in text
     with pytest.raises(ValueError, match="boosting round"):
         export_text(clf)
     y3 = np.arange(len(table.target)) % 3
     multi = GDBTMIClassifier(n_estimators=2, random_state=0).fit(table.data, y3)
-    assert "value=" in export_text(multi, index=(1, 2))
+    assert "value: " in export_text(multi, index=(1, 2))
     with pytest.raises(ValueError, match=r"index=\(round, class index\)"):
         export_text(multi, index=1)
 
@@ -112,7 +118,7 @@ def test_export_text_refuses_other_models():
     with pytest.raises(NotFittedError):
         export_text(C45MIClassifier())
     clf = C45MIClassifier().fit([np.zeros((1, 1)), np.ones((1, 1))], [0, 1])
-    with pytest.raises(ValueError, match="index applies to a forest"):
+    with pytest.raises(ValueError, match="this C45MIClassifier has one tree"):
         export_text(clf, index=0)
 
 

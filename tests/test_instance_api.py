@@ -35,12 +35,12 @@ LEARNERS = [
     lambda: GDBTMIClassifier(n_estimators=10, random_state=0),
     lambda: RipperMIClassifier(random_state=0),
     lambda: MIWrapperClassifier(LogisticRegression()),
-    lambda: miSVMClassifier(),
-    lambda: MISVMClassifier(kernel="rbf"),
+    lambda: miSVMClassifier(kernel="linear", C=1.0, random_state=0),
+    lambda: MISVMClassifier(C=1.0, gamma=1.0, random_state=0),
     lambda: MILESClassifier(Cs=(1.0,), sigma_scales=(1.0,), cv=3, random_state=0),
     lambda: MInDClassifier(Cs=(1.0,), gamma_scales=(1.0,), cv=3, random_state=0),
-    lambda: BagKernelSVC(C=[1.0]),
-    lambda: BagKernelSVC(kernel="migraph", C=[1.0]),
+    lambda: BagKernelSVC(C=[1.0], gamma=1.0, random_state=0),
+    lambda: BagKernelSVC(kernel="migraph", C=[1.0], gamma=1.0, random_state=0),
 ]
 IDS = ["c45", "id3", "forest", "gdbt", "ripper", "miwrapper", "mi-svm", "MI-SVM", "miles", "mind",
        "nsk", "migraph"]
@@ -99,7 +99,7 @@ def test_the_positive_class_orients_the_outputs():
 def test_mi_svm_instance_scores_are_the_svm_decision_values():
     X, y = _bags()
     words = np.where(y == 1, "active", "inactive")
-    a = miSVMClassifier(positive_class="active").fit(X, words)
+    a = miSVMClassifier(kernel="linear", C=1.0, threshold="zero", positive_class="active").fit(X, words)
     assert a.classes_.tolist() == ["active", "inactive"]
     bags = Bags.from_list(X)
     f = a.svm_.decision_function((bags.instances - a.offset_) / a.scale_)

@@ -14,7 +14,8 @@ computation on these numbers, so all rules are compared on identical fits:
   ``threshold="cv"``);
 
 each reported with the cut at 0 (``threshold="zero"``) and with the fitted cut
-(``threshold="cv"``). Ties go to the first point in grid order, as in ``fit``.
+(``threshold="cv"``). Ties go to the first C, then the first gamma, as in ``fit``
+(:mod:`mil._tuning`, whose functions score and cut here).
 
     python benchmarks/studies/study_mi_svm_selection.py run LEARNER DATASET [--param KEY=VALUE ...] [--jobs J] > FILE.jsonl
     python benchmarks/studies/study_mi_svm_selection.py report FILE.jsonl [FILE.jsonl ...]
@@ -37,8 +38,8 @@ from sklearn.metrics import roc_auc_score
 from mil._learners import make_learner
 from mil.datasets import load_dataset
 from mil.evaluation import table_splits
+from mil._tuning import best_index, fit_sigmoid, grid_scores, inner_folds, out_of_fold
 from mil.preprocessing import _apply_scaling, _scaling
-from mil.svm import miSVMClassifier
 from mil.svm._bag_svc import _grid
 from mil.svm._mi_svm import _rbf_from_sq
 
@@ -56,16 +57,19 @@ def _fold(learner, params, X, y, tr, te):
     est = make_learner(learner, **params)
     bags, y_enc = est._validate_fit([X[i] for i in tr], y[tr])
     test = est._validate_predict([X[i] for i in te])
-    if est.scale is not None:
-        offset, scale = _scaling(bags.instances, est.scale)
+    if est._setting("scale") is not None:
+        offset, scale = _scaling(bags.instances, est._setting("scale"))
         bags, test = _apply_scaling(bags, offset, scale), _apply_scaling(test, offset, scale)
     pos = y_enc == 1
-    Cs, rel = _grid(est.C, "C"), _grid(est.gamma, "gamma")
-    grid = [(float(g), float(c)) for g in (rel if est.kernel == "rbf" else rel[:1]) for c in Cs]
+    Cs, rel = _grid(est.C, "C"), _grid(est._setting("gamma"), "gamma")
+    gammas = rel if est.kernel == "rbf" else rel[:1]
+    grid = [(float(g), float(c)) for g in gammas for c in Cs]
     D2 = None
     if est._exact(bags.instances.shape[0]):
         D2 = est._sq_distances(est._points(bags.instances, bags.offsets, pos))
-    oof = est._tune(bags, pos, None, grid, D2)
+    folds = inner_folds(est.cv, pos.astype(np.intp), random_state=est.random_state, repeats=est.cv_repeats)
+    rows, oof = out_of_fold(folds, lambda a, b: est._fold_scores(bags, pos, None, gammas, Cs, D2, a, b))
+    oof = oof.reshape(len(grid), -1)
     ref = est._gamma_ref(bags)
     test_scores, K, last_g = [], None, None
     for g, c in grid:
@@ -76,7 +80,7 @@ def _fold(learner, params, X, y, tr, te):
         est._fit_one(bags, pos, None, g, c, K=K, ref=ref)
         test_scores.append(est._bag_scores(test).tolist())
     positive = est.classes_[1]
-    return {"grid": grid, "oof": oof.tolist(), "train_pos": pos.tolist(),
+    return {"grid": grid, "shape": [len(gammas), len(Cs)], "oof": oof.tolist(), "train_pos": pos[rows].tolist(),
             "test_scores": test_scores, "test_pos": (y[te] == positive).tolist(),
             "cpu": time.process_time() - t}
 
@@ -93,16 +97,18 @@ def run(learner, ds, params, jobs):
 
 
 def _choose(fold):
-    """{rule: (grid index, cut at the fitted threshold)} for one outer fold, by the estimator's
-    own ranking (``_oof_score``) and fitted cut (``_calibration``); which of the two classes
-    does not matter, they share both."""
-    oof, pos = np.asarray(fold["oof"]), np.asarray(fold["train_pos"])
-    est = miSVMClassifier(threshold="cv")
-    cuts = [est._calibration(s, pos, None)[1] for s in oof]
+    """{rule: (grid index, cut at the fitted threshold)} for one outer fold, by the estimators'
+    own ranking (``mil._tuning.grid_scores``, ``best_index``) and fitted cut (``fit_sigmoid``)."""
+    oof, pos = np.asarray(fold["oof"]), np.asarray(fold["train_pos"]).astype(np.intp)
+    cuts = []
+    for s in oof:
+        a, b = fit_sigmoid(s, pos, intercept=True)
+        cuts.append(-b / a)
+    n_g, n_C = fold["shape"]
     out = {}
     for rule, (scoring, threshold) in RULES.items():
-        est.set_params(scoring=scoring, threshold=threshold)
-        out[rule] = (int(np.argmax([est._oof_score(s, pos, None) for s in oof])), cuts)
+        p, c = best_index(grid_scores(oof.reshape(n_g, n_C, -1), pos, None, scoring, threshold == "cv"))
+        out[rule] = (p * n_C + c, cuts)
     return out
 
 

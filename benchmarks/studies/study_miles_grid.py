@@ -33,6 +33,7 @@ import warnings
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
+from mil._tuning import inner_folds
 from mil.bags import Bags
 from mil.datasets import load_dataset
 from mil.embedding import MILESClassifier
@@ -79,7 +80,7 @@ class _Recording(MILESClassifier):
 def run_fold(bags, y, train, test, extra=False):
     rec = _Recording(random_state=0, Cs=CS, sigma_scales=SCALES)
     # The state of a fit (scaling, centre, seed, concepts, M) without its grid: a fit at fixed C.
-    rec.set_params(cv=None, C=1.0).fit(bags[train], y[train])
+    rec.set_params(cv=1, C=1.0).fit(bags[train], y[train])
     rec.set_params(cv=5, C=None)
     state = rec._prepare(rec._scaled(bags[train]))
     target = (np.searchsorted(rec.classes_, y[train]) == rec._pos_index).astype(np.intp)
@@ -89,18 +90,19 @@ def run_fold(bags, y, train, test, extra=False):
         rec.cv, rec.tol_factor, rec._times = n_folds, factor, {}
         scales, cs = (EXTRA_SCALES, EXTRA_CS) if extra else (SCALES, CS)
         sub = [params[SCALES.index(q)] for q in scales]
-        rec._tune(state, target, None, sub, np.asarray(cs))
+        folds = inner_folds(rec.cv, target, random_state=rec.random_state, repeats=rec.cv_repeats)
+        rec.cv_results_ = rec._select(state, target, None, sub, np.asarray(cs), folds).scores
         # On the full grid's shape (NaN: not fitted).
         acc, seconds = np.full((len(SCALES), len(CS)), np.nan), np.zeros((len(SCALES), len(CS)))
         for i, q in enumerate(scales):
             for j, C in enumerate(cs):
-                acc[SCALES.index(q), CS.index(C)] = rec.cv_accuracy_[i, j]
+                acc[SCALES.index(q), CS.index(C)] = rec.cv_results_[i, j]
                 seconds[SCALES.index(q), CS.index(C)] = rec._times.get((sub[i], C), 0.0)
         out["inner"][label] = acc.tolist()
         out["inner_time"][label] = seconds.tolist()
     if extra:
         return out
-    # A final fit (at tol) at every grid point; the test decisions as _finish / _raw_decision make them
+    # A final fit (at tol) at every grid point; the test decisions as _finish / _decision make them
     # (the chosen point's agree with MILESClassifier(random_state=0).decision_function to rounding).
     everyone = np.arange(train.shape[0])
     M_test = minima(one_bag(rec.concepts_), rec._scaled(bags[test]), centre=rec.centre_)

@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from mil.datasets import load_dataset
+from mil._tuning import inner_folds
 from mil.embedding import MILESClassifier
 from mil.embedding._minima import miles_features
 from mil.evaluation import table_splits
@@ -73,7 +74,7 @@ def main(argv=None):
             clf.fit(bags, y)  # sets the scaling, centre and seed as fit does; the grid is redone below
         state = clf._prepare(clf._scaled(bags))
         target = (np.searchsorted(clf.classes_, y) == clf._pos_index).astype(np.intp)
-        folds = clf._inner_folds(target)
+        folds = inner_folds(clf.cv, target, random_state=clf.random_state, repeats=clf.cv_repeats)
         base = None
         variants = (("uncentred, tol", False, clf.tol), ("uncentred, 10 x tol", False, 10 * clf.tol),
                     ("centred, tol", True, clf.tol), ("centred, 10 x tol (default)", True, 10 * clf.tol))

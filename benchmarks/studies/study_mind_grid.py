@@ -27,10 +27,9 @@ GAMMA_SCALES = tuple(4.0 ** np.arange(-4, 5))
 class _Recording(MInDClassifier):
     """MInD that keeps the inner CV's choice (``best_params_`` holds the absolute gamma after the refit)."""
 
-    def _tune(self, *args, **kwargs):
-        best, slope = super()._tune(*args, **kwargs)
-        self.choice_ = (float(best["C"]), float(best["param"][1]))
-        return best, slope
+    def _finish(self, fold, machine, param):
+        self.choice_ = (float(self.best_params_["C"]), float(param[1]))
+        super()._finish(fold, machine, param)
 
 
 def main(argv=None):

@@ -10,12 +10,16 @@ __version__ = "0.1.0"
 from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQUIRE_COMPILED)
 from mil._config import show_config
 from mil.bags import Bags
-from mil.embedding import BagDissimilarityEmbedding, MILESClassifier, MILESEmbedding, MInDClassifier
+from mil.embedding import (BagDissimilarityEmbedding, FisherVectorEmbedding, KernelMeanClassifier, KernelMeanEmbedding,
+                           MILESClassifier, MILESEmbedding, MInDClassifier, SlicedWassersteinClassifier,
+                           SlicedWassersteinEmbedding, VLADEmbedding, miFVClassifier, miVLADClassifier)
 from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
+from mil.preprocessing import BagScaler
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, SingleInstanceClassifier
 
 
 def get_include():
@@ -39,6 +43,9 @@ def get_include():
 
 
 __all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "BagRandomTreesClassifier", "Bags",
-           "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier", "ID3MIClassifier", "MILESClassifier",
-           "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier", "miSVMClassifier",
-           "RipperMIClassifier", "get_include", "show_config", "__version__"]
+           "BagScaler", "C45MIClassifier", "CitationKNNClassifier", "FisherVectorEmbedding", "GDBTMIClassifier",
+           "ID3MIClassifier", "KernelMeanClassifier", "KernelMeanEmbedding", "miFVClassifier", "miVLADClassifier",
+           "MILESClassifier", "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier",
+           "miSVMClassifier", "MIWrapperClassifier", "RipperMIClassifier", "SimpleMIClassifier",
+           "SingleInstanceClassifier", "SlicedWassersteinClassifier", "SlicedWassersteinEmbedding",
+           "VLADEmbedding", "get_include", "show_config", "__version__"]

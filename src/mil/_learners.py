@@ -2,7 +2,7 @@
 
 import importlib
 
-__all__ = ["LEARNERS", "SEED_PARAMS", "make_learner", "available_learners"]
+__all__ = ["LEARNERS", "SEED_PARAMS", "DEFAULT_JOB", "make_learner", "available_learners"]
 
 
 def _c45(**params):
@@ -30,7 +30,7 @@ def _hgb():
 def _rf():
     from sklearn.ensemble import RandomForestClassifier
 
-    return RandomForestClassifier(n_estimators=100, random_state=0)
+    return RandomForestClassifier(n_estimators=100)
 
 
 #: name -> (module, class, default parameters, one-line description); the
@@ -49,13 +49,13 @@ LEARNERS = {
     "c45-mi": ("mil.tree", "C45MIClassifier", {}, "C4.5-MI decision tree (gain ratio; pruning off by default)"),
     # 100 rounds keep `mil` quick; on Musk1 they measure as well as 200 (5 x 10-fold: 85.8 %
     # vs 85.1 %, docs/results/boosting_wrappers.rst). `mil reproduce trees` uses the default 200.
-    "gdbt-mi": ("mil.ensemble", "GDBTMIClassifier", {"random_state": 0, "n_estimators": 100},
+    "gdbt-mi": ("mil.ensemble", "GDBTMIClassifier", {"n_estimators": 100},
                 "GDBT-MI: gradient boosting of C4.5-MI trees (100 rounds)"),
     # The bag-ratio rule of BLRT in GDBT-MI's rounds (docs/results/trees.rst: 5 x 10, three seeds,
     # five-set mean 81.6 against 79.2 for the C4.5-MI rounds); a fit takes well under a second.
-    "gdbt-bag-ratio": ("mil.ensemble", "GDBTMIClassifier", {"random_state": 0, "split": "bag-ratio"},
-                       "GDBT-MI with bag-ratio trees (200 rounds; BLRT's rule in each round)"),
-    "ripper-mi": ("mil.rules", "RipperMIClassifier", {"random_state": 0}, "RIPPER-MI rule learner"),
+    "gdbt-bag-ratio": ("mil.ensemble", "GDBTMIClassifier", {"split": "bag-ratio"},
+                       "GDBT-MI with bag-ratio trees (BLRT's rules, 200 rounds)"),
+    "ripper-mi": ("mil.rules", "RipperMIClassifier", {}, "RIPPER-MI rule learner"),
     # Weka's two baselines with C4.5 inside (C4.5-MI on one-instance bags: gain ratio, J48's
     # -M 2 and -C 0.25 pruning for SimpleMI, Laplace leaves). Chosen on 5 x 10-fold CV of the
     # five shipped sets, accuracy and out-of-fold log loss (docs/results/boosting_wrappers.rst):
@@ -65,60 +65,88 @@ LEARNERS = {
     # on Weka's instance weights (-A 3), its 5 x 10 mean 77.4 against 76.1 for the former entry
     # (C4.5 min_bags_leaf=1, Laplace leaves, every bag weighing 1).
     "simplemi-tree": ("mil.wrappers", "SimpleMIClassifier", lambda: {"estimator": _calibrated_c45()},
-                      "SimpleMI: C4.5 on per-bag feature means, Platt-scaled (Weka SimpleMI -M 1, J48)"),
+                      "SimpleMI: C4.5 on per-bag feature means, Platt-scaled (Weka)"),
     "miwrapper-tree": ("mil.wrappers", "MIWrapperClassifier", {},
-                       "MIWrapper: J48-like C4.5 on the weighted instances, geometric mean (Weka -P 2 -A 3)"),
-    "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {"random_state": 0},
-                  "MI random forest: 100 C4.5-MI trees on bootstrap bag samples, sqrt features per node, "
-                  "each tree's instances pooled at an out-of-bag sharpness"),
+                       "MIWrapper: C4.5 on weighted instances, geometric mean (Weka)"),
+    "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {},
+                  "MI random forest: 100 C4.5-MI trees on bootstrap bag samples"),
     # Komarek and Somol (ECML PKDD 2018) at the paper's defaults: 100 trees, sqrt(d) features,
     # 16 rules per feature, random ratios, no bootstrap.
-    "blrt": ("mil.ensemble", "BagRandomTreesClassifier", {"random_state": 0},
-             "bag-level randomized trees: 100 extremely randomised trees whose rules read the share of "
-             "a bag's instances with x_f <= theta"),
+    "blrt": ("mil.ensemble", "BagRandomTreesClassifier", {},
+             "BLRT: 100 randomized trees on shares of a bag's instances"),
     # The two trivial baselines every multi-instance learner must beat: a gradient-boosted
     # instance classifier on bag labels (mean of the instances' probabilities) and a random
     # forest on per-bag feature means.
     "miwrapper-hgb": ("mil.wrappers", "MIWrapperClassifier", lambda: {"estimator": _hgb()},
-                      "MIWrapper around scikit-learn's HistGradientBoostingClassifier"),
+                      "MIWrapper + HistGradientBoosting: the instance-level baseline"),
     "simplemi-rf": ("mil.wrappers", "SimpleMIClassifier", lambda: {"estimator": _rf()},
-                    "SimpleMI around scikit-learn's RandomForestClassifier(n_estimators=100)"),
+                    "SimpleMI + random forest (100 trees): the bag-level baseline"),
     # Bag kernels and multi-instance SVMs (mil.svm). (gamma, C) are tuned by an inner
     # 5-fold CV over the training bags inside fit (one kernel pass for all gammas); gamma is a
     # multiple of the median heuristic. The EMD runs on unscaled features (its pair cache then
     # serves every fold) and also tunes the power p of exp(-gamma EMD^p); it needs POT
     # (pip install "scikit-mil[ot]") and is unavailable without it.
-    "nsk-svm": ("mil.svm", "BagKernelSVC", lambda: dict(kernel="nsk", **_svm_grid()),
-                "SVM on the normalised set kernel (NSK / MI-Kernel), (gamma, C) by inner CV"),
-    "migraph-svm": ("mil.svm", "BagKernelSVC", lambda: dict(kernel="migraph", **_svm_grid()),
-                    "miGraph: SVM on the set kernel with 1/degree instance weights, (gamma, C) by inner CV"),
-    # The EMD kernel's inner CV is a stratified 5-fold repeated 3 times (fixed seed): chosen on the
-    # 5 published repetitions of the five sets (+0.5 accuracy on average, Fox's target reached;
-    # docs/results/svm.rst). Only SVM fits on the precomputed kernels are repeated.
+    "nsk-svm": ("mil.svm", "BagKernelSVC", {"kernel": "nsk"},
+                "SVM on the normalised set kernel (NSK), tuned by inner CV"),
+    "migraph-svm": ("mil.svm", "BagKernelSVC", {"kernel": "migraph"},
+                    "miGraph: SVM on a degree-weighted set kernel, inner CV"),
+    # The EMD kernel's inner CV is a stratified 5-fold repeated 3 times (shuffles seeded by
+    # random_state): chosen on the 5 published repetitions of the five sets (+0.5 accuracy on
+    # average; docs/results/svm.rst). Only SVM fits on the precomputed kernels are repeated.
     "emd-svm": ("mil.svm._requires_pot", "BagKernelSVC",
-                lambda: dict(kernel="emd", scale=None, p=[1.0, 2.0], cv=_repeated_cv(), **_svm_grid()),
-                "SVM on exp(-gamma EMD^p), earth mover's distance by POT, (p, gamma, C) by repeated inner CV"),
-    # mi-SVM's inner CV ranks the grid by out-of-fold AUC, over gamma up to 16 x the median;
-    # MI-SVM's by accuracy at each point's fitted cut: each chosen on the 5 published
-    # repetitions of the five sets among eight rules (benchmarks/studies/study_mi_svm_selection.py;
-    # docs/results/svm.rst).
-    "mi-svm": ("mil.svm", "miSVMClassifier",
-               lambda: dict(_MI_SVM, gamma=[0.25, 1.0, 4.0, 16.0], scoring="roc_auc"),
-               "mi-SVM (Andrews et al. 2002), instance labels inferred, (gamma, C) and cut by inner CV"),
-    # MI-SVM scales features to [0, 1]: chosen on the 5 published repetitions of the five sets
-    # (+0.7 accuracy and +1.0 AUC on average against standard scaling; docs/results/svm.rst).
-    "MI-svm": ("mil.svm", "MISVMClassifier", lambda: dict(_MI_SVM, scale="minmax"),
-               "MI-SVM (Andrews et al. 2002), one witness per positive bag, (gamma, C) and cut by inner CV"),
+                {"kernel": "emd", "scale": None, "p": (1.0, 2.0), "cv_repeats": 3},
+                "SVM on the earth mover's distance (needs POT), inner CV"),
+    # mi-SVM and MI-SVM at the classes' defaults: the RBF kernel, exact up to 10^4 training
+    # instances (all of Musk2's), (gamma, C) tuned by the inner 3-fold CV, the bag threshold
+    # fitted on the out-of-fold scores. mi-SVM's inner CV ranks the grid by out-of-fold AUC, over
+    # gamma up to 16 x the median; MI-SVM's by accuracy at each point's fitted cut, on features
+    # scaled to [0, 1]: each chosen on the 5 published repetitions of the five sets
+    # (benchmarks/studies/study_mi_svm_selection.py; docs/results/svm.rst).
+    "mi-svm": ("mil.svm", "miSVMClassifier", {},
+               "mi-SVM (Andrews et al. 2002): instance labels, RBF, inner CV"),
+    "MI-svm": ("mil.svm", "MISVMClassifier", {},
+               "MI-SVM (Andrews et al. 2002): one witness per bag, RBF, inner CV"),
     # Bag embeddings on one instance-to-bag distance pass; C and sigma / gamma tuned inside fit
     # by an inner CV over the training bags (MILES 2 folds, MInD 5; docs/results/embeddings.rst).
-    "miles": ("mil.embedding", "MILESClassifier", {"random_state": 0},
-              "MILES: instance-similarity embedding + 1-norm linear SVM, inner-CV tuned"),
-    "mind": ("mil.embedding", "MInDClassifier", {"random_state": 0},
-             "MInD: bag dissimilarities (average Hausdorff) + RBF SVM, inner-CV tuned"),
+    "miles": ("mil.embedding", "MILESClassifier", {},
+              "MILES: instance-similarity embedding + 1-norm SVM, inner CV"),
+    "mind": ("mil.embedding", "MInDClassifier", {},
+             "MInD: bag dissimilarities + RBF SVM, inner CV"),
+    # Bag encoders (linear in the instances) + a model on the encodings, C (and the RBF width /
+    # the instance kernel's width) tuned inside fit by an inner 5-fold CV over the training bags;
+    # defaults chosen on the 5 published repetitions (benchmarks/studies/study_encoders.py).
+    "mi-fv": ("mil.embedding", "miFVClassifier", {},
+              "miFV: Fisher vectors (2-component mixture) + logistic regression, inner CV"),
+    "mi-vlad": ("mil.embedding", "miVLADClassifier", {},
+                "miVLAD: VLAD on a 2-centre k-means codebook + logistic regression, inner CV"),
+    "rff-nsk": ("mil.embedding", "KernelMeanClassifier", {},
+                "NSK by random Fourier features (kernel mean embedding) + logistic regression, inner CV"),
+    "swe-svm": ("mil.embedding", "SlicedWassersteinClassifier", {},
+                "sliced-Wasserstein embedding + RBF SVM (stand-in for the EMD kernel), inner CV"),
 }
 
 
-#: The randomised learners: name -> the parameter that seeds them (reported over seeds).
+#: The quick default job of ``mil`` and ``mil evaluate`` (``--model all`` runs every learner):
+#: the strongest learners by their five-set means (5 published repetitions x 10 folds of Musk1,
+#: Musk2, Elephant, Fox and Tiger; accuracy / AUC %, the README's rows, randomised learners over
+#: seeds 0-2) among those whose 10-fold CV takes seconds both on 200 bags of 5-40 instances x 10
+#: features and on Musk1 (mil._costs.FOLD_SECONDS). In the order they run:
+#: - mind: the best five-set mean accuracy, 83.3 / 89.5 (bag dissimilarities + SVM);
+#: - blrt: 81.7 / 89.5, the best tree ensemble; reads missing values;
+#: - gdbt-bag-ratio: 81.6 / 89.1, boosting; the best on Fox after RIPPER-MI;
+#: - miles: 81.0 / 88.5, and it scores instances (which instances made a bag positive);
+#: - miwrapper-hgb: 81.6 / 88.8, the instance-level baseline: a learner that does not beat it on
+#:   the user's data gains nothing from its multi-instance model there.
+#: Left out: emd-svm (82.6 / 90.1, the best AUC) at about 6 times MInD's CPU time per fold on
+#: the 200-bag file (4 times on Musk1), and it needs POT; MI-svm (80.6 / 88.4) at 8 times;
+#: mi-svm (77.8 / 86.6), minutes on the 200-bag file; the others below 80 accuracy.
+DEFAULT_JOB = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb")
+
+
+#: The randomised learners (their fit draws random numbers: bootstrap samples, random rules,
+#: inner-CV splits): name -> the parameter that seeds them. The registry keeps the class's
+#: default there (None: a fresh draw at every fit, as in Python); ``make_learner(name, seed=s)``,
+#: the command line (``--seed``, default 0) and the reproductions (seeds 0 .. S-1) set it.
 SEED_PARAMS = {
     "gdbt-mi": "random_state",
     "gdbt-bag-ratio": "random_state",
@@ -126,27 +154,30 @@ SEED_PARAMS = {
     "mi-forest": "random_state",
     "blrt": "random_state",
     "simplemi-rf": "estimator__random_state",
+    # The inner-CV learners: the seed draws their inner folds (and k-means / prototypes /
+    # Nystroem where they have them).
+    "nsk-svm": "random_state",
+    "migraph-svm": "random_state",
+    "emd-svm": "random_state",
+    "mi-svm": "random_state",
+    "MI-svm": "random_state",
+    "miles": "random_state",
+    "mind": "random_state",
+    "mi-fv": "random_state",
+    "mi-vlad": "random_state",
+    "rff-nsk": "random_state",
+    "swe-svm": "random_state",
 }
 
-#: The inner grid of the bag-kernel SVMs (gamma relative to the median heuristic).
-SVM_C = (0.1, 1.0, 10.0, 100.0)
-SVM_GAMMA = (0.25, 0.5, 1.0, 2.0, 4.0)
-#: mi-SVM / MI-SVM in the registry: (gamma, C) tuned by the inner 3-fold CV (gamma relative
-#: to the median heuristic), the exact RBF kernel up to 10^4 training instances (all of
-#: Musk2's), the bag threshold fitted on the inner folds' out-of-fold scores. Chosen on the 5
-#: published repetitions of the five sets among six settings (docs/results/svm.rst).
-_MI_SVM = {"kernel": "rbf", "C": [1.0, 10.0, 100.0], "gamma": [0.25, 1.0, 4.0], "max_exact": 10000,
-           "threshold": "cv"}
-
-
-def _svm_grid():
-    return {"C": list(SVM_C), "gamma": list(SVM_GAMMA)}
-
-
-def _repeated_cv():
-    from sklearn.model_selection import RepeatedStratifiedKFold
-
-    return RepeatedStratifiedKFold(n_splits=5, n_repeats=3, random_state=0)
+#: Registered learners whose parameters differ from their class's defaults beyond the kernel
+#: and the seed, and why (a test holds the registry to this list).
+DEFAULT_DIFFERENCES = {
+    # One class serves six bag kernels; its defaults are the set kernels'. The EMD row is
+    # measured on unscaled features (the EMD's pair cache then serves every fold), with the
+    # power p of exp(-gamma EMD^p) tuned and the inner CV repeated 3 times (SVM fits only: the
+    # EMD dominates the cost).
+    "emd-svm": ("scale", "p", "cv_repeats"),
+}
 
 
 def _class_of(name):
@@ -162,12 +193,31 @@ def available_learners():
     return [name for name in LEARNERS if _class_of(name) is not None]
 
 
-def make_learner(name, **params):
-    """Instantiate a learner by registry name with its defaults, overridden by `params`."""
+def make_learner(name, seed=None, **params):
+    """Instantiate a learner by registry name with its defaults, overridden by `params`.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`LEARNERS`.
+    seed : int or None, default=None
+        For a randomised learner (:data:`SEED_PARAMS`), the value of its
+        seeding parameter; ignored by the deterministic ones. None keeps the
+        class's default. An explicit parameter in `params` wins.
+    **params
+        Parameters of the estimator, replacing the registry's.
+
+    Returns
+    -------
+    estimator : a mil or scikit-learn classifier (unfitted)
+    """
     if name not in LEARNERS:
         raise ValueError(f"unknown learner {name!r}; choose from {', '.join(LEARNERS)}")
     cls = _class_of(name)
     if cls is None:
         raise ValueError(f"learner {name!r} is not available in this installation")
     defaults = LEARNERS[name][2]
-    return cls(**{**(defaults() if callable(defaults) else defaults), **params})
+    est = cls(**{**(defaults() if callable(defaults) else defaults), **params})
+    if seed is not None and name in SEED_PARAMS and SEED_PARAMS[name] not in params:
+        est.set_params(**{SEED_PARAMS[name]: seed})
+    return est

@@ -264,7 +264,9 @@ class Bags:
         from sklearn.utils import check_random_state
 
         if isinstance(max_instances, bool) or not isinstance(max_instances, numbers.Integral) or max_instances < 1:
-            raise ValueError(f"max_instances must be an integer >= 1; got {max_instances!r}")
+            from mil.utils.validation import shown
+
+            raise ValueError(f"max_instances must be an integer >= 1; got {shown(max_instances)}")
         sizes = self.sizes
         if sizes.max() <= max_instances:
             return self

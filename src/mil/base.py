@@ -30,7 +30,7 @@ __all__ = ["BaseBagClassifier", "InstanceOutputMixin", "split_by_bag"]
 class BaseBagClassifier(ClassifierMixin, BaseEstimator):
     """Base class of the bag classifiers (not for direct use).
 
-    Subclasses set two class attributes:
+    Subclasses set these class attributes:
 
     ``_binary_only`` (bool)
         Raise a clear error for more than two classes (trees, boosting, rules).
@@ -39,6 +39,9 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
     ``_accept_sparse`` (bool)
         Accept scipy sparse bags (the neighbour classifiers); the others
         raise a TypeError naming themselves.
+    ``_classes_alike`` (bool)
+        The model treats both classes alike, so two labels need no
+        ``positive_class`` (:meth:`_positive_class_matters`).
 
     and may declare a ``positive_class`` hyper-parameter (every learner
     whose model depends on which class is positive).
@@ -47,6 +50,7 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
     _binary_only = True
     _allow_nan = False
     _accept_sparse = False
+    _classes_alike = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -62,10 +66,11 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """Whether the fitted model depends on which of two classes is positive.
 
         True for the multi-instance learners (the classes play different
-        roles); a learner that treats both classes alike returns False and
-        then accepts any two labels without ``positive_class``.
+        roles); a learner that treats both classes alike sets the class
+        attribute ``_classes_alike`` (or overrides this method) and then
+        accepts any two labels without ``positive_class``.
         """
-        return True
+        return not self._classes_alike
 
     def _validate_fit(self, X, y):
         """Validate parameters, bags and labels; set ``classes_`` and ``n_features_in_``.

@@ -1,7 +1,8 @@
 """The ``mil`` command line: evaluate learners on bags, show the configuration.
 
-``mil`` with no arguments evaluates the available learners on the shipped
-Musk1 with its published 10-fold assignment. ``mil evaluate`` takes a user's
+``mil`` with no arguments runs the quick default job (a few fast, strong
+learners: :data:`mil._learners.DEFAULT_JOB`) on the shipped Musk1 with its
+published 10-fold assignment; ``--model all`` runs every learner. ``mil evaluate`` takes a user's
 ARFF or long CSV file as it is (word labels, NaN, more than two classes): a
 learner that cannot take the data is reported as skipped with its reason and
 the others run. User errors are one line on stderr and exit status 2.
@@ -14,7 +15,7 @@ import json
 import os
 import re
 import sys
-import warnings
+import textwrap
 
 import numpy as np
 
@@ -411,14 +412,13 @@ def _reason(exc, source):
     return re.sub(r"\bof X\b", f"of {source}", text[0])
 
 
-def _learner_params(learner, positive, seed, sparse=False):
-    """Overrides of the registry defaults that the learner accepts.
+def _make_learner(learner, positive, seed, sparse=False):
+    """The registry's learner with the command line's settings.
 
-    `seed` None (no ``--seed``) keeps each learner's registered
-    ``random_state``: 0 for the randomised learners, and the trees' None,
-    whose ties between features go to the lowest index. A seed would draw a
-    random tie order, so ``mil evaluate`` would not give the numbers of the
-    learners' defaults.
+    `seed` (``--seed``, default 0) goes to the randomised learners only
+    (:data:`mil._learners.SEED_PARAMS`), so their runs are reproducible;
+    the deterministic ones keep their defaults (the trees' ``random_state=None``
+    breaks ties between features by the lowest index, as in Python).
     """
     from mil._learners import make_learner
 
@@ -426,11 +426,9 @@ def _learner_params(learner, positive, seed, sparse=False):
     params = {}
     if positive is not None and "positive_class" in names:
         params["positive_class"] = positive
-    if seed is not None and "random_state" in names:
-        params["random_state"] = seed
     if sparse and "scale" in names:
         params["scale"] = None  # sparse bags stay sparse: no centring (MILWEB's published protocol)
-    return params
+    return make_learner(learner, seed=seed, **params)
 
 
 def _run_learners(names, data, splits, positive, args, progress):
@@ -446,8 +444,7 @@ def _run_learners(names, data, splits, positive, args, progress):
     """
     from joblib import effective_n_jobs
 
-    from mil._learners import make_learner
-    from mil.evaluation import evaluate
+    from mil.evaluation import _merge_warnings, evaluate
 
     first, rest = splits[:1], splits[1:]
     started, skipped = [], []
@@ -455,8 +452,9 @@ def _run_learners(names, data, splits, positive, args, progress):
         progress.set_label(f"{learner} (fold 1)")
         t0 = progress.clock()
         try:
-            est = make_learner(learner, **_learner_params(learner, positive, args.seed, data.bags.is_sparse))
-            res = evaluate(est, data.bags, data.y, first, progress=progress, positive_class=positive)
+            est = _make_learner(learner, positive, args.seed, data.bags.is_sparse)
+            res = evaluate(est, data.bags, data.y, first, progress=progress, positive_class=positive,
+                           record_warnings=True)
         except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
             skipped.append((learner, _reason(exc, data.name)))
             progress.skip(len(splits))
@@ -473,13 +471,14 @@ def _run_learners(names, data, splits, positive, args, progress):
             before = progress.done
             try:
                 more = evaluate(est, data.bags, data.y, rest, progress=progress, n_jobs=args.jobs,
-                                positive_class=positive)
+                                positive_class=positive, record_warnings=True)
             except (ValueError, TypeError) as exc:  # e.g. a later fold the learner cannot take
                 skipped.append((learner, _reason(exc, data.name)))
                 progress.skip(len(rest) - (progress.done - before))
                 continue
             res = {key: (np.concatenate([res[key], more[key]]) if isinstance(res[key], np.ndarray) else res[key])
                    for key in res}
+            res["warnings"] = _merge_warnings(res["warnings"], more["warnings"])
         results.append((learner, res))
     skipped.sort(key=lambda item: names.index(item[0]))
     return results, skipped
@@ -519,44 +518,92 @@ def _per_fold(res, splits, n_folds):
             for i, (_, test) in enumerate(splits)]
 
 
-def _convergence_warning():
+def _warning_lines(results, n_folds):
+    """One line per learner and distinct warning its folds raised, naming the learner.
+
+    A solver that stops at its iteration limit (scikit-learn's
+    ``ConvergenceWarning``) is said as such; deprecation notices of the
+    libraries are left out, as Python's default filters do.
+    """
     from sklearn.exceptions import ConvergenceWarning
 
-    return ConvergenceWarning
+    lines = []
+    for learner, res in results:
+        for category, message, n in res.get("warnings") or ():
+            if issubclass(category, (DeprecationWarning, PendingDeprecationWarning)):
+                continue
+            first = message.strip().splitlines()[0] if message.strip() else ""
+            where = f"in {n} of {n_folds} folds"
+            if issubclass(category, ConvergenceWarning):
+                lines.append(f"note: {learner}: a scikit-learn solver stopped at its iteration limit {where} "
+                             f"(ConvergenceWarning: {first}); the scores are those of the stopped solutions")
+            else:
+                lines.append(f"warning: {learner}: {category.__name__} {where}: {first}")
+    return lines
+
+
+def _learner_names(model):
+    """The learners of ``--model``: the default job without it, every one for ``all``."""
+    from mil._learners import DEFAULT_JOB, LEARNERS, available_learners
+
+    unknown = [n for n in model or () if n not in LEARNERS and n != "all"]
+    if unknown:
+        raise CLIError(f"unknown learner {unknown[0]!r}; choose from {', '.join(LEARNERS)}, or all "
+                       f"(the list with each learner's cost: mil evaluate --help)")
+    available = available_learners()
+    if not model:
+        names = [n for n in DEFAULT_JOB if n in available]
+    else:
+        names = []
+        for n in model:
+            for name in (available if n == "all" else [n]):
+                if name not in names:
+                    names.append(name)
+    if not names:
+        raise CLIError("no learner is available in this installation")
+    return names
+
+
+def _estimate_note(names, data, n_fits, jobs):
+    """One line, before a job starts: its estimated time, and the learners that dominate it."""
+    from joblib import effective_n_jobs
+
+    from mil._costs import estimate_seconds
+    from mil._progress import format_duration
+
+    workers = max(min(effective_n_jobs(jobs), n_fits), 1)
+    total, per = estimate_seconds(names, data.bags.n_instances, data.bags.n_features, n_fits, workers)
+    costly = sorted(((t, n) for n, t in per.items() if t is not None and t >= 0.25 * total and t >= 60),
+                    reverse=True)
+    why = [f"mostly {', '.join(f'{n} ({format_duration(t)})' for t, n in costly)}"] if costly else []
+    unmeasured = [n for n, t in per.items() if t is None]
+    if unmeasured:
+        why.append(f"{', '.join(unmeasured)} not counted")
+    why.append("an estimate from each learner's fold time measured on a 2-core x86-64, scaled to "
+               "these data; the progress refines it")
+    return (f"mil: {len(names)} learner{'s' if len(names) > 1 else ''} x {n_fits} folds on "
+            f"{len(data.y)} bags ({data.bags.n_instances} instances x {data.bags.n_features} features): "
+            f"about {format_duration(max(total, 1.0))} ({'; '.join(why)})")
 
 
 def _cmd_evaluate(args):
-    from mil._learners import LEARNERS, available_learners
     from mil._progress import Progress
 
     _check_jobs(args)
-    unknown = [n for n in args.model or () if n not in LEARNERS]
-    if unknown:
-        raise CLIError(f"unknown learner {unknown[0]!r}; choose from {', '.join(LEARNERS)}")
+    names = _learner_names(args.model)
     data = _load(args)
     positive, note = _positive_class(args, data)
     splits, n_folds, repeats, source = _plan_folds(args, data)
     if note:
         print(note, file=sys.stderr)
-    names = args.model or available_learners()
-    if not names:
-        raise CLIError("no learner is available in this installation")
+    if not args.quiet:
+        print(_estimate_note(names, data, len(splits), args.jobs), file=sys.stderr)
     quiet = args.quiet or args.json or args.csv
     with Progress(len(names) * len(splits), enabled=False if quiet else None,
                   pending="time left known after one fold of each learner") as bar:
-        # A solver that stops at its iteration limit warns once per fit: one line
-        # after the table says so instead of a warning per fold inside it.
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", _convergence_warning())
-            results, skipped = _run_learners(names, data, splits, positive, args, bar)
-    converge = [w for w in caught if issubclass(w.category, _convergence_warning())]
-    for w in caught:
-        if not issubclass(w.category, _convergence_warning()):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if converge:
-        print(f"note: a scikit-learn solver stopped at its iteration limit in {len(converge)} fit(s) "
-              f"(ConvergenceWarning: {str(converge[0].message).splitlines()[0]}); the scores are "
-              "those of the stopped solutions", file=sys.stderr)
+        # The folds' warnings (a solver at its iteration limit warns once per fit) are
+        # caught per learner and said after the table, once each, naming the learner.
+        results, skipped = _run_learners(names, data, splits, positive, args, bar)
     common = {"dataset": data.name, "folds": n_folds, "repeats": repeats, "fold_source": source,
               "positive_class": positive}
     n_classes = len(np.unique(data.y))
@@ -616,6 +663,9 @@ def _cmd_evaluate(args):
                     print(f"AUC {r['learner']}: {r['auc_note']}")
         for learner, reason in skipped:
             print(f"skipped {learner}: {reason}")
+    sys.stdout.flush()
+    for line in _warning_lines(results, len(splits)):
+        print(line, file=sys.stderr)
     if not results:
         raise CLIError(f"no learner could run on {data.name}"
                        + (f": {skipped[0][1]}" if len(skipped) == 1 else " (reasons above)"))
@@ -672,31 +722,13 @@ def _cmd_reproduce_trees(args):
     from mil._progress import Progress
     from mil.reproduce import TREE_LEARNERS, reproduce_trees
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    folds = 2 if args.quick else 10 * args.repeats
-    if args.seeds < 1:
-        raise CLIError(f"--seeds must be at least 1, got {args.seeds}")
-    learners = tuple(args.learners or TREE_LEARNERS)
-    bad = [name for name in learners if name not in TREE_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce trees runs: {', '.join(TREE_LEARNERS)}")
-    from mil._learners import SEED_PARAMS
-
-    runs = sum(args.seeds if name in SEED_PARAMS else 1 for name in learners)
-    with Progress(n_sets * runs * folds, enabled=False if args.quiet or args.json else None) as bar:
+    datasets, n_sets, learners = _reproduction_options(args, TREE_LEARNERS)
+    with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_trees(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
                                  n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
     staged = {"staged_error": {name: {k: [float(v) for v in c] for k, c in curves.items()}
                                for name, curves in result.staged.items()},
-              "seeds": result.seeds,
-              "seed_accuracy": {l: {d: [float(v) for v in a] for d, a in per.items()}
-                                for l, per in result.seed_accuracy.items()},
-              "seed_auc": {l: {d: [float(v) for v in a] for d, a in per.items()}
-                           for l, per in result.seed_auc.items()},
-              "auc": {l: {d: [None if np.isnan(v) else float(v) for v in a] for d, a in per.items()}
-                      for l, per in result.auc.items()}}
+              **_seed_json(result)}
     _print_reproduction(args, result, ", ".join(result.learners), staged)
     if result.staged:
         def panels():
@@ -709,30 +741,62 @@ def _cmd_reproduce_trees(args):
     return 0
 
 
+def _reproduction_options(args, known, default=None):
+    """The data sets, their count and the learners of a ``mil reproduce`` command (checked)."""
+    _check_jobs(args)
+    datasets = _datasets_option(args)
+    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
+    learners = tuple(args.learners or default or known)
+    bad = [name for name in learners if name not in known]
+    if bad:
+        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce {args.target} runs: {', '.join(known)}")
+    return datasets, n_sets, learners
+
+
+def _seeded_folds(args, learners):
+    """Progress steps of a seeded reproduction: folds x runs (seeds for the randomised learners)."""
+    from mil._learners import SEED_PARAMS
+
+    if args.seeds < 1:
+        raise CLIError(f"--seeds must be at least 1, got {args.seeds}")
+    folds = 2 if args.quick else 10 * args.repeats
+    return folds * sum(args.seeds if name in SEED_PARAMS else 1 for name in learners)
+
+
+def _seed_json(result):
+    """The AUCs and per-seed means of a seeded reproduction, for --json."""
+    def floats(values):
+        return [None if np.isnan(v) else float(v) for v in values]
+
+    return {"seeds": result.seeds,
+            "auc": {l: {d: floats(a) for d, a in per.items()} for l, per in result.auc.items()},
+            "seed_accuracy": {l: {d: floats(a) for d, a in per.items()} for l, per in result.seed_accuracy.items()},
+            "seed_auc": {l: {d: floats(a) for d, a in per.items()} for l, per in result.seed_auc.items()}}
+
+
+def _print_seed_note(result):
+    if result.seeds > 1 and result.seed_accuracy:
+        print(f"\n* randomised learner: mean over seeds 0-{result.seeds - 1} of the fold means, "
+              "[lowest-highest seed mean], accuracy then (AUC)")
+
+
 def _cmd_reproduce_kernels(args):
     from mil._learners import available_learners
     from mil._progress import Progress
     from mil.reproduce import KERNEL_LEARNERS, kernel_table, reproduce_kernels
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    learners = tuple(args.learners or [n for n in KERNEL_LEARNERS if n in available_learners()])
-    bad = [name for name in learners if name not in KERNEL_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce kernels runs: {', '.join(KERNEL_LEARNERS)}")
+    datasets, n_sets, learners = _reproduction_options(
+        args, KERNEL_LEARNERS, [n for n in KERNEL_LEARNERS if n in available_learners()])
     missing = [name for name in learners if name not in available_learners()]
     if missing:
         raise CLIError(f"learner {missing[0]!r} is not available: the EMD needs POT "
                        '(pip install "scikit-mil[ot]")')
-    folds = 2 if args.quick else 10 * args.repeats
-    with Progress(n_sets * len(learners) * folds, enabled=False if args.quiet or args.json else None) as bar:
+    with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_kernels(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
-                                   n_jobs=args.jobs, repeats=args.repeats)
+                                   n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
     if args.json:
         _print_reproduction(args, result, ", ".join(result.learners), {
-            "auc": {l: {d: [float(v) for v in result.auc[l][d]] for d in result.datasets}
-                    for l in result.learners},
+            **_seed_json(result),
             "published": {l: [None if p is None else list(p) for p in v] for l, v in result.published.items()}})
         return 0
     print("Bag-kernel SVMs and mi-SVM / MI-SVM: mean bag-level accuracy % (AUC %) over the folds"
@@ -741,6 +805,7 @@ def _cmd_reproduce_kernels(args):
             "as quoted from the original papers and as re-implemented by Carbonneau et al. 2018 "
             "(10 x 10-fold CV)\n")
     print(_table(kernel_table(result), ["learner", *result.datasets]))
+    _print_seed_note(result)
     total = sum(sum(v.values()) for v in result.seconds.values())
     print(f"\ntotal time: {total:.1f} s")
     return 0
@@ -771,40 +836,98 @@ def _cmd_reproduce_distances(args):
 
 
 def _cmd_reproduce_embeddings(args):
-    from mil._progress import Progress
     from mil.reproduce import EMBEDDING_LEARNERS, embeddings_table, reproduce_embeddings
 
-    _check_jobs(args)
-    datasets = _datasets_option(args)
-    n_sets = len(datasets or (("musk1",) if args.quick else range(5)))
-    folds = 2 if args.quick else 10 * args.repeats
-    learners = tuple(args.learners or EMBEDDING_LEARNERS)
-    bad = [name for name in learners if name not in EMBEDDING_LEARNERS]
-    if bad:
-        raise CLIError(f"unknown learner {bad[0]!r}; mil reproduce embeddings runs: "
-                       f"{', '.join(EMBEDDING_LEARNERS)}")
-    with Progress(n_sets * len(learners) * folds, enabled=False if args.quiet or args.json else None) as bar:
-        result = reproduce_embeddings(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
-                                      n_jobs=args.jobs, repeats=args.repeats)
+    return _seeded_reproduction(
+        args, EMBEDDING_LEARNERS, reproduce_embeddings, embeddings_table, "MILES and MInD",
+        "tuned by CV inside each training fold (MILES 2 folds, MInD 5)",
+        "published: Carbonneau, Cheplygina, Granger and Gagnon, Pattern Recognition 77 (2018), "
+        "suppl. Table 4, accuracy of 10 x 10-fold CV with inner-CV tuning")
+
+
+def _cmd_reproduce_encoders(args):
+    from mil.reproduce import ENCODER_LEARNERS, encoders_table, reproduce_encoders
+
+    return _seeded_reproduction(
+        args, ENCODER_LEARNERS, reproduce_encoders, encoders_table, "Bag encoders",
+        "encoder fitted and C tuned by a 5-fold CV inside each training fold",
+        "published: Wei, Wu and Zhou, IEEE TNNLS 28(4) (2017), accuracy of 10 x 10-fold CV")
+
+
+def _seeded_reproduction(args, known, run, table, title, tuning, published):
+    """``mil reproduce embeddings`` / ``encoders``: the seeded CV table of `known` learners."""
+    from mil._progress import Progress
+
+    datasets, n_sets, learners = _reproduction_options(args, known)
+    with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
+        result = run(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
+                     n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
     if args.json:
         print(json.dumps({
-            "title": "MILES and MInD", "quick": result.quick, "protocol": result.protocol,
+            "title": title, "quick": result.quick, "protocol": result.protocol,
             "accuracy": {l: {d: [float(v) for v in result.accuracy[l][d]] for d in result.datasets}
                          for l in result.learners},
-            "auc": {l: {d: [float(v) for v in result.auc[l][d]] for d in result.datasets}
-                    for l in result.learners},
+            **_seed_json(result),
             "seconds": {l: {d: float(result.seconds[l][d]) for d in result.datasets}
                         for l in result.learners},
         }, indent=2))
         return 0
-    print("MILES and MInD: bag-level accuracy % (AUC %), mean over the folds, hyper-parameters tuned "
-          "by 5-fold CV inside each training fold"
+    print(f"{title}: bag-level accuracy % (AUC %), mean over the folds, hyper-parameters {tuning}"
           + (f" (quick: {result.quick_note})" if result.quick else f" ({result.protocol})") + "\n")
-    print(_table(embeddings_table(result), ["learner", *result.datasets]))
-    print("\npublished: Carbonneau, Cheplygina, Granger and Gagnon, Pattern Recognition 77 (2018), "
-          "suppl. Table 4, accuracy of 10 x 10-fold CV with inner-CV tuning")
+    print(_table(table(result), ["learner", *result.datasets]))
+    _print_seed_note(result)
+    print("\n" + published)
     total = sum(sum(v.values()) for v in result.seconds.values())
     print(f"total time: {total:.1f} s")
+    return 0
+
+
+def _assumption_tasks():
+    from mil._assumptions import TASKS
+
+    return TASKS
+
+
+def _cmd_reproduce_assumptions(args):
+    from mil._assumptions import assumptions_table, reproduce_assumptions
+    from mil._learners import LEARNERS, SEED_PARAMS, available_learners
+    from mil._progress import Progress
+
+    _check_jobs(args)
+    if args.seeds < 1:
+        raise CLIError(f"--seeds must be at least 1, got {args.seeds}")
+    learners = tuple(args.learners or available_learners())
+    bad = [name for name in learners if name not in LEARNERS]
+    if bad:
+        raise CLIError(f"unknown learner {bad[0]!r}; choose from {', '.join(LEARNERS)}")
+    tasks = tuple(args.tasks or _assumption_tasks())
+    seeds = 1 if args.quick else args.seeds
+    runs = sum(seeds if name in SEED_PARAMS else 1 for name in learners)
+    with Progress(len(tasks) * runs * (2 if args.quick else 10),
+                  enabled=False if args.quiet or args.json else None) as bar:
+        result = reproduce_assumptions(tasks=tasks, learners=learners, seeds=args.seeds, quick=args.quick,
+                                       progress=bar, n_jobs=args.jobs)
+    if args.json:
+        def values(a):
+            return [None if not np.isfinite(v) else float(v) for v in a]
+
+        print(json.dumps({
+            "protocol": result.protocol, "rules": result.rules, "seeds": result.seeds,
+            "accuracy": {l: {t: values(a) for t, a in per.items()} for l, per in result.accuracy.items()},
+            "auc": {l: {t: values(a) for t, a in per.items()} for l, per in result.auc.items()},
+            "seed_accuracy": {l: {t: values(a) for t, a in per.items()} for l, per in result.seed_accuracy.items()},
+            "seconds": result.seconds}, indent=2))
+        return 0
+    print(f"Multi-instance assumptions on digit bags: bag-level accuracy % (AUC %), {result.protocol}\n")
+    print(_table(assumptions_table(result), ["learner", *result.tasks]))
+    if result.seeds > 1 and result.seed_accuracy:
+        print(f"\n* randomised learner: mean over seeds 0-{result.seeds - 1}, [lowest-highest seed accuracy]")
+    print("\nrules:")
+    for task in result.tasks:
+        print(f"  {task}: {result.rules[task]}" + ("; the learners are given positive_class=0 (the bags "
+                                                   "that hold the digit)" if task.endswith("pc=0") else ""))
+    total = sum(sum(v.values()) for v in result.seconds.values())
+    print(f"\ntotal time: {total:.1f} s")
     return 0
 
 
@@ -898,7 +1021,9 @@ def _evaluate_options(p):
                         "multi-instance ARFF file (.arff) or a long CSV file, one row per instance "
                         "with a bag id column, a label column and numeric features (default: musk1)")
     p.add_argument("--model", nargs="+", metavar="NAME",
-                   help="learner name(s); default: every available learner. A learner that cannot "
+                   help="learner name(s) from the list below, or all (every available learner); "
+                        "default: the quick default job, the learners marked * (an estimate of the "
+                        "job's time is printed before it starts). A learner that cannot "
                         "take the data (NaN, more than two classes) is reported as skipped with the "
                         "reason and the others still run")
     p.add_argument("--folds", default=None, metavar="K|FILE",
@@ -910,11 +1035,11 @@ def _evaluate_options(p):
     p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="repetitions of the CV (default: 1); on a shipped set with 10 folds, up to 5 "
                         "use the published repetitions, more draw seeded random folds")
-    p.add_argument("--seed", type=int, default=None, metavar="N",
-                   help="seed of random folds (repetition r uses seed + r; default: 0) and, when "
-                        "given, the random_state of every learner that has one (default: each "
-                        "learner's own, as in Python: the randomised learners are seeded with 0, "
-                        "the trees break ties between features by the lowest index)")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of random folds (repetition r uses seed + r) and of the randomised "
+                        "learners (bootstrap samples, random rules, inner-CV splits), so that a run "
+                        "can be repeated exactly (default: 0); the deterministic learners keep "
+                        "their defaults")
     p.add_argument("--positive-class", metavar="LABEL",
                    help="the label of positive bags in two-class data; the multi-instance learners "
                         "treat a bag as positive when one of its instances is. Default: 1 or True for "
@@ -948,7 +1073,9 @@ def _version():
 
 
 _EPILOG = """examples:
-  mil                                        configuration, then every learner on Musk1
+  mil                                        configuration, then the default job on Musk1
+  mil evaluate --dataset my_bags.csv         the default job (learners marked *) on a CSV
+  mil evaluate --dataset my_bags.csv --model all --jobs 2     every learner
   mil evaluate --dataset fox --model c45-mi bag-knn --repeats 5 --json
   mil evaluate --dataset my_bags.arff        a Weka multi-instance ARFF file
   mil evaluate --dataset my_bags.csv --bag-column molecule --label-column activity \\
@@ -964,6 +1091,30 @@ least one learner ran, 2 for bad input or options (one line on stderr).
 """
 
 
+def _learner_list():
+    """The learners for --help: by cost class, one line each, the default job marked *."""
+    from mil._costs import CLASS_REFERENCES, COST_CLASSES, FOLD_SECONDS, REFERENCES, cost_class
+    from mil._learners import DEFAULT_JOB, LEARNERS
+
+    (_, _, _, file_text, file_name), (_, _, _, _, musk_name) = [REFERENCES[r] for r in CLASS_REFERENCES]
+    intro = (f"learners (--model NAME ...; * the default job), by the time of a 10-fold CV at their "
+             f"defaults on a 2-core x86-64 (one process) on {file_text} and on {musk_name}: seconds "
+             f"(under 10 s), under a minute, minutes (under 10 min) or long (more):")
+    rank = {name: i for i, (_, name) in enumerate(COST_CLASSES)}
+    groups = {}
+    for name in sorted(LEARNERS, key=lambda n: FOLD_SECONDS.get(n, (float("inf"),))[0]):
+        groups.setdefault(cost_class(name), []).append(name)
+    lines = [textwrap.fill(intro, 88)]
+    for on_file, on_musk in sorted(groups, key=lambda c: [rank.get(x, len(rank)) for x in c]):
+        heading = (f"{on_file} on both" if on_file == on_musk
+                   else f"{on_file} on {file_name}, {on_musk} on {musk_name}")
+        lines.append(f"  {heading}:")
+        for name in groups[on_file, on_musk]:
+            mark = "*" if name in DEFAULT_JOB else ""
+            lines.append(f"    {name + mark:<25}{LEARNERS[name][3]}")
+    return "\n".join(lines) + "\n\n"
+
+
 class _Parser(argparse.ArgumentParser):
     """Option errors as one line (with a pointer to --help), exit status 2."""
 
@@ -972,18 +1123,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser():
+    learners = _learner_list()
     parser = _Parser(
-        prog="mil", description="Multi-instance learning: evaluate learners on bags of instances. "
-                                "With no command, show the configuration and evaluate every "
-                                "available learner on the shipped Musk1.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="mil", description=textwrap.fill("Multi-instance learning: evaluate learners on bags of "
+                                              "instances. With no command, show the configuration and "
+                                              "run the default job (the learners marked * below) on the "
+                                              "shipped Musk1.", 88),
+        epilog=learners + _EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()} (scikit-mil)")
     _evaluate_options(parser)
     sub = parser.add_subparsers(dest="command")
     ev = sub.add_parser("evaluate", help="bag-level k-fold CV of learners on a data set",
-                        description="Bag-level k-fold cross-validation: accuracy (mean ± std over "
-                                    "folds), AUC (two classes), fit and predict time per learner.",
-                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                        description=textwrap.fill("Bag-level k-fold cross-validation: accuracy (mean ± "
+                                                  "std over folds), AUC (two classes), fit and predict "
+                                                  "time per learner. Without --model, the default job: "
+                                                  "the learners marked * below.", 88),
+                        epilog=learners + _EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _evaluate_options(ev)
     sub.add_parser("info", help="show the configuration (mil.show_config())",
                    description="Print versions and which implementation each kernel uses.")
@@ -1005,7 +1160,11 @@ def build_parser():
                                      "and AUC beside the published figures"),
                          ("embeddings", "MILES and MInD (bag embeddings) tuned by inner CV on the "
                                         "training bags, 5 published repetitions x 10 folds, accuracy "
-                                        "and AUC beside the published figures")):
+                                        "and AUC beside the published figures"),
+                         ("encoders", "miFV, miVLAD, the random-feature NSK and the sliced-Wasserstein SVM "
+                                      "(bag encoders, linear in the instances) tuned by inner CV on the "
+                                      "training bags, 5 published repetitions x 10 folds, accuracy and AUC "
+                                      "beside the published figures")):
         r = rep_sub.add_parser(target, help=text, description=text)
         r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
         r.add_argument("--datasets", nargs="+", metavar="NAME", help="subset of the shipped data sets")
@@ -1031,6 +1190,11 @@ def build_parser():
                            help="subset of the learners (default: all eleven: id3-mi, c45-mi, gdbt-mi, "
                                 "gdbt-bag-ratio, ripper-mi, simplemi-tree, miwrapper-tree, mi-forest, blrt, miwrapper-hgb, "
                                 "simplemi-rf), e.g. to re-run the ones whose defaults changed")
+        if target in ("kernels", "embeddings", "encoders"):
+            r.add_argument("--seeds", type=int, default=3, metavar="S",
+                           help="run each learner (all are randomised: inner-CV folds, k-means, "
+                                "prototypes) with the seeds 0..S-1 and report the mean over seeds and "
+                                "its range (default: 3)")
         if target == "kernels":
             r.add_argument("--repeats", type=int, default=5, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 5)")
@@ -1042,6 +1206,11 @@ def build_parser():
                            help="published 10-fold repetitions to run, 1-5 (default: 5)")
             r.add_argument("--learners", nargs="+", metavar="NAME",
                            help="subset of the learners (default: miles mind)")
+        if target == "encoders":
+            r.add_argument("--repeats", type=int, default=5, choices=range(1, 6), metavar="R",
+                           help="published 10-fold repetitions to run, 1-5 (default: 5)")
+            r.add_argument("--learners", nargs="+", metavar="NAME",
+                           help="subset of the learners (default: mi-fv mi-vlad rff-nsk swe-svm)")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
                            help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "
@@ -1052,6 +1221,22 @@ def build_parser():
                                 "or maxabs)")
             r.add_argument("--alpha", choices=["nca", "cv"], default="nca",
                            help="integrated distance: alpha by NCA (paper) or by the inner CV")
+    text = ("every registered learner on bags of scikit-learn's 8x8 digits labelled by four multi-instance "
+            "assumptions (make_digit_bags: presence of a digit, several digits together, a digit's absence, "
+            "at least two of a digit), and absence again with positive_class=0; 10-fold CV, accuracy and "
+            "AUC, randomised learners over seeds")
+    r = rep_sub.add_parser("assumptions", help=text, description=text)
+    r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
+    r.add_argument("--learners", nargs="+", metavar="NAME",
+                   help="subset of the learners (default: every available learner)")
+    r.add_argument("--tasks", nargs="+", metavar="TASK", choices=list(_assumption_tasks()),
+                   help=f"subset of the columns: {', '.join(_assumption_tasks())} (default: all)")
+    r.add_argument("--seeds", type=int, default=3, metavar="S",
+                   help="run each randomised learner with the seeds 0..S-1 (default: 3)")
+    r.add_argument("--json", action="store_true", help="print results as JSON")
+    r.add_argument("--quiet", action="store_true", help="no progress")
+    r.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="workers over the CV folds (default: 1; -1: one per core)")
     return parser
 
 
@@ -1063,7 +1248,9 @@ def main(argv=None):
                 "reproduce": lambda a: {"trees": _cmd_reproduce_trees,
                                         "distances": _cmd_reproduce_distances,
                                         "kernels": _cmd_reproduce_kernels,
-                                        "embeddings": _cmd_reproduce_embeddings}[a.target](a)}
+                                        "embeddings": _cmd_reproduce_embeddings,
+                                        "encoders": _cmd_reproduce_encoders,
+                                        "assumptions": _cmd_reproduce_assumptions}[a.target](a)}
     try:
         return handlers[args.command](args)
     except CLIError as exc:

@@ -49,7 +49,7 @@ import numpy as np
 
 from mil._core import kernel, twins, use_backend
 from mil.bags import Bags
-from mil.utils.validation import check_bags
+from mil.utils.validation import check_bags, shown
 
 __all__ = ["hausdorff", "hausdorff_all", "instance_bag_minima", "KINDS"]
 
@@ -578,7 +578,7 @@ def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
     return _all_from_bags(X, Y, n_jobs=n_jobs, out=out)
 
 
-def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_size=None):
+def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_size=None, root=False):
     """Instance-to-bag squared minima for validated dense Bags (internal entry point).
 
     `centre` (n_features,) is subtracted from every instance before the
@@ -586,6 +586,12 @@ def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_
     expansion); None centres on the mean of the column bags (Y, or X when Y
     is None), as :func:`hausdorff_all` does. Estimators pass the training
     centre, so a query bag's minima do not depend on the other query bags.
+
+    `root` returns the distances themselves (square roots of M), taken in
+    the kernel's scaled units and recomputed as scaled norms where needed:
+    every distance is then within the module's relative bound over the
+    whole float64 range, including those whose squares under- or overflow
+    (the bag dissimilarities of :mod:`mil.embedding` use them).
     """
     if X.is_sparse or (Y is not None and Y.is_sparse):
         raise TypeError("instance-to-bag minima need dense bags; convert sparse bags with "
@@ -618,17 +624,19 @@ def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_
     if out_yx is not None:
         suspects["yx"] = _suspect_minima(out_yx, Yc, Xc, X.offsets, None)
     mats = {"xy": out_xy} if out_yx is None else {"xy": out_xy, "yx": out_yx}
-    if exponent:  # squared distances: twice the exponent
-        for D in mats.values():
+    for D in mats.values():
+        if root:
+            np.sqrt(D, out=D)
+        if exponent:  # squared distances: twice the exponent
             with np.errstate(over="ignore"):
-                np.ldexp(D, 2 * exponent, out=D)
-    _exact_minima(out_xy, X.instances, (X if symmetric else Y), suspects["xy"])
+                np.ldexp(D, exponent if root else 2 * exponent, out=D)
+    _exact_minima(out_xy, X.instances, (X if symmetric else Y), suspects["xy"], root)
     if out_yx is not None:
-        _exact_minima(out_yx, Y.instances, X, suspects["yx"])
+        _exact_minima(out_yx, Y.instances, X, suspects["yx"], root)
     for D in mats.values():
         if not np.isfinite(D).all():
             raise ValueError(
-                "some squared instance distances exceed the largest float64 "
+                f"some {'' if root else 'squared '}instance distances exceed the largest float64 "
                 f"({np.finfo(float).max:.3g}): rescale the features")
     return (out_xy, out_yx) if both and not symmetric else out_xy
 
@@ -659,12 +667,13 @@ def _suspect_minima(M, Xc, Yc, y_off, own_offsets, chunk=4096):
     return np.concatenate(rows), np.concatenate(cols)
 
 
-def _exact_minima(M, instances, col_bags, suspects):
+def _exact_minima(M, instances, col_bags, suspects, root=False):
     """Overwrite the suspect entries of `M` (original units) from differences of the original instances.
 
     Each squared distance is ``m**2 * sum((diff / m)**2)`` with ``m`` the
     largest absolute difference (as :func:`_exact_pair`), one vectorised pass
-    per column bag that has suspects.
+    per column bag that has suspects; with `root`, M holds distances and each
+    is ``m * sqrt(sum((diff / m)**2))`` (no under- or overflow).
     """
     rows, cols = suspects
     if rows.size == 0:
@@ -681,7 +690,8 @@ def _exact_minima(M, instances, col_bags, suspects):
             m = np.abs(diff).max(axis=2)
             safe = np.where((m > 0) & np.isfinite(m), m, 1.0)
             q = diff / safe[..., None]
-            sq = np.einsum("ijk,ijk->ij", q, q) * m * m
+            sq = np.einsum("ijk,ijk->ij", q, q)
+            sq = np.sqrt(sq) * m if root else sq * m * m
         sq = np.where(m > 0, sq, 0.0)
         M[rows[s:e], j] = sq.min(axis=1)
     return M
@@ -830,7 +840,7 @@ def hausdorff(X, Y=None, *, kind="minimal", alpha=0.5, y=None, y_other=None, n_j
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
     if kind == "integrated" and not (isinstance(alpha, (int, float, np.floating, np.integer))
                                      and 0.0 <= float(alpha) <= 1.0):
-        raise ValueError(f"alpha must be a number in [0, 1]; got {alpha!r}")
+        raise ValueError(f"alpha must be a number in [0, 1]; got {shown(alpha)}")
     X, Y = _prepare(X, Y)
     if kind == "adapted":
         if y is None:

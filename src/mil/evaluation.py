@@ -1,6 +1,7 @@
 """Bag-level cross-validated evaluation of learners (used by the command line)."""
 
 import time
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -91,8 +92,22 @@ def _ovr_auc(est, bags, y):
     return float(np.mean(aucs)) if aucs else np.nan
 
 
-def _fold(estimator, bags, y, train, test, callback, positive=None):
-    """Fit a clone on one split; accuracy, AUC, times and the callback's value."""
+def _fold(estimator, bags, y, train, test, callback, positive=None, record=False):
+    """Fit a clone on one split; accuracy, AUC, times, the callback's value and the warnings.
+
+    With `record`, the warnings of the fold are caught and returned as
+    ``(category, message)`` pairs (they cross process boundaries, where a
+    worker's warnings would otherwise print in the worker or be lost).
+    """
+    if not record:
+        return (*_scored_fold(estimator, bags, y, train, test, callback, positive), None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _scored_fold(estimator, bags, y, train, test, callback, positive)
+    return (*result, [(w.category, str(w.message)) for w in caught])
+
+
+def _scored_fold(estimator, bags, y, train, test, callback, positive):
     est = clone(estimator)
     t0 = time.perf_counter()
     est.fit(bags[train], y[train])
@@ -131,7 +146,8 @@ def _indexed_fold(i, *args):
     return i, _fold(*args)
 
 
-def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None, positive_class=None):
+def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None, positive_class=None,
+             record_warnings=False):
     """Fit and score `estimator` on every split; bag-level accuracy and AUC.
 
     Parameters
@@ -154,6 +170,9 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
     positive_class : label, default=None
         The label whose scores the AUC ranks, for two-class `y` (default:
         the second label in sorted order, as ``classes_[1]``).
+    record_warnings : bool, default=False
+        Catch the warnings raised while fitting and scoring (in the worker
+        processes too) and return them instead of showing them.
 
     Returns
     -------
@@ -166,7 +185,10 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
         ``prior_log_loss`` (of the constant training-fold class frequencies,
         the reference a useful probability beats), ``fit_time`` and
         ``predict_time`` (seconds per fold), ``callback`` (list, one value per
-        fold; None without a callback).
+        fold; None without a callback), ``warnings`` (with
+        `record_warnings`: a list of ``(category, message, n_folds)``, each
+        distinct warning once in the order it first appeared, with the
+        number of folds that raised it; None otherwise).
     """
     bags = check_bags(X, allow_nan=True, accept_sparse=True)  # the estimator decides
     y = np.asarray(y)
@@ -177,14 +199,14 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
     if effective_n_jobs(n_jobs) == 1:
         folds = []
         for train, test in splits:
-            folds.append(_fold(estimator, bags, y, train, test, callback, positive))
+            folds.append(_fold(estimator, bags, y, train, test, callback, positive, record_warnings))
             if progress is not None:
                 progress()
     else:
         # Unordered results let the progress bar move as folds finish; the
         # index puts them back in fold order.
         run = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(_indexed_fold)(i, estimator, bags, y, train, test, callback, positive)
+            delayed(_indexed_fold)(i, estimator, bags, y, train, test, callback, positive, record_warnings)
             for i, (train, test) in enumerate(splits))
         done = {}
         for i, result in run:
@@ -192,8 +214,19 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
             if progress is not None:
                 progress()
         folds = [done[i] for i in range(len(splits))]
-    acc, auc, loss, prior_loss, fit_t, pred_t, extra = zip(*folds)
+    acc, auc, loss, prior_loss, fit_t, pred_t, extra, caught = zip(*folds)
     return {"accuracy": np.array(acc), "auc": np.array(auc),
             "log_loss": np.array(loss), "prior_log_loss": np.array(prior_loss),
             "fit_time": np.array(fit_t), "predict_time": np.array(pred_t),
-            "callback": list(extra) if callback is not None else None}
+            "callback": list(extra) if callback is not None else None,
+            "warnings": _merge_warnings(*([(c, m, 1) for c, m in dict.fromkeys(fold)] for fold in caught))
+            if record_warnings else None}
+
+
+def _merge_warnings(*lists):
+    """One ``(category, message, n_folds)`` list from several, each warning once, in order of appearance."""
+    counts = {}
+    for triples in lists:
+        for category, message, n in triples or ():
+            counts[category, message] = counts.get((category, message), 0) + n
+    return [(category, message, n) for (category, message), n in counts.items()]

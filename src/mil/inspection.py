@@ -5,7 +5,7 @@ from joblib import Parallel, delayed
 from sklearn.metrics import check_scoring
 from sklearn.utils import Bunch, check_random_state
 
-from mil.utils.validation import bag_feature_names, check_bags
+from mil.utils.validation import bag_feature_names, check_bags, shown
 
 __all__ = ["permutation_importance"]
 
@@ -88,7 +88,7 @@ def permutation_importance(estimator, X, y, *, scoring=None, n_repeats=5, n_jobs
     if y.shape[0] != bags.n_bags:
         raise ValueError(f"y has {y.shape[0]} labels but X has {bags.n_bags} bags")
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive integer; got {n_repeats!r}")
+        raise ValueError(f"n_repeats must be a positive integer; got {shown(n_repeats)}")
     scorer = check_scoring(estimator, scoring=scoring)
     weight = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight)}
     baseline = scorer(estimator, bags, y, **weight)

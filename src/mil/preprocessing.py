@@ -187,6 +187,55 @@ def _scaling(instances, method):
     return offset, scale
 
 
+#: With ``scale=None``, features whose largest magnitude lies within ``2**+-MAGNITUDE_EXPONENT``
+#: are left as they are; beyond, a power of two brings them back (:func:`_fit_scaling`).
+MAGNITUDE_EXPONENT = 400
+
+
+def _fit_scaling(instances, method):
+    """``(offset, scale)`` of an estimator's ``scale`` parameter, fitted on the training instances.
+
+    A method name gives :func:`_scaling`. None (no scaling asked for) gives
+    ``(None, None)``, unless the largest finite magnitude lies beyond
+    ``2**MAGNITUDE_EXPONENT`` or below ``2**-MAGNITUDE_EXPONENT`` (about
+    1e120 and 1e-120): then the features are divided by one power of two
+    (offset 0), which is exact, so that the estimator's distances, their
+    squares and the bandwidths fitted from them stay inside float64 (below
+    1e-154 the squares underflow, above 1e154 they overflow). Large
+    magnitudes come down to ``2**MAGNITUDE_EXPONENT`` (smaller features
+    keep their room), small ones up to [0.5, 1). Models fitted on features
+    times any power of two are then the same models; bandwidths given in
+    absolute terms are converted with :func:`_absolute_unit`.
+    """
+    if method is not None:
+        return _scaling(instances, method)
+    finite = np.abs(instances[np.isfinite(instances)]) if instances.size else np.zeros(0)
+    top = float(finite.max()) if finite.size else 0.0
+    if top == 0.0 or 2.0 ** -MAGNITUDE_EXPONENT <= top <= 2.0 ** MAGNITUDE_EXPONENT:
+        return None, None
+    exponent = int(np.frexp(top)[1])  # top in [2**(exponent - 1), 2**exponent)
+    if exponent > 0:
+        exponent -= MAGNITUDE_EXPONENT
+    return np.zeros(instances.shape[1]), np.full(instances.shape[1], np.ldexp(1.0, exponent))
+
+
+def _absolute_unit(estimator, power):
+    """``s**-power``, ``s`` the power of two by which ``scale=None`` divided the features (1 if none).
+
+    For a kernel ``exp(-gamma d**power)``, a bandwidth given in absolute
+    terms on the features as passed is ``gamma / unit`` on the scaled ones
+    (``d = s * d_scaled``); when a scaling method was asked for, bandwidths
+    refer to the scaled features and the unit is 1. Clipped to
+    ``2**+-1000``: beyond, the kernel is 1 everywhere, or 0 between distinct
+    instances, in float64 either way.
+    """
+    scale = getattr(estimator, "scale_", None)
+    if estimator.scale is not None or scale is None:
+        return 1.0
+    exponent = -float(power) * (int(np.frexp(scale[0])[1]) - 1)  # scale[0] = 2**(frexp - 1)
+    return float(np.exp2(np.clip(exponent, -1000.0, 1000.0)))
+
+
 def _feature_maxabs(instances):
     """Per-feature largest finite absolute value (1 where there is none, or it is 0)."""
     a = np.abs(instances)
@@ -204,6 +253,27 @@ def _apply_scaling(bags, offset, scale):
         scaled = (bags.instances @ sp.diags(1.0 / scale)).tocsr()
         return Bags._trusted(scaled, bags.offsets, bags.ids)
     return Bags._trusted((bags.instances - offset) / scale, bags.offsets, bags.ids)
+
+
+def _fit_scaled(est, bags, method="scale", *, rescale_extremes=False):
+    """Fit the scaling ``est.scale`` (or the `method` given) on the training bags: set
+    ``offset_`` / ``scale_`` and return the scaled bags.
+
+    Without a method, ``offset_`` / ``scale_`` are None; with `rescale_extremes`
+    (learners whose output does not depend on the features' unit), features of
+    extreme magnitude are divided by a power of two instead (:func:`_fit_scaling`).
+    """
+    method = est.scale if method == "scale" else method
+    if method is None and not rescale_extremes:
+        est.offset_ = est.scale_ = None
+        return bags
+    est.offset_, est.scale_ = _fit_scaling(bags.instances, method)
+    return _scaled_as_fitted(est, bags)
+
+
+def _scaled_as_fitted(est, bags):
+    """New bags scaled as :func:`_fit_scaled` scaled the training bags."""
+    return bags if est.offset_ is None else _apply_scaling(bags, est.offset_, est.scale_)
 
 
 def scale_bags(train, others=(), method="standard"):

@@ -19,6 +19,7 @@ from mil.datasets import load_dataset
 from mil.evaluation import evaluate, fold_indices
 
 __all__ = ["DATASET_NAMES", "TREE_LEARNERS", "KERNEL_LEARNERS", "EMBEDDING_LEARNERS", "PUBLISHED_EMBEDDINGS",
+           "ENCODER_LEARNERS", "PUBLISHED_ENCODERS", "reproduce_encoders", "encoders_table",
            "milweb_table", "reproduce_distances", "reproduce_embeddings", "reproduce_kernels", "reproduce_milweb",
            "reproduce_trees", "reproduce_three_class"]
 
@@ -33,6 +34,14 @@ EMBEDDING_LEARNERS = ("miles", "mind")
 PUBLISHED_EMBEDDINGS = {
     "miles": dict(zip(DATASET_NAMES, (84.7, 87.6, 79.5, 68.2, 83.4))),
     "mind": dict(zip(DATASET_NAMES, (90.1, 92.4, 86.8, 63.1, 82.0))),
+}
+#: The bag-encoder learners of ``mil reproduce encoders`` (registry names).
+ENCODER_LEARNERS = ("mi-fv", "mi-vlad", "rff-nsk", "swe-svm")
+#: Accuracy % reported by Wei, Wu and Zhou, "Scalable algorithms for multi-instance learning",
+#: IEEE TNNLS 28(4), 2017 (Musk1, Musk2, Elephant, Fox, Tiger; 10 x 10-fold CV).
+PUBLISHED_ENCODERS = {
+    "mi-fv": dict(zip(DATASET_NAMES, (90.9, 88.4, 85.2, 62.1, 81.3))),
+    "mi-vlad": dict(zip(DATASET_NAMES, (87.1, 87.2, 85.0, 62.0, 81.0))),
 }
 #: Data sets whose GDBT-MI error against rounds is plotted (the GDBT-MI paper's figure).
 STAGED_DATASETS = ("musk1", "musk2")
@@ -56,6 +65,39 @@ class _StagedErrors:
             out[key] = [float(np.mean(est.classes_[np.argmax(p, axis=1)] != truth))
                         for p in est.staged_predict_proba(self.bags[idx])]
         return out
+
+
+def seeded_runs(learner, bags, y, splits, seeds, progress, n_jobs, params=None, callback=None):
+    """CV of one registry learner on `splits`: once, or with each seed 0 .. `seeds` - 1 when it
+    is randomised (:data:`mil._learners.SEED_PARAMS`).
+
+    Returns the fold accuracies and AUCs (seed after seed), the per-seed means (None for a
+    learner run once) and the evaluations' results.
+    """
+    runs = range(seeds) if learner in SEED_PARAMS else (None,)
+    fold_acc, fold_auc, results = [], [], []
+    for seed in runs:
+        est = make_learner(learner, seed=seed, **(params or {}))
+        res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
+                       callback=callback(seed) if callback is not None else None)
+        fold_acc.append(res["accuracy"])
+        fold_auc.append(res["auc"])
+        results.append(res)
+    seeded = None
+    if learner in SEED_PARAMS:
+        seeded = (np.array([a.mean() for a in fold_acc]), np.array([np.nanmean(a) for a in fold_auc]))
+    return np.concatenate(fold_acc), np.concatenate(fold_auc), seeded, results
+
+
+def _check_runs(repeats, seeds):
+    if not 1 <= repeats <= 5:
+        raise ValueError(f"repeats must be between 1 and 5 (the published repetitions); got {repeats}")
+    if seeds < 1:
+        raise ValueError(f"seeds must be at least 1; got {seeds}")
+
+
+def _n_runs(learner, seeds):
+    return seeds if learner in SEED_PARAMS else 1
 
 
 def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=1, seeds=1):
@@ -96,55 +138,24 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
     """
     datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
     learners = tuple(learners or TREE_LEARNERS)
-    if not 1 <= repeats <= 5:
-        raise ValueError(f"repeats must be between 1 and 5 (the published repetitions); got {repeats}")
-    if seeds < 1:
-        raise ValueError(f"seeds must be at least 1; got {seeds}")
-    acc, auc, secs, staged, seed_acc, seed_auc = {}, {}, {}, {}, {}, {}
-    for name in datasets:
-        data = load_dataset(name)
-        bags, y = data.bags, data.target
-        splits = _splits(data, quick, repeats)
-        for learner in learners:
-            params = {"n_estimators": 20 if quick else 200} if learner in ("gdbt-mi", "gdbt-bag-ratio") else {}
-            if learner in ("mi-forest", "blrt") and quick:
-                params = {"n_estimators": 10}
-            runs = range(seeds) if learner in SEED_PARAMS else (None,)
-            if progress is not None:
-                progress.set_label(f"{learner} on {name}", len(splits) * len(runs))
-            t0 = time.perf_counter()
-            fold_acc, fold_auc = [], []
-            for seed in runs:
-                est = make_learner(learner, **params)
-                if seed is not None:
-                    est.set_params(**{SEED_PARAMS[learner]: seed})
-                plot = learner == "gdbt-mi" and name in STAGED_DATASETS and not seed
-                res = evaluate(est, bags, y, splits, progress=progress, n_jobs=n_jobs,
-                               callback=_StagedErrors(bags, y) if plot else None)
-                if plot:
-                    staged[name] = {key: np.mean([fold[key] for fold in res["callback"]], axis=0)
-                                    for key in ("train", "test")}
-                fold_acc.append(res["accuracy"])
-                fold_auc.append(res["auc"])
-            secs.setdefault(learner, {})[name] = time.perf_counter() - t0
-            acc.setdefault(learner, {})[name] = np.concatenate(fold_acc)
-            auc.setdefault(learner, {})[name] = np.concatenate(fold_auc)
-            if learner in SEED_PARAMS:
-                seed_acc.setdefault(learner, {})[name] = np.array([a.mean() for a in fold_acc])
-                seed_auc.setdefault(learner, {})[name] = np.array([np.nanmean(a) for a in fold_auc])
-    protocol = "published folds, " + ("repetition 0" if repeats == 1 else f"repetitions 0-{repeats - 1}")
-    return Bunch(accuracy=acc, auc=auc, seconds=secs, staged=staged, datasets=datasets, seeds=seeds,
-                 seed_accuracy=seed_acc, seed_auc=seed_auc, learners=learners, quick=quick, protocol=protocol,
-                 quick_note="two folds of Musk1, 20 boosting rounds, 10 trees in the forests")
+    def params(learner):
+        if learner in ("gdbt-mi", "gdbt-bag-ratio"):
+            return {"n_estimators": 20 if quick else 200}
+        return {"n_estimators": 10} if learner in ("mi-forest", "blrt") and quick else {}
+
+    staged = {}
+    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds, params, staged)
+    result.update(staged=staged, quick_note="two folds of Musk1, 20 boosting rounds, 10 trees in the forests")
+    return result
 
 
 def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=None, n_jobs=None,
-                         repeats=5):
+                         repeats=5, seeds=1):
     """Bag-level 10-fold CV of MILES and MInD on the shipped sets, tuned only inside training folds.
 
     Each learner chooses C and sigma (MILES) or gamma (MInD) in ``fit`` by a
     stratified CV over the training bags of the outer fold (MILES 2 folds,
-    MInD 5; seed 0),
+    MInD 5; shuffled by the learner's seed),
     on slices of one instance-to-bag distance pass; the test fold is never
     seen. The published figures (:data:`PUBLISHED_EMBEDDINGS`) are 10 x 10-fold
     CV with inner-CV tuning; ours use the 5 published fold repetitions.
@@ -162,47 +173,131 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
         Worker processes over the folds (results do not depend on it).
     repeats : int, default=5
         Published repetitions of the 10-fold CV (1 to 5).
+    seeds : int, default=1
+        Each learner (both are randomised: inner folds, k-means) runs with
+        the seeds 0 .. `seeds` - 1.
 
     Returns
     -------
     result : Bunch
         ``accuracy[learner][dataset]`` and ``auc[learner][dataset]`` (one value
-        per fold, repetition after repetition), ``seconds``, ``protocol``.
+        per fold, repetition after repetition, seed after seed),
+        ``seed_accuracy`` and ``seed_auc`` (the mean of each seed),
+        ``seconds`` (all seeds), ``seeds``, ``protocol``.
     """
     datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
     learners = tuple(learners or EMBEDDING_LEARNERS)
-    if not 1 <= repeats <= 5:
-        raise ValueError(f"repeats must be between 1 and 5 (the published repetitions); got {repeats}")
-    acc, auc, secs = {}, {}, {}
+    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds)
+    result.quick_note = "two folds of Musk1"
+    return result
+
+
+def reproduce_encoders(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=5,
+                       seeds=1):
+    """Bag-level 10-fold CV of the bag-encoder classifiers on the shipped sets, tuned inside training folds.
+
+    miFV, miVLAD, the random-feature NSK and the sliced-Wasserstein SVM
+    (:data:`ENCODER_LEARNERS`) fit their encoder on the training bags of
+    each outer fold and choose C (and a kernel width where they have one)
+    by a stratified inner 5-fold CV over those bags (shuffled by the
+    learner's seed); the test fold is never seen. The published figures
+    (:data:`PUBLISHED_ENCODERS`) are 10 x 10-fold CV; ours use the 5
+    published fold repetitions.
+
+    Parameters
+    ----------
+    datasets : sequence of str, default=None
+        Default: all five (Musk1 only if quick).
+    learners : sequence of str, default=None
+        Registry names (default: :data:`ENCODER_LEARNERS`).
+    quick : bool, default=False
+        Two folds of Musk1 (smoke test).
+    progress : mil._progress.Progress, default=None
+    n_jobs : int, default=None
+        Worker processes over the folds (results do not depend on it).
+    repeats : int, default=5
+        Published repetitions of the 10-fold CV (1 to 5).
+    seeds : int, default=1
+        Each learner (all are randomised: the encoder's sample and
+        initialisation, random features or directions, inner folds) runs
+        with the seeds 0 .. `seeds` - 1.
+
+    Returns
+    -------
+    result : Bunch
+        As :func:`reproduce_embeddings`.
+    """
+    datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
+    learners = tuple(learners or ENCODER_LEARNERS)
+    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds)
+    result.quick_note = "two folds of Musk1"
+    return result
+
+
+def encoders_table(result):
+    """Rows ``[learner, accuracy / AUC % per data set]`` with Wei, Wu and Zhou's accuracy beside ours."""
+    return _table_with_published(result, PUBLISHED_ENCODERS)
+
+
+def _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds, params=None, staged=None):
+    """The CV runs of the reproductions: each learner (``params(learner)`` overriding its
+    registry defaults) on each data set, over the seeds when it is randomised; with a dict
+    `staged`, GDBT-MI's error after every round (seed 0) on :data:`STAGED_DATASETS`."""
+    _check_runs(repeats, seeds)
+    acc, auc, secs, seed_acc, seed_auc = {}, {}, {}, {}, {}
     for name in datasets:
         data = load_dataset(name)
         splits = _splits(data, quick, repeats)
         for learner in learners:
             if progress is not None:
-                progress.set_label(f"{learner} on {name}", len(splits))
+                progress.set_label(f"{learner} on {name}", len(splits) * _n_runs(learner, seeds))
             t0 = time.perf_counter()
-            res = evaluate(make_learner(learner), data.bags, data.target, splits, progress=progress,
-                           n_jobs=n_jobs)
+            plot = staged is not None and learner == "gdbt-mi" and name in STAGED_DATASETS
+            errors = (lambda seed, b=data.bags, t=data.target: None if seed else _StagedErrors(b, t)) if plot else None
+            a, u, seeded, results = seeded_runs(learner, data.bags, data.target, splits, seeds, progress, n_jobs,
+                                                 params(learner) if params else None, errors)
+            if plot:
+                staged[name] = {key: np.mean([fold[key] for fold in results[0]["callback"]], axis=0)
+                                for key in ("train", "test")}
             secs.setdefault(learner, {})[name] = time.perf_counter() - t0
-            acc.setdefault(learner, {})[name] = res["accuracy"]
-            auc.setdefault(learner, {})[name] = res["auc"]
+            acc.setdefault(learner, {})[name] = a
+            auc.setdefault(learner, {})[name] = u
+            if seeded is not None:
+                seed_acc.setdefault(learner, {})[name], seed_auc.setdefault(learner, {})[name] = seeded
     protocol = "published folds, " + ("repetition 0" if repeats == 1 else f"repetitions 0-{repeats - 1}")
     return Bunch(accuracy=acc, auc=auc, seconds=secs, datasets=datasets, learners=learners, quick=quick,
-                 protocol=protocol, quick_note="two folds of Musk1")
+                 protocol=protocol, seeds=seeds, seed_accuracy=seed_acc, seed_auc=seed_auc)
+
+
+def _score_cell(result, learner, name):
+    """"accuracy (AUC)" in %: over the folds, or for a learner run over several seeds the
+    mean of the seeds' means with the range of those means, marked by the caller."""
+    if learner in result.seed_accuracy and result.seeds > 1:
+        a, u = 100 * result.seed_accuracy[learner][name], 100 * result.seed_auc[learner][name]
+        return f"{a.mean():.1f} [{a.min():.1f}-{a.max():.1f}] ({u.mean():.1f} [{u.min():.1f}-{u.max():.1f}])"
+    a = 100 * np.asarray(result.accuracy[learner][name])
+    u = result.auc[learner][name]
+    u = 100 * np.nanmean(u) if np.isfinite(u).any() else float("nan")
+    return f"{a.mean():.1f} ({u:.1f})"
+
+
+def _seeded_label(result, learner):
+    return learner + (" *" if learner in result.seed_accuracy and result.seeds > 1 else "")
 
 
 def embeddings_table(result):
     """Rows ``[learner, accuracy / AUC % per data set]`` with the published accuracy beside ours."""
+    return _table_with_published(result, PUBLISHED_EMBEDDINGS)
+
+
+def _table_with_published(result, published_figures):
     rows = []
     for learner in result.learners:
-        ours = [learner]
+        ours = [_seeded_label(result, learner)]
         published = [f"{learner} (published)"]
         for name in result.datasets:
-            a = 100 * np.asarray(result.accuracy[learner][name])
-            u = 100 * np.nanmean(result.auc[learner][name]) if np.isfinite(result.auc[learner][name]).any() \
-                else float("nan")
-            ours.append(f"{a.mean():.1f} ({u:.1f})")
-            ref = PUBLISHED_EMBEDDINGS.get(learner, {}).get(name)
+            ours.append(_score_cell(result, learner, name))
+            ref = published_figures.get(learner, {}).get(name)
             published.append("-" if ref is None else f"{ref:.1f}")
         rows += [ours, published]
     return rows
@@ -455,7 +550,7 @@ def reproduce_three_class(learners=("ripper-mi", "citation-knn"), repeats=1, pro
     acc, secs = {}, {}
     for learner in learners:
         t0 = time.perf_counter()
-        res = evaluate(make_learner(learner), bags, y, splits, progress=progress, n_jobs=n_jobs)
+        res = evaluate(make_learner(learner, seed=0), bags, y, splits, progress=progress, n_jobs=n_jobs)
         secs[learner] = time.perf_counter() - t0
         acc[learner] = res["accuracy"]
     return Bunch(accuracy=acc, seconds=secs, learners=tuple(learners), repeats=repeats)
@@ -479,7 +574,8 @@ KERNEL_PUBLISHED = {
 }
 
 
-def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=5):
+def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=5,
+                      seeds=1):
     """Bag-kernel SVMs and mi-SVM / MI-SVM on the shipped sets, published folds.
 
     Every learner tunes its hyper-parameters by an inner cross-validation
@@ -500,11 +596,15 @@ def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, 
         Worker processes over the folds (results do not depend on it).
     repeats : int, default=5
         Published repetitions of the 10-fold CV (1 to 5).
+    seeds : int, default=1
+        Each learner (all are randomised: the inner folds) runs with the
+        seeds 0 .. `seeds` - 1.
 
     Returns
     -------
     result : Bunch
-        ``accuracy[learner][dataset]`` and ``auc`` (one per fold),
+        ``accuracy[learner][dataset]`` and ``auc`` (one per fold, seed after
+        seed), ``seed_accuracy`` and ``seed_auc`` (the mean of each seed),
         ``seconds[learner][dataset]``, ``published`` (:data:`KERNEL_PUBLISHED`),
         ``protocol``.
     """
@@ -513,31 +613,18 @@ def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, 
     datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
     if learners is None:
         learners = tuple(name for name in KERNEL_LEARNERS if name in available_learners())
-    learners = tuple(learners)
-    if not 1 <= repeats <= 5:
-        raise ValueError(f"repeats must be between 1 and 5 (the published repetitions); got {repeats}")
-    acc, auc, secs = {}, {}, {}
-    for name in datasets:
-        data = load_dataset(name)
-        splits = _splits(data, quick, repeats)
-        for learner in learners:
-            params = {}
-            if quick:
-                params = {"C": [1.0, 10.0]}
-                if learner in ("nsk-svm", "migraph-svm", "emd-svm"):
-                    params["gamma"] = [0.5, 1.0]
-            est = make_learner(learner, **params)
-            if progress is not None:
-                progress.set_label(f"{learner} on {name}", len(splits))
-            t0 = time.perf_counter()
-            res = evaluate(est, data.bags, data.target, splits, progress=progress, n_jobs=n_jobs)
-            secs.setdefault(learner, {})[name] = time.perf_counter() - t0
-            acc.setdefault(learner, {})[name] = res["accuracy"]
-            auc.setdefault(learner, {})[name] = res["auc"]
-    protocol = "published folds, " + ("repetition 0" if repeats == 1 else f"repetitions 0-{repeats - 1}")
-    return Bunch(accuracy=acc, auc=auc, seconds=secs, datasets=datasets, learners=learners, quick=quick,
-                 protocol=protocol, published=KERNEL_PUBLISHED,
-                 quick_note="two folds of Musk1, inner grids of two values")
+
+    def params(learner):
+        if not quick:
+            return {}
+        grid = {"C": [1.0, 10.0]}
+        if learner in ("nsk-svm", "migraph-svm", "emd-svm"):
+            grid["gamma"] = [0.5, 1.0]
+        return grid
+
+    result = _seeded_table(datasets, tuple(learners), quick, progress, n_jobs, repeats, seeds, params)
+    result.update(published=KERNEL_PUBLISHED, quick_note="two folds of Musk1, inner grids of two values")
+    return result
 
 
 def kernel_table(result):
@@ -545,12 +632,8 @@ def kernel_table(result):
     names = ("musk1", "musk2", "elephant", "fox", "tiger")
     rows = []
     for learner in result.learners:
-        cells = [learner]
-        for name in result.datasets:
-            a = 100 * np.mean(result.accuracy[learner][name])
-            u = 100 * np.nanmean(result.auc[learner][name])
-            cells.append(f"{a:.1f} ({u:.1f})")
-        rows.append(cells)
+        rows.append([_seeded_label(result, learner)] + [_score_cell(result, learner, name)
+                                                        for name in result.datasets])
         for label, pub in zip(("  as quoted", "  re-impl."), result.published.get(learner, (None, None))):
             rows.append([label] + ["—" if pub is None or name not in names else f"{pub[names.index(name)]:.1f}"
                                    for name in result.datasets])

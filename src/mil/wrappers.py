@@ -29,7 +29,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, has
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.tree import C45MIClassifier
-from mil.utils.validation import check_bags_y, positive_index, set_feature_names
+from mil.utils.validation import check_bags_y, positive_index, set_feature_names, shown
 
 __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier", "bag_summaries"]
 
@@ -173,7 +173,7 @@ class _BaseWrapper(BaseBagClassifier):
             if pc is not None:
                 hits = np.flatnonzero(self.classes_ == pc)
                 if hits.size == 0:
-                    raise ValueError(f"the inner estimator's positive_class={pc!r} is not one of the "
+                    raise ValueError(f"the inner estimator's positive_class={shown(pc)} is not one of the "
                                      f"labels {self.classes_.tolist()}")
                 est.set_params(positive_class=int(rank[hits[0]]))
         y = rank[np.asarray(y, dtype=np.intp)]

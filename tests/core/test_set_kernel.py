@@ -134,6 +134,28 @@ def test_twins_identical_to_rounding():
     assert set(compiled.__all__) == set(python.__all__)
 
 
+@pytest.mark.parametrize("block_size", [2, 1024])
+def test_small_distances_beside_large_norms_are_recomputed(backend, block_size):
+    # Instances near 1e8 (uncentred, as the kernel trusts its input) a few tenths apart:
+    # |a|^2 + |b|^2 - 2 a.b loses every digit of 0.01 to cancellation (the terms were 1.0 or
+    # garbage); the kernel recomputes the squared distances from differences where its error
+    # bound could change a term by more than TERM_RTOL. Far-apart pairs (terms 0) stay as they are.
+    rng = np.random.default_rng(5)
+    bags = [1e8 + rng.uniform(0, 0.5, size=(int(rng.integers(1, 4)), 2)) for _ in range(5)]
+    bags.append(np.array([[-1e8, 3.0]]))
+    w = weights_of(bags, rng)
+    mod = kernel("_set_kernel")
+    assert mod.TERM_RTOL == 2.0 ** -33
+    ref = brute(bags, bags, w, w, GAMMAS)
+    np.testing.assert_allclose(run(bags, w, block_size=block_size), ref, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(run(bags[:2], w[:2], bags, w, block_size=block_size), ref[:, :2],
+                               rtol=1e-12, atol=1e-300)
+    X, off, ww = stack(bags, w)
+    diag = np.zeros((len(GAMMAS), len(bags)))
+    mod.set_kernel_diagonal(X, off, ww, GAMMAS, diag)
+    np.testing.assert_allclose(diag, np.diagonal(ref, axis1=1, axis2=2), rtol=1e-12)
+
+
 bag_lists = st.lists(
     st.lists(st.lists(st.sampled_from([-1.0, 0.0, 0.5, 2.0]), min_size=2, max_size=2),
              min_size=1, max_size=4),

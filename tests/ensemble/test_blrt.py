@@ -145,9 +145,11 @@ def test_limits_and_text(backend):
         assert tree.max_depth <= 2
         assert tree.n_node_bags[tree.left < 0].min() >= 3
     text = est.export_text(0, feature_names=["a", "b", "c", "d"])
-    assert "share of instances with" in text and "bags)" in text
-    assert text.splitlines()[0].startswith("|--- share of instances with ")
+    assert "share of instances with" in text and "(bags: 0=" in text
+    assert text.splitlines()[0] == "tree 0 of 3 (estimators_[0])"
+    assert text.splitlines()[1].startswith("|--- share of instances with ")
     assert str(est.estimators_[0]) == est.estimators_[0].export_text()
+    assert est.estimators_[0].export_text(feature_names=["a", "b", "c", "d"]) == text.split("\n", 1)[1]
     with pytest.raises(ValueError, match="feature_names"):
         est.export_text(0, feature_names=["a"])
 

@@ -8,7 +8,8 @@ import mil
 from mil import Bags
 from mil._core import compiled_available, use_backend
 from mil.ensemble import MIRandomForestClassifier
-from mil.ensemble._forest import _bootstrap_counts, _grow_one
+from mil.ensemble._bagging import bootstrap_counts
+from mil.ensemble._forest import _grow_one
 from mil.tree import C45MIClassifier, ID3MIClassifier
 
 
@@ -83,7 +84,7 @@ def test_zero_weight_equals_dropping_the_bag_in_each_tree(backend):
     seeds = np.random.RandomState(5).randint(np.iinfo(np.int32).max, size=4)
     template = forest._template()
     for est, seed in zip(forest.estimators_, seeds):
-        counts = _bootstrap_counts(seed, len(y), len(y))  # drawn over all bags, as without weights
+        counts = bootstrap_counts(seed, len(y), len(y))  # drawn over all bags, as without weights
         alone = _grow_one(template, int(seed), sub, y[keep], forest.classes_, None, counts[keep], None)
         assert est.tree_ == alone.tree_
     # A zero-weight bag shaped no tree: it is out of bag for every tree.

@@ -12,7 +12,7 @@ from mil._core import use_backend
 from mil.ensemble import GDBTMIClassifier
 from mil.ensemble._gdbt import newton_leaf_values
 from mil.ensemble._plot import staged_errors
-from mil.ensemble._pooling import POOLINGS, pool
+from mil.tree._pooling import POOLINGS, pool
 from mil.tree._builder import _Presorted
 from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
 

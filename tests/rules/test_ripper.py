@@ -173,17 +173,17 @@ def test_export_text():
     clf = RipperMIClassifier(**MI, random_state=0).fit(X, y)
     lines = clf.export_text().splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("IF x") and lines[0].endswith("THEN 1  [40+, 0-]")
+    assert lines[0].startswith("IF x") and lines[0].endswith("THEN class: 1 (bags: 0=0, 1=40; p=0.98)")
     assert " AND " in lines[0] and ">= " in lines[0] and "<= " in lines[0]
-    assert lines[1] == "ELSE 0  [0: 40, 1: 0]"
+    assert lines[1] == "ELSE class: 0 (bags: 0=40, 1=0; p=0.98)"
     named = clf.export_text(feature_names=["width", "height", "noise"])
     assert "width >= " in named and "height <= " in named
     with pytest.raises(ValueError, match="feature_names has 2 names"):
         clf.export_text(feature_names=["a", "b"])
     assert str(Rule([(12, 0, 3.5), (40, 1, -10)], p=5, n=1)) == \
-        "IF x12 <= 3.5 AND x40 >= -10 THEN positive  [5+, 1-]"
+        "IF x12 <= 3.5 AND x40 >= -10 THEN class: positive (bags: positive=5, other=1; p=0.75)"
     assert str(Rule([(0, 1, 2.0)], p=5, n=1, label="b", counts=[1, 5, 0])) == \
-        "IF x0 >= 2 THEN b  [5+, 1-]"
+        "IF x0 >= 2 THEN class: b (bags: b=5, other=1; p=0.67)"
     assert Rule([(1, 0, 2.0)]).conditions[0] == Condition(1, 0, 2.0)
 
 
@@ -347,8 +347,9 @@ def test_unordered_learns_each_class_against_the_rest(seed):
     np.testing.assert_array_equal(clf.predict(X), y)
     assert clf.default_rule_.counts == (0, 0, 0)
     text = clf.export_text().splitlines()
-    assert [text[0], text[2], text[4]] == ["0:", "1:", "2:"] and text[1].startswith("  IF x0 <= ")
-    assert text[-1] == "ELSE 0  [0: 0, 1: 0, 2: 0]"
+    assert [text[0], text[2], text[4]] == ["rules for class 0:", "rules for class 1:", "rules for class 2:"]
+    assert text[1].startswith("  IF x0 <= ")
+    assert text[-1] == "ELSE class: 0 (instances: 0=0, 1=0, 2=0; p=0.33)"  # the collective assumption counts instances
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -365,7 +366,7 @@ def test_ordered_learns_by_increasing_frequency_with_a_default(seed):
     assert (f, op) == (0, 0) and 3 < t < 10 and clf.rules_[1].counts == (8, 0, 0)
     assert clf.default_rule_.label == 1 and clf.default_rule_.counts == (0, 8, 0)
     np.testing.assert_array_equal(clf.predict(X), y)
-    assert clf.export_text().splitlines()[-1] == "ELSE 1  [0: 0, 1: 8, 2: 0]"
+    assert clf.export_text().splitlines()[-1] == "ELSE class: 1 (bags: 0=0, 1=8, 2=0; p=0.82)"
 
 
 def test_ordered_counts_are_taken_on_the_bags_a_class_is_learned_on():

@@ -86,7 +86,7 @@ def test_weighted_rule_counts_by_hand(backend):
     # Laplace distribution on the weighted counts: (counts + 1) / (total + 2).
     np.testing.assert_allclose(by_label[0].distribution, [5 / 6, 1 / 6])
     np.testing.assert_allclose(by_label[1].distribution, [1 / 4.5, 3.5 / 4.5])
-    assert "[2.5+, 0-]" in clf.export_text()
+    assert "THEN class: 1 (bag weight: 0=0, 1=2.5; p=0.78)" in clf.export_text()
 
 
 def test_weighting_reduces_to_uniform(backend):

@@ -16,8 +16,25 @@ def test_quick_reproduction_and_table():
     assert set(KERNEL_PUBLISHED) == set(KERNEL_LEARNERS)
 
 
+def test_seeded_reproduction_marks_the_randomised_rows():
+    # Every learner of the table draws its inner folds from its seed: run over seeds 0 and 1,
+    # the cell is the seeds' mean with their range, the row marked *.
+    from mil._learners import SEED_PARAMS, make_learner
+
+    for name in KERNEL_LEARNERS + ("miles", "mind"):
+        assert SEED_PARAMS[name] == "random_state" and "random_state" in make_learner(name).get_params()
+    res = reproduce_kernels(quick=True, learners=("MI-svm",), seeds=2)
+    assert len(res.accuracy["MI-svm"]["musk1"]) == 4 and len(res.seed_accuracy["MI-svm"]["musk1"]) == 2
+    row = kernel_table(res)[0]
+    acc, auc = 100 * res.seed_accuracy["MI-svm"]["musk1"], 100 * res.seed_auc["MI-svm"]["musk1"]
+    assert row == ["MI-svm *", f"{acc.mean():.1f} [{acc.min():.1f}-{acc.max():.1f}] "
+                               f"({auc.mean():.1f} [{auc.min():.1f}-{auc.max():.1f}])"]
+
+
 def test_cli_quick(capsys):
-    assert main(["reproduce", "kernels", "--quick", "--quiet", "--learners", "migraph-svm"]) == 0
+    assert main(["reproduce", "kernels", "--quick", "--quiet", "--learners", "migraph-svm", "--seeds", "1"]) == 0
     out = capsys.readouterr().out
     assert "migraph-svm" in out and "re-impl." in out and "86.4" in out
+    assert main(["reproduce", "kernels", "--quick", "--quiet", "--learners", "nsk-svm", "--seeds", "2"]) == 0
+    assert "nsk-svm *" in capsys.readouterr().out
     assert main(["reproduce", "kernels", "--quick", "--quiet", "--learners", "rbf-svm"]) == 2

@@ -55,7 +55,7 @@ def test_memory_mapped_float32_bags_give_the_in_memory_model(backend, tmp_path, 
 def test_float32_bags_for_exact_learners_are_upcast(backend):
     X, offsets, y = _data(np.random.RandomState(2))
     bags = Bags(X, offsets)
-    est = C45MIClassifier()
+    est = C45MIClassifier(splitter="exact")  # ("auto" keeps float32 and upcasts when it chooses the exact search)
     validated, _ = est._validate_fit(bags, y)
     assert validated.instances.dtype == np.float64
     assert bags.instances.dtype == np.float32  # the input is not modified

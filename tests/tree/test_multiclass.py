@@ -49,9 +49,12 @@ def test_one_concept_tree_per_class(cls, backend):
     np.testing.assert_allclose(inst.sum(axis=1), 1.0)
     assert clf.predict_instances(X_test).shape == (bags.n_instances,)
     assert clf.get_n_leaves() == sum(t.n_leaves for t in clf.trees_)
-    with pytest.raises(ValueError, match="one tree per class"):
+    with pytest.raises(ValueError, match="holds 3 class trees"):
         export_text(clf)
-    assert "pos (pi=15, nu=0" in export_text(clf.trees_[0])  # class "a": 15 bags
+    assert "class: pos (bags: neg=0, pos=15" in export_text(clf.trees_[0])  # a bare tree knows no labels
+    text = export_text(clf, index=0)  # class "a": 15 bags
+    assert text.splitlines()[0] == "class a against the others (trees_[0])"
+    assert "class: a (bags: other=0, a=15" in text and text.split("\n", 1)[1] in clf.export_text(0)
 
 
 def test_two_classes_unchanged(backend):

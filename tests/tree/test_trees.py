@@ -200,10 +200,11 @@ def test_export_text():
     clf = C45MIClassifier(growth="best", min_bags_leaf=1).fit(X, [1, 0, 0])
     text = export_text(clf, feature_names=["size", "colour"])
     lines = text.splitlines()
+    assert text == clf.export_text(feature_names=["size", "colour"])
     assert len(lines) == 2 * clf.tree_.n_leaves - 2 + clf.tree_.n_leaves
     assert all(line.startswith("|--- ") or line.startswith("|   ") for line in lines)
     assert "size" in text or "colour" in text
-    assert "pos (pi=" in text and "neg (pi=" in text
+    assert "class: 1 (bags: 0=0, 1=1; p=" in text and "class: 0 (bags: 0=" in text
 
 
 def test_pruning_collapses_noise():

@@ -31,12 +31,29 @@ at run time: it is within a few ulp of the C library's ``exp`` (tested),
 so the sums agree with the NumPy twin to rounding. Arguments from 700 on
 (exponentials below 1e-304) take the C library's ``exp``, those beyond 746
 count 0 (exactly their exponential in float64). Memory stays at one block, never the full
-instance-by-instance matrix. Train-vs-train visits the pairs i <= j and
+instance-by-instance matrix.
+
+Precision: the expansion's rounding error on a squared distance is at most
+about ``(2d + 3) * 2**-53 * (|a|^2 + |b|^2)`` (``d`` features), so a term
+``exp(-gamma d2)`` is off by at most ``gamma`` times that, relative. Where
+that bound exceeds ``TERM_RTOL`` for some gamma, the squared distance is
+recomputed from the differences ``a - b`` (exact to ``(d + 2) * 2**-53``
+relative), unless the term cannot matter for that gamma: it underflows
+(``gamma d2`` beyond 746 even at the bound) or it lies below ``exp(-42)``
+times the largest term of the same bag pair's row (an upper bound of the
+pair's smallest distance, ``SKIP_BELOW_LARGEST``). The test takes the gammas
+as the interval from the smallest to the largest (one pass whatever their
+number; a few more distances recomputed than the grid itself needs), and a
+column bag whose smallest squared distance no entry could pass with is
+skipped after one pass. A distance small beside large instance norms (``0``
+against ``0.1`` next to an instance at ``1e8``) thus keeps its digits, as the
+Hausdorff kernels do with ``EXACT_BELOW``; on well-scaled data the bound
+holds for every row and the check costs one comparison per row. Train-vs-train visits the pairs i <= j and
 mirrors them. The NumPy twin (``_set_kernel_py``) uses the same blocks and
 expansion; the two agree to rounding (sums in a different order).
 """
 
-from libc.math cimport exp
+from libc.math cimport exp, INFINITY
 from libc.stdlib cimport malloc, free
 from scipy.linalg.cython_blas cimport dsyrk
 
@@ -50,6 +67,18 @@ __all__ = ["set_kernel_matrices", "set_kernel_diagonal"]
 # exp(-t) is exactly 0.0 in float64 for t above about 745.13: skip those.
 cdef float64_t _EXP_UNDERFLOW = 746.0
 EXP_UNDERFLOW = _EXP_UNDERFLOW
+
+# Largest relative error of one term exp(-gamma d2) left to the expansion
+# |a|^2 + |b|^2 - 2 a.b (see the module docstring); beyond it the squared
+# distance is recomputed from differences.
+cdef float64_t _TERM_RTOL = 2.0 ** -33
+TERM_RTOL = _TERM_RTOL
+# A term below exp(-SKIP_BELOW_LARGEST) times the largest of its row and bag
+# pair changes their sum by less than 6e-19 of it, however wrong: not recomputed.
+cdef float64_t _SKIP_BELOW_LARGEST = 42.0
+SKIP_BELOW_LARGEST = _SKIP_BELOW_LARGEST
+# Unit roundoff.
+cdef float64_t _U = 2.0 ** -53
 
 
 cdef extern from *:
@@ -226,11 +255,77 @@ cdef void _exp_terms(const float64_t* v, const float64_t* w, intp_t n, float64_t
                 e[b] = w[b] * exp(-t) if t < _EXP_UNDERFLOW else 0.0
 
 
+cdef inline float64_t _sq_diff(const float64_t* a, const float64_t* b, intp_t d) noexcept nogil:
+    # ||a - b||^2 from the differences (no cancellation).
+    cdef intp_t k
+    cdef float64_t t, s = 0.0
+    for k in range(d):
+        t = a[k] - b[k]
+        s = s + t * t
+    return s
+
+
+cdef void _exact_where_needed(
+    float64_t* vrow, float64_t* flag, const float64_t* a, const float64_t* B, intp_t d,
+    float64_t sra, const float64_t* sq_c, float64_t max_sq, const intp_t* seg, intp_t s0, intp_t ns,
+    intp_t start, bint self_first, float64_t cu, float64_t gmin, float64_t gmax,
+) noexcept nogil:
+    # Recompute from differences the squared distances vrow[start:seg[ns]] of
+    # row instance a whose expansion error may change a term by more than
+    # TERM_RTOL for some gamma (see the module docstring). The rule reads
+    # only this row and the column bags' segments seg[s]..seg[s+1]-1; `flag`
+    # is scratch of the row's length. The tests run without branches, so
+    # that the loops vectorise.
+    cdef intp_t b, s, lo, hi
+    cdef float64_t ref, t, err, low, vmin, max_err = cu * (sra + max_sq)
+    # No entry with low >= skip_above passes the tests below (g low < 746 for
+    # g >= gmin, and TERM_RTOL low < 746 err with err <= max_err); the margin
+    # covers the rounding of this bound: a bag whose smallest squared distance
+    # is beyond it is skipped at the cost of one pass.
+    cdef float64_t skip_above = _EXP_UNDERFLOW / gmin
+    if _EXP_UNDERFLOW * max_err / _TERM_RTOL < skip_above:
+        skip_above = _EXP_UNDERFLOW * max_err / _TERM_RTOL
+    skip_above = skip_above * (1.0 + 1e-9) + max_err
+    for s in range(s0, ns):
+        lo = seg[s] if seg[s] > start else start
+        hi = seg[s + 1]
+        if hi <= lo:
+            continue
+        # ref: an upper bound of the bag's smallest true squared distance to a
+        # (its own bag: a itself, at 0), so the largest term is >= exp(-g ref).
+        ref = 0.0
+        vmin = vrow[lo]
+        for b in range(lo + 1, hi):
+            vmin = vrow[b] if vrow[b] < vmin else vmin
+        if vmin >= skip_above:
+            continue
+        if not (self_first and s == s0):
+            ref = vrow[lo] + cu * (sra + sq_c[lo])
+            for b in range(lo + 1, hi):
+                t = vrow[b] + cu * (sra + sq_c[b])
+                ref = t if t < ref else ref
+        for b in range(lo, hi):
+            err = cu * (sra + sq_c[b])
+            low = vrow[b] - err
+            # Some gamma g in [gmin, gmax] with g err > TERM_RTOL (the term may be
+            # off by more), g low < 746 (it does not underflow) and
+            # g (low - ref) <= 42 (it is not negligible in its bag's sum): the
+            # interval of such g is not empty (a superset of the grid's gammas).
+            flag[b] = <float64_t>((gmax * err > _TERM_RTOL) & (gmin * low < _EXP_UNDERFLOW)
+                                  & (gmin * (low - ref) <= _SKIP_BELOW_LARGEST)
+                                  & (_TERM_RTOL * low < _EXP_UNDERFLOW * err)
+                                  & (_TERM_RTOL * (low - ref) <= _SKIP_BELOW_LARGEST * err))
+        for b in range(lo, hi):
+            if flag[b] != 0.0:
+                vrow[b] = _sq_diff(a, B + b * d, d)
+
+
 cdef void _row_bag_sums(
     const float64_t* G, intp_t ldg, intp_t a0, intp_t a1, const float64_t* sq_r,
     const float64_t* w_r, const float64_t* sq_c, const float64_t* w_c, const intp_t* seg,
     intp_t s0, intp_t ns, bint self_first, const float64_t* gammas, intp_t ng,
     float64_t* vrow, float64_t* ebuf, float64_t* acc,
+    const float64_t* A, const float64_t* B, intp_t d,
 ) noexcept nogil:
     # One row bag (rows a0..a1-1 of the block) against the column bags
     # s0..ns-1 of the chunk (columns seg[s]..seg[s+1]-1):
@@ -242,12 +337,24 @@ cdef void _row_bag_sums(
     # and columns the same instances, dsyrk filled only b >= a): a row reads
     # the columns after itself, its own bag's share counted twice plus its
     # distance 0 to itself once.
+    # A, B: the row and column instances (row-major, d features; row a is
+    # A + a * d, column b is B + b * d), for the squared distances recomputed
+    # from differences where the expansion may be too coarse
+    # (_exact_where_needed).
     cdef intp_t a, b, k, s, lo, start, n, stop = seg[ns]
-    cdef float64_t v, sra, vmin, vmax, g, tot, wa
+    cdef float64_t v, sra, vmin, vmax, g, tot, wa, gmax = 0.0, gmin = INFINITY, max_sq = 0.0
+    cdef float64_t cu = (2.0 * <float64_t>d + 4.0) * _U
     cdef const float64_t* grow
     for k in range(ng):
         for s in range(s0, ns):
             acc[k * ns + s] = 0.0
+        if gammas[k] > gmax:
+            gmax = gammas[k]
+        if gammas[k] < gmin:
+            gmin = gammas[k]
+    for b in range(seg[s0], stop):
+        if sq_c[b] > max_sq:
+            max_sq = sq_c[b]
     for a in range(a0, a1):
         grow = G + a * ldg
         sra = sq_r[a]
@@ -260,6 +367,9 @@ cdef void _row_bag_sums(
             for b in range(start, stop):
                 v = (sra + sq_c[b]) - 2.0 * grow[b]
                 vrow[b] = v if v > 0.0 else 0.0
+            if gmax * (cu * (sra + max_sq)) > _TERM_RTOL:
+                _exact_where_needed(vrow, ebuf, A + a * d, B, d, sra, sq_c, max_sq, seg, s0, ns, start,
+                                    self_first, cu, gmin, gmax)
             vmin = vrow[start]
             vmax = vmin
             for b in range(start, stop):
@@ -313,7 +423,7 @@ cdef void _set_kernel_block(void* ctx, const Block* blk) noexcept nogil:
         s0 = i - c0 if diagonal else 0
         _row_bag_sums(blk.G, blk.ldg, xo[i] - i0, xo[i + 1] - i0, blk.sq_x + i0,
                       o.x_weights + i0, blk.sq_y + j0, o.y_weights + j0, seg, s0, ns, diagonal,
-                      o.gammas, ng, vrow, ebuf, acc)
+                      o.gammas, ng, vrow, ebuf, acc, blk.X + i0 * blk.d, blk.Y + j0 * blk.d, blk.d)
         for k in range(ng):
             for s in range(s0, ns):
                 j = c0 + s
@@ -392,7 +502,8 @@ cdef int c_set_kernel_diagonal(
             seg[0] = 0
             seg[1] = nb
             _row_bag_sums(G, nb, 0, nb, sq + offsets[b], weights + offsets[b], sq + offsets[b],
-                          weights + offsets[b], seg, 0, 1, True, gammas, n_gammas, vrow, ebuf, acc)
+                          weights + offsets[b], seg, 0, 1, True, gammas, n_gammas, vrow, ebuf, acc,
+                          X + offsets[b] * d, X + offsets[b] * d, d)
             for k in range(n_gammas):
                 out[k * n_bags + b] = acc[k]
     finally:

@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from mil.datasets._arff import read_text
-from mil.utils.validation import bags_from_instances
+from mil.utils.validation import bags_from_instances, shown
 
 __all__ = ["from_frame", "load_csv"]
 
@@ -36,10 +36,8 @@ def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, re
     gone = _missing_labels(labels)
     if gone.any():
         r = int(np.flatnonzero(gone)[0])
-        bag_id = np.asarray(bag_ids)[r]
-        bag_id = bag_id.item() if hasattr(bag_id, "item") else bag_id
-        raise ValueError(f"bag {bag_id!r} has no label (row {r} of the table: "
-                         f"{np.asarray(labels)[r]!r} in the label column {label!r}); every bag needs one")
+        raise ValueError(f"bag {shown(np.asarray(bag_ids)[r])} has no label (row {r} of the table: "
+                         f"{shown(np.asarray(labels)[r])} in the label column {label!r}); every bag needs one")
     bags = bags_from_instances(features, bag_ids)
     # Labels per bag, in the same (sorted-id) order as the bags.
     order = np.argsort(np.asarray(bag_ids), kind="stable")
@@ -50,7 +48,7 @@ def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, re
     differs = labels != bag_labels[row_bag]
     if differs.any():
         b = int(row_bag[np.flatnonzero(differs)[0]])
-        raise ValueError(f"bag {bags.ids[b].tolist()!r} has rows with different values in the label column "
+        raise ValueError(f"bag {shown(bags.ids[b])} has rows with different values in the label column "
                          f"{label!r}; a bag has one label")
     bags = bags.with_feature_names(feature_names)
     data = bags.to_list() if frame is None else _frames(bags, frame)

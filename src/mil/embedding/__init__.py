@@ -11,15 +11,20 @@ The bag encoders (VLAD, Fisher vectors, kernel mean embeddings, sliced
 Wasserstein embeddings) learn a model of the instances on a sample of the
 training instances and encode each bag from its own instances alone, in
 time linear in the instances: chunk by chunk over memory-mapped bags, or on
-a Dask cluster. Any scikit-learn model then learns on the rows.
+a Dask cluster. Any scikit-learn model then learns on the rows; the
+classifiers on them (miFV, miVLAD, the random-feature NSK, the
+sliced-Wasserstein SVM) tune their model by the inner CV of MILES and MInD.
 """
 
 from mil.embedding._classifiers import MILESClassifier, MInDClassifier
 from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
+from mil.embedding._encoder_classifiers import (KernelMeanClassifier, SlicedWassersteinClassifier, miFVClassifier,
+                                                miVLADClassifier)
 from mil.embedding._encoding import CHUNK_BYTES  # noqa: F401  (the encoders' chunk budget)
 from mil.embedding._kernel_mean import KernelMeanEmbedding
 from mil.embedding._sliced import SlicedWassersteinEmbedding
 from mil.embedding._transformers import BagDissimilarityEmbedding, MILESEmbedding
 
 __all__ = ["MILESEmbedding", "BagDissimilarityEmbedding", "MILESClassifier", "MInDClassifier",
-           "VLADEmbedding", "FisherVectorEmbedding", "KernelMeanEmbedding", "SlicedWassersteinEmbedding"]
+           "VLADEmbedding", "FisherVectorEmbedding", "KernelMeanEmbedding", "SlicedWassersteinEmbedding",
+           "miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"]

@@ -16,20 +16,19 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
-from mil.embedding._minima import (DISSIMILARITIES, dissimilarities, instance_rows, median_sigma,
-                                   miles_features, minima, one_bag, subset)
-from mil.embedding._transformers import _kmeans_centres
-from mil.preprocessing import _apply_scaling, _scaling
+from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
+                                   miles_features, minima, one_bag)
+from mil.embedding._transformers import _concept_minima, _dissimilarities_to, _draw_prototypes
+from mil.preprocessing import _absolute_unit, _fit_scaled
 
 __all__ = ["MILESClassifier", "MInDClassifier"]
 
@@ -81,8 +80,8 @@ def _linear_kernel(Z_a, Z_b):
     return Z_a @ Z_b.T / max(Z_a.shape[1], 1)
 
 
-class _EmbeddingClassifier(BaseBagClassifier):
-    """Shared fit / inner tuning / calibration of the embedding classifiers (not public)."""
+class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
+    """Shared fit of the embedding classifiers on :mod:`mil._tuning` (not public)."""
 
     _binary_only = False
 
@@ -117,19 +116,15 @@ class _EmbeddingClassifier(BaseBagClassifier):
         y : array-like of shape (n_bags,)
         sample_weight : array-like of shape (n_bags,), default=None
             One weight per bag (times `class_weight`): passed to the SVM and
-            used in the inner folds' weighted accuracy and calibration.
+            used in the inner folds' scores and calibration. Bags of weight
+            0 are dropped first (as if absent).
 
         Returns
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
-        if self.scale is not None:
-            self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
-            bags = _apply_scaling(bags, self.offset_, self.scale_)
-        else:
-            self.offset_ = self.scale_ = None
+        bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
+        bags = _fit_scaled(self, bags, rescale_extremes=True)
         self.centre_ = bags.instances.mean(axis=0)
         if len(self.classes_) == 2:
             target = (y_enc == self._pos_index).astype(np.intp)  # 1 = positive class
@@ -138,48 +133,26 @@ class _EmbeddingClassifier(BaseBagClassifier):
         self._seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         state = self._prepare(bags)
         params, Cs = self._param_grid(state), self._C_grid()
-        best, slope = self._tune(state, target, weight, params, Cs)
-        self.best_params_ = best
-        self.calibration_slope_ = slope
+        folds = inner_folds(self.cv, target, random_state=self.random_state, repeats=self.cv_repeats,
+                            keep=keep, n_total=n_total)
+        sel = self._select(state, target, weight, params, Cs, folds)
+        p, c = sel.index
+        self.best_params_ = {"param": params[p], "C": float(Cs[c])}
+        self.cv_results_ = sel.scores
+        self.proba_scale_ = sel.scale
         everyone = np.arange(bags.n_bags)
         fold = self._fold(state, everyone, everyone[:0])
-        F, _ = self._features(fold, best["param"])
-        machine = self._machine(best["C"])
+        F, _ = self._features(fold, params[p])
+        machine = self._machine(float(Cs[c]))
         machine.fit(F, target, sample_weight=weight)
-        self._finish(fold, machine, best["param"])
+        self._finish(fold, machine, params[p])
         return self
 
-    def _C_grid(self):
-        return np.array([float(self.C)]) if self.C is not None else _positive_grid(self.Cs, "Cs")
+    def _select(self, state, target, weight, params, Cs, folds):
+        """The inner CV over (param, C) on slices of `state` (:func:`mil._tuning.select`)."""
+        k = len(self.classes_)
 
-    def _inner_folds(self, target):
-        if self.cv is None:
-            return None
-        if not isinstance(self.cv, Integral):  # a splitter or an iterable of (train, test) pairs
-            from sklearn.model_selection import check_cv
-
-            return list(check_cv(self.cv, target, classifier=True).split(np.zeros(target.shape[0]), target))
-        counts = np.bincount(target)
-        n_splits = min(int(self.cv), int(counts[counts > 0].min()))
-        if n_splits < 2:
-            return None
-        rng = check_random_state(self.random_state)
-        folds = []
-        for _ in range(self.cv_repeats):
-            skf = StratifiedKFold(n_splits=n_splits, shuffle=True,
-                                  random_state=int(rng.randint(np.iinfo(np.int32).max)))
-            folds += list(skf.split(np.zeros(target.shape[0]), target))
-        return folds
-
-    def _tune(self, state, target, weight, params, Cs):
-        """Grid search over (param, C) on the inner folds; the calibration slope at the best point."""
-        folds = self._inner_folds(target)
-        if folds is None:
-            # No inner folds (cv=None or a class with a single bag): the middle of each grid.
-            return {"param": self._untuned_param(params), "C": float(Cs[len(Cs) // 2])}, 1.0
-        k = int(target.max()) + 1
-        rows, scores = [], []  # out-of-fold decision values, fold after fold
-        for train, test in folds:
+        def fold_scores(train, test):
             fold = self._fold(state, train, test)
             w = None if weight is None else weight[train]
             out = np.zeros((len(params), len(Cs), test.shape[0]) + (() if k == 2 else (k,)))
@@ -192,109 +165,22 @@ class _EmbeddingClassifier(BaseBagClassifier):
                         machine = self._machine(float(C), inner=True).fit(F_train, target[train],
                                                                           sample_weight=w)
                     out[p, c] = machine.decision_function(F_test)
-            rows.append(test)
-            scores.append(out)
-        rows = np.concatenate(rows)
-        oof = np.concatenate(scores, axis=2)
-        t = target[rows]
-        w = np.ones(rows.shape[0]) if weight is None else weight[rows]
-        accuracy = self._grid_scores(oof, t, w, k)
-        # Highest accuracy; ties to the smallest C, then the first (smoothest) parameter.
-        order = np.lexsort((np.arange(len(params))[:, None].repeat(len(Cs), 1).ravel(),
-                            np.tile(np.arange(len(Cs)), len(params)), -accuracy.ravel()))
-        p, c = divmod(int(order[0]), len(Cs))
-        self.cv_accuracy_ = accuracy
-        return {"param": params[p], "C": float(Cs[c])}, _calibration_slope(oof[p, c], t, w, k)
+            return out
+
+        return select(folds, (len(params), len(Cs)), fold_scores, target, weight, scoring=self.scoring,
+                      untuned=(self._untuned_index(params), len(Cs) // 2))
+
+    def _C_grid(self):
+        return np.array([float(self.C)]) if self.C is not None else _positive_grid(self.Cs, "Cs")
 
     @staticmethod
-    def _untuned_param(params):
+    def _untuned_index(params):
         """The embedding parameter used without inner folds: the middle of the grid."""
-        return params[len(params) // 2]
-
-    @staticmethod
-    def _grid_scores(oof, target, w, k):
-        """Weighted accuracy of each grid point's out-of-fold decisions (the selection criterion)."""
-        pred = (oof > 0).astype(np.intp) if k == 2 else np.argmax(oof, axis=-1)
-        return ((pred == target) * w).sum(axis=-1) / w.sum()
-
-    # -- prediction ----------------------------------------------------------------
-    def _scaled(self, X):
-        bags = self._validate_predict(X)
-        if self.offset_ is not None:
-            bags = _apply_scaling(bags, self.offset_, self.scale_)
-        return bags
-
-    def _raw_decision(self, bags):
-        raise NotImplementedError
-
-    def decision_function(self, X):
-        """Decision values of the SVM on the bags' embedding.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
-        Returns
-        -------
-        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
-            Two classes: > 0 favours ``classes_[1]``. More: one column per
-            class (one-vs-rest).
-        """
-        check_is_fitted(self, "classes_")
-        f = self._raw_decision(self._scaled(X))
-        return self._oriented(f) if len(self.classes_) == 2 else f
-
-    def predict_proba(self, X):
-        """Class probabilities: the decision values through a slope fitted on the inner folds.
-
-        Two classes: ``p = 1 / (1 + exp(-a f))``; more: ``softmax(a f)``, with
-        ``a >= 0`` fitted by weighted log-loss on the out-of-fold decision
-        values at the chosen hyper-parameters (targets smoothed as in
-        Platt's method). Without inner folds ``a = 1``. The argmax is the
-        class of the decision value (exact ties: negative class).
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-        """
-        check_is_fitted(self, "classes_")
-        f = self._raw_decision(self._scaled(X)) * self.calibration_slope_
-        if len(self.classes_) == 2:
-            with np.errstate(over="ignore"):
-                p = 1.0 / (1.0 + np.exp(-f))
-            return self._proba_from_positive(p, positive=f > 0)
-        z = np.exp(f - f.max(axis=1, keepdims=True))
-        return z / z.sum(axis=1, keepdims=True)
+        return len(params) // 2
 
 
-def _calibration_slope(f, target, w, k):
-    """Slope a >= 0 minimising the weighted log-loss of sigmoid / softmax(a f) on smoothed targets."""
-    if k == 2:
-        n_pos, n_neg = w[target == 1].sum(), w[target == 0].sum()
-        # Platt's targets: (N+ + 1) / (N+ + 2) and 1 / (N- + 2) (bag counts replaced by weights).
-        t = np.where(target == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
 
-        def loss(log_a):
-            z = np.exp(log_a) * f
-            return float(np.sum(w * (np.logaddexp(0.0, -z) + (1.0 - t) * z)))
-    else:
-        eps = 1.0 / (target.shape[0] + 2.0)
-        T = np.full(f.shape, eps / k)
-        T[np.arange(target.shape[0]), target] += 1.0 - eps
-
-        def loss(log_a):
-            z = np.exp(log_a) * f
-            z = z - z.max(axis=1, keepdims=True)
-            logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-            return float(-np.sum(w[:, None] * T * logp))
-    res = minimize_scalar(loss, bounds=(-10.0, 10.0), method="bounded", options={"xatol": 1e-10})
-    return float(np.exp(res.x))
-
-
+@inner_cv_doc(2)
 class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     """MILES: a 1-norm linear SVM on the instance-similarity embedding (Chen, Bi and Wang, 2006).
 
@@ -343,15 +229,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         (the first is preferred at equal inner accuracy). A scale of 0.5
         was chosen on 19 of 250 published training folds (13 of them
         Musk2's) and is left out of the default.
-    cv : int, cross-validation generator, iterable or None, default=2
-        Inner folds over the training bags: an int is that many stratified,
-        shuffled folds (fewer when a class has fewer bags); a splitter or
-        an iterable of (train, test) index pairs is used as given. None: no
-        inner folds; the middle of each grid and an uncalibrated slope of 1.
-    cv_repeats : int, default=1
-        Repetitions of an int `cv` with different shuffles: the inner
-        accuracy of a grid point is then pooled over them (less noise in
-        the choice, proportionally more SVM fits).
+    [inner-cv parameters]
     tol : float, default=1e-4
         Stopping tolerance of the final L1-SVM (liblinear); the inner
         grid's fits, which only rank the grid points, stop at ``10 * tol``.
@@ -384,8 +262,9 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     best_params_ : dict
         ``{"param": sigma, "C": C}`` chosen.
     sigma_ : float
-    cv_accuracy_ : ndarray of shape (n_sigmas, n_Cs)
-        Inner cross-validated (weighted) accuracy of each grid point.
+    cv_results_ : ndarray of shape (n_sigmas, n_Cs) or None
+        The inner CV's `scoring` of each grid point (None without inner
+        folds).
     concepts_ : ndarray of shape (n_concepts, n_features)
         Concepts in the scaled feature space.
     coef_ : ndarray of shape (1 or n_classes, n_concepts)
@@ -393,7 +272,8 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     intercept_ : ndarray of shape (1 or n_classes,)
     selected_concepts_ : ndarray of int
         Concepts with a non-zero weight (for any class).
-    calibration_slope_ : float
+    proba_scale_ : float
+        The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
     n_features_in_ : int
 
     See Also
@@ -425,20 +305,16 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         "sigma": [Interval(Real, 0, None, closed="neither"), None],
         "Cs": _GRID,
         "sigma_scales": _GRID,
-        "cv": ["cv_object", None],
-        "cv_repeats": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "n_concepts": [Interval(Integral, 1, None, closed="left"), None],
         "scale": _SCALES,
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "positive_class": "no_validation",
         "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
+        **CONSTRAINTS,
     }
 
     def __init__(self, C=None, sigma=None, *, Cs=(1.0, 3.0, 10.0, 30.0),
-                 sigma_scales=(2.0, 1.0), cv=2, cv_repeats=1, tol=1e-4, max_iter=5000,
+                 sigma_scales=(2.0, 1.0), cv=2, cv_repeats=1, scoring="accuracy", tol=1e-4, max_iter=5000,
                  n_concepts=None, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
         self.C = C
@@ -447,6 +323,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         self.sigma_scales = sigma_scales
         self.cv = cv
         self.cv_repeats = cv_repeats
+        self.scoring = scoring
         self.tol = tol
         self.max_iter = max_iter
         self.n_concepts = n_concepts
@@ -457,21 +334,13 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         self.random_state = random_state
 
     def _prepare(self, bags):
-        sizes = np.diff(bags.offsets)
-        if self.n_concepts is None:
-            self.concepts_ = bags.instances
-            M = minima(bags, centre=self.centre_, n_jobs=self.n_jobs)
-            own = np.repeat(np.arange(bags.n_bags), sizes)
-        else:
-            self.concepts_ = _kmeans_centres(bags.instances, self.n_concepts, self.random_state)
-            M = minima(one_bag(self.concepts_), bags, centre=self.centre_, n_jobs=self.n_jobs)
-            own = None
+        M, own = _concept_minima(self, bags)
         self.sigma_median_ = median_sigma(M, own)
         return {"M": M, "offsets": bags.offsets, "per_bag": self.n_concepts is None}
 
     def _param_grid(self, state):
         if self.sigma is not None:
-            return [float(self.sigma)]
+            return [float(self.sigma) * np.sqrt(_absolute_unit(self, 2))]
         return [float(s) * self.sigma_median_ for s in _positive_grid(self.sigma_scales, "sigma_scales")]
 
     def _fold(self, state, train, test):
@@ -511,7 +380,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
             return np.zeros((0, bags.n_bags))
         return minima(one_bag(self.concepts_[sel]), bags, centre=self.centre_, n_jobs=self.n_jobs)
 
-    def _raw_decision(self, bags):
+    def _decision(self, bags):
         F = miles_features(self._selected_minima(bags), self.sigma_)
         f = F @ self.coef_[:, self.selected_concepts_].T + self.intercept_
         return f[:, 0] if f.shape[1] == 1 else f
@@ -567,6 +436,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         return split_by_bag(out, bags.offsets) if per_bag else out
 
 
+@inner_cv_doc(5)
 class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     """MInD: an RBF SVM on each bag's dissimilarities to the training bags (Cheplygina, Tax and Loog, 2015).
 
@@ -626,15 +496,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         never chosen; on Tiger the inner CV mostly chose C = 1e4 with the
         scale 1/256 (a nearly linear kernel), which the earlier default
         grid (C up to 1000, scales from 1/16) could not reach.
-    cv : int, cross-validation generator, iterable or None, default=5
-        Inner folds over the training bags: an int is that many stratified,
-        shuffled folds (fewer when a class has fewer bags); a splitter or
-        an iterable of (train, test) index pairs is used as given. None: no
-        inner folds; the middle of each grid and an uncalibrated slope of 1.
-    cv_repeats : int, default=1
-        Repetitions of an int `cv` with different shuffles: the inner
-        accuracy of a grid point is then pooled over them (less noise in
-        the choice, proportionally more SVM fits).
+    [inner-cv parameters]
     n_prototypes : int, default=None
         None: every training bag is a prototype. An int: that many training
         bags drawn at random (seeded by `random_state`).
@@ -642,7 +504,11 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         Feature scaling fitted on the training instances. None (distances
         on the raw features, as Cheplygina et al.) measured 1.5 to 4.4
         points better than "standard" on Elephant, Tiger and Musk1 (2
-        published repetitions x 10 folds; see the results page).
+        published repetitions x 10 folds; see the results page). None
+        divides features of magnitude beyond about 1e120 or below 1e-120
+        by a power of two (exact; ``scale_``), so the model is the same at
+        any magnitude; an absolute ``gamma`` still refers to the features
+        as given.
     class_weight : "balanced", dict or None, default=None
     positive_class : label, default=None
         Accepted for the project's common interface; the model treats both
@@ -662,9 +528,9 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         The kernel fitted (the inner CV's choice for ``kernel="auto"``).
     gamma_ : float or None
         None for the linear kernel.
-    cv_accuracy_ : ndarray of shape (n_gammas, n_Cs)
-        Inner cross-validated (weighted) accuracy of each grid point; one
-        row per gamma (``kernel="rbf"``), a single row (``"linear"``), or
+    cv_results_ : ndarray of shape (n_gammas, n_Cs) or None
+        The inner CV's `scoring` of each grid point (None without inner
+        folds); one row per gamma (``kernel="rbf"``), a single row (``"linear"``), or
         the gammas' rows then the linear kernel's (``"auto"``).
     prototypes_ : Bags
         Prototype bags in the scaled feature space.
@@ -675,7 +541,8 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         The training bags' column means and standard deviations of the
         dissimilarity vectors (the linear kernel's standardisation); None
         when the RBF kernel was chosen.
-    calibration_slope_ : float
+    proba_scale_ : float
+        The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
     n_features_in_ : int
 
     See Also
@@ -701,6 +568,8 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     array([0, 1, 0, 1])
     """
 
+    _classes_alike = True
+
     _parameter_constraints = {
         "C": [Interval(Real, 0, None, closed="neither"), None],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
@@ -708,20 +577,16 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         "dissimilarity": [StrOptions(set(DISSIMILARITIES))],
         "Cs": _GRID,
         "gamma_scales": _GRID,
-        "cv": ["cv_object", None],
-        "cv_repeats": [Interval(Integral, 1, None, closed="left")],
         "n_prototypes": [Interval(Integral, 1, None, closed="left"), None],
         "scale": _SCALES,
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "positive_class": "no_validation",
         "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
+        **CONSTRAINTS,
     }
 
     def __init__(self, C=None, gamma=None, *, kernel="rbf", dissimilarity="average",
                  Cs=(1.0, 10.0, 100.0, 1000.0, 10000.0),
                  gamma_scales=(0.00390625, 0.015625, 0.0625, 0.25, 1.0, 4.0, 16.0),
-                 cv=5, cv_repeats=1, n_prototypes=None, scale=None,
+                 cv=5, cv_repeats=1, scoring="accuracy", n_prototypes=None, scale=None,
                  class_weight=None, positive_class=None, n_jobs=None, random_state=None):
         self.C = C
         self.gamma = gamma
@@ -731,6 +596,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         self.gamma_scales = gamma_scales
         self.cv = cv
         self.cv_repeats = cv_repeats
+        self.scoring = scoring
         self.n_prototypes = n_prototypes
         self.scale = scale
         self.class_weight = class_weight
@@ -738,18 +604,9 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _positive_class_matters(self):
-        return False
-
     def _prepare(self, bags):
-        index = np.arange(bags.n_bags)
-        if self.n_prototypes is not None and self.n_prototypes < bags.n_bags:
-            rng = check_random_state(self.random_state)
-            index = np.sort(rng.choice(bags.n_bags, self.n_prototypes, replace=False))
-        self.prototype_indices_ = index
-        self.prototypes_ = subset(bags, index)
-        M = minima(bags, centre=self.centre_, n_jobs=self.n_jobs)
-        D = dissimilarities(M, bags.offsets, self.dissimilarity, M, bags.offsets)
+        index = _draw_prototypes(self, bags)
+        D = bag_dissimilarities(bags, None, self.dissimilarity, centre=self.centre_, n_jobs=self.n_jobs)
         return {"D": D, "prototype": index}
 
     def _fold(self, state, train, test):
@@ -764,15 +621,15 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         if self.kernel == "linear":
             return [("linear", None)]
         if self.gamma is not None:
-            rbf = [("absolute", float(self.gamma))]
+            rbf = [("absolute", float(self.gamma) / _absolute_unit(self, 2))]
         else:
             rbf = [("median", float(g)) for g in _positive_grid(self.gamma_scales, "gamma_scales")]
         return rbf + [("linear", None)] if self.kernel == "auto" else rbf
 
     @staticmethod
-    def _untuned_param(params):
+    def _untuned_index(params):
         rbf = [p for p in params if p[0] != "linear"] or params  # "auto" without inner folds: the RBF
-        return rbf[len(rbf) // 2]
+        return params.index(rbf[len(rbf) // 2])
 
     @staticmethod
     def _gamma(fold, param):
@@ -801,12 +658,8 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         if self.kernel_ == "linear":
             self.dissimilarity_mean_, self.dissimilarity_scale_ = fold["mean"], fold["scale"]
 
-    def _raw_decision(self, bags):
-        both = self.dissimilarity in ("hausdorff", "average")
-        out = minima(bags, self.prototypes_, both=both, centre=self.centre_, n_jobs=self.n_jobs)
-        M_xy, M_yx = out if both else (out, None)
-        return self._svm_decision(dissimilarities(M_xy, bags.offsets, self.dissimilarity, M_yx,
-                                                  self.prototypes_.offsets))
+    def _decision(self, bags):
+        return self._svm_decision(_dissimilarities_to(self, bags))
 
     def _svm_decision(self, F):
         """The SVM's decision values for dissimilarity vectors `F` (rows: bags)."""

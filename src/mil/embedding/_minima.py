@@ -22,15 +22,17 @@ import numpy as np
 from mil.bags import Bags
 from mil.distances import _minima_from_bags
 
-__all__ = ["DISSIMILARITIES", "dissimilarities", "miles_features", "median_sigma", "minima"]
+__all__ = ["DISSIMILARITIES", "bag_dissimilarities", "dissimilarities", "miles_features", "median_sigma",
+           "minima"]
 
 #: Bag dissimilarities offered by :class:`~mil.embedding.BagDissimilarityEmbedding`.
 DISSIMILARITIES = ("meanmin", "minmin", "maxmin", "hausdorff", "average")
 
 
-def minima(rows, cols=None, *, both=False, centre=None, n_jobs=None):
-    """M between validated dense Bags (`cols` None: symmetric train-vs-train)."""
-    return _minima_from_bags(rows, cols, both=both, n_jobs=n_jobs, centre=centre)
+def minima(rows, cols=None, *, both=False, centre=None, n_jobs=None, root=False):
+    """M between validated dense Bags (`cols` None: symmetric train-vs-train); `root`: sqrt(M), exact
+    over the whole float64 range (see :func:`mil.distances._minima_from_bags`)."""
+    return _minima_from_bags(rows, cols, both=both, n_jobs=n_jobs, centre=centre, root=root)
 
 
 def miles_features(M_concepts_bags, sigma):
@@ -54,9 +56,26 @@ def median_sigma(M, own=None):
     return float(np.sqrt(med)) if med > 0 else 1.0
 
 
-def dissimilarities(M_xy, x_offsets, kind, M_yx=None, y_offsets=None):
+def bag_dissimilarities(rows, cols=None, kind="meanmin", *, centre=None, n_jobs=None):
+    """Dissimilarities of the validated dense Bags `rows` to `cols` (None: to themselves), from one pass.
+
+    The instance-to-bag distances come as roots (``minima(..., root=True)``),
+    so every dissimilarity is within the relative bound of
+    :mod:`mil.distances` of its exact value, whatever the magnitude of the
+    features (from subnormal to the float64 maximum); a distance beyond the
+    float64 maximum raises a ValueError.
+    """
+    both = cols is not None and kind in ("hausdorff", "average")
+    out = minima(rows, cols, both=both, centre=centre, n_jobs=n_jobs, root=True)
+    R_xy, R_yx = out if both else (out, out if cols is None else None)
+    return dissimilarities(R_xy, rows.offsets, kind, R_yx, (rows if cols is None else cols).offsets,
+                           root=True)
+
+
+def dissimilarities(M_xy, x_offsets, kind, M_yx=None, y_offsets=None, *, root=False):
     """Bag dissimilarities of the row bags (rows of `M_xy` grouped by `x_offsets`) to the column bags.
 
+    `root`: `M_xy` and `M_yx` already hold the distances (square roots of M).
     Euclidean (square roots of M), as in Cheplygina, Tax and Loog (2015):
     ``meanmin``: mean over a bag's instances of the distance to the nearest
     instance of the other bag; ``minmin``: minimum (minimal Hausdorff);
@@ -65,7 +84,7 @@ def dissimilarities(M_xy, x_offsets, kind, M_yx=None, y_offsets=None):
     The last two need the other direction, `M_yx` (column instances x row
     bags) grouped by `y_offsets`.
     """
-    R = np.sqrt(M_xy)
+    R = M_xy if root else np.sqrt(M_xy)
     starts = x_offsets[:-1]
     if kind == "meanmin":
         return np.add.reduceat(R, starts, axis=0) / np.diff(x_offsets)[:, None]
@@ -73,7 +92,7 @@ def dissimilarities(M_xy, x_offsets, kind, M_yx=None, y_offsets=None):
         return np.minimum.reduceat(R, starts, axis=0)
     if kind == "maxmin":
         return np.maximum.reduceat(R, starts, axis=0)
-    C = np.sqrt(M_yx)
+    C = M_yx if root else np.sqrt(M_yx)
     if kind == "hausdorff":
         return np.maximum(np.maximum.reduceat(R, starts, axis=0),
                           np.maximum.reduceat(C, y_offsets[:-1], axis=0).T)

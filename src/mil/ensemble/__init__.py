@@ -5,12 +5,13 @@ GDBT-MI boosts C4.5-MI trees grown with the split machinery of
 forest averages C4.5-MI / ID3-MI trees grown on bootstrap samples of the
 bags with random feature subsets (the same machinery). Bag-level randomized
 trees (BLRT) grow extremely randomised trees whose rules read a share of a
-bag's instances, with their own grower and kernel.
+bag's instances (:class:`mil.tree.BagRatioTree`, also importable from here).
 """
 
-from mil.ensemble._blrt import BagRandomTreesClassifier, BagRatioTree
+from mil.ensemble._blrt import BagRandomTreesClassifier
 from mil.ensemble._forest import MIRandomForestClassifier
 from mil.ensemble._gdbt import GDBTMIClassifier
 from mil.ensemble._plot import plot_staged_error
+from mil.tree._bag_ratio import BagRatioTree  # noqa: F401  (documented and listed in mil.tree)
 
-__all__ = ["BagRandomTreesClassifier", "BagRatioTree", "GDBTMIClassifier", "MIRandomForestClassifier", "plot_staged_error"]
+__all__ = ["BagRandomTreesClassifier", "GDBTMIClassifier", "MIRandomForestClassifier", "plot_staged_error"]

@@ -11,195 +11,26 @@ uniform over the range of the node's values of f and r uniform in [0, 1),
 scored by the bag-level entropy of the children; the best one is kept. Leaves
 hold the bag-weighted class frequencies and the forest averages its trees.
 
-The trees are grown here, not by :mod:`mil.tree`'s builder: that builder
-routes instances (a bag reaches every leaf one of its instances reaches) and
-counts distinct bags while sweeping sorted instances, whereas a bag-ratio tree
-routes each bag as a whole by a share of its instances, so a node holds bags
-and scores a candidate by one pass over their instances (the compiled kernel
-``mil._core._bag_shares``).
+The trees and their grower are :mod:`mil.tree`'s bag-ratio trees
+(:class:`~mil.tree.BagRatioTree`), which GDBT-MI also boosts.
 """
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from mil._core import kernel
-from mil.base import BaseBagClassifier, log_odds
-from mil.ensemble._forest import _bootstrap_counts, _mean_tree_output, _n_drawn
+from mil.base import BaseBagClassifier
+from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output
+from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
 from mil.tree._classes import resolve_max_features
+from mil.tree._export import TreeExportMixin, class_tree_printout, ensemble_member
 
 __all__ = ["BagRandomTreesClassifier", "BagRatioTree"]
 
-_MAX_INT = np.iinfo(np.int32).max
 
-
-class BagRatioTree:
-    """One fitted bag-level randomized tree: plain node arrays.
-
-    Node 0 is the root; children come after their parent. At an inner node a
-    bag goes to ``left[node]`` when the share of its instances with
-    ``x[feature[node]] <= threshold[node]`` exceeds ``ratio[node]`` (a
-    missing value never counts as <= and counts in the bag's size), else to
-    ``right[node]``. Leaves have ``feature == left == right == -1``.
-
-    Attributes
-    ----------
-    feature, left, right : ndarray of intp, shape (n_nodes,)
-    threshold, ratio : ndarray of float64, shape (n_nodes,)
-    value : ndarray of float64, shape (n_nodes, n_classes)
-        Bag-weighted class frequencies of the training bags in each node.
-    gain : ndarray of float64, shape (n_nodes,)
-        Entropy decrease (bits) times the node's bag weight (0 at leaves).
-    n_node_bags : ndarray of intp, shape (n_nodes,)
-        Training bags reaching each node.
-    random_state : int
-        The seed the tree was grown with.
-    """
-
-    def __init__(self, feature, threshold, ratio, left, right, value, gain, n_node_bags, random_state=None):
-        self.feature = np.asarray(feature, dtype=np.intp)
-        self.threshold = np.asarray(threshold, dtype=np.float64)
-        self.ratio = np.asarray(ratio, dtype=np.float64)
-        self.left = np.asarray(left, dtype=np.intp)
-        self.right = np.asarray(right, dtype=np.intp)
-        self.value = np.asarray(value, dtype=np.float64)
-        self.gain = np.asarray(gain, dtype=np.float64)
-        self.n_node_bags = np.asarray(n_node_bags, dtype=np.intp)
-        self.random_state = random_state
-
-    @property
-    def node_count(self):
-        return self.feature.shape[0]
-
-    @property
-    def n_leaves(self):
-        return int((self.left < 0).sum())
-
-    @property
-    def max_depth(self):
-        depth = np.zeros(self.node_count, dtype=np.intp)
-        for node in range(self.node_count):  # children come after their parent
-            if self.left[node] >= 0:
-                depth[self.left[node]] = depth[self.right[node]] = depth[node] + 1
-        return int(depth.max())
-
-    def apply(self, instances, offsets):
-        """The leaf each bag reaches (bags as an instance table and offsets)."""
-        return kernel("_bag_shares").apply_bags(instances, offsets, self.feature, self.threshold, self.ratio,
-                                                self.left, self.right)
-
-    def predict_proba(self, instances, offsets):
-        """Class frequencies of the leaf each bag reaches, shape (n_bags, n_classes)."""
-        return self.value[self.apply(instances, offsets)]
-
-    def export_text(self, feature_names=None, class_names=None, decimals=3):
-        """The tree as indented text, one line per rule side and per leaf.
-
-        An inner node prints as ``share of instances with f <= theta > r``
-        (the bags that go left) and ``<= r`` (right); a leaf as the most
-        frequent class, the class frequencies and the number of training bags
-        (in a GDBT-MI round's tree, whose leaves hold one Newton value each:
-        ``value: v`` and the number of training bags).
-
-        Parameters
-        ----------
-        feature_names : sequence of str, default=None
-            ``x0``, ``x1``, ... by default.
-        class_names : sequence, default=None
-            ``0``, ``1``, ... (the class indices) by default.
-        decimals : int, default=3
-
-        Returns
-        -------
-        text : str
-        """
-        lines = []
-
-        def name(f):
-            return str(feature_names[f]) if feature_names is not None else f"x{f}"
-
-        def cls(k):
-            return str(class_names[k]) if class_names is not None else str(k)
-
-        def walk(node, depth):
-            indent = "|   " * depth + "|--- "
-            if self.left[node] < 0:
-                if np.ndim(self.value[node]) == 0:  # a boosting round's tree: one Newton value per leaf
-                    lines.append(f"{indent}value: {self.value[node]:.{decimals}f} "
-                                 f"({self.n_node_bags[node]} bags)")
-                    return
-                freq = ", ".join(f"{v:.{decimals}f}" for v in self.value[node])
-                lines.append(f"{indent}class: {cls(int(np.argmax(self.value[node])))} "
-                             f"({freq}; {self.n_node_bags[node]} bags)")
-                return
-            rule = (f"share of instances with {name(self.feature[node])} <= "
-                    f"{self.threshold[node]:.{decimals}f}")
-            lines.append(f"{indent}{rule} >  {self.ratio[node]:.{decimals}f}")
-            walk(self.left[node], depth + 1)
-            lines.append(f"{indent}{rule} <= {self.ratio[node]:.{decimals}f}")
-            walk(self.right[node], depth + 1)
-
-        walk(0, 0)
-        return "\n".join(lines)
-
-    def __str__(self):
-        return self.export_text()
-
-    def __repr__(self):
-        return f"BagRatioTree(node_count={self.node_count}, random_state={self.random_state})"
-
-
-def _grow_tree(table, y_enc, n_classes, weight, seed, n_feat, n_rules, best_ratio, min_bags, max_depth):
-    """Grow one bag-ratio tree on the bags of positive `weight` (depth first).
-
-    Per inner node, one draw of ``d + 2 n_feat n_rules`` uniforms: the
-    features searched (the first `n_feat` of a random permutation), then the
-    thresholds' and ratios' uniforms. The draws depend on the seed and the
-    node order only, so both kernel backends and any `n_jobs` grow the same
-    tree.
-    """
-    rng = np.random.default_rng(seed)
-    k = kernel("_bag_shares")
-    d = table.XT.shape[0]
-    feature, threshold, ratio, left, right, value, gain, n_node = [], [], [], [], [], [], [], []
-
-    def new_node(bags):
-        w = weight[bags]
-        counts = np.bincount(y_enc[bags], weights=w, minlength=n_classes)
-        for lst, v in ((feature, -1), (threshold, 0.0), (ratio, 0.0), (left, -1), (right, -1),
-                       (gain, 0.0), (n_node, bags.size)):
-            lst.append(v)
-        value.append(counts / counts.sum())
-        return len(feature) - 1
-
-    stack = [(new_node(np.flatnonzero(weight > 0)), np.flatnonzero(weight > 0), 0)]
-    while stack:
-        node, bags, depth = stack.pop()
-        if (np.count_nonzero(value[node]) <= 1 or bags.size < 2 * min_bags
-                or (max_depth is not None and depth >= max_depth)):
-            continue
-        u = rng.random(d + 2 * n_feat * n_rules)
-        feats = np.argsort(u[:d], kind="stable")[:n_feat]
-        u_theta = u[d:d + n_feat * n_rules].reshape(n_feat, n_rules)
-        u_ratio = u[d + n_feat * n_rules:].reshape(n_feat, n_rules)
-        rule = k.best_rule(table, bags, y_enc[bags], weight[bags], n_classes, feats, u_theta, u_ratio,
-                           best_ratio, min_bags)
-        if rule is None:
-            continue
-        f, theta, r, g, go_left = rule
-        feature[node], threshold[node], ratio[node], gain[node] = f, theta, r, g
-        lb, rb = bags[go_left], bags[~go_left]
-        left[node] = new_node(lb)
-        right[node] = new_node(rb)
-        stack.append((right[node], rb, depth + 1))
-        stack.append((left[node], lb, depth + 1))
-    return BagRatioTree(feature, threshold, ratio, left, right, np.array(value), gain, n_node, random_state=seed)
-
-
-class BagRandomTreesClassifier(BaseBagClassifier):
+class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassifier):
     """Bag-level randomized trees (BLRT): a forest of extremely randomised bag-ratio trees.
 
     Each node sends a bag left when the share of its instances with
@@ -289,28 +120,20 @@ class BagRandomTreesClassifier(BaseBagClassifier):
     >>> blrt = BagRandomTreesClassifier(n_estimators=20, random_state=0).fit(X, y)
     >>> blrt.score(X, y) > 0.9
     True
-    >>> blrt.export_text(0).startswith("|--- share of instances with x")
-    True
+    >>> print(blrt.export_text(0, max_lines=3))  # doctest: +ELLIPSIS
+    tree 0 of 20 (estimators_[0])
+    |--- share of instances with x... <= ... >  ...
+    |   |--- ...
+    ... (... more lines; max_lines=3)
     """
 
     _allow_nan = True
     _binary_only = False
 
     _parameter_constraints = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
+        **BAGGING_CONSTRAINTS,
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "ratio": [StrOptions({"random", "best"})],
-        "bootstrap": ["boolean"],
-        "max_samples": [Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0.0, 1.0, closed="right"), None],
-        "oob_score": ["boolean"],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_bags_leaf": [Interval(Integral, 1, None, closed="left")],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
     }
 
     def __init__(self, n_estimators=100, *, max_features="sqrt", n_rules=16, ratio="random", bootstrap=False,
@@ -352,116 +175,49 @@ class BagRandomTreesClassifier(BaseBagClassifier):
         bags, y_enc = self._validate_fit(X, y)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         weight = np.ones(bags.n_bags) if weight is None else np.asarray(weight, dtype=np.float64)
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")
         if not (weight > 0).any():
             raise ValueError("sample_weight (times class_weight) is zero for every bag")
-        n_bags, d = bags.n_bags, bags.n_features
+        d = bags.n_features
         n_feat = resolve_max_features(self.max_features, d) or d
-        seeds = check_random_state(self.random_state).randint(_MAX_INT, size=self.n_estimators)
-        if self.bootstrap:
-            n_drawn = _n_drawn(self.max_samples, n_bags)
-            counts = [_bootstrap_counts(seed, n_bags, n_drawn) for seed in seeds]
-        else:
-            counts = [None] * self.n_estimators
-        table = kernel("_bag_shares").ShareTable(bags.instances.T, bags.offsets)
+        seeds, counts = self._draw_samples(bags.n_bags)
+        table = share_table(bags)
         best_ratio = self.ratio == "best"
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_grow_tree)(table, y_enc, len(self.classes_), weight if c is None else c * weight,
-                                int(seed), n_feat, self.n_rules, best_ratio, self.min_bags_leaf, self.max_depth)
+            delayed(grow_bag_ratio_tree)(table, y_enc, len(self.classes_), weight if c is None else c * weight,
+                                         int(seed), n_feat, self.n_rules, best_ratio, self.min_bags_leaf,
+                                         self.max_depth)
             for seed, c in zip(seeds, counts))
-        self.estimators_samples_ = [np.repeat(np.arange(n_bags), c) if c is not None else np.arange(n_bags)
-                                    for c in counts]
-        importances = np.zeros(d)
-        for tree in self.estimators_:
-            inner = tree.left >= 0
-            per_tree = np.bincount(tree.feature[inner], weights=tree.gain[inner], minlength=d)
-            if per_tree.sum() > 0:
-                importances += per_tree / per_tree.sum()
-        total = importances.sum()
-        self.feature_importances_ = importances / total if total > 0 else importances
+        self.feature_importances_ = self._mean_importances([tree.feature_importances(d)
+                                                            for tree in self.estimators_])
         if self.oob_score:
             self._set_oob(bags, y_enc, counts, weight)
-        elif hasattr(self, "oob_score_"):
-            del self.oob_score_, self.oob_decision_function_
+        else:
+            self._clear_oob()
         return self
 
     def _set_oob(self, bags, y_enc, counts, weight):
-        instances, offsets = _table(bags)
         total = np.zeros((bags.n_bags, len(self.classes_)))
         seen = np.zeros(bags.n_bags, dtype=np.intp)
         for tree, c in zip(self.estimators_, counts):
             out = np.flatnonzero(c * weight == 0)  # bags that did not shape this tree
             if out.size:
-                sub = bags.subset(out)
-                total[out] += tree.predict_proba(*_table(sub))
+                total[out] += tree.predict_proba(*bag_table(bags.subset(out)))
                 seen[out] += 1
         ok = np.flatnonzero(seen > 0)
-        if not ok.size or not weight[ok].sum() > 0:
-            raise ValueError("no bag (of positive weight) was left out of every bootstrap sample: "
-                             "oob_score needs more bags or fewer trees")
-        oob = np.full_like(total, np.nan)
-        oob[ok] = total[ok] / seen[ok, None]
-        self.oob_decision_function_ = oob
-        pred = np.argmax(oob[ok], axis=1)
-        self.oob_score_ = float(np.average(pred == y_enc[ok], weights=weight[ok]))
+        oob = None
+        if ok.size and weight[ok].sum() > 0:
+            oob = np.full_like(total, np.nan)
+            oob[ok] = total[ok] / seen[ok, None]
+        self._set_oob_attributes(oob, ok, y_enc, weight)
 
-    def predict_proba(self, X):
-        """Class probabilities: the mean of the trees' leaf class frequencies.
+    def _mean_proba(self, bags):
+        """The mean of the trees' leaf class frequencies."""
+        instances, offsets = bag_table(bags)
+        return mean_tree_output(lambda tree: tree.predict_proba(instances, offsets), self.estimators_, self.n_jobs)
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
+    _default_print_index = 0
 
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-            Columns follow ``classes_``.
-        """
-        check_is_fitted(self, "estimators_")
-        instances, offsets = _table(self._validate_predict(X))
-        return _mean_tree_output(lambda tree: tree.predict_proba(instances, offsets),
-                                 self.estimators_, self.n_jobs)
-
-    def decision_function(self, X):
-        """Log-odds of the averaged probabilities.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
-            Two classes: for ``classes_[1]``. More: per class.
-        """
-        logit = log_odds(self.predict_proba(X))
-        return logit[:, 1] if len(self.classes_) == 2 else logit
-
-    def export_text(self, tree=0, feature_names=None, decimals=3, max_lines=None):
-        """One tree of the forest as indented text (see :meth:`BagRatioTree.export_text`).
-
-        Parameters
-        ----------
-        tree : int, default=0
-            Index into ``estimators_``.
-        feature_names : sequence of str, default=None
-            Defaults to ``feature_names_in_`` when fitted on named features.
-        decimals : int, default=3
-        max_lines : int or None, default=None
-            Keep only the first lines.
-
-        Returns
-        -------
-        text : str
-        """
-        check_is_fitted(self, "estimators_")
-        if feature_names is None:
-            feature_names = getattr(self, "feature_names_in_", None)
-        elif len(feature_names) != self.n_features_in_:
-            raise ValueError(f"feature_names has {len(feature_names)} names; "
-                             f"the forest was fitted on {self.n_features_in_} features")
-        text = self.estimators_[tree].export_text(feature_names, self.classes_, decimals)
-        return text if max_lines is None else "\n".join(text.split("\n")[:max_lines])
-
-
-def _table(bags):
-    """A validated Bags object as the kernels' C-contiguous instance table and offsets."""
-    return (np.ascontiguousarray(bags.instances, dtype=np.float64),
-            np.ascontiguousarray(bags.offsets, dtype=np.intp))
+    def _tree_to_print(self, index):
+        k, _ = ensemble_member(self, index, "tree", "tree", per_class=False)
+        return class_tree_printout(self.estimators_[k], self.classes_, owner=self,
+                                   header=f"tree {k} of {len(self.estimators_)} (estimators_[{k}])")

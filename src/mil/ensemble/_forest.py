@@ -22,17 +22,17 @@ from joblib import Parallel, delayed
 from scipy.special import expit, logit
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from mil._core import kernel
-from mil.base import BaseBagClassifier, InstanceOutputMixin, log_odds
-from mil.ensemble._pooling import pool
+from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output, oob_accuracy
+from mil.tree._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.tree._builder import prepare_layout
+from mil.tree._builder import prepare_layout, resolve_splitter
+from mil.tree._export import TreeExportMixin, ensemble_member
 
 __all__ = ["MIRandomForestClassifier"]
-
-_MAX_INT = np.iinfo(np.int32).max
 
 #: the sharpnesses among which ``sharpness="oob"`` chooses (np.inf: the maximum)
 OOB_SHARPNESSES = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, np.inf)
@@ -44,7 +44,7 @@ def _pooled(estimates, offsets, sharpness):
 
     The maximum for ``sharpness=np.inf``; otherwise ``expit(S)`` with S the
     log-sum-exp pooling (1/r) log(mean_i exp(r f_i)) of the instances'
-    log-odds f_i (:func:`mil.ensemble._pooling.pool`, r = `sharpness`).
+    log-odds f_i (:func:`mil.tree._pooling.pool`, r = `sharpness`).
     """
     if np.isinf(sharpness):
         bag_max = kernel("_bag_counts").bag_max
@@ -55,34 +55,6 @@ def _pooled(estimates, offsets, sharpness):
     f = logit(np.clip(estimates, _EPS, 1.0 - _EPS))
     return np.column_stack([expit(pool(np.ascontiguousarray(f[:, j]), offsets, "lse", sharpness))
                             for j in range(estimates.shape[1])])
-
-
-def _n_drawn(max_samples, n_bags):
-    if max_samples is None:
-        return n_bags
-    if isinstance(max_samples, Integral):
-        if max_samples > n_bags:
-            raise ValueError(f"max_samples={max_samples} is larger than the number of bags ({n_bags})")
-        return int(max_samples)
-    return max(1, round(max_samples * n_bags))
-
-
-def _bootstrap_counts(seed, n_bags, n_drawn):
-    """How many times each bag is drawn (with replacement) in a tree's sample."""
-    rng = np.random.RandomState(seed)
-    return np.bincount(rng.randint(0, n_bags, n_drawn), minlength=n_bags)
-
-
-def _mean_tree_output(output, trees, n_jobs):
-    """The mean of ``output(tree)`` over the trees, the trees run on threads.
-
-    The outputs are summed in tree order, so `n_jobs` cannot change the result.
-    """
-    outputs = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(output)(tree) for tree in trees)
-    total = np.zeros_like(outputs[0], dtype=np.float64)
-    for p in outputs:
-        total += p
-    return total / len(trees)
 
 
 def _tree_weights(counts, weight):
@@ -111,7 +83,7 @@ def _grow_one(template, seed, bags, y_enc, classes, presorted, counts, weight):
     return tree
 
 
-class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
+class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutputMixin, BaseBagClassifier):
     """Multi-instance random forest of ID3-MI / C4.5-MI trees.
 
     Each tree is grown on a bootstrap sample of the bags (bags drawn with
@@ -201,10 +173,11 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     n_jobs : int or None, default=None
         Trees grown (and applied at prediction) in this many threads; the
         split kernels release the GIL. None is 1, -1 one per core.
-    splitter : {"exact", "hist"}, default="exact"
+    splitter : {"auto", "exact", "hist"}, default="auto"
         The split search of the trees: "exact" (every cut between distinct
-        values) or "hist" (the histogram search on quantile bins, which reads
-        float32 bags as they are); see ``splitter`` in
+        values), "hist" (the histogram search on quantile bins, which reads
+        float32 bags as they are), or "auto": "hist" on more than 10,000
+        training instances, "exact" on fewer; see ``splitter`` in
         :class:`~mil.tree.C45MIClassifier` and :doc:`/results/trees`.
     max_instances_per_bag : int or None, default=None
         Train on at most this many instances of each bag, drawn once per fit
@@ -227,6 +200,8 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     oob_decision_function_ : ndarray of shape (n_bags, n_classes)
         Out-of-bag class probabilities (NaN for a bag in every sample), at
         ``sharpness_``.
+    splitter_ : {"exact", "hist"}
+        The split search used (`splitter`, resolved by size for "auto").
     sharpness_ : float
         The sharpness used by `predict_proba` (`sharpness`, or the one
         chosen on the out-of-bag bags; np.inf is the maximum).
@@ -262,34 +237,23 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
     _binary_only = False
 
     _parameter_constraints = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        **BAGGING_CONSTRAINTS,
         "criterion": [StrOptions({"gain_ratio", "gain"})],
-        "splitter": [StrOptions({"exact", "hist"})],
+        "splitter": [StrOptions({"auto", "exact", "hist"})],
         "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
-        "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0.0, 1.0, closed="right"), StrOptions({"sqrt", "log2"}), None],
-        "bootstrap": ["boolean"],
-        "max_samples": [Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0.0, 1.0, closed="right"), None],
-        "oob_score": ["boolean"],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_bags_leaf": [Interval(Integral, 1, None, closed="left")],
         "growth": [StrOptions({"depth", "best"})],
         "split_shares": [StrOptions({"parent", "children"})],
         "positive_bag_removal": ["boolean"],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
         "positive_class": "no_validation",
         "average": [StrOptions({"bags", "instances"})],
         "sharpness": [Interval(Real, 0.0, np.inf, closed="right"), StrOptions({"oob"})],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
     }
 
     def __init__(self, n_estimators=100, *, criterion="gain_ratio", max_features="sqrt", bootstrap=True,
                  max_samples=None, oob_score=False, max_depth=None, min_bags_leaf=1, growth="best",
                  split_shares="children", positive_bag_removal=True, class_weight=None,
                  positive_class=None, average="bags", sharpness="oob", random_state=None, n_jobs=None,
-                 splitter="exact", max_instances_per_bag=None):
+                 splitter="auto", max_instances_per_bag=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_features = max_features
@@ -310,12 +274,15 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         self.splitter = splitter
         self.max_instances_per_bag = max_instances_per_bag
 
+    def _accepts_float32(self):
+        return self.splitter in ("auto", "hist")
+
     def _template(self):
         cls = C45MIClassifier if self.criterion == "gain_ratio" else ID3MIClassifier
         return cls(max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf, growth=self.growth,
                    positive_bag_removal=self.positive_bag_removal, split_shares=self.split_shares,
                    max_features=self.max_features, positive_class=self.positive_class,
-                   splitter=self.splitter,
+                   splitter=self.splitter_,
                    smoothing=1.0, sharpness=np.inf)  # Laplace leaves, the maximum: the forest pools itself
 
     def fit(self, X, y, sample_weight=None):
@@ -340,28 +307,16 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         bags, y_enc = self._validate_fit(X, y)
         if self.max_instances_per_bag is not None:
             bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
+        self.splitter_, bags = resolve_splitter(self.splitter, bags)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")
-        n_bags = bags.n_bags
-        seeds = check_random_state(self.random_state).randint(_MAX_INT, size=self.n_estimators)
-        if self.bootstrap:
-            n_drawn = _n_drawn(self.max_samples, n_bags)
-            counts = [_bootstrap_counts(seed, n_bags, n_drawn) for seed in seeds]
-        else:
-            counts = [None] * self.n_estimators
-        presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
+        seeds, counts = self._draw_samples(bags.n_bags)
+        presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter_)
         template = self._template()
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_one)(template, int(seed), bags, y_enc, self.classes_, presorted, c, weight)
             for seed, c in zip(seeds, counts))
-        self.estimators_samples_ = [np.repeat(np.arange(n_bags), c) if c is not None else np.arange(n_bags)
-                                    for c in counts]
-        importances = np.zeros(bags.n_features)
-        for tree in self.estimators_:
-            importances += tree.feature_importances_
-        total = importances.sum()
-        self.feature_importances_ = importances / total if total > 0 else importances
+        self.feature_importances_ = self._mean_importances([tree.feature_importances_
+                                                            for tree in self.estimators_])
         if isinstance(self.sharpness, str):
             self.sharpness_ = self._choose_sharpness(bags, y_enc, counts, weight) if self.bootstrap else np.inf
         else:
@@ -369,10 +324,22 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         if not (isinstance(self.sharpness, str) and self.bootstrap) and hasattr(self, "oob_sharpness_scores_"):
             del self.oob_sharpness_scores_
         if self.oob_score:
-            self._set_oob(bags, y_enc, counts, weight)
-        elif hasattr(self, "oob_score_"):
-            del self.oob_score_, self.oob_decision_function_
+            probas, ok = self._oob_probas(bags, counts, weight, [self.sharpness_])
+            self._set_oob_attributes(None if probas is None else probas[0], ok, y_enc, weight)
+        else:
+            self._clear_oob()
         return self
+
+    _default_print_index = 0
+
+    def _tree_to_print(self, index):
+        """Tree `index` (two classes), or class c's tree of tree k for ``index=(k, c)``."""
+        k, c = ensemble_member(self, index, "tree", "tree")
+        header = f"tree {k} of {len(self.estimators_)} (estimators_[{k}])"
+        printed = self.estimators_[k]._tree_to_print(c)
+        if c is not None:
+            header = f"{header}, {printed.header.replace('trees_', f'estimators_[{k}].trees_')}"
+        return printed._replace(owner=self, header=header)
 
     def _oob_probas(self, bags, counts, weight, sharpnesses):
         """Out-of-bag class probabilities at each sharpness, and the bags that have them.
@@ -409,22 +376,6 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
             probas.append(oob)
         return probas, ok
 
-    @staticmethod
-    def _oob_accuracy(proba, y_enc, ok, weight):
-        """Accuracy of the out-of-bag class probabilities on the bags `ok` (weighted by `weight`)."""
-        pred = np.argmax(proba[ok], axis=1)
-        return float(np.average(pred == y_enc[ok], weights=None if weight is None else weight[ok]))
-
-    def _set_oob(self, bags, y_enc, counts, weight=None):
-        """``oob_decision_function_`` and ``oob_score_`` at the forest's sharpness."""
-        probas, ok = self._oob_probas(bags, counts, weight, [self.sharpness_])
-        if probas is None:
-            raise ValueError("no bag (of positive weight) was left out of every bootstrap sample: "
-                             "oob_score needs more bags or fewer trees")
-        oob = probas[0]
-        self.oob_decision_function_ = oob
-        self.oob_score_ = self._oob_accuracy(oob, y_enc, ok, weight)
-
     def _choose_sharpness(self, bags, y_enc, counts, weight=None):
         """The sharpness of ``OOB_SHARPNESSES`` of best out-of-bag accuracy (ties: the sharpest).
 
@@ -434,7 +385,7 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
         if probas is None:
             self.oob_sharpness_scores_ = np.full(len(OOB_SHARPNESSES), np.nan)
             return np.inf
-        scores = np.array([self._oob_accuracy(p, y_enc, ok, weight) for p in probas])
+        scores = np.array([oob_accuracy(p, y_enc, ok, weight) for p in probas])
         self.oob_sharpness_scores_ = scores
         return OOB_SHARPNESSES[np.flatnonzero(scores == scores.max())[-1]]
 
@@ -492,34 +443,8 @@ class MIRandomForestClassifier(InstanceOutputMixin, BaseBagClassifier):
             return mean
         return self._normalised(_pooled(mean, bags.offsets, sharpness))
 
-    def predict_proba(self, X):
-        """Class probabilities: the trees' pooled bag probabilities, or their pooled instance ones, averaged.
-
-        See `average` and `sharpness` (the pooling at ``sharpness_``).
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-            Columns follow ``classes_``.
-        """
-        check_is_fitted(self, "estimators_")
-        bags = self._validate_predict(X)
-        mean = _mean_tree_output(lambda tree: self._tree_output(tree, bags, self.sharpness_),
-                                 self.estimators_, self.n_jobs)
+    def _mean_proba(self, bags):
+        """The trees' pooled bag probabilities, or their pooled instance ones, averaged (`average`, `sharpness_`)."""
+        mean = mean_tree_output(lambda tree: self._tree_output(tree, bags, self.sharpness_),
+                                self.estimators_, self.n_jobs)
         return self._combine(mean, bags, self.sharpness_)
-
-    def decision_function(self, X):
-        """Log-odds of the averaged probabilities.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
-            Two classes: for ``classes_[1]``. More: per class.
-        """
-        logit = log_odds(self.predict_proba(X))
-        return logit[:, 1] if len(self.classes_) == 2 else logit
-

@@ -1,5 +1,16 @@
-"""GDBT-MI: gradient boosting of C4.5-MI trees on a bag-level logistic loss."""
+"""GDBT-MI: gradient boosting of C4.5-MI trees on a bag-level logistic loss.
 
+Without subsampling the model does not depend on the order of the training
+bags: every sum over bags is one that the order of the bags cannot change.
+The initial score and the losses sum with :func:`math.fsum` (exactly
+rounded), each leaf's Newton sums add the bags' terms in fixed point (integer
+sums, :func:`_leaf_sums`), and the bag weights a tree is grown on are put on
+a grid fine enough for every sum of them to be exact (:func:`_exact_weights`),
+so the split search, which sums them in the order it meets the bags, sees the
+same numbers whatever that order.
+"""
+
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -9,12 +20,13 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
-from mil.ensemble._blrt import _MAX_INT, BagRatioTree, _grow_tree, _table
-from mil.ensemble._pooling import POOLINGS, pool
-from mil.tree._builder import build_tree, prepare_layout
+from mil.ensemble._bagging import MAX_SEED
+from mil.tree._pooling import POOLINGS, pool
+from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
+from mil.tree._builder import build_tree, prepare_layout, resolve_splitter
+from mil.tree._export import TreeExportMixin, boosting_tree_printout, ensemble_member
 
 __all__ = ["GDBTMIClassifier"]
 
@@ -23,8 +35,40 @@ _INIT_BOUND = 50.0
 
 
 def _mean(v, w):
-    """Mean of `v`, weighted by the bag weights `w` (None: unweighted)."""
-    return float(np.mean(v)) if w is None else float(np.sum(w * v) / np.sum(w))
+    """Mean of `v`, weighted by the bag weights `w` (None: unweighted), summed exactly (in any order)."""
+    return math.fsum(v) / v.shape[0] if w is None else math.fsum(w * v) / math.fsum(w)
+
+
+def _exact_weights(weight):
+    """`weight` (non-negative, summing to about its length) on a grid on which every sum of them is exact.
+
+    The weights are rounded to multiples of 2**-k, with k chosen so that any
+    sum of them stays below 2**(53 - k): float64 then adds them without
+    rounding, so a sum does not depend on the order of its terms. A positive
+    weight stays positive (at least 2**-k). The grid is at most about 1e-9
+    of the mean weight for up to a million bags.
+    """
+    total = math.fsum(weight)
+    k = 51 - max(1, math.ceil(math.log2(max(total, 1.0) + weight.shape[0])))
+    grid = np.ldexp(np.rint(np.ldexp(weight, k)), -k)
+    return np.where(weight > 0, np.maximum(grid, math.ldexp(1.0, -k)), 0.0)
+
+
+def _leaf_sums(leaf, values, n_nodes):
+    """Per leaf, the sum of `values` in fixed point: exact integer sums, so no order of the terms changes them.
+
+    Each term is rounded to a multiple of 2**-k, k chosen so that the sum of
+    all the terms' magnitudes stays below 2**61 units (about 2**-61 of the
+    largest term times their number: finer than float64's own rounding of
+    a sum of that many terms).
+    """
+    top = float(np.max(np.abs(values))) if values.size else 0.0
+    if not top > 0.0:
+        return np.zeros(n_nodes)
+    k = 61 - math.ceil(math.log2(top * values.shape[0]))
+    sums = np.zeros(n_nodes, dtype=np.int64)
+    np.add.at(sums, leaf, np.rint(np.ldexp(values, k)).astype(np.int64))
+    return np.ldexp(sums.astype(np.float64), -k)
 
 
 def _bag_loss(S, y, w=None):
@@ -57,7 +101,7 @@ def newton_leaf_values(leaves, n_nodes, instance_bag, a, b, k, grad_bag, hess_ba
     g_b = p_b - y_b and h_b = p_b (1 - p_b) being the logistic loss's
     derivatives wrt the bag score S_b, and C_bl = B_bl - k_b A_bl^2 the
     pooling's own curvature d^2 S_b / dv^2 (B_bl the sum of `b` over b's
-    instances in l; see :func:`mil.ensemble._pooling.pool`). The first term
+    instances in l; see :func:`mil.tree._pooling.pool`). The first term
     is the Gauss-Newton curvature; the second keeps the step bounded when a
     leaf holds a small share of a bag's score (a Gauss-Newton step alone
     would be about -1/A_bl there) and vanishes when the leaf holds the whole
@@ -92,9 +136,8 @@ def newton_leaf_values(leaves, n_nodes, instance_bag, a, b, k, grad_bag, hess_ba
     pair_bag, pair_leaf = pairs // n_nodes, pairs % n_nodes
     g = grad_bag[pair_bag]
     C = np.maximum(B - k[pair_bag] * A * A, 0.0)
-    G = np.bincount(pair_leaf, weights=g * A, minlength=n_nodes)
-    H = np.bincount(pair_leaf, weights=hess_bag[pair_bag] * A * A + np.abs(g) * C,
-                    minlength=n_nodes)
+    G = _leaf_sums(pair_leaf, g * A, n_nodes)
+    H = _leaf_sums(pair_leaf, hess_bag[pair_bag] * A * A + np.abs(g) * C, n_nodes)
     denom = H + l2
     return np.where(denom > 0, -G / np.where(denom > 0, denom, 1.0), 0.0)
 
@@ -179,7 +222,7 @@ class _BagLayout:
         self.table, self.inbag, self.n_bags = table, inbag, n_bags
 
 
-class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
+class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     """GDBT-MI: gradient boosting of multi-instance C4.5-MI trees.
 
     Every instance gets a score F(x) = F_0 + learning_rate * sum_m h_m(x);
@@ -274,11 +317,13 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         Threads sharing out the features of each tree's split search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
         The model does not depend on it.
-    splitter : {"exact", "hist"}, default="exact"
-        The split search of the C4.5-MI trees: "exact" (every cut between distinct
-        values) or "hist" (the histogram search on quantile bins, which reads
-        float32 bags as they are); see ``splitter`` in
-        :class:`~mil.tree.C45MIClassifier` and :doc:`/results/trees`.
+    splitter : {"auto", "exact", "hist"}, default="auto"
+        The split search of the C4.5-MI trees: "exact" (every cut between
+        distinct values), "hist" (the histogram search on quantile bins,
+        which reads float32 bags as they are), or "auto": "hist" on more than
+        10,000 training instances, "exact" on fewer (every shipped data set);
+        see ``splitter`` in :class:`~mil.tree.C45MIClassifier` and
+        :doc:`/results/trees`.
     max_instances_per_bag : int or None, default=None
         Train on at most this many instances of each bag, drawn once per fit
         (seeded by `random_state`); see ``max_instances_per_bag`` in
@@ -321,6 +366,9 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         ``split="bag-ratio"``); ``tree.value`` holds the Newton leaf
         values (before shrinkage). With more than two classes, one list of
         n_classes trees per round.
+    splitter_ : {"exact", "hist"}
+        The split search used (`splitter`, resolved by size for "auto"; the
+        bag-ratio trees have their own).
     init_score_ : float or ndarray of shape (n_classes,)
         F_0, the constant instance score minimising the training loss (one
         per class with more than two classes).
@@ -415,7 +463,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
-        "splitter": [StrOptions({"exact", "hist"})],
+        "splitter": [StrOptions({"auto", "exact", "hist"})],
         "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
         "split": [StrOptions({"mi", "bag-ratio"})],
         "n_rules": [Interval(Integral, 1, None, closed="left")],
@@ -428,7 +476,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                  n_iter_no_change=None, tol=1e-4, l2_regularization=1.0,
                  split_shares="children", growth="best", positive_bag_removal=True,
                  class_weight=None, positive_class=None, random_state=None, n_jobs=None,
-                 splitter="exact", max_instances_per_bag=None, max_leaf_nodes=None, split="mi", n_rules=16,
+                 splitter="auto", max_instances_per_bag=None, max_leaf_nodes=None, split="mi", n_rules=16,
                  ratio="random"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -458,6 +506,10 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         self.ratio = ratio
 
     # -- fitting ---------------------------------------------------------------
+    def _accepts_float32(self):
+        # The histogram search reads float32 bags as they are ("auto" may choose it).
+        return self.splitter in ("auto", "hist")
+
     def _validate_fit(self, X, y):
         """As the base class, but `positive_class` applies only with two classes."""
         self._validate_params()
@@ -494,7 +546,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
 
     def _leaves(self, tree, bags):
         """The leaf of every unit (instance, or bag for a bag-ratio tree)."""
-        return tree.apply(*_table(bags)) if self._bag_level else tree.apply(bags.instances)
+        return tree.apply(*bag_table(bags)) if self._bag_level else tree.apply(bags.instances)
 
     def _tree_scores(self, tree, bags):
         """A tree's values (before shrinkage) for every unit of `bags`."""
@@ -503,12 +555,13 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     def _init_score(self, bags, y, w=None):
         """Constant instance score F_0 minimising the training loss.
 
-        logit(mean y) for the maximum and log-sum-exp poolings (a constant
-        shift of the scores shifts the bag scores); a bounded 1-D search in
-        general (noisy-or depends on the bag sizes).
+        logit(mean y), the mean weighted by the bag weights, for bag-ratio
+        trees and the maximum and log-sum-exp poolings (a constant instance
+        score is the bag score); a bounded 1-D search for noisy-or (which
+        depends on the bag sizes).
         """
-        if self._bag_level:  # the scores are the bag scores: the weighted log-odds exactly
-            return float(logit(np.clip(np.average(y, weights=w), 1e-12, 1 - 1e-12)))
+        if self._bag_level or self.pooling != "noisy-or":
+            return float(logit(np.clip(_mean(y, w), 1e-12, 1 - 1e-12)))
         ones = np.ones(bags.instances.shape[0])
         res = minimize_scalar(lambda f0: _bag_loss(self._pool(f0 * ones, bags.offsets), y, w),
                               bounds=(-_INIT_BOUND, _INIT_BOUND), method="bounded",
@@ -522,7 +575,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         constant instance score is the bag score); a bounded quasi-Newton
         search from there for noisy-or.
         """
-        share = Y.mean(axis=0) if w is None else (w[:, None] * Y).sum(axis=0) / w.sum()
+        share = np.array([_mean(Y[:, c], w) for c in range(Y.shape[1])])
         f0 = np.log(np.maximum(share, 1e-12))
         if self.pooling == "noisy-or" and not self._bag_level:
             ones = np.ones(bags.instances.shape[0])
@@ -605,6 +658,7 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             bags, Y = bags.subset(train_idx), Y[train_idx]
             w = None if w is None else w[train_idx]
 
+        self.splitter_, bags = resolve_splitter(self.splitter, bags)
         n_bags, n, d = bags.n_bags, self._n_units(bags), bags.n_features
         f0 = np.array([self._init_score(bags, Y[:, 0], w)]) if binary else self._init_scores(bags, Y, w)
         F = [np.full(n, c) for c in f0]
@@ -615,11 +669,10 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         # every round as it is (see _HistRound), the sorted one filtered to the round's bags.
         hist = False
         if self._bag_level:
-            instances, offsets = _table(bags)
-            table = kernel("_bag_shares").ShareTable(instances.T, offsets)
+            table = share_table(bags)
         else:
-            presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter)
-            hist = self.splitter == "hist"
+            presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter_)
+            hist = self.splitter_ == "hist"
         n_inbag = max(1, int(self.subsample * n_bags))
         n_feat = self._n_features_per_tree(d)
         trees, train_score, val_score = [], [], []
@@ -720,7 +773,8 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         label = np.zeros(layout.n_bags, dtype=np.intp)
         full_weight = np.zeros(layout.n_bags)  # bags out of the round weigh 0: the grower skips them
         label[layout.inbag], full_weight[layout.inbag] = bag_pos, weight
-        return _grow_tree(layout.table, label, 2, full_weight, int(rng.randint(_MAX_INT)), n_feat, self.n_rules,
+        return grow_bag_ratio_tree(layout.table, label, 2, full_weight, int(rng.randint(MAX_SEED)), n_feat,
+                                   self.n_rules,
                           self.ratio == "best", max(1, int(np.ceil(self.min_bags_leaf))), self.max_depth)
 
     @staticmethod
@@ -729,9 +783,9 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         # A residual that underflowed to 0 keeps the label.
         bag_pos = ((residual > 0) | ((residual == 0) & (y == 1))).astype(np.uint8)
         weight = np.abs(residual) if w is None else np.abs(residual) * w
-        total = float(np.cumsum(weight)[-1])
+        total = math.fsum(weight)
         weight = weight * (residual.shape[0] / total) if total > 0 else np.ones(residual.shape[0])
-        return bag_pos, weight
+        return bag_pos, _exact_weights(weight)
 
     def _fit_stage(self, bags, layout, F, y, rng, n_feat, w=None):
         """One round: pseudo-residuals, a C4.5-MI tree on them, Newton leaf values."""
@@ -786,6 +840,22 @@ class GDBTMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                 total += imp / imp.sum()
                 n_used += 1
         return total / n_used if n_used else total
+
+    # -- printing ---------------------------------------------------------------
+    _default_print_index = 0
+
+    def _tree_to_print(self, index):
+        """Round `index`'s tree (two classes), or class c's tree of round m for ``index=(m, c)``."""
+        m, c = ensemble_member(self, index, "boosting round", "round")
+        header = (f"round {m} of {len(self.estimators_)} (estimators_[{m}]); "
+                  f"leaf values before learning_rate={self.learning_rate:g}")
+        if c is None:
+            pos = self._pos_index
+            return boosting_tree_printout(self.estimators_[m], self.classes_[1 - pos], self.classes_[pos],
+                                          owner=self, header=header)
+        return boosting_tree_printout(self.estimators_[m][c], "other", self.classes_[c], owner=self,
+                                      header=f"{header}, class {self.classes_[c]} against the others "
+                                             f"(estimators_[{m}][{c}])")
 
     # -- prediction -------------------------------------------------------------
     @property

@@ -3,6 +3,7 @@
 import numpy as np
 
 from mil._core import kernel
+from mil.utils.validation import shown
 
 __all__ = ["nca_objective", "select_alpha"]
 
@@ -73,7 +74,7 @@ def select_alpha(dmin, dmax, y, sigma, tol=1e-3, method="golden"):
     True
     """
     if not sigma > 0:
-        raise ValueError(f"sigma must be > 0; got {sigma!r}")
+        raise ValueError(f"sigma must be > 0; got {shown(sigma)}")
     if method not in ("golden", "grid-golden"):
         raise ValueError(f"method must be 'golden' or 'grid-golden'; got {method!r}")
     dmin, dmax, y = _check(dmin, dmax, y)

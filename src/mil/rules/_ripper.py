@@ -194,8 +194,8 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     >>> clf = RipperMIClassifier(assumption="standard", rule_order="ordered", smoothing=False,
     ...                          error_check="prune", random_state=0).fit(X, y)
     >>> print(clf.export_text())
-    IF x0 >= 1.49097 THEN 1  [20+, 0-]
-    ELSE 0  [0: 20, 1: 0]
+    IF x0 >= 1.49097 THEN class: 1 (bags: 0=0, 1=20; p=0.95)
+    ELSE class: 0 (bags: 0=20, 1=0; p=0.95)
     >>> clf.score(X, y)
     1.0
     """
@@ -294,6 +294,11 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             weight = None if weight is None else weight[canon]
         else:
             learn, y_learn = bags, y_idx
+        # What the rules' counts count, for their printed form.
+        # Weights all 1 are counts.
+        weighted = weight is not None and not (weight == 1.0).all()
+        self._count_unit = (("instance weight" if weighted else "instances") if self.assumption == "collective"
+                            else ("bag weight" if weighted else "bags"))
         counts = (np.bincount(y_learn, minlength=n_classes) if weight is None
                   else np.bincount(y_learn, weights=weight, minlength=n_classes))
         rng = check_random_state(self.random_state)
@@ -525,7 +530,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         p1 = proba[:, 1]
         return np.where(decided == 1, p1, p1 - 1.0)
 
-    def export_text(self, feature_names=None):
+    def export_text(self, feature_names=None, max_lines=None):
         """The rule set as text, one rule per line, then the default rule.
 
         Parameters
@@ -535,22 +540,29 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             model was fitted with (DataFrame bags,
             :func:`mil.datasets.from_frame`, a :class:`~mil.Bags` with
             ``feature_names``), else ``x0``, ``x1``, ... (the column index).
+        max_lines : int or None, default=None
+            As in :func:`mil.tree.export_text`: a longer printout is cut, with a last line saying so.
 
         Returns
         -------
         text : str
-            Ordered mode: the rule list, lines
-            ``IF x12 <= 3.5 AND x40 >= -10 THEN <class>  [p+, n-]`` (p, n:
-            training bags of the rule's class / of the other classes it
-            covers), and a last line ``ELSE <class>  [<class>: count, ...]``
-            with the training bags no rule covers, per class. Unordered
-            mode: a header line ``<class>:`` before each class's rules,
-            then the default rule.
+            Lines ``IF x12 <= 3.5 AND x40 >= -10 THEN class: <label>
+            (bags: <label>=<count>, ...; p=<probability>)``: the rule's class
+            as ``classes_`` holds it, the training items of each class the
+            rule covers (among those its class was learned on) and the
+            rule's Laplace estimate of its class, then a last line ``ELSE
+            class: <label> (...)`` with the items no rule covers. The items
+            are bags under ``assumption="standard"`` and instances under
+            ``"collective"`` (``instance weight`` where the instances are
+            weighted, ``bag weight`` for bags fitted with sample weights).
+            The unordered mode puts a line ``rules for class <label>:``
+            before each class's rules.
         """
         check_is_fitted(self, "rules_")
         names = printed_feature_names(self, feature_names)
-        return format_rules(self.rules_, names, default=self.default_rule_,
-                            classes=self.classes_, by_class=self.rule_order == "unordered")
+        return format_rules(self.rules_, names, default=self.default_rule_, classes=self.classes_,
+                            by_class=self.rule_order == "unordered", unit=getattr(self, "_count_unit", "bags"),
+                            max_lines=max_lines)
 
 
 class _Ripper:

@@ -11,6 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from mil.utils._printing import outcome_text, truncate_lines
+
 __all__ = ["Condition", "Rule", "pack_rules", "format_rules"]
 
 _OPS = ("<=", ">=")
@@ -34,11 +36,6 @@ def _count(c):
     return int(c) if c.is_integer() else c
 
 
-def _fmt(c):
-    """A count as text: whole numbers as they are, weights to 4 significant digits."""
-    return f"{c}" if isinstance(c, int) else f"{c:.4g}"
-
-
 class Rule:
     """A conjunction of conditions predicting one class, with its training coverage.
 
@@ -60,7 +57,7 @@ class Rule:
     --------
     >>> r = Rule([(12, 0, 3.5), (40, 1, -10.0)], p=7, n=1, label="musk", counts=[7, 1])
     >>> print(r)
-    IF x12 <= 3.5 AND x40 >= -10 THEN musk  [7+, 1-]
+    IF x12 <= 3.5 AND x40 >= -10 THEN class: musk (bags: musk=7, other=1; p=0.80)
     >>> r.laplace                       # (7 + 1) / (7 + 1 + 2 classes)
     0.8
     >>> r.distribution.tolist()         # (counts + 1) / (8 + 2)
@@ -105,11 +102,21 @@ class Rule:
         counts = np.asarray(self.counts, dtype=np.float64)
         return (counts + 1.0) / (counts.sum() + counts.shape[0])
 
-    def to_text(self, feature_names=None):
-        """One line: ``IF <conditions> THEN <class>  [p+, n-]``."""
+    def to_text(self, feature_names=None, classes=None, unit="bags"):
+        """One line: ``IF <conditions> THEN class: <label> (<unit>: <class>=<count>, ...; p=<laplace>)``.
+
+        `classes` names the columns of ``counts`` (``classes_``); without it
+        the rule's own class and ``other`` (``p`` and ``n``) are printed.
+        `unit` says what the counts count (``"bags"``, ``"bag weight"``,
+        ``"instances"`` or ``"instance weight"``).
+        """
         body = " AND ".join(c.to_text(feature_names) for c in self.conditions) or "TRUE"
-        head = "positive" if self.label is None else self.label
-        return f"IF {body} THEN {head}  [{_fmt(self.p)}+, {_fmt(self.n)}-]"
+        return f"IF {body} THEN {self._outcome(classes, unit)}"
+
+    def _outcome(self, classes, unit):
+        label = "positive" if self.label is None else self.label
+        names, counts = ((label, "other"), (self.p, self.n)) if classes is None else (classes, self.counts)
+        return outcome_text(label, names, counts, unit, p=self.laplace)
 
     def __str__(self):
         return self.to_text()
@@ -139,7 +146,8 @@ def pack_rules(conditions_list):
     return rule_ptr, features, ops, thresholds
 
 
-def format_rules(rules, feature_names=None, default=None, classes=None, by_class=False):
+def format_rules(rules, feature_names=None, default=None, classes=None, by_class=False, unit="bags",
+                 max_lines=None):
     """Text of a rule list, one rule per line, then the default rule.
 
     Parameters
@@ -147,20 +155,25 @@ def format_rules(rules, feature_names=None, default=None, classes=None, by_class
     rules : list of Rule
     feature_names : sequence of str, default=None
     default : Rule, default=None
-        Printed last as ``ELSE <class>  [<class>: count, ...]`` (its counts
-        per class of ``classes``).
+        Printed last as ``ELSE class: <label> (<unit>: <class>=<count>, ...;
+        p=...)``, its counts the training items no rule covers.
     classes : sequence, default=None
         Class labels, in the order of the rules' ``counts``.
     by_class : bool, default=False
-        Put a line ``<class>:`` before each class's rules (unordered rule sets).
+        Put a line ``rules for class <label>:`` before each class's rules
+        (unordered rule sets).
+    unit : str, default="bags"
+        What the counts count: ``"bags"``, ``"bag weight"``, ``"instances"``
+        or ``"instance weight"``.
+    max_lines : int or None, default=None
+        Print at most this many lines, then a line saying how many were cut.
     """
     lines = []
     for i, r in enumerate(rules):
         if by_class and (i == 0 or rules[i - 1].label != r.label):
-            lines.append(f"{r.label}:")
-        lines.append(("  " if by_class else "") + r.to_text(feature_names))
+            lines.append(f"rules for class {r.label}:")
+        lines.append(("  " if by_class else "") + r.to_text(feature_names, classes, unit))
     if default is not None:
         names = range(len(default.counts)) if classes is None else classes
-        spread = ", ".join(f"{c}: {_fmt(k)}" for c, k in zip(names, default.counts))
-        lines.append(f"ELSE {default.label}  [{spread}]")
-    return "\n".join(lines)
+        lines.append(f"ELSE {default._outcome(names, unit)}")
+    return truncate_lines(lines, max_lines)

@@ -39,7 +39,7 @@ from mil._core._tree_split_py import sorted_bag_stats
 from mil.tree._tree import Tree
 from mil.utils._threads import RowThreads
 
-__all__ = ["build_tree", "bin_edges", "prepare_layout", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
+__all__ = ["build_tree", "bin_edges", "prepare_layout", "resolve_splitter", "AUTO_HIST_INSTANCES", "prune_pessimistic", "choose_feature", "mdl_corrected_gains", "cost_complexity_path", "prune_cost_complexity"]
 
 # Criteria within this many bits of the best are ties (lowest feature rank wins);
 # it absorbs last-bit differences between libm builds, never real differences.
@@ -130,13 +130,39 @@ def choose_feature(found, stats, criterion, rank, tol=TIE_TOL, node_weight=None,
                                                  np.ascontiguousarray(rank, dtype=np.intp), *args[2:])
 
 
-class _Presorted:
+class _RowLayout:
+    """What the two layouts share: one row per feature (`_fields` name the arrays), filled on threads."""
+
+    _fields = ()
+
+    @staticmethod
+    def _fill(fill_rows, d, n, threads):
+        """Run ``fill_rows(lo, hi)`` over the feature rows, shared out by `threads` (None: here)."""
+        if threads is None:
+            fill_rows(0, d)
+        else:
+            threads.run(fill_rows, cells=d * n)
+
+    @property
+    def n_rows(self):
+        return getattr(self, self._fields[0]).shape[0]
+
+    @classmethod
+    def _from_arrays(cls, *arrays):
+        out = cls.__new__(cls)
+        for name, array in zip(cls._fields, arrays):
+            setattr(out, name, array)
+        return out
+
+
+class _Presorted(_RowLayout):
     """The presorted layout: per feature, instance ids / values / bags in node segments.
 
     ``rank[f, i]`` (made on first use, once, then shared read-only) is the
     position of instance i in row f of the root layout.
     """
 
+    _fields = ("order", "vals", "bag")
     _rank = None
     _rank_lock = threading.Lock()
 
@@ -166,20 +192,7 @@ class _Presorted:
             self.vals[lo:hi] = np.take_along_axis(Xt[lo:hi], self.order[lo:hi], axis=1)
             self.bag[lo:hi] = instance_bag[self.order[lo:hi]]
 
-        if threads is None:
-            sort_rows(0, d)
-        else:
-            threads.run(sort_rows, cells=d * n)
-
-    @property
-    def n_rows(self):
-        return self.order.shape[0]
-
-    @classmethod
-    def _from_arrays(cls, order, vals, bag):
-        pre = cls.__new__(cls)
-        pre.order, pre.vals, pre.bag = order, vals, bag
-        return pre
+        self._fill(sort_rows, d, n, threads)
 
     def rows(self, cols):
         """The layout of the features `cols` only (the rows are not copied again)."""
@@ -209,8 +222,34 @@ class _Presorted:
 #: Bins per feature of the histogram split search (the missing-value bin, 255, comes on top), as
 #: scikit-learn's HistGradientBoostingClassifier.
 MAX_BINS = 255
-#: The bin edges are found on at most this many instances (drawn with a fixed seed), as scikit-learn does.
+#: The bin edges are found on at most this many instances, as scikit-learn does.
 BIN_SUBSAMPLE = 200_000
+
+
+def _content_sample(instances, size, chunk=65_536):
+    """Rows of `size` instances chosen by their values alone: those of the smallest 64-bit hash of their bytes.
+
+    A seeded draw of row positions would choose other instances when the
+    bags come in another order; this choice depends only on the multiset of
+    rows (identical rows are interchangeable), so the bin edges do not
+    depend on the order of the bags either.
+    """
+    n, d = instances.shape
+    width = instances.dtype.itemsize * d
+    n_words = -(-width // 8)
+    multipliers = np.random.RandomState(0).randint(1, 2 ** 62, size=n_words, dtype=np.int64).astype(np.uint64) | 1
+    hashes = np.empty(n, dtype=np.uint64)
+    for lo in range(0, n, chunk):
+        block = np.ascontiguousarray(instances[lo:lo + chunk])
+        raw = np.zeros((block.shape[0], n_words * 8), dtype=np.uint8)
+        raw[:, :width] = block.view(np.uint8).reshape(block.shape[0], width)
+        words = raw.view(np.uint64)
+        h = np.zeros(block.shape[0], dtype=np.uint64)
+        for j in range(n_words):  # a multiply-xor-shift mix of every word (wrapping uint64 arithmetic)
+            h = (h ^ (words[:, j] * multipliers[j])) * np.uint64(0x9E3779B97F4A7C15)
+            h ^= h >> np.uint64(29)
+        hashes[lo:lo + chunk] = h
+    return np.sort(np.argpartition(hashes, size - 1)[:size])
 
 
 def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
@@ -221,8 +260,9 @@ def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
     the exact split search's thresholds, so every cut the exact search can
     make is a bin boundary); otherwise the edges are the ``1/max_bins``
     quantiles (midpoint interpolation), duplicates dropped. With more than
-    `subsample` instances they are found on `subsample` of them drawn with a
-    fixed seed (0), so the binning does not depend on any random state.
+    `subsample` instances they are found on `subsample` of them chosen by
+    their values (a hash of each row), so the binning depends neither on a
+    random state nor on the order of the instances.
 
     Parameters
     ----------
@@ -249,8 +289,7 @@ def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
         raise ValueError(f"max_bins must lie in [2, {MAX_BINS}]; got {max_bins}")
     sample = instances
     if n > subsample:
-        rows = np.sort(np.random.RandomState(0).choice(n, subsample, replace=False))
-        sample = instances[rows]
+        sample = instances[_content_sample(instances, subsample)]
     edges = np.full((d, MAX_BINS), np.inf)
     n_bins = np.ones(d, dtype=np.intp)
     for f in range(d):
@@ -269,7 +308,7 @@ def bin_edges(instances, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE):
     return edges, n_bins
 
 
-class _Binned:
+class _Binned(_RowLayout):
     """The binned layout: every feature's bin codes, feature-major (uint8), with the bin edges.
 
     Made once per fit and shared read-only by the trees of a forest or a
@@ -277,6 +316,8 @@ class _Binned:
     read, never copied or upcast (float32 and memory maps are binned as
     they are).
     """
+
+    _fields = ("codes", "edges", "n_bins")
 
     def __init__(self, instances, instance_bag=None, threads=None, max_bins=MAX_BINS):
         instances = instances if instances.flags.c_contiguous else np.ascontiguousarray(instances)
@@ -288,20 +329,7 @@ class _Binned:
         def map_rows(lo, hi):
             bk.map_to_bins(instances, self.edges, self.n_bins, self.codes, lo, hi)
 
-        if threads is None:
-            map_rows(0, d)
-        else:
-            threads.run(map_rows, cells=d * n)
-
-    @property
-    def n_rows(self):
-        return self.codes.shape[0]
-
-    @classmethod
-    def _from_arrays(cls, codes, edges, n_bins):
-        out = cls.__new__(cls)
-        out.codes, out.edges, out.n_bins = codes, edges, n_bins
-        return out
+        self._fill(map_rows, d, n, threads)
 
     def copy(self):
         """Itself: the histogram search only reads the codes."""
@@ -324,6 +352,35 @@ def _distinct_sorted(values):
     first[0] = True
     np.not_equal(values[1:], values[:-1], out=first[1:])
     return values[first]
+
+
+#: ``splitter="auto"`` searches histograms above this many training instances, every cut up to it.
+AUTO_HIST_INSTANCES = 10_000
+
+
+def resolve_splitter(splitter, bags, hist_ok=True):
+    """The split search for `bags`: "exact" or "hist" as asked, or by size for "auto"; and the bags to search.
+
+    "auto" is the histogram search on more than :data:`AUTO_HIST_INSTANCES`
+    training instances (unless `hist_ok` is False: a ``cut_placement`` that
+    only the exact search keeps) and the exact search on fewer (as scikit-learn's
+    histogram boosting turns on early stopping above 10,000 samples): on
+    small data the exact search costs no more and keeps every cut, on large
+    data the histogram search is several times faster and lighter (see
+    :doc:`/results/trees`, "Histogram split search"). The exact search reads
+    float64, so float32 bags that it searches are copied to float64 here.
+
+    Returns
+    -------
+    splitter : {"exact", "hist"}
+    bags : Bags
+    """
+    if splitter == "auto":
+        splitter = "hist" if hist_ok and bags.n_instances > AUTO_HIST_INSTANCES else "exact"
+    if splitter == "exact" and bags.instances.dtype != np.float64:
+        bags = type(bags)(bags.instances.astype(np.float64), bags.offsets, ids=bags.ids,
+                          feature_names=bags.feature_names)
+    return splitter, bags
 
 
 def prepare_layout(instances, instance_bag, splitter="exact"):

@@ -20,7 +20,9 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.tree._builder import (build_tree, prepare_layout, cost_complexity_path, prune_cost_complexity,
-                               prune_pessimistic)
+                               prune_pessimistic, resolve_splitter)
+from mil.tree._export import TreeExportMixin, concept_tree_printout, member_index, not_fitted
+from mil.tree._pooling import pool
 
 __all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels",
            "prune_reduced_error"]
@@ -241,7 +243,7 @@ def _cv_leaf_budget(bags, bag_pos, bag_weight, leaf_weight, grow, random_state, 
     return int(np.argmin(total)) + 1
 
 
-class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
+class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     """Shared fit / predict of the multi-instance trees (not for direct use).
 
     Two classes: one tree, the positive class's concept. More classes: one
@@ -277,9 +279,44 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), StrOptions({"cv"}), None],
         "tie_break": [StrOptions({"rank", "instances"})],
         "sharpness": [Interval(Real, 0.0, np.inf, closed="right")],
-        "splitter": [StrOptions({"exact", "hist"})],
+        "splitter": [StrOptions({"auto", "exact", "hist"})],
         "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
     }
+
+    def _accepts_float32(self):
+        # The histogram search reads float32 bags as they are ("auto" may choose it).
+        return self.splitter in ("auto", "hist")
+
+    # ID3-MI's parameters and defaults (C4.5-MI passes its own, and adds one).
+    def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
+                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
+                 max_features=None, class_weight=None, positive_class=None, random_state=None,
+                 n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
+                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
+                 splitter="auto", max_instances_per_bag=None):
+        self.max_depth = max_depth
+        self.min_bags_leaf = min_bags_leaf
+        self.growth = growth
+        self.pruning = pruning
+        self.confidence = confidence
+        self.validation_fraction = validation_fraction
+        self.ccp_alpha = ccp_alpha
+        self.positive_bag_removal = positive_bag_removal
+        self.split_shares = split_shares
+        self.max_features = max_features
+        self.class_weight = class_weight
+        self.positive_class = positive_class
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.mdl_correction = mdl_correction
+        self.smoothing = smoothing
+        self.cut_placement = cut_placement
+        self.max_leaf_nodes = max_leaf_nodes
+        self.tie_break = tie_break
+        self.sharpness = sharpness
+        self.min_split = min_split
+        self.splitter = splitter
+        self.max_instances_per_bag = max_instances_per_bag
 
     def fit(self, X, y, sample_weight=None):
         """Grow (and optionally prune) the tree.
@@ -318,9 +355,11 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
         the leaf weights of its sample weights (None: distinct counts) and
         the presorted layout of `bags`, shared by its trees (copied).
         """
-        d = bags.n_features
         if not hasattr(self, "classes_"):
             raise RuntimeError("classes_ must be set before _fit_encoded")
+        self.splitter_, bags = resolve_splitter(self.splitter, bags,
+                                                hist_ok=self.cut_placement in ("midpoint", "training-value"))
+        d = bags.n_features
         self.n_features_in_ = d
         rng = check_random_state(self.random_state)
         rank = np.arange(d, dtype=np.intp)
@@ -342,14 +381,14 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
                 held = None
         own_presorted = False
         if presorted is None and len(concepts) > 1:
-            presorted, own_presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter), True
+            presorted, own_presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter_), True
         trees = []
         grow = dict(criterion=self._criterion, max_depth=self.max_depth,
                     min_bags_leaf=self.min_bags_leaf, growth=self.growth,
                     remove_positive_bags=self.positive_bag_removal, split_shares=self.split_shares,
                     rank=rank, n_jobs=self.n_jobs, max_features=resolve_max_features(self.max_features, d),
                     mdl_correction=self.mdl_correction, cut_placement=self.cut_placement,
-                    tie_break=self.tie_break, min_split=self.min_split, splitter=self.splitter)
+                    tie_break=self.tie_break, min_split=self.min_split, splitter=self.splitter_)
         if self._criterion == "gain_ratio":
             grow["average_gain_tolerance"] = self.average_gain_tolerance
         for i, bag_pos in enumerate(concepts):
@@ -463,6 +502,21 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
         alphas, impurities = cost_complexity_path(est.tree_)
         return Bunch(ccp_alphas=alphas, impurities=impurities)
 
+    def _tree_to_print(self, index):
+        """The tree of two classes, or the tree of ``classes_[index]`` against the others."""
+        if not hasattr(self, "trees_"):
+            raise not_fitted("tree")
+        if len(self.trees_) == 1:
+            if index is not None:
+                raise ValueError(f"index chooses a tree of an ensemble or of a classifier of several classes; "
+                                 f"this {type(self).__name__} has one tree")
+            pos = self._pos_index
+            return concept_tree_printout(self.tree_, self.classes_[1 - pos], self.classes_[pos], self.smoothing,
+                                         owner=self)
+        k = member_index(index, len(self.trees_), "class tree")
+        return concept_tree_printout(self.trees_[k], "other", self.classes_[k], self.smoothing, owner=self,
+                                     header=f"class {self.classes_[k]} against the others (trees_[{k}])")
+
     def _fitted_trees(self):
         check_is_fitted(self, "trees_")
         return self.trees_
@@ -482,8 +536,6 @@ class _BaseMITree(InstanceOutputMixin, BaseBagClassifier):
             proba = bc.bag_max(estimate, bags.offsets)
             positive = bc.bag_max(tree.positive_leaf[leaves].astype(np.float64), bags.offsets) > 0
             if not np.isinf(sharpness):
-                from mil.ensemble._pooling import pool  # mil.ensemble imports mil.tree
-
                 score = pool(np.log(estimate) - np.log1p(-estimate), bags.offsets, "lse", sharpness)
                 # A bag of one instance pools to its own estimate: kept exactly.
                 single = np.diff(bags.offsets) == 1
@@ -686,8 +738,14 @@ _PARAMS_DOC = """
         split off a few bags (on 6000 weighted instances the root's children
         need 25). With one instance per bag and `min_bags_leaf` 2 this is
         J48's ``-M 2`` (see :doc:`/results/boosting_wrappers`).
-    splitter : {{"exact", "hist"}}, default="exact"
-        The split search. "exact": every cut between distinct values of the
+    splitter : {{"auto", "exact", "hist"}}, default="auto"
+        The split search. "auto": "hist" on more than 10,000 training
+        instances (``mil.tree._builder.AUTO_HIST_INSTANCES``), "exact" on
+        fewer (every shipped data set) or with a `cut_placement` that only
+        the exact search keeps, in ``splitter_``; on large data the
+        histogram search fits several times faster in a fraction of the
+        memory, at the same accuracy (see :doc:`/results/trees`, "Histogram
+        split search"). "exact": every cut between distinct values of the
         node (features presorted once). "hist": the histogram search:
         features quantile-binned once per fit (at most 255 bins plus one for
         missing values, as scikit-learn's ``HistGradientBoostingClassifier``),
@@ -730,6 +788,8 @@ _PARAMS_DOC = """
 
     Attributes
     ----------
+    splitter_ : {{"exact", "hist"}}
+        The split search used (`splitter`, resolved by size for "auto").
     tree_ : mil.tree.Tree
         The fitted tree as flat arrays (two classes only).
     trees_ : list of mil.tree.Tree
@@ -795,36 +855,6 @@ class ID3MIClassifier(_BaseMITree):
 
     _criterion = "gain"
 
-    def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
-                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
-                 max_features=None, class_weight=None, positive_class=None, random_state=None,
-                 n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
-                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
-                 splitter="exact", max_instances_per_bag=None):
-        self.max_depth = max_depth
-        self.min_bags_leaf = min_bags_leaf
-        self.growth = growth
-        self.pruning = pruning
-        self.confidence = confidence
-        self.validation_fraction = validation_fraction
-        self.ccp_alpha = ccp_alpha
-        self.positive_bag_removal = positive_bag_removal
-        self.split_shares = split_shares
-        self.max_features = max_features
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.mdl_correction = mdl_correction
-        self.smoothing = smoothing
-        self.cut_placement = cut_placement
-        self.max_leaf_nodes = max_leaf_nodes
-        self.tie_break = tie_break
-        self.sharpness = sharpness
-        self.min_split = min_split
-        self.splitter = splitter
-        self.max_instances_per_bag = max_instances_per_bag
-
 
 class C45MIClassifier(_BaseMITree):
     __doc__ = """C4.5-MI multi-instance decision tree.
@@ -861,28 +891,12 @@ class C45MIClassifier(_BaseMITree):
                  max_features=None, class_weight=None, positive_class=None, random_state=None,
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
                  max_leaf_nodes=None, tie_break="rank", sharpness=4.0, min_split="constant",
-                 average_gain_tolerance=0.0, splitter="exact", max_instances_per_bag=None):
-        self.max_depth = max_depth
-        self.min_bags_leaf = min_bags_leaf
-        self.growth = growth
-        self.pruning = pruning
-        self.confidence = confidence
-        self.validation_fraction = validation_fraction
-        self.ccp_alpha = ccp_alpha
-        self.positive_bag_removal = positive_bag_removal
-        self.split_shares = split_shares
-        self.max_features = max_features
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.mdl_correction = mdl_correction
-        self.smoothing = smoothing
-        self.cut_placement = cut_placement
-        self.max_leaf_nodes = max_leaf_nodes
-        self.tie_break = tie_break
-        self.sharpness = sharpness
-        self.min_split = min_split
-        self.splitter = splitter
-        self.max_instances_per_bag = max_instances_per_bag
+                 average_gain_tolerance=0.0, splitter="auto", max_instances_per_bag=None):
+        super().__init__(
+            max_depth=max_depth, min_bags_leaf=min_bags_leaf, growth=growth, pruning=pruning, confidence=confidence,
+            validation_fraction=validation_fraction, ccp_alpha=ccp_alpha, positive_bag_removal=positive_bag_removal,
+            split_shares=split_shares, max_features=max_features, class_weight=class_weight,
+            positive_class=positive_class, random_state=random_state, n_jobs=n_jobs, mdl_correction=mdl_correction,
+            smoothing=smoothing, cut_placement=cut_placement, max_leaf_nodes=max_leaf_nodes, tie_break=tie_break,
+            sharpness=sharpness, min_split=min_split, splitter=splitter, max_instances_per_bag=max_instances_per_bag)
         self.average_gain_tolerance = average_gain_tolerance

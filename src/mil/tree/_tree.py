@@ -9,6 +9,7 @@ both backends, and a model pickled on one backend predicts on the other.
 import numpy as np
 
 from mil._core import kernel
+from mil.tree._export import concept_tree_printout
 
 __all__ = ["Tree"]
 
@@ -131,6 +132,22 @@ class Tree:
     def predict_value(self, instances):
         """``value`` of the leaf each instance reaches."""
         return self.value[self.apply(instances)]
+
+    def class_bag_counts(self):
+        """Distinct training bags per node, negative then positive: ``[n_neg_bags, n_pos_bags]``."""
+        return np.column_stack([self.n_neg_bags, self.n_pos_bags])
+
+    def split_text(self, node, name, decimals=2):
+        """The two sides of an inner node's rule as text: ``name <= t`` and ``name >  t``."""
+        thr = f"{self.threshold[node]:.{decimals}f}"
+        return f"{name} <= {thr}", f"{name} >  {thr}"
+
+    def _tree_to_print(self, index):
+        if index is not None:
+            raise ValueError("index chooses a tree of an ensemble or of a classifier of several classes, "
+                             "not of one Tree")
+        # A bare tree knows no labels: its concept's bags are "pos", the others "neg".
+        return concept_tree_printout(self, "neg", "pos")
 
     def subtree(self, keep_leaf):
         """A copy in which the nodes flagged in `keep_leaf` become leaves (pruning).

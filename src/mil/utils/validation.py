@@ -29,6 +29,7 @@ __all__ = [
     "printed_feature_names",
     "set_feature_names",
     "bag_sample_weight",
+    "shown",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -306,6 +307,40 @@ def check_bag_chunk(instances, offsets, *, first=0, ids=None, name="X", dtype=np
     return out
 
 
+def shown(value):
+    """`value` as Python shows it to a user, for error messages: ``0``, not ``np.int64(0)``.
+
+    NumPy scalars become the Python scalar they hold (``.item()``) and
+    arrays the nested lists of theirs (``.tolist()``), then ``repr`` applies,
+    so a label reads as the user typed it (``'yes'``, ``1``, ``2.5``)
+    whatever array it came from.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    text : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.utils.validation import shown
+    >>> shown(np.int64(0)), shown(np.str_("yes")), shown(np.array([0, 1]))
+    ('0', "'yes'", '[0, 1]')
+    """
+    return repr(_plain(value))
+
+
+def _plain(value):
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()  # .item() of a scalar, nested lists of an array
+    if type(value) in (list, tuple):
+        return type(value)(_plain(v) for v in value)
+    return value
+
+
 def bag_name(bags, b):
     """How error messages call bag `b` of `bags`: by its id when the bags carry ids.
 
@@ -317,7 +352,7 @@ def bag_name(bags, b):
 
 
 def _id_name(bag_id):
-    return f"bag {bag_id.item() if hasattr(bag_id, 'item') else bag_id!r}"
+    return f"bag {shown(bag_id)}"
 
 
 def _bags_from_sequence(X, allow_nan, name, accept_sparse=False, estimator=None):
@@ -444,7 +479,7 @@ def bags_from_instances(X, bag_ids, *, allow_nan=True):
         gone = [r for r, v in enumerate(ids.tolist())
                 if v is None or (isinstance(v, float) and v != v)]
         if gone:
-            raise ValueError(f"bag_ids contains a missing id ({ids[gone[0]]!r} at row {gone[0]}); "
+            raise ValueError(f"bag_ids contains a missing id ({shown(ids[gone[0]])} at row {gone[0]}); "
                              "every instance needs a bag id")
     try:
         unique, inverse = np.unique(ids, return_inverse=True)
@@ -509,7 +544,7 @@ def positive_index(classes, positive_class=None, *, estimator=None):
     if positive_class is not None:
         hits = np.flatnonzero(classes == positive_class)
         if hits.size == 0:
-            raise ValueError(f"positive_class={positive_class!r} is not one of the labels "
+            raise ValueError(f"positive_class={shown(positive_class)} is not one of the labels "
                              f"{classes.tolist()}")
         return int(hits[0])
     if _implicit_positive(classes):
@@ -594,7 +629,7 @@ def check_bag_labels(y, n_bags, *, binary=False, positive_class=None,
         raise TypeError(f"y labels must be of one sortable type: {exc}") from None
     y_enc = y_enc.ravel().astype(np.intp, copy=False)
     if classes.shape[0] < 2:
-        raise ValueError(f"y has one class only ({classes[0]!r}); {who}needs bags of two classes")
+        raise ValueError(f"y has one class only ({shown(classes[0])}); {who}needs bags of two classes")
     if binary and classes.shape[0] > 2:
         raise ValueError(f"Only binary classification is supported: {who}supports two classes only; "
                          f"y has {classes.shape[0]}: {classes.tolist()[:10]}")
@@ -631,7 +666,7 @@ def check_bags_y(X, y, *, binary=False, positive_class=None, require_positive=No
 def check_int(value, name, minimum=None):
     """Return `value` as int or raise naming the parameter (for kernel arguments)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {value!r}")
+        raise TypeError(f"{name} must be an integer; got {shown(value)}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}; got {value}")
     return int(value)

@@ -1,0 +1,139 @@
+"""What the registered learners cost: measured fold times, cost classes, a job's estimated time.
+
+The command line shows a cost class per learner in its help and, before a
+job starts, an estimate of its time. Both come from one measurement: the
+CPU seconds of one bag-level CV fold (fit on 9/10 of the bags, predict the
+rest) of each learner at its registry defaults, on three reference data
+sets, on a 2-core x86-64 with one BLAS thread, one fold at a time
+(``benchmarks/studies/study_default_job.py``). A learner's time on other data is
+extrapolated from these three points (see :func:`fold_seconds`): a guide to
+the order of magnitude, not a promise.
+"""
+
+import math
+
+__all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "cost_class", "fold_seconds", "estimate_seconds"]
+
+#: The reference data sets: name -> (bags, instances, features, description, short name).
+REFERENCES = {
+    "csv": (200, 4702, 10, "200 bags of 5-40 instances x 10 features", "the 200-bag file"),
+    "musk1": (92, 476, 166, "Musk1 (92 bags, 476 instances x 166 features)", "Musk1"),
+    "musk2": (102, 6598, 166, "Musk2 (102 bags, 6598 instances x 166 features)", "Musk2"),
+}
+#: The reference sets of the cost classes in ``mil --help`` (the first two).
+CLASS_REFERENCES = ("csv", "musk1")
+
+#: CPU seconds per CV fold (fit + predict) at the registry defaults, seed 0, on the
+#: reference data sets (in the order of :data:`REFERENCES`): the mean over the first 3 folds
+#: (the 200-bag file, Musk1) and the first fold (Musk2), measured with
+#: ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/studies/study_default_job.py time
+#: --data csv,musk1 --folds 3`` and ``--data musk2 --folds 1``.
+FOLD_SECONDS = {
+    "citation-knn": (0.14, 0.01, 0.59),
+    "citation-knn-integrated": (0.049, 0.011, 0.26),
+    "bag-knn": (0.02, 0.0086, 0.11),
+    "id3-mi": (0.036, 0.02, 0.27),
+    "c45-mi": (0.044, 0.018, 0.28),
+    "gdbt-mi": (1.3, 0.35, 1.4),
+    "gdbt-bag-ratio": (0.55, 0.3, 0.9),
+    "ripper-mi": (0.12, 0.14, 1.5),
+    "simplemi-tree": (0.061, 0.046, 0.068),
+    "miwrapper-tree": (0.025, 0.064, 1.3),
+    "mi-forest": (0.82, 0.35, 1.7),
+    "blrt": (0.53, 0.21, 0.72),
+    "miwrapper-hgb": (0.73, 0.38, 9.9),
+    "simplemi-rf": (0.14, 0.19, 0.18),
+    "nsk-svm": (0.31, 0.15, 0.7),
+    "migraph-svm": (0.31, 0.17, 0.92),
+    "emd-svm": (2.2, 1.1, 5.0),
+    "mi-svm": (39.0, 0.31, 14.0),
+    "MI-svm": (3.1, 0.31, 6.1),
+    "miles": (0.26, 0.084, 0.49),
+    "mind": (0.37, 0.26, 0.57),
+}
+
+#: Cost classes by the seconds of a 10-fold CV: (upper bound, name), cheapest first.
+COST_CLASSES = ((10.0, "seconds"), (60.0, "under a minute"), (600.0, "minutes"), (math.inf, "long"))
+
+
+def _class_of_seconds(seconds):
+    return next(name for bound, name in COST_CLASSES if seconds < bound)
+
+
+def cost_class(name):
+    """The cost class (:data:`COST_CLASSES`) of a 10-fold CV of `name` on the 200-bag file and Musk1.
+
+    Parameters
+    ----------
+    name : str
+        A registry name.
+
+    Returns
+    -------
+    classes : tuple of str
+        One class per data set of :data:`CLASS_REFERENCES` (the 200-bag file,
+        Musk1); ``("?", "?")`` for a learner that was not measured.
+    """
+    if name not in FOLD_SECONDS:
+        return ("?",) * len(CLASS_REFERENCES)
+    return tuple(_class_of_seconds(10 * s) for s in FOLD_SECONDS[name][:len(CLASS_REFERENCES)])
+
+
+def fold_seconds(name, n_instances, n_features):
+    """Estimated seconds of one CV fold of learner `name` on data of this size.
+
+    The model is ``t = a * n_instances**p * n_features**q``, through the
+    three reference measurements: ``p`` from Musk1 to Musk2 (the same
+    features, 14 times the instances), kept within [0.5, 3]; ``q`` from
+    Musk1 to the 200-bag file (17 times fewer features), kept within
+    [0, 2]; ``a`` fitted to the three points in log space. Fixed costs (a
+    fit's overhead, the number of fits of an inner CV) and the bags' sizes
+    are not in the model, so the result is a guide to the order of
+    magnitude only.
+
+    Parameters
+    ----------
+    name : str
+        A registry name.
+    n_instances, n_features : int
+        Size of the data (all its bags).
+
+    Returns
+    -------
+    seconds : float or None
+        None for a learner that was never measured.
+    """
+    if name not in FOLD_SECONDS:
+        return None
+    (n1, d1, t1), (n2, d2, t2), (n3, d3, t3) = [
+        (ref[1], ref[2], t) for ref, t in zip(REFERENCES.values(), FOLD_SECONDS[name])]
+    p = min(max(math.log(t3 / t2) / math.log(n3 / n2), 0.5), 3.0)
+    q = min(max(math.log((t1 / n1 ** p) / (t2 / n2 ** p)) / math.log(d1 / d2), 0.0), 2.0)
+    log_a = sum(math.log(t / (n ** p * d ** q)) for n, d, t in ((n1, d1, t1), (n2, d2, t2), (n3, d3, t3))) / 3
+    return math.exp(log_a) * max(n_instances, 1) ** p * max(n_features, 1) ** q
+
+
+def estimate_seconds(names, n_instances, n_features, n_fits, workers=1):
+    """Estimated seconds of a job: every learner of `names` fitted `n_fits` times.
+
+    Parameters
+    ----------
+    names : sequence of str
+    n_instances, n_features : int
+    n_fits : int
+        Folds x repetitions.
+    workers : int, default=1
+        Processes over the folds of one learner.
+
+    Returns
+    -------
+    total : float
+        Seconds of the measured learners (the others count as 0).
+    per_learner : dict
+        ``name -> seconds`` (None for a learner never measured).
+    """
+    per = {}
+    for name in names:
+        t = fold_seconds(name, n_instances, n_features)
+        per[name] = None if t is None else t * n_fits / max(min(workers, n_fits), 1)
+    return sum(t for t in per.values() if t is not None), per
