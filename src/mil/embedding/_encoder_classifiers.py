@@ -147,6 +147,7 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
         machine = self._machine(float(Cs[c])).fit(A, target, sample_weight=weight)
         self.encoder_ = encoders[e]
         self.model_ = machine
+        self.n_iter_ = int(np.max(machine.n_iter_))
         self.encoding_mean_, self.encoding_scale_ = kept.get("mean"), kept.get("scale")
         self.gamma_ = kept.get("gamma")
         self._support_encodings = encodings[e][machine.support_] if self.model == "rbf" else None
@@ -228,6 +229,8 @@ _SHARED_ATTRS = """    classes_ : ndarray
         folds).
     proba_scale_ : float
         The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
+    n_iter_ : int
+        Iterations of the final model's solver (the largest over classes).
     n_features_in_ : int
 """
 
