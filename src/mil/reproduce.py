@@ -19,7 +19,7 @@ from mil.datasets import load_dataset
 from mil.evaluation import evaluate, fold_indices
 
 __all__ = ["DATASET_NAMES", "TREE_LEARNERS", "KERNEL_LEARNERS", "EMBEDDING_LEARNERS", "PUBLISHED_EMBEDDINGS",
-           "ENCODER_LEARNERS", "PUBLISHED_ENCODERS", "reproduce_encoders", "encoders_table",
+           "ENCODER_LEARNERS", "PUBLISHED_ENCODERS", "reproduce_encoders",
            "milweb_table", "reproduce_distances", "reproduce_embeddings", "reproduce_kernels", "reproduce_milweb",
            "reproduce_trees", "reproduce_three_class"]
 

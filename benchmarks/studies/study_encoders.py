@@ -10,10 +10,10 @@ and AUC (of the decision function) are averaged over the 50 folds of each seed; 
 the mean over the seeds and their range. Nothing here reads a test fold to choose anything: the
 defaults are chosen on the means over all five repetitions.
 
-    python benchmarks/study_encoders.py run vlad --param n_clusters=4 --seeds 0 1 2 > vlad4.jsonl
-    python benchmarks/study_encoders.py run kme --tune gamma=0.25,0.5,1,2,4 > kme.jsonl
-    python benchmarks/study_encoders.py run swe --clf rbf-svc --tune gamma=0.25,1,4 > swe_rbf.jsonl
-    python benchmarks/study_encoders.py report vlad4.jsonl kme.jsonl swe_rbf.jsonl
+    python benchmarks/studies/study_encoders.py run vlad --param n_clusters=4 --seeds 0 1 2 > vlad4.jsonl
+    python benchmarks/studies/study_encoders.py run kme --tune gamma=0.25,0.5,1,2,4 > kme.jsonl
+    python benchmarks/studies/study_encoders.py run swe --clf rbf-svc --tune gamma=0.25,1,4 > swe_rbf.jsonl
+    python benchmarks/studies/study_encoders.py report vlad4.jsonl kme.jsonl swe_rbf.jsonl
 
 ``run`` prints one JSON line per (set, seed, repetition, fold). Classifiers: ``logreg``
 (``LogisticRegression``, L2, lbfgs; the default), ``linear-svc`` (``LinearSVC``) and ``rbf-svc``
