@@ -116,13 +116,13 @@ LEARNERS = {
     # the instance kernel's width) tuned inside fit by an inner 5-fold CV over the training bags;
     # defaults chosen on the 5 published repetitions (benchmarks/studies/study_encoders.py).
     "mi-fv": ("mil.embedding", "miFVClassifier", {},
-              "miFV: Fisher vectors (2-component mixture) + logistic regression, inner CV"),
+              "miFV: Fisher vectors (2 components) + logistic regression, inner CV"),
     "mi-vlad": ("mil.embedding", "miVLADClassifier", {},
-                "miVLAD: VLAD on a 2-centre k-means codebook + logistic regression, inner CV"),
+                "miVLAD: VLAD (2 k-means centres) + logistic regression, inner CV"),
     "rff-nsk": ("mil.embedding", "KernelMeanClassifier", {},
-                "NSK by random Fourier features (kernel mean embedding) + logistic regression, inner CV"),
+                "NSK by random Fourier features + logistic regression, inner CV"),
     "swe-svm": ("mil.embedding", "SlicedWassersteinClassifier", {},
-                "sliced-Wasserstein embedding + RBF SVM (stand-in for the EMD kernel), inner CV"),
+                "sliced-Wasserstein embedding + RBF SVM (EMD stand-in), inner CV"),
 }
 
 
