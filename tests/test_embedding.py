@@ -80,6 +80,87 @@ def test_dissimilarity_embedding_matches_brute_force(backend, random_bags, kind)
                                atol=1e-12)
 
 
+def _minima_strips_small(monkeypatch, strip_bytes):
+    """Kernel row blocks of a few instances and strips of `strip_bytes`: many strips on small bags."""
+    import mil.distances as md
+
+    monkeypatch.setattr(md, "BLOCK_SIZE", 8)
+    monkeypatch.setattr(md, "STRIP_BYTES", strip_bytes)
+
+
+@pytest.mark.parametrize("kind", DISSIMILARITIES)
+def test_dissimilarities_in_strips_are_the_one_pass_values(backend, random_bags, monkeypatch, kind):
+    # The bags x bags matrix is reduced strip by strip of row bags; the strips are cut on the
+    # kernel's row blocks, so every entry is the one-pass value to the last bit.
+    from mil.bags import Bags
+    from mil.embedding._minima import bag_dissimilarities
+
+    bags = Bags.from_list(random_bags(seed=5, n_bags=23, n_features=3, max_size=6))
+    others = Bags.from_list(random_bags(seed=6, n_bags=9, n_features=3, max_size=6))
+    _minima_strips_small(monkeypatch, 2**40)
+    whole = bag_dissimilarities(bags, None, kind)
+    cross = bag_dissimilarities(others, bags, kind)
+    _minima_strips_small(monkeypatch, 1)  # one kernel row block a strip
+    np.testing.assert_array_equal(bag_dissimilarities(bags, None, kind), whole)
+    np.testing.assert_array_equal(bag_dissimilarities(others, bags, kind), cross)
+    expected = np.array([[brute_dissimilarity(a, b, kind) for b in bags] for a in bags])
+    np.testing.assert_allclose(whole, expected, rtol=1e-9, atol=1e-12)
+    expected = np.array([[brute_dissimilarity(a, b, kind) for b in bags] for a in others])
+    np.testing.assert_allclose(cross, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_mind_in_strips_is_the_one_pass_model(backend, monkeypatch):
+    X, y = make_toy_bags(n_bags=40, random_state=3)
+    _minima_strips_small(monkeypatch, 2**40)
+    one = MInDClassifier(kernel="auto", random_state=0).fit(X[:30], y[:30])
+    _minima_strips_small(monkeypatch, 3000)
+    strips = MInDClassifier(kernel="auto", random_state=0).fit(X[:30], y[:30])
+    np.testing.assert_array_equal(strips.decision_function(X[30:]), one.decision_function(X[30:]))
+    np.testing.assert_array_equal(strips.predict_proba(X[30:]), one.predict_proba(X[30:]))
+
+
+def test_median_sigma_is_numpys_median_without_a_copy():
+    from mil.embedding._minima import median_sigma, sorted_values
+
+    rng = np.random.default_rng(0)
+    M = np.round(rng.random((37, 11)) * 4, 1)  # many ties
+    M[3, :] = 0.0
+    M[5, 2] = -0.0
+    own = rng.integers(0, 11, size=37)
+    M[np.arange(37), own] = 0.0
+    mask = np.ones(M.shape, dtype=bool)
+    mask[np.arange(37), own] = False
+    assert median_sigma(M, own) == np.sqrt(np.median(M[mask]))
+    assert median_sigma(M[:, :-1]) == np.sqrt(np.median(M[:, :-1]))  # odd and even counts
+    assert median_sigma(M[:, :1]) == np.sqrt(np.median(M[:, :1]))
+    values = np.sort(M[mask])
+    ranks = [0, 1, 100, values.size // 2, values.size - 1]
+    # cap=0: every radix level down to the last bit; chunk_bytes: one row a chunk
+    for kw in ({}, {"cap": 0, "chunk_bytes": 8}):
+        assert sorted_values(M, ranks, M[np.arange(37), own], **kw) == [values[r] for r in ranks]
+    assert median_sigma(np.zeros((3, 2))) == 1.0
+
+
+def test_miles_block_features_are_the_embedding_bit_for_bit(monkeypatch):
+    from mil.embedding import _minima
+    from mil.embedding._minima import miles_block_features, miles_features
+
+    rng = np.random.default_rng(1)
+    M = rng.random((40, 13)) * 3
+    rows, cols = np.sort(rng.choice(40, 25, replace=False)), np.array([0, 2, 3, 7, 12])
+    sliced = M[rows][:, cols]  # the inner folds' slice as the embedding had it (F-ordered)
+    F = miles_features(sliced, 0.7)
+    for block_bytes in (2**25, 8 * 5):  # one block, or one concept a block
+        monkeypatch.setattr(_minima, "_BLOCK_BYTES", block_bytes)
+        got, mean = miles_block_features(M, 0.7, rows, cols)
+        np.testing.assert_array_equal(mean, F.mean(axis=0))
+        np.testing.assert_array_equal(got, F - F.mean(axis=0))
+        assert got.flags.c_contiguous  # liblinear takes it without a copy
+        test, _ = miles_block_features(M, 0.7, rows, np.array([1, 4]), mean=mean, order="F")
+        np.testing.assert_array_equal(test, miles_features(M[rows][:, [1, 4]], 0.7) - mean)
+        np.testing.assert_array_equal(miles_block_features(M, 0.7, centred=False), miles_features(M, 0.7))
+
+
 def test_transformers_in_pipeline_and_grid_search(random_bags):
     X, y = make_toy_bags(n_bags=30, random_state=0)
     pipe = make_pipeline(MILESEmbedding(), LinearSVC(penalty="l1", dual=False))

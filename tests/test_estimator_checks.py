@@ -35,6 +35,8 @@ ESTIMATORS = [
     RipperMIClassifier(random_state=0),
     BagKNNClassifier(),
     CitationKNNClassifier(),
+    BagKNNClassifier(algorithm="kd_tree"),
+    CitationKNNClassifier(algorithm="ball_tree"),
     MIRandomForestClassifier(n_estimators=10, random_state=0),
     MIRandomForestClassifier(n_estimators=10, random_state=0, splitter="hist"),
     BagRandomTreesClassifier(n_estimators=10, random_state=0),

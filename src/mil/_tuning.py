@@ -532,10 +532,6 @@ class CalibratedScoresMixin:
     def decision_function(self, X):
         """Decision values of the fitted SVM.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
         Returns
         -------
         scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
@@ -553,10 +549,6 @@ class CalibratedScoresMixin:
         cross-validation's out-of-fold decision values at the chosen
         hyper-parameters (1 without inner folds), so the argmax is the
         class of the decision value.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
 
         Returns
         -------

@@ -100,6 +100,32 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """Per-bag weights from `sample_weight` and the ``class_weight`` parameter (None: unweighted)."""
         return bag_sample_weight(sample_weight, y, n_bags, getattr(self, "class_weight", None))
 
+    def _subsampled(self, bags):
+        """`bags` cut to ``max_instances_per_bag`` instances each (seeded by ``random_state``), if set."""
+        if getattr(self, "max_instances_per_bag", None) is None:
+            return bags
+        return bags.subsample_instances(self.max_instances_per_bag, self.random_state)
+
+    def _validate_weighted_fit(self, X, y, sample_weight):
+        """:meth:`_validate_fit`, then :meth:`_subsampled`, the bag weights and :meth:`_drop_zero_weight`.
+
+        Returns
+        -------
+        bags, y_encoded, weight
+            The kept bags, their class indices and weights (None: unweighted).
+        """
+        bags, y_enc = self._validate_fit(X, y)
+        bags = self._subsampled(bags)
+        return self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
+
+    @staticmethod
+    def _drop_zero_weight(bags, y_enc, weight):
+        """The bags of positive weight, their labels and weights: a bag of weight 0 is as if absent."""
+        if weight is None or (weight > 0).all():
+            return bags, y_enc, weight
+        keep = np.flatnonzero(weight > 0)
+        return bags.subset(keep), y_enc[keep], weight[keep]
+
     def _validate_predict(self, X):
         """Check fitted state and validate bags against the fitted feature count."""
         check_is_fitted(self, "classes_")
@@ -176,10 +202,6 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         Exact ties in ``predict_proba`` do not occur at a decision: each
         learner writes its tie rule into the probabilities (see
         :meth:`_tie_broken`); NumPy's first-maximum rule is the fallback.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
 
         Returns
         -------

@@ -593,12 +593,18 @@ def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_
     whole float64 range, including those whose squares under- or overflow
     (the bag dissimilarities of :mod:`mil.embedding` use them).
     """
+    Xc, Yc, exponent = _minima_ready(X, Y, centre)
+    return _minima_piece(X, Xc, X if Y is None else Y, Yc, exponent, symmetric=Y is None, both=both,
+                         n_jobs=n_jobs, block_size=block_size, root=root)
+
+
+def _minima_ready(X, Y, centre):
+    """The kernel's instances of X and Y (Y None: X's), scaled by one power of two and centred, and
+    the exponent: shared by every strip of a pass, so that a strip's minima are those of the whole."""
     if X.is_sparse or (Y is not None and Y.is_sparse):
         raise TypeError("instance-to-bag minima need dense bags; convert sparse bags with "
                         "Bags.toarray()")
-    block_size = BLOCK_SIZE if block_size is None else block_size
-    symmetric = Y is None
-    arrays = [X.instances] if symmetric else [X.instances, Y.instances]
+    arrays = [X.instances] if Y is None else [X.instances, Y.instances]
     exponent = _power_of_two_exponent(arrays)
     scaled = [_scaled_by(a, exponent) if exponent else a for a in arrays]
     if centre is None:
@@ -606,9 +612,16 @@ def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_
     elif exponent:
         centre = _scaled_by(np.asarray(centre, dtype=np.float64), exponent)
     Xc = scaled[0] - centre
-    Yc, y_off = (Xc, X.offsets) if symmetric else (scaled[1] - centre, Y.offsets)
+    return Xc, (Xc if Y is None else scaled[1] - centre), exponent
+
+
+def _minima_piece(X, Xc, Y, Yc, exponent, *, symmetric, both, n_jobs, block_size, root):
+    """M of the Bags X against the Bags Y (original units) from their kernel instances Xc, Yc
+    (:func:`_minima_ready`); `symmetric`: Y is X, each pair computed once for both directions."""
+    block_size = BLOCK_SIZE if block_size is None else block_size
+    y_off = Y.offsets
     n_x = X.n_bags
-    out_xy = np.zeros((Xc.shape[0], n_x if symmetric else Y.n_bags))
+    out_xy = np.zeros((Xc.shape[0], Y.n_bags))
     out_yx = np.zeros((Yc.shape[0], n_x)) if both and not symmetric else None
     k = kernel("_hausdorff")
     from joblib import effective_n_jobs
@@ -630,7 +643,7 @@ def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_
         if exponent:  # squared distances: twice the exponent
             with np.errstate(over="ignore"):
                 np.ldexp(D, exponent if root else 2 * exponent, out=D)
-    _exact_minima(out_xy, X.instances, (X if symmetric else Y), suspects["xy"], root)
+    _exact_minima(out_xy, X.instances, Y, suspects["xy"], root)
     if out_yx is not None:
         _exact_minima(out_yx, Y.instances, X, suspects["yx"], root)
     for D in mats.values():
@@ -641,15 +654,84 @@ def _minima_from_bags(X, Y=None, *, both=False, n_jobs=None, centre=None, block_
     return (out_xy, out_yx) if both and not symmetric else out_xy
 
 
-def _suspect_minima(M, Xc, Yc, y_off, own_offsets, chunk=4096):
+def _bag_range(bags, b0, b1):
+    """Bags b0..b1-1 of validated dense Bags, as Bags (a view of the instances)."""
+    off = bags.offsets
+    return Bags._trusted(bags.instances[off[b0]:off[b1]], off[b0:b1 + 1] - off[b0])
+
+
+def _strip_stops(offsets, n_cols, n_col_instances, strip_bytes, block_size):
+    """Ends of consecutive strips of row bags whose minima take at most about `strip_bytes` (a
+    strip's instances x `n_cols` bags, plus `n_col_instances` x the strip's bags), cut on the
+    kernel's row blocks (at least one a strip): every block, and so every product, is the one
+    a single pass computes, and so is every minimum, to the last bit."""
+    bounds = np.asarray(kernel("_hausdorff").bag_blocks(offsets, 0, offsets.shape[0] - 1, block_size))
+    stops, start = [], 0
+    for b0, b1 in zip(bounds[:-1], bounds[1:]):
+        grown = 8.0 * ((offsets[b1] - offsets[start]) * n_cols + n_col_instances * (b1 - start))
+        if b0 > start and grown > strip_bytes:
+            stops.append(int(b0))
+            start = b0
+    return stops + [offsets.shape[0] - 1]
+
+
+def _minima_strips(X, Y=None, *, both=False, n_jobs=None, centre=None, block_size=None, root=False,
+                   strip_bytes=None):
+    """The minima of :func:`_minima_from_bags` strip of row bags by strip, in bounded memory.
+
+    Yields ``(r0, r1, square, xy, yx)`` for the row bags ``r0..r1-1``, each
+    strip's arrays at most about `strip_bytes` (default ``STRIP_BYTES``).
+    With Y: ``square`` is None, ``xy`` the strip's instances against Y's
+    bags, ``yx`` (with `both`, else None) Y's instances against the
+    strip's bags. Train-vs-train (Y None), every pair of bags is computed
+    once, as in one symmetric pass: ``square`` is the strip against itself
+    (a symmetric kernel call), ``xy`` its instances against the later bags
+    ``r1..``, ``yx`` the later bags' instances against the strip (pairs with
+    an earlier bag were yielded by the earlier strips). The instances are
+    scaled and centred once for all strips, and the strips are cut on the
+    kernel's row blocks, so every entry is the one the whole pass gives, to
+    the last bit.
+    """
+    strip_bytes = STRIP_BYTES if strip_bytes is None else strip_bytes
+    block_size = BLOCK_SIZE if block_size is None else block_size
+    Xc, Yc, exponent = _minima_ready(X, Y, centre)
+    symmetric = Y is None
+    kw = {"n_jobs": n_jobs, "block_size": block_size, "root": root}
+    off = X.offsets
+    if symmetric:  # a strip meets every bag (the later ones in both directions)
+        stops = _strip_stops(off, X.n_bags, off[-1], strip_bytes, block_size)
+    else:
+        stops = _strip_stops(off, Y.n_bags, Y.offsets[-1] if both else 0, strip_bytes, block_size)
+    r0 = 0
+    for r1 in stops:
+        rows, rows_c = _bag_range(X, r0, r1), Xc[off[r0]:off[r1]]
+        if not symmetric:
+            out = _minima_piece(rows, rows_c, Y, Yc, exponent, symmetric=False, both=both, **kw)
+            xy, yx = out if both else (out, None)
+            yield r0, r1, None, xy, yx
+        else:
+            square = _minima_piece(rows, rows_c, rows, rows_c, exponent, symmetric=True, both=False, **kw)
+            if r1 < X.n_bags:
+                later, later_c = _bag_range(X, r1, X.n_bags), Xc[off[r1]:]
+                xy, yx = _minima_piece(rows, rows_c, later, later_c, exponent, symmetric=False, both=True,
+                                       **kw)
+            else:
+                xy, yx = np.zeros((rows_c.shape[0], 0)), np.zeros((0, r1 - r0))
+            yield r0, r1, square, xy, yx
+        r0 = r1
+
+
+def _suspect_minima(M, Xc, Yc, y_off, own_offsets, chunk_entries=2**21):
     """(row, column bag) entries of the squared minima `M` (kernel units) that need recomputation.
 
     The rule of :func:`_suspect_pairs` for one instance and one bag: the
     minimum is trusted when its distance is at least ``TRUST_RATIO`` times
     the instance's norm about the centre plus the bag's radius, and at least
     ``2**-TRUST_FLOOR_EXPONENT``. `own_offsets` (train-vs-train) exempts an
-    instance's own bag, whose entry is exactly 0. Row chunks bound the memory.
+    instance's own bag, whose entry is exactly 0. Row chunks of about `chunk_entries` entries bound
+    the memory (a few temporaries of 16 MB).
     """
+    chunk = max(1, chunk_entries // max(M.shape[1], 1))
     r_cols = _bag_radii(Yc, y_off)
     r_rows = np.sqrt(np.einsum("ij,ij->i", Xc, Xc))
     own = None if own_offsets is None else np.repeat(np.arange(own_offsets.shape[0] - 1), np.diff(own_offsets))

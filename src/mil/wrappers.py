@@ -321,6 +321,8 @@ class SimpleMIClassifier(_BaseWrapper):
         ----------
         X : sequence of 2-D arrays or Bags
         y : array-like of shape (n_bags,)
+            Two or more classes; the inner estimator sees them as
+            0 .. n_classes - 1 (see ``inner_classes_``).
         sample_weight : array-like of shape (n_bags,), default=None
             Bag weights, passed to the inner estimator (which must accept
             them).
@@ -492,6 +494,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         ----------
         X : sequence of 2-D arrays or Bags
         y : array-like of shape (n_bags,)
+            Two or more classes; every instance takes its bag's label.
         sample_weight : array-like of shape (n_bags,), default=None
             Bag weights; they multiply the instance weights of `weighting`.
 

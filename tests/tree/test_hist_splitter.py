@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from mil import Bags
 from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.utils.estimator_checks import make_toy_bags
@@ -81,3 +82,21 @@ def test_max_instances_per_bag_is_seeded(make):
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     full = make(random_state=0).fit(X, y)
     assert full.predict_proba(X).shape == a.predict_proba(X).shape
+
+
+@pytest.mark.parametrize("make", [
+    lambda **k: C45MIClassifier(**k),
+    lambda **k: MIRandomForestClassifier(n_estimators=3, splitter="hist", **k),
+    lambda **k: GDBTMIClassifier(n_estimators=3, **k),
+])
+def test_max_instances_per_bag_fits_the_subsampled_bags(make):
+    # The model is the one fitted on Bags.subsample_instances(k, random_state),
+    # with zero-weight bags dropped after the draw (the draw sees every bag).
+    X, y = make_toy_bags(n_bags=60, random_state=0)
+    w = np.ones(len(y))
+    w[::7] = 0.0
+    small = Bags.from_list(X).subsample_instances(2, random_state=0)
+    assert (small.sizes < Bags.from_list(X).sizes).any()
+    a = make(max_instances_per_bag=2, random_state=0).fit(X, y, sample_weight=w)
+    b = make(random_state=0).fit(small, y, sample_weight=w)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))

@@ -348,10 +348,8 @@ def instance_bag_minima(X, x_offsets, Y, y_offsets, symmetric, out_xy, out_yx,
 
     Parameters
     ----------
-    X : ndarray (n_instances_x, d), C-contiguous float64
-        Instances of the row bags, bag after bag.
-    x_offsets : ndarray (n_x + 1,) of intp
-    Y, y_offsets : column bags, the same layout (ignored when `symmetric`).
+    X, x_offsets, Y, y_offsets, row_start, row_stop, block_size
+        As in :func:`hausdorff_matrices`.
     symmetric : bool
         Train-vs-train (columns are X): each pair of bags i < j is computed
         once, giving both M[instances of i, j] and M[instances of j, i];
@@ -366,10 +364,6 @@ def instance_bag_minima(X, x_offsets, Y, y_offsets, symmetric, out_xy, out_yx,
         ``out_yx[b, i] = min_{x in row bag i} ||y_b - x||^2``, from the same
         products (the block's column minima); columns row_start..row_stop-1
         are written.
-    row_start, row_stop : int
-        The row bags to fill.
-    block_size : int
-        Target number of instances per row block and per column chunk.
     """
     _fill_minima(*minima_args(X, x_offsets, Y, y_offsets, symmetric, out_xy, out_yx,
                               row_start, row_stop, block_size))

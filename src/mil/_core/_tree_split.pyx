@@ -103,37 +103,51 @@ cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
     return t
 
 
+ctypedef struct _SweepMemory:
+    # What a sweep over a feature's cuts remembers for one NaN direction.
+    float64_t lp, ln, rp, rn   # counts at which el, er were taken (_cut_gain)
+    float64_t el, er           # entropy terms of the left and right side
+    float64_t qlp, qln, qrp, qrn  # counts of the previous admissible cut (_new_partition)
+
+
+cdef inline void _forget(_SweepMemory* mem) noexcept nogil:
+    # Both NaN directions' memories empty (NaN counts never compare equal).
+    cdef intp_t d
+    for d in range(2):
+        mem[d].lp = NAN; mem[d].ln = NAN; mem[d].rp = NAN; mem[d].rn = NAN
+        mem[d].el = 0.0; mem[d].er = 0.0
+        mem[d].qlp = NAN; mem[d].qln = NAN; mem[d].qrp = NAN; mem[d].qrn = NAN
+
+
 cdef inline float64_t _cut_gain(
     float64_t lp, float64_t ln, float64_t rp, float64_t rn,
     float64_t parent, float64_t total, float64_t min_weight, bint shares_of_children,
-    float64_t* c_lp, float64_t* c_ln, float64_t* c_rp, float64_t* c_rn,
-    float64_t* c_el, float64_t* c_er,
+    _SweepMemory* mem,
 ) noexcept nogil:
     # Gain of a cut between distinct values, -inf where a child is too light.
-    # c_* cache the last entropy term of each side: a side's counts change
+    # mem caches the last entropy term of each side: a side's counts change
     # only where a bag enters or leaves it, so far fewer log2 are taken.
     cdef float64_t cl = lp + ln, cr = rp + rn
     if not ((cl >= min_weight) & (cr >= min_weight) & (cl > 0.0) & (cr > 0.0)):
         return -INFINITY
-    if lp != c_lp[0] or ln != c_ln[0]:
-        c_lp[0] = lp; c_ln[0] = ln
-        c_el[0] = _entropy_mass(lp, ln)
-    if rp != c_rp[0] or rn != c_rn[0]:
-        c_rp[0] = rp; c_rn[0] = rn
-        c_er[0] = _entropy_mass(rp, rn)
-    return parent - (c_el[0] + c_er[0]) / (cl + cr if shares_of_children else total)
+    if lp != mem.lp or ln != mem.ln:
+        mem.lp = lp; mem.ln = ln
+        mem.el = _entropy_mass(lp, ln)
+    if rp != mem.rp or rn != mem.rn:
+        mem.rp = rp; mem.rn = rn
+        mem.er = _entropy_mass(rp, rn)
+    return parent - (mem.el + mem.er) / (cl + cr if shares_of_children else total)
 
 
 cdef inline bint _new_partition(
-    float64_t lp, float64_t ln, float64_t rp, float64_t rn,
-    float64_t* q_lp, float64_t* q_ln, float64_t* q_rp, float64_t* q_rn,
+    float64_t lp, float64_t ln, float64_t rp, float64_t rn, _SweepMemory* mem,
 ) noexcept nogil:
     # Whether an admissible cut's counts differ from its direction's previous
-    # admissible cut (q_*, updated): a new partition of the node's bags, for
+    # admissible cut (mem.q*, updated): a new partition of the node's bags, for
     # C4.5's MDL correction.
-    if lp == q_lp[0] and ln == q_ln[0] and rp == q_rp[0] and rn == q_rn[0]:
+    if lp == mem.qlp and ln == mem.qln and rp == mem.qrp and rn == mem.qrn:
         return False
-    q_lp[0] = lp; q_ln[0] = ln; q_rp[0] = rp; q_rn[0] = rn
+    mem.qlp = lp; mem.qln = ln; mem.qrp = rp; mem.qrn = rn
     return True
 
 
@@ -178,16 +192,9 @@ cdef intp_t _best_split_feature(
     n_dirs = 2 if n_nan > 0 else 1
 
     parent = _entropy_mass(total_pos, total_neg) / total
-    # Entropy caches of _cut_gain, one per NaN direction.
-    cdef float64_t c_lp[2]
-    cdef float64_t c_ln[2]
-    cdef float64_t c_rp[2]
-    cdef float64_t c_rn[2]
-    cdef float64_t c_el[2]
-    cdef float64_t c_er[2]
-    for d in range(2):
-        c_lp[d] = NAN; c_ln[d] = NAN; c_rp[d] = NAN; c_rn[d] = NAN
-        c_el[d] = 0.0; c_er[d] = 0.0
+    # The sweep's memory (entropy caches, last admissible cut), one per NaN direction.
+    cdef _SweepMemory mem[2]
+    _forget(mem)
     if n_nan == 0:
         # The common case, by runs of cuts with the same counts: the counts
         # change only where a bag enters the left side (its first instance)
@@ -195,7 +202,7 @@ cdef intp_t _best_split_feature(
         # per run, at the run's first cut between distinct values.
         best_k = _best_cut_by_runs(vals, inst_bag, n, bag_pos, bag_weight, parent, total, min_weight, tol,
                                    shares_of_children, seen, bag_scratch, work, &g, &lp, &ln, &rp, &rn,
-                                   c_lp, c_ln, c_rp, c_rn, c_el, c_er, &n_cuts, &n_parts, count_cuts)
+                                   mem, &n_cuts, &n_parts, count_cuts)
         if best_k < 0:
             return 0
         k = best_k
@@ -209,16 +216,9 @@ cdef intp_t _best_split_feature(
     for k in range(m):
         bag_scratch[n_nan + k] = inst_bag[k]
     c_sweep_distinct_bags(bag_scratch, n, bag_pos, bag_weight, seen, b_lp, b_ln, b_rp, b_rn)
-    # The last admissible counts of each direction: a cut point opens a new
-    # bag partition when a direction's counts differ from that direction's
-    # previous admissible cut (bag weights are positive, so counts move
-    # whenever a bag enters the left side or leaves the right one).
-    cdef float64_t q_lp[2]
-    cdef float64_t q_ln[2]
-    cdef float64_t q_rp[2]
-    cdef float64_t q_rn[2]
-    for d in range(2):
-        q_lp[d] = NAN; q_ln[d] = NAN; q_rp[d] = NAN; q_rn[d] = NAN
+    # A cut point opens a new bag partition when a direction's counts differ
+    # from that direction's previous admissible cut (bag weights are positive,
+    # so counts move whenever a bag enters the left side or leaves the right one).
     for k in range(m - 1):
         new_part = False
         for d in range(2):
@@ -226,11 +226,10 @@ cdef intp_t _best_split_feature(
                 g = -INFINITY
             elif d == 0:
                 g = _cut_gain(a_lp[k], a_ln[k], a_rp[k], a_rn[k], parent, total, min_weight,
-                              shares_of_children, c_lp, c_ln, c_rp, c_rn, c_el, c_er)
+                              shares_of_children, mem)
             else:
                 g = _cut_gain(b_lp[n_nan + k], b_ln[n_nan + k], b_rp[n_nan + k], b_rn[n_nan + k],
-                              parent, total, min_weight, shares_of_children,
-                              c_lp + 1, c_ln + 1, c_rp + 1, c_rn + 1, c_el + 1, c_er + 1)
+                              parent, total, min_weight, shares_of_children, mem + 1)
             gains[2 * k + d] = g
             gmax = g if g > gmax else gmax
             if g > -INFINITY:
@@ -238,7 +237,7 @@ cdef intp_t _best_split_feature(
                     lp = a_lp[k]; ln = a_ln[k]; rp = a_rp[k]; rn = a_rn[k]
                 else:
                     lp = b_lp[n_nan + k]; ln = b_ln[n_nan + k]; rp = b_rp[n_nan + k]; rn = b_rn[n_nan + k]
-                new_part |= _new_partition(lp, ln, rp, rn, q_lp + d, q_ln + d, q_rp + d, q_rn + d)
+                new_part |= _new_partition(lp, ln, rp, rn, mem + d)
         # A cut point is admissible when either NaN direction is.
         n_cuts += (gains[2 * k] > -INFINITY) | (gains[2 * k + 1] > -INFINITY)
         n_parts += new_part
@@ -284,8 +283,7 @@ cdef intp_t _best_cut_by_runs(
     float64_t parent, float64_t total, float64_t min_weight, float64_t tol, bint shares_of_children,
     uint8_t* seen, intp_t* f_pos, float64_t* work,
     float64_t* g_out, float64_t* lp_out, float64_t* ln_out, float64_t* rp_out, float64_t* rn_out,
-    float64_t* c_lp, float64_t* c_ln, float64_t* c_rp, float64_t* c_rn, float64_t* c_el, float64_t* c_er,
-    intp_t* n_cuts_out, intp_t* n_parts_out, bint count_cuts,
+    _SweepMemory* mem, intp_t* n_cuts_out, intp_t* n_parts_out, bint count_cuts,
 ) noexcept nogil:
     # Best cut of a node without NaN (the cut after sorted position k, 0 <= k
     # <= n - 2, needs vals[k] < vals[k + 1]). Returns k, -1 if none, and in
@@ -355,8 +353,7 @@ cdef intp_t _best_cut_by_runs(
         ln = f_ln[i - 1]
         rp = b_rp[c - 1] if c > 0 else 0.0
         rn = b_rn[c - 1] if c > 0 else 0.0
-        g = _cut_gain(lp, ln, rp, rn, parent, total, min_weight, shares_of_children,
-                      c_lp, c_ln, c_rp, c_rn, c_el, c_er)
+        g = _cut_gain(lp, ln, rp, rn, parent, total, min_weight, shares_of_children, mem)
         if g > -INFINITY:
             j = k
             while j <= k_end and not (vals[j] < vals[j + 1]):
@@ -444,7 +441,8 @@ cdef intp_t _binned_split_feature(
     cdef intp_t k, j, b, c, bmax = -1, bmin = 255, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
     cdef intp_t n_nan = 0, cur, r_lo, r_hi, r_nan, c_hi
     cdef bint new_part
-    cdef float64_t w, g, gmax = -INFINITY, lp, ln, rp, rn, nan_p = 0.0, nan_n = 0.0
+    # lp .. rn are set by _binned_counts before any use (zeros only quiet the C compiler).
+    cdef float64_t w, g, gmax = -INFINITY, lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, nan_p = 0.0, nan_n = 0.0
     cdef float64_t total = total_pos + total_neg, parent
     # hist: 12 blocks of 256: lo_all p/n, lo_nonan p/n, hi_all p/n, hi_nonan p/n,
     # then suffix sums of hi_all p/n and hi_nonan p/n; gains (2 * 256) and
@@ -461,16 +459,7 @@ cdef intp_t _binned_split_feature(
     cdef float64_t *cnt = hist + 2560
     cdef float64_t acc_lp[2]
     cdef float64_t acc_ln[2]
-    cdef float64_t c_lp[2]
-    cdef float64_t c_ln[2]
-    cdef float64_t c_rp[2]
-    cdef float64_t c_rn[2]
-    cdef float64_t c_el[2]
-    cdef float64_t c_er[2]
-    cdef float64_t q_lp[2]
-    cdef float64_t q_ln[2]
-    cdef float64_t q_rp[2]
-    cdef float64_t q_rn[2]
+    cdef _SweepMemory mem[2]
     if n < 2 or total <= 0.0:
         return 0
     # Only the feature's bins are used (the missing bin is counted apart).
@@ -551,10 +540,8 @@ cdef intp_t _binned_split_feature(
         hi_nn[b] = hi_nn[b] + hi_nn[b + 1]
     n_dirs = 2 if n_nan > 0 else 1
     parent = _entropy_mass(total_pos, total_neg) / total
+    _forget(mem)
     for d in range(2):
-        c_lp[d] = NAN; c_ln[d] = NAN; c_rp[d] = NAN; c_rn[d] = NAN
-        c_el[d] = 0.0; c_er[d] = 0.0
-        q_lp[d] = NAN; q_ln[d] = NAN; q_rp[d] = NAN; q_rn[d] = NAN
         acc_lp[d] = 0.0; acc_ln[d] = 0.0
     for b in range(bmin, bmax):
         # Left prefix sums: NaN right (all bags by lowest bin), NaN left (bags without NaN).
@@ -569,12 +556,11 @@ cdef intp_t _binned_split_feature(
             else:
                 _binned_counts(d, acc_lp, acc_ln, hi_ap[b + 1], hi_an[b + 1], hi_np[b + 1], hi_nn[b + 1],
                                nan_p, nan_n, &lp, &ln, &rp, &rn)
-                g = _cut_gain(lp, ln, rp, rn, parent, total, min_weight, shares_of_children,
-                              c_lp + d, c_ln + d, c_rp + d, c_rn + d, c_el + d, c_er + d)
+                g = _cut_gain(lp, ln, rp, rn, parent, total, min_weight, shares_of_children, mem + d)
             gains[2 * b + d] = g
             gmax = g if g > gmax else gmax
             if g > -INFINITY:
-                new_part |= _new_partition(lp, ln, rp, rn, q_lp + d, q_ln + d, q_rp + d, q_rn + d)
+                new_part |= _new_partition(lp, ln, rp, rn, mem + d)
         n_cuts += (gains[2 * b] > -INFINITY) | (gains[2 * b + 1] > -INFINITY)
         n_parts += new_part
     if gmax == -INFINITY:

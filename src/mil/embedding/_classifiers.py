@@ -26,7 +26,7 @@ from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
-                                   miles_features, minima, one_bag)
+                                   miles_block_features, miles_features, minima, one_bag)
 from mil.embedding._transformers import _concept_minima, _dissimilarities_to, _draw_prototypes
 from mil.preprocessing import _absolute_unit, _fit_scaled
 
@@ -106,6 +106,9 @@ class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
         """Record the fitted model from the refit `fold` (every training bag) and its `machine`."""
         raise NotImplementedError
 
+    def _release(self, fold):
+        """Drop what the refit `fold` holds beyond what :meth:`_finish` reads (its features are made)."""
+
     # -- fitting ------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit on training bags, choosing C and the embedding parameter by inner cross-validation.
@@ -143,6 +146,9 @@ class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
         everyone = np.arange(bags.n_bags)
         fold = self._fold(state, everyone, everyone[:0])
         F, _ = self._features(fold, params[p])
+        # The refit needs only its features: free the distance pass before the machine copies them.
+        state.clear()
+        self._release(fold)
         machine = self._machine(float(Cs[c]))
         machine.fit(F, target, sample_weight=weight)
         self._finish(fold, machine, params[p])
@@ -344,18 +350,26 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         return [float(s) * self.sigma_median_ for s in _positive_grid(self.sigma_scales, "sigma_scales")]
 
     def _fold(self, state, train, test):
-        M = state["M"]
-        if state["per_bag"]:  # the concepts of an inner fold are its training bags' instances
-            M = M[instance_rows(state["offsets"], train)]
-        return M[:, train], M[:, test]
+        # Indices only: the features of a fold are built from M a block of concepts at a time.
+        everyone = np.array_equal(train, np.arange(state["M"].shape[1]))  # the refit: every bag, in order
+        rows = None
+        if state["per_bag"] and not everyone:
+            rows = instance_rows(state["offsets"], train)  # an inner fold's concepts: its bags' instances
+        return {"M": state["M"], "rows": rows, "train": None if everyone else train, "test": test}
 
     def _features(self, fold, sigma):
         # Columns centred on the training bags: liblinear penalises the intercept like a weight, and
         # on uncentred features (all near 1 at a wide sigma) the concepts stand in for it, which
         # slows its coordinate descent several times over; see _finish for the uncentred model.
-        F_train, F_test = miles_features(fold[0], sigma), miles_features(fold[1], sigma)
-        mean = F_train.mean(axis=0)
-        return F_train - mean, F_test - mean
+        M, rows = fold["M"], fold["rows"]
+        F_train, mean = miles_block_features(M, sigma, rows, fold["train"])
+        # F-ordered test rows: the inner folds' decision values round as they always have.
+        F_test, _ = miles_block_features(M, sigma, rows, fold["test"], mean=mean, order="F")
+        fold["mean"] = mean
+        return F_train, F_test
+
+    def _release(self, fold):
+        del fold["M"]
 
     def _machine(self, C, inner=False):
         # liblinear's coordinate descent visits the features in a random order: seeded. The
@@ -368,7 +382,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         self.coef_ = np.array(machine.coef_, dtype=np.float64)
         # The SVM saw centred columns: fold the training means into the intercept, so coef_ and
         # intercept_ act on the embedding itself.
-        mean = miles_features(fold[0], sigma).mean(axis=0)
+        mean = fold["mean"]
         self.intercept_ = np.atleast_1d(np.array(machine.intercept_, dtype=np.float64) - self.coef_ @ mean)
         self.selected_concepts_ = np.flatnonzero(np.any(self.coef_ != 0, axis=0))
         self.n_iter_ = int(np.max(machine.n_iter_))

@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_features,
+from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features,
                                    minima, one_bag, subset)
 from mil.preprocessing import _fit_scaled, _scaled_as_fitted
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
@@ -141,7 +141,7 @@ class MILESEmbedding(_BagTransformer):
 
     def fit_transform(self, X, y=None):
         """Fit and embed the training bags from the same distance pass."""
-        return miles_features(self._fit_minima(X), self.sigma_)
+        return miles_block_features(self._fit_minima(X), self.sigma_, centred=False)
 
     def transform(self, X):
         """Embed bags: one row per bag, one column per concept.
@@ -156,7 +156,7 @@ class MILESEmbedding(_BagTransformer):
         """
         bags = self._bags(X)
         M = minima(one_bag(self.concepts_), bags, centre=self.centre_, n_jobs=self.n_jobs)
-        return miles_features(M, self.sigma_)
+        return miles_block_features(M, self.sigma_, centred=False)
 
 
 def _concept_minima(est, bags):

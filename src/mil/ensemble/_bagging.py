@@ -119,10 +119,6 @@ class BaggedTreesMixin:
     def predict_proba(self, X):
         """Class probabilities: the mean over the trees of their class probabilities (see the class).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
         Returns
         -------
         proba : ndarray of shape (n_bags, n_classes)

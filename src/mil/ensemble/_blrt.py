@@ -117,7 +117,7 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
     >>> from mil.ensemble import BagRandomTreesClassifier
     >>> from mil.utils.estimator_checks import make_toy_bags
     >>> X, y = make_toy_bags(n_bags=40)
-    >>> blrt = BagRandomTreesClassifier(n_estimators=20, random_state=0).fit(X, y)
+    >>> blrt = BagRandomTreesClassifier(n_estimators=20, ratio="best", random_state=0).fit(X, y)
     >>> blrt.score(X, y) > 0.9
     True
     >>> print(blrt.export_text(0, max_lines=3))  # doctest: +ELLIPSIS

@@ -226,8 +226,10 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
     >>> from mil.ensemble import MIRandomForestClassifier
     >>> from mil.utils.estimator_checks import make_toy_bags
     >>> X, y = make_toy_bags(n_bags=40)
-    >>> forest = MIRandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    >>> forest = MIRandomForestClassifier(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
     >>> forest.score(X, y) > 0.9
+    True
+    >>> forest.oob_score_ > 0.8  # accuracy on the bags each tree did not draw
     True
     >>> forest.predict_proba(X[:1]).shape
     (1, 2)
@@ -291,8 +293,9 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
-            Training bags; NaN marks a missing value.
+            Training bags; NaN marks a missing value, routed as in C4.5-MI.
         y : array-like of shape (n_bags,)
+            Two classes, or more: each member then holds one tree per class.
         sample_weight : array-like of shape (n_bags,), default=None
             One weight per bag (times `class_weight`). The bootstrap draws
             bags uniformly, as without weights; a bag drawn k times then
@@ -305,8 +308,7 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         self
         """
         bags, y_enc = self._validate_fit(X, y)
-        if self.max_instances_per_bag is not None:
-            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
+        bags = self._subsampled(bags)
         self.splitter_, bags = resolve_splitter(self.splitter, bags)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)
         seeds, counts = self._draw_samples(bags.n_bags)

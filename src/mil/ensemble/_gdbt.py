@@ -609,7 +609,8 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
-            Training bags; NaN marks a missing value.
+            Training bags; NaN marks a missing value, routed as in the trees
+            (see the class).
         y : array-like of shape (n_bags,)
             Two or more classes.
         sample_weight : array-like of shape (n_bags,), default=None
@@ -623,13 +624,7 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
-        if self.max_instances_per_bag is not None:
-            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
-        w = self._bag_weights(sample_weight, y, bags.n_bags)
-        if w is not None and not (w > 0).all():
-            keep = np.flatnonzero(w > 0)
-            bags, y_enc, w = bags.subset(keep), y_enc[keep], w[keep]
+        bags, y_enc, w = self._validate_weighted_fit(X, y, sample_weight)
         n_classes = self.classes_.shape[0]
         # Binary: one score, the log-odds of the positive class (y01). More
         # classes: one score per class and a softmax over them (Y one-hot).
@@ -903,10 +898,6 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
 
     def decision_function(self, X):
         """Bag log-odds of ``classes_[1]`` (two classes), or every class's bag score.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
 
         Returns
         -------

@@ -275,10 +275,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         self.classes_ = classes
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
-        if weight is not None and not (weight > 0).all():
-            kept = np.flatnonzero(weight > 0)   # a bag of weight 0 is as if absent
-            bags, y_idx, weight = bags.subset(kept), y_idx[kept], weight[kept]
+        bags, y_idx, weight = self._drop_zero_weight(bags, y_idx, self._bag_weights(sample_weight, y, bags.n_bags))
         if self.assumption == "collective":
             # Instances in a canonical order (by bag, then lexicographically), so that the
             # random grow/prune splits do not depend on the order of instances in a bag.
@@ -476,10 +473,6 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         rule); an uncovered bag gets the default rule's distribution. With
         ``assumption="collective"``: the mean over the bag's instances.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-
         Returns
         -------
         proba : ndarray of shape (n_bags, n_classes)
@@ -494,10 +487,6 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         default rule's. Unordered mode: as ``conflict`` says, the default
         rule's class for uncovered bags. Collective assumption: the class of
         highest probability.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
 
         Returns
         -------
@@ -515,10 +504,6 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         for covered bags, ``rate - 1`` for uncovered ones, ``rate`` being the
         default rule's rate of the rules' class). With more classes:
         ``predict_proba``.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
 
         Returns
         -------

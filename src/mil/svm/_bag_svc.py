@@ -276,6 +276,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         ----------
         X : sequence of 2-D arrays or Bags
         y : array-like of shape (n_bags,)
+            Two or more classes (libsvm's one-vs-one; scores one-vs-rest).
         sample_weight : array-like of shape (n_bags,), default=None
             Per-bag weights (times `class_weight`), passed to the SVM and
             the inner cross-validation's scores. Bags of weight 0 are

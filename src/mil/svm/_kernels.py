@@ -490,6 +490,8 @@ def emd_distances(X, Y=None, *, metric="euclidean", n_jobs=None, num_iter_max=1_
     Returns
     -------
     D : ndarray of shape (n_bags_X, n_bags_Y)
+        ``D[i, j]`` is the EMD between bag i of X and bag j of Y, in the
+        units of `metric`.
 
     Examples
     --------

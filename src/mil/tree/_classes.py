@@ -337,15 +337,9 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         -------
         self
         """
-        bags, y_enc = self._validate_fit(X, y)
-        if self.max_instances_per_bag is not None:
-            bags = bags.subsample_instances(self.max_instances_per_bag, self.random_state)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
+        bags, y_enc, weight = self._validate_weighted_fit(X, y, sample_weight)
         if weight is None:
             return self._fit_encoded(bags, y_enc)
-        keep = weight > 0
-        if not keep.all():
-            bags, y_enc, weight = bags.subset(np.flatnonzero(keep)), y_enc[keep], weight[keep]
         return self._fit_encoded(bags, y_enc, weight, leaf_weight=weight)
 
     def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None, leaf_weight=None):
@@ -426,10 +420,6 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     # -- instance level -------------------------------------------------------
     def apply(self, X):
         """Leaf reached by every instance.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
 
         Returns
         -------

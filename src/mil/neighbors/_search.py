@@ -1,0 +1,487 @@
+"""Bag neighbours under the minimal Hausdorff distance, from an instance-level tree search.
+
+The minimal Hausdorff distance between two bags is the distance of their
+closest pair of instances, so the training bags near a bag follow from a
+k-nearest or radius search among the training instances (scikit-learn's
+:class:`~sklearn.neighbors.KDTree` or :class:`~sklearn.neighbors.BallTree`)
+without the bag-by-bag distance matrix.
+
+k-nearest queries. The k nearest training instances of each instance q of
+a bag Q are listed; every training instance left out is at least as far
+from q as the k-th. With R the smallest k-th distance over Q's instances,
+every training bag nearer to Q than R is in some list, at its exact
+distance (the smallest listed distance to one of its instances), and every
+bag in no list is at least R away. A decision is settled once it involves
+only bags nearer than R: the C-th nearest other bag (Citation-KNN's citer
+radius), or the k nearest bags with the whole tie group of the k-th
+(within ``DISTANCE_RTOL``, :mod:`mil.neighbors._ties`). Otherwise k doubles
+for the instances whose k-th distance is too small (one bag's own
+instances, or a crowd of one other bag's, fill their lists) and they are
+queried again, until every bag is settled (at worst every instance is
+listed).
+
+Radius queries. Citation-KNN's citers of the query bags are the training
+bags b with d(b, Q) <= r_b: a tree over the query instances, queried once
+by every training instance with its bag's radius.
+
+Exact values. The tree searches the training instances rotated to their
+principal axes (a KD-tree splits those well), which moves distances by
+rounding. So the tree only proposes pairs: search radii and the bounds R
+carry a slack (``BagTreeIndex._slack``: hundreds of times the rotation's
+and the tree's rounding, about 1e-12 of the data's extent), and every
+distance a decision uses is recomputed from the original instances by
+differences (:func:`pair_distances`). The decisions are those of the full matrix: the
+same distances up to the full-matrix kernels' own rounding (about 1e-12
+relative, within 1.2e-10; see :mod:`mil.distances`), compared with the
+same tolerance and rules.
+
+Memory: the rotated copy of the training instances and the tree (about
+twice the instance matrix), plus neighbour lists of at most ``BUDGET``
+entries per thread at a time.
+"""
+
+import threading
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.neighbors import BallTree, KDTree
+
+from mil.distances import _power_of_two_exponent, _scaled_by
+from mil.neighbors._ties import DISTANCE_RTOL, group_starts, rank_rows
+
+__all__ = ["BagTreeIndex", "TREES", "pair_distances"]
+
+TREES = {"kd_tree": KDTree, "ball_tree": BallTree}
+#: Neighbour-list entries (query instances x k) one step of a search holds (per thread).
+BUDGET = 2**19
+#: Points per leaf of the trees.
+LEAF_SIZE = 40
+#: Slack of the tree's distances against the exact ones, per feature (see BagTreeIndex._slack):
+#: absolute, times d**1.5 and the largest rotated norms; relative, times d.
+_ABS = 2.0 ** -44
+_REL = 2.0 ** -44
+#: Rotated coordinates beyond this magnitude could overflow the tree's squared distances.
+_SAFE = 2.0 ** 450
+#: Rows per block when rotating instances (bounds the temporaries).
+_ROWS = 2**16
+
+
+def pair_distances(A, ia, B, ib, chunk=2**16):
+    """Euclidean distance between ``A[ia[i]]`` and ``B[ib[i]]`` for every i, from differences.
+
+    Sums of squares that underflow (differences below about 1e-150) or
+    overflow are recomputed with :func:`numpy.hypot`, which does neither;
+    identical rows are at exactly 0. Works in chunks of `chunk` pairs.
+    """
+    out = np.empty(ia.shape[0])
+    for a in range(0, ia.shape[0], chunk):
+        diff = A[ia[a:a + chunk]] - B[ib[a:a + chunk]]
+        sq = np.einsum("ij,ij->i", diff, diff)
+        d = np.sqrt(sq)
+        with np.errstate(invalid="ignore"):
+            redo = np.flatnonzero(~((sq >= 2.0 ** -900) & (sq < np.inf)))
+        if redo.size:
+            redo = redo[np.any(diff[redo] != 0, axis=1)]
+            if redo.size:
+                d[redo] = np.hypot.reduce(diff[redo], axis=1)
+        out[a:a + chunk] = d
+    return out
+
+
+def _parallel(fn, tasks, n_jobs):
+    """``[fn(t) for t in tasks]``, on `n_jobs` threads."""
+    n_jobs = effective_n_jobs(n_jobs)
+    if n_jobs == 1 or len(tasks) < 2:
+        return [fn(t) for t in tasks]
+    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(t) for t in tasks)
+
+
+def _segments(starts, lengths):
+    """Concatenated ``arange(s, s + n)`` for every (s, n)."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.intp)
+    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(starts, lengths) + (np.arange(total, dtype=np.intp) - offsets)
+
+
+def _min_per_key(keys, vals):
+    """Unique keys (sorted) with the smallest value of each."""
+    if keys.size == 0:
+        return keys, vals
+    order = np.lexsort((vals, keys))
+    keys, vals = keys[order], vals[order]
+    first = np.ones(keys.shape[0], dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return keys[first], vals[first]
+
+
+class BagTreeIndex:
+    """The training bags' instances in a KD-tree or ball tree, for minimal-distance bag searches.
+
+    Parameters
+    ----------
+    bags : Bags
+        Dense float64 training bags (after the classifier's scaling); kept
+        by reference.
+    algorithm : {"kd_tree", "ball_tree"}
+
+    The searches take ``n_jobs``: threads over blocks of query bags (or of
+    training instances for the citers); the tree queries release the GIL.
+    Results do not depend on it.
+    """
+
+    def __init__(self, bags, algorithm="kd_tree"):
+        self.bags = bags
+        self.algorithm = algorithm
+        X = bags.instances
+        self.exponent = _power_of_two_exponent([X])
+        # Principal axes of the training instances (about their mean, in the power-of-two scale).
+        self.centre = self._normalised(X).mean(axis=0)
+        gram = np.zeros((X.shape[1], X.shape[1]))
+        for a in range(0, X.shape[0], _ROWS):
+            Z = self._normalised(X[a:a + _ROWS]) - self.centre
+            gram += Z.T @ Z
+        rotation = np.linalg.eigh(gram)[1][:, ::-1] if np.isfinite(gram).all() else np.eye(X.shape[1])
+        self.rotation = np.ascontiguousarray(rotation)
+        self._lock = threading.Lock()
+        self._layout = None
+        self._build()
+
+    # -- state -------------------------------------------------------------------------------
+    def __getstate__(self):
+        # The tree and the rotated instances are rebuilt on first use (the pickle holds the bags once).
+        state = self.__dict__.copy()
+        del state["_lock"], state["_layout"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._layout = None
+
+    def _build(self):
+        """The training instances' tree layout (:class:`_Layout`), built once."""
+        with self._lock:
+            if self._layout is None:
+                Y = self.embed(self.bags.instances)
+                self.extent = float(np.sqrt(np.einsum("ij,ij->i", Y, Y).max())) if Y.size else 0.0
+                self._layout = _Layout(Y, self.algorithm)
+        return self._layout
+
+    @property
+    def tree(self):
+        return self._build().tree
+
+    @property
+    def n_instances(self):
+        return self.bags.n_instances
+
+    @property
+    def n_bags(self):
+        return self.bags.n_bags
+
+    def _normalised(self, X):
+        return _scaled_by(X, self.exponent) if self.exponent else X
+
+    def embed(self, X):
+        """Instances in the tree's coordinates (power-of-two scale, centred, rotated); None if unsafe."""
+        Y = np.empty(X.shape)
+        for a in range(0, X.shape[0], _ROWS):
+            np.matmul(self._normalised(X[a:a + _ROWS]) - self.centre, self.rotation, out=Y[a:a + _ROWS])
+        with np.errstate(invalid="ignore"):
+            if Y.size and not np.abs(Y).max() < _SAFE:
+                return None
+        return Y
+
+    def inspected_fraction(self, n_sample=256, k=16):
+        """Mean fraction of the training instances a k-nearest query computes distances to.
+
+        Measured on `n_sample` evenly spaced training instances; near 1, the
+        tree does no better than brute force (high intrinsic dimension).
+        """
+        tree, n = self.tree, self.n_instances
+        n_sample = max(1, min(n, n_sample, 2**30 // max(n, 1)))  # the tree counts in a C int
+        rows = np.unique(np.linspace(0, n - 1, n_sample).astype(np.intp))
+        tree.reset_n_calls()
+        tree.query(self._layout.Y[rows], k=min(k, n))
+        return tree.get_n_calls() / (rows.shape[0] * n)
+
+    # -- searches ----------------------------------------------------------------------------
+    def queries(self, bags):
+        """A batch of query bags ready for :meth:`nearest` and :meth:`citers`; None if unsafe.
+
+        Their instances rotated like the training ones, a tree over them
+        (the citers' search) and their order along it: searching in that
+        order keeps the training tree's nodes in cache (about twice as fast).
+        None when some rotated value is beyond what the tree's squared
+        distances can hold (then the caller uses the distance matrix).
+        """
+        Y = self.embed(bags.instances)
+        if Y is None:
+            return None
+        slack = self._slack(Y)
+        return _Batch(bags.instances, bags.offsets, _Layout(Y, self.algorithm), slack)
+
+    def _training_batch(self):
+        b = self.bags
+        layout = self._build()
+        return _Batch(b.instances, b.offsets, layout, self._slack(layout.Y))
+
+    def _slack(self, Yq):
+        """(absolute, relative) bound on the tree's distances' error, in tree units, for queries `Yq`.
+
+        Rotating a vector of d values rounds it by at most about ``d**1.5``
+        units in the last place of its norm; the tree's own sums by about d
+        relative. Both bounds below are 2**9 times those.
+        """
+        q = float(np.sqrt(np.einsum("ij,ij->i", Yq, Yq).max())) if Yq.size else 0.0
+        d = max(Yq.shape[1], 1)
+        return (_ABS * d ** 1.5 * (self.extent + q), _REL * d)
+
+    def kth_distances(self, C, n_jobs=None):
+        """Distance from each training bag to its C-th nearest other training bag (1 <= C < n_bags)."""
+        return self._search(self._training_batch(), ("kth", C), True, n_jobs)
+
+    def nearest(self, batch, k, n_jobs=None):
+        """The k nearest training bags of each query bag of `batch` (:meth:`queries`), as :func:`rank_rows`."""
+        self._build()
+        return self._search(batch, ("rank", min(k, self.n_bags)), False, n_jobs)
+
+    def citers(self, batch, radius, n_jobs=None):
+        """(query bag, training bag) pairs with ``d(b, Q) <= radius[b]``, sorted.
+
+        `radius` holds one radius per training bag (original units); -inf
+        cites nothing, +inf every query bag. Each training instance queries
+        the batch's tree with its bag's radius.
+        """
+        self._build()
+        tree_X, n = self.bags.instances, self.n_bags
+        q_off = batch.offsets
+        m = q_off.shape[0] - 1
+        q_bag = np.repeat(np.arange(m, dtype=np.intp), np.diff(q_off))
+        keys = []
+        every = np.flatnonzero(radius == np.inf)
+        if every.size:
+            keys.append((np.arange(m, dtype=np.int64)[:, None] * n + every[None, :]).ravel())
+        finite = np.isfinite(radius) & (radius >= 0)
+        T, Q = self._build(), batch.layout
+        inst = np.flatnonzero(finite[self.bag_of[T.perm]])  # training tree rows, in tree order
+        if inst.size and m:
+            eps, rel = batch.slack
+
+            def block(rows):
+                ti = T.perm[rows]
+                r = (np.ldexp(radius[self.bag_of[ti]], -self.exponent) + eps) * (1.0 + rel)
+                found = Q.tree.query_radius(T.Y[rows], r)
+                lens = np.fromiter((a.shape[0] for a in found), dtype=np.intp, count=found.shape[0])
+                if not lens.sum():
+                    return np.zeros(0, dtype=np.int64)
+                qi = Q.perm[np.concatenate(found)]
+                ti = np.repeat(ti, lens)
+                d = pair_distances(tree_X, ti, batch.X, qi)
+                keep = d <= radius[self.bag_of[ti]]
+                return np.unique(q_bag[qi[keep]].astype(np.int64) * n + self.bag_of[ti[keep]])
+
+            step = max(1, min(_ROWS, -(-inst.shape[0] // (4 * effective_n_jobs(n_jobs)))))
+            keys += _parallel(block, [inst[a:a + step] for a in range(0, inst.shape[0], step)], n_jobs)
+        keys = np.unique(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
+        return (keys // n).astype(np.intp), (keys % n).astype(np.intp)
+
+    @property
+    def bag_of(self):
+        return self.bags.instance_bag
+
+    def _search(self, batch, rule, exclude_self, n_jobs):
+        """Settle `rule` for every query bag, in blocks of nearby bags (threads over blocks)."""
+        q_off = batch.offsets
+        sizes = np.diff(q_off)
+        m = sizes.shape[0]
+        kind, count = rule
+        out = np.empty(m) if kind == "kth" else np.empty((m, count), dtype=np.intp)
+        if m == 0:
+            return out
+        k0 = self._first_k(sizes, rule)
+        # Bags in the order of their first instance along the query tree, in blocks of
+        # about equal first lists (at least BUDGET entries per block when there are many).
+        order = np.argsort(np.minimum.reduceat(batch.layout.pos, q_off[:-1]), kind="stable")
+        cost = np.cumsum((sizes * k0)[order])
+        n_blocks = max(int(np.ceil(cost[-1] / BUDGET)), min(m, 4 * effective_n_jobs(n_jobs)))
+        cuts = np.unique(np.r_[0, np.searchsorted(cost, cost[-1] * np.arange(1, n_blocks) / n_blocks), m])
+        blocks = [order[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+        for bags, res in zip(blocks, _parallel(lambda bags: self._block(batch, bags, k0, rule, exclude_self),
+                                               blocks, n_jobs)):
+            out[bags] = res
+        return out
+
+    def _first_k(self, sizes, rule):
+        """First list length per query bag: what is asked plus 2 (k doubles where that is short).
+
+        Small first lists measured fastest even where a bag's own instances
+        fill them (16,000 bags of 20 instances: C + 2 took half the time of
+        the bag's size + 2C + 2).
+        """
+        return np.full(sizes.shape[0], min(self.n_instances, rule[1] + 2), dtype=np.intp)
+
+    def _block(self, batch, bags, k0, rule, exclude_self):
+        """Settle the query bags `bags` (see the module docstring); their answers in that order."""
+        n, N = self.n_bags, self.n_instances
+        sizes = np.diff(batch.offsets)[bags]
+        nb = bags.shape[0]
+        rows = _segments(batch.offsets[bags], sizes)  # the block's instances (batch rows)
+        inst_bag = np.repeat(np.arange(nb, dtype=np.intp), sizes)
+        first = np.zeros(nb, dtype=np.intp)
+        np.cumsum(sizes[:-1], out=first[1:])
+        k = np.repeat(k0[bags], sizes)
+        lower = np.zeros(rows.shape[0])  # every training instance nearer than this is listed
+        own = bags if exclude_self else None
+        keys, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
+        kind, count = rule
+        out = np.empty(nb) if kind == "kth" else np.empty((nb, count), dtype=np.intp)
+        settle = _settle_kth if kind == "kth" else _settle_rank
+        active = np.ones(nb, dtype=bool)
+        todo = np.arange(rows.shape[0], dtype=np.intp)
+        while todo.size:
+            new_keys, new_vals = self._lists(batch, rows, todo, k[todo], inst_bag, own, lower)
+            keys, vals = _min_per_key(np.r_[keys, new_keys], np.r_[vals, new_vals])
+            R = np.minimum.reduceat(lower, first)
+            qb, tb = (keys // n).astype(np.intp), (keys % n).astype(np.intp)
+            order = np.lexsort((tb, vals, qb))
+            qb, tb, v = qb[order], tb[order], vals[order]
+            done, target, strict = settle(qb, tb, v, R, nb, count, out)
+            done &= active
+            active &= ~done
+            keep = active[qb]
+            keys, vals = qb[keep].astype(np.int64) * n + tb[keep], v[keep]
+            t = target[inst_bag]
+            grow = active[inst_bag] & (k < N) & ((lower < t) if strict else (lower <= t))
+            todo = np.flatnonzero(grow)
+            k[todo] = np.minimum(N, 2 * k[todo])
+        return out
+
+    def _lists(self, batch, rows, todo, ks, inst_bag, own, lower):
+        """Query the block's instances `todo` with their k; (local bag, training bag) keys and distances.
+
+        Sets ``lower[todo]``, in original units, the distance below which
+        every training instance is in the instance's list. Of the listed
+        pairs of one key, only those within the slack of the key's smallest
+        tree distance can hold its exact minimum; only those are recomputed.
+        """
+        n, N, X = self.n_bags, self.n_instances, self.bags.instances
+        eps, rel = batch.slack
+        T, Q = self._build(), batch.layout
+        keys, vals = [], []
+        for kk in np.unique(ks).tolist():
+            sel = todo[ks == kk]
+            sel = sel[np.argsort(Q.pos[rows[sel]], kind="stable")]  # in tree order
+            step = max(1, BUDGET // kk)
+            for a in range(0, sel.shape[0], step):
+                r = sel[a:a + step]
+                dist, ind = T.tree.query(Q.Y[Q.pos[rows[r]]], k=kk)
+                if kk >= N:
+                    lower[r] = np.inf
+                else:
+                    lower[r] = np.ldexp(np.maximum(0.0, dist[:, -1] * (1.0 - rel) - eps), self.exponent)
+                qb = np.repeat(inst_bag[r], kk)
+                qi = np.repeat(rows[r], kk)
+                ti, dd = T.perm[ind.ravel()], dist.ravel()
+                tb = self.bag_of[ti]
+                if own is not None:
+                    foreign = tb != own[qb]
+                    qb, qi, ti, tb, dd = qb[foreign], qi[foreign], ti[foreign], tb[foreign], dd[foreign]
+                key = qb.astype(np.int64) * n + tb
+                o = np.lexsort((dd, key))
+                key, qi, ti, dd = key[o], qi[o], ti[o], dd[o]
+                start = np.ones(key.shape[0], dtype=bool)
+                start[1:] = key[1:] != key[:-1]
+                smallest = dd[start][np.cumsum(start) - 1]
+                near = dd <= (smallest + 2.0 * eps) * (1.0 + 2.0 * rel)
+                key, qi, ti = key[near], qi[near], ti[near]
+                d = pair_distances(batch.X, qi, X, ti)
+                if not np.isfinite(d).all():
+                    raise ValueError(
+                        "some minimal Hausdorff distances exceed the largest float64 "
+                        f"({np.finfo(float).max:.3g}): the bags are too far apart to be compared in "
+                        "double precision; rescale the features")
+                k_, v_ = _min_per_key(key, d)
+                keys.append(k_)
+                vals.append(v_)
+        if not keys:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.concatenate(keys), np.concatenate(vals)
+
+
+class _Layout:
+    """Points in a tree that stores them in its own leaf order.
+
+    scikit-learn's trees keep their points in the given order and visit
+    them through a permutation; stored in leaf order, a leaf's points are
+    contiguous in memory, which made queries 1.3-1.6 times faster on a
+    million instances. ``Y`` holds the points in that order (tree rows),
+    ``perm`` maps a tree row to the caller's row and ``pos`` back; ``pos``
+    also orders the caller's points along the tree (nearby points, nearby
+    positions), the order in which the searches query them.
+    """
+
+    __slots__ = ("Y", "tree", "perm", "pos")
+
+    def __init__(self, Y, algorithm):
+        perm = np.array(TREES[algorithm](Y, leaf_size=LEAF_SIZE).get_arrays()[1], dtype=np.intp)
+        self.Y = np.ascontiguousarray(Y[perm])
+        self.tree = TREES[algorithm](self.Y, leaf_size=LEAF_SIZE)
+        self.perm = perm
+        self.pos = np.empty_like(perm)
+        self.pos[perm] = np.arange(perm.shape[0], dtype=np.intp)
+
+
+class _Batch:
+    """Query bags for a search: instances, offsets, their tree layout, the distance slack."""
+
+    __slots__ = ("X", "offsets", "layout", "slack")
+
+    def __init__(self, X, offsets, layout, slack):
+        self.X, self.offsets, self.layout, self.slack = X, offsets, layout, slack
+
+
+def _row_counts(qb, v, R, nb):
+    """Entries per bag, and how many of them lie at or below the bag's bound R (the exact ones)."""
+    cnt_all = np.bincount(qb, minlength=nb)
+    cnt_pre = np.bincount(qb[v <= R[qb]], minlength=nb)
+    ptr = np.zeros(nb + 1, dtype=np.intp)
+    np.cumsum(cnt_all, out=ptr[1:])
+    return cnt_all, cnt_pre, ptr
+
+
+def _settle_kth(qb, tb, v, R, nb, C, out):
+    """C-th smallest distance per bag, once the C nearest are exact (v_C <= R)."""
+    cnt_all, cnt_pre, ptr = _row_counts(qb, v, R, nb)
+    done = cnt_pre >= C
+    pos = np.minimum(ptr[:-1] + C - 1, max(v.shape[0] - 1, 0))
+    out[done] = v[pos[done]]
+    target = np.where(cnt_all >= C, v[pos] if v.size else np.inf, np.inf)
+    return done, target, True
+
+
+def _settle_rank(qb, tb, v, R, nb, k, out):
+    """The k nearest per bag, once the tie group of the k-th ends below R."""
+    cnt_all, cnt_pre, ptr = _row_counts(qb, v, R, nb)
+    has = cnt_pre >= k
+    target = np.full(nb, np.inf)
+    if v.size:
+        pos = np.minimum(ptr[:-1] + k - 1, v.shape[0] - 1)
+        gid = np.cumsum(group_starts(qb, v))
+        last = np.searchsorted(gid, gid[pos], side="right") - 1
+        last = np.minimum(last, ptr[:-1] + cnt_pre - 1)
+        g_end = v[last] * (1.0 + DISTANCE_RTOL)
+        target = np.where(has, g_end, np.where(cnt_all >= k, v[pos] * (1.0 + DISTANCE_RTOL), np.inf))
+        done = has & ((g_end < R) | (R == np.inf))
+    else:
+        done = has
+    idx = np.flatnonzero(done)
+    if idx.size:
+        lengths = last[idx] - ptr[idx] + 1
+        sub = _segments(ptr[idx], lengths)
+        sub_ptr = np.zeros(idx.shape[0] + 1, dtype=np.intp)
+        np.cumsum(lengths, out=sub_ptr[1:])
+        out[idx] = rank_rows(sub_ptr, tb[sub], v[sub], k)
+    return done, target, False
