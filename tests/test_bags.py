@@ -157,3 +157,63 @@ def test_label_encoding_and_positive_class():
     with pytest.warns(DataConversionWarning, match="column-vector y"):
         bags, classes, enc = check_bags_y([np.ones((1, 2))] * 3, np.array([[2], [1], [2]]))
     assert classes.tolist() == [1, 2] and enc.tolist() == [1, 0, 1]
+
+
+def test_a_slice_of_consecutive_bags_is_a_view(tmp_path):
+    X = np.arange(20.0).reshape(10, 2)
+    bags = Bags(X, [0, 2, 5, 6, 10], ids=["a", "b", "c", "d"])
+    part = bags[1:3]
+    assert np.shares_memory(part.instances, bags.instances)
+    np.testing.assert_array_equal(part.offsets, [0, 3, 4])
+    assert part.ids.tolist() == ["b", "c"]
+    copied = bags[[1, 2]]
+    assert not np.shares_memory(copied.instances, bags.instances)
+    np.testing.assert_array_equal(part.instances, copied.instances)
+    np.testing.assert_array_equal(bags[::2].offsets, [0, 2, 3])  # a step copies
+    # A memory map stays on disk.
+    np.save(tmp_path / "x.npy", X.astype(np.float32))
+    mm = Bags(np.load(tmp_path / "x.npy", mmap_mode="r"), bags.offsets)
+    view = mm[2:]
+    assert view.instances.dtype == np.float32 and not view.instances.flags.owndata
+    np.testing.assert_array_equal(view.instances, X[5:].astype(np.float32))
+
+
+def test_deferred_value_checks_read_one_chunk_at_a_time(tmp_path):
+    from mil.utils.validation import check_bag_chunk, check_bags
+
+    X = np.arange(24, dtype=np.float32).reshape(12, 2)
+    X[7, 1] = np.nan  # a Bags accepts NaN (missing values); the encoders do not
+    np.save(tmp_path / "x.npy", X)
+    bags = Bags(np.load(tmp_path / "x.npy", mmap_mode="r"), [0, 3, 6, 9, 12], ids=[10, 11, 12, 13])
+    same = check_bags(bags, defer_values=True)  # the layout only: no error yet, no copy, float32 kept
+    assert same is bags and same.instances.dtype == np.float32
+    with pytest.raises(ValueError, match="bag 12 of X contains NaN"):
+        check_bags(bags)
+    off = bags.offsets
+    ok = check_bag_chunk(bags.instances[:6], off[:3], first=0, ids=bags.ids[:2])
+    assert ok.dtype == np.float64 and ok.flags.c_contiguous and ok.flags.owndata
+    with pytest.raises(ValueError, match="bag 12 of X contains NaN"):
+        check_bag_chunk(bags.instances[6:], off[2:] - 6, first=2, ids=bags.ids[2:])
+    with pytest.raises(ValueError, match="bag 2 of X contains NaN"):
+        check_bag_chunk(bags.instances[6:], off[2:] - 6, first=2)
+    with pytest.raises(ValueError, match="X has 2 features, but E is expecting 3"):
+        check_bags(bags, n_features=3, estimator="E", defer_values=True)
+
+
+def test_building_bags_over_a_memory_map_holds_no_copy(tmp_path, monkeypatch):
+    import tracemalloc
+
+    from mil.utils import validation
+
+    monkeypatch.setattr(validation, "_FINITE_BLOCK", 1 << 12)  # blocks of 4096 values
+    mm = np.lib.format.open_memmap(tmp_path / "x.npy", "w+", np.float32, (20000, 8))
+    mm[:] = 1.0
+    mm[19999, 3] = np.inf
+    mm.flush()
+    X = np.load(tmp_path / "x.npy", mmap_mode="r")
+    tracemalloc.start()
+    with pytest.raises(ValueError, match="contains infinity"):  # found in the last block
+        Bags(X, [0, 20000])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < X.nbytes / 10

@@ -75,3 +75,54 @@ def test_distance_strips_are_computed_on_the_cluster(client):
     assert len(stream.data) > 0  # tasks ran on the workers
     for kind in local:
         np.testing.assert_allclose(remote[kind], local[kind], rtol=1e-12, atol=1e-12)
+
+
+
+# What a worker runs when the instances sit on storage it can read: open, slice, encode. Shipped
+# to the workers as a module with Client.upload_file (this test module is not importable there).
+ENCODE_PART = """
+import numpy as np
+from mil import Bags
+
+
+def encode_part(encoder, path, offsets, b0, b1):
+    instances = np.load(path, mmap_mode="r")
+    part = Bags(instances[offsets[b0]:offsets[b1]], offsets[b0:b1 + 1] - offsets[b0])
+    return encoder.transform(part)
+"""
+
+
+def test_bag_encoders_run_on_the_cluster(client, tmp_path, monkeypatch):
+    import importlib
+
+    from sklearn.linear_model import LogisticRegression
+
+    from mil import Bags
+    from mil.embedding import FisherVectorEmbedding, SlicedWassersteinEmbedding
+
+    X, y = make_toy_bags(n_bags=120, n_features=3, max_size=8, random_state=2)
+    offsets = np.concatenate([[0], np.cumsum([len(b) for b in X])])
+    path = str(tmp_path / "instances.npy")
+    np.save(path, np.concatenate(X).astype(np.float32))
+    bags = Bags(np.load(path, mmap_mode="r"), offsets)
+    module = tmp_path / "mil_encode_part.py"
+    module.write_text(ENCODE_PART)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    encode_part = importlib.import_module("mil_encode_part").encode_part
+    client.upload_file(str(module))
+    bounds = [(0, 40), (40, 80), (80, 120)]
+    for encoder in (FisherVectorEmbedding(n_components=2, random_state=0, chunk_size=50),
+                    SlicedWassersteinEmbedding(n_directions=8, n_quantiles=4, random_state=0, chunk_size=50)):
+        enc = encoder.fit(bags)
+        local = enc.transform(bags)
+        # 1. joblib's Dask backend: the chunks of bags are encoded on the workers.
+        with distributed.get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
+            remote = enc.transform(bags)
+        assert len(stream.data) > 0
+        np.testing.assert_array_equal(remote, local)
+        # 2. Each worker reads its own range of bags from the file.
+        futures = client.map(encode_part, [enc] * len(bounds), [path] * len(bounds), [offsets] * len(bounds),
+                             *zip(*bounds))
+        np.testing.assert_array_equal(np.vstack(client.gather(futures)), local)
+        # Any scikit-learn model then learns on the rows.
+        assert LogisticRegression().fit(local, y).score(local, y) > 0.8

@@ -11,7 +11,9 @@ import pytest
 import sklearn
 from sklearn.utils.fixes import parse_version
 
-from mil.embedding import MILESClassifier, MInDClassifier
+from mil.embedding import (FisherVectorEmbedding, KernelMeanClassifier, KernelMeanEmbedding, MILESClassifier,
+                           MInDClassifier, SlicedWassersteinClassifier, SlicedWassersteinEmbedding, VLADEmbedding,
+                           miFVClassifier, miVLADClassifier)
 from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
@@ -49,6 +51,25 @@ ESTIMATORS = [
     MILESClassifier(Cs=(0.1, 1.0), sigma_scales=(1.0,), cv=3, random_state=0),
     MInDClassifier(Cs=(1.0, 10.0), gamma_scales=(1.0,), cv=3, random_state=0),
     MInDClassifier(Cs=(1.0, 10.0), gamma_scales=(1.0,), kernel="auto", cv=3, random_state=0),
+    # scikit-learn's checks fit one-instance bags: with several centres (components), a
+    # unit-norm code of one instance keeps little more than which centre is nearest, below the
+    # checks' accuracy bar on two blobs; one centre keeps the instance's direction.
+    miFVClassifier(n_components=1, Cs=(0.1, 10.0), cv=3, random_state=0),
+    miVLADClassifier(n_clusters=(1, 2), Cs=(1.0, 10.0), cv=3, random_state=0),
+    miVLADClassifier(n_clusters=1, Cs=(1.0,), model="svm", cv=3, random_state=0),
+    KernelMeanClassifier(n_components=50, gamma_scales=(0.5, 2.0), Cs=(1.0, 100.0), cv=3, random_state=0),
+    SlicedWassersteinClassifier(n_directions=4, n_quantiles=3, gamma_scales=(1.0,), Cs=(1.0, 10.0), cv=3,
+                                random_state=0),
+]
+# The bag encoders (transformers): scikit-learn's checks, and the multi-instance
+# checks that apply to a transformer's rows (TRANSFORMER_CHECKS).
+TRANSFORMERS = [
+    VLADEmbedding(n_clusters=2, random_state=0),
+    FisherVectorEmbedding(n_components=2, random_state=0),
+    KernelMeanEmbedding(n_components=50, random_state=0),
+    KernelMeanEmbedding(n_components=50, method="nystroem", random_state=0),
+    SlicedWassersteinEmbedding(n_directions=4, n_quantiles=3, random_state=0),
+    SlicedWassersteinEmbedding(n_directions=4, n_quantiles=3, interpolation="linear", random_state=0),
 ]
 
 # The expected failures are kept for scikit-learn 1.9: the common checks change
@@ -59,7 +80,7 @@ NEW_SKLEARN = parse_version(sklearn.__version__) >= parse_version("1.9")
 if NEW_SKLEARN:
     from sklearn.utils.estimator_checks import parametrize_with_checks
 
-    @parametrize_with_checks([one_instance_bags(e) for e in ESTIMATORS],
+    @parametrize_with_checks([one_instance_bags(e) for e in ESTIMATORS + TRANSFORMERS],
                              expected_failed_checks=expected_failed_checks)
     def test_sklearn_checks(estimator, check):
         check(estimator)
@@ -101,8 +122,13 @@ def _id(est):
     return type(est).__name__
 
 
-@pytest.mark.parametrize("check", list(BAG_CHECKS))
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_id)
+TRANSFORMER_CHECKS = ("instance_permutation", "batch_invariance", "backend_equality")
+# Every multi-instance check on the classifiers; on the transformers, those about their rows.
+_BAG_CASES = ([(e, c) for c in BAG_CHECKS for e in ESTIMATORS]
+              + [(e, c) for c in TRANSFORMER_CHECKS for e in TRANSFORMERS])
+
+
+@pytest.mark.parametrize("estimator, check", _BAG_CASES, ids=[f"{_id(e)}-{c}" for e, c in _BAG_CASES])
 def test_bag_checks(estimator, check, request):
     reason = BAG_XFAIL.get((type(estimator).__name__, check))
     if reason:
@@ -224,6 +250,27 @@ def test_one_instance_adapter_keeps_the_estimator():
 
 
 # -- feature names of DataFrame bags ------------------------------------------
+
+@pytest.mark.parametrize("estimator", TRANSFORMERS, ids=_id)
+def test_dataframe_feature_names_transformers(estimator):
+    pd = pytest.importorskip("pandas")
+    X, _ = make_toy_bags(n_bags=24, n_features=3, random_state=5)
+    cols = ["a", "b", "c"]
+    frames = [pd.DataFrame(b, columns=cols) for b in X]
+    est = estimator.__class__(**estimator.get_params()).fit(frames)
+    assert est.feature_names_in_.tolist() == cols
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected = est.transform(frames)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        np.testing.assert_array_equal(est.transform(X), expected)
+    with pytest.raises(ValueError, match="must be in the same order"):
+        est.transform([f[["c", "b", "a"]] for f in frames])
+    names = est.get_feature_names_out()
+    assert names.shape == (expected.shape[1],) and names[0] == type(est).__name__.lower() + "0"
+
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=_id)
 def test_dataframe_feature_names(estimator):

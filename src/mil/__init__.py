@@ -10,7 +10,9 @@ __version__ = "0.1.0"
 from mil import _core  # noqa: F401  resolves the kernels (and enforces MIL_REQUIRE_COMPILED)
 from mil._config import show_config
 from mil.bags import Bags
-from mil.embedding import BagDissimilarityEmbedding, MILESClassifier, MILESEmbedding, MInDClassifier
+from mil.embedding import (BagDissimilarityEmbedding, FisherVectorEmbedding, KernelMeanClassifier, KernelMeanEmbedding,
+                           MILESClassifier, MILESEmbedding, MInDClassifier, SlicedWassersteinClassifier,
+                           SlicedWassersteinEmbedding, VLADEmbedding, miFVClassifier, miVLADClassifier)
 from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier,
                           make_recommended_classifier)
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
@@ -42,7 +44,9 @@ def get_include():
 
 
 __all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "BagRandomTreesClassifier", "Bags",
-           "BagScaler", "C45MIClassifier", "CitationKNNClassifier", "GDBTMIClassifier", "ID3MIClassifier",
+           "BagScaler", "C45MIClassifier", "CitationKNNClassifier", "FisherVectorEmbedding", "GDBTMIClassifier",
+           "ID3MIClassifier", "KernelMeanClassifier", "KernelMeanEmbedding", "miFVClassifier", "miVLADClassifier",
            "MILESClassifier", "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier",
            "miSVMClassifier", "MIWrapperClassifier", "RipperMIClassifier", "SimpleMIClassifier",
-           "SingleInstanceClassifier", "get_include", "make_recommended_classifier", "show_config", "__version__"]
+           "SingleInstanceClassifier", "SlicedWassersteinClassifier", "SlicedWassersteinEmbedding",
+           "VLADEmbedding", "get_include", "make_recommended_classifier", "show_config", "__version__"]

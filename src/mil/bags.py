@@ -182,7 +182,8 @@ class Bags:
 
     def __getitem__(self, key):
         """``bags[i]`` is bag i's 2-D instance array (a read-only view);
-        ``bags[indices]``, ``bags[mask]`` and ``bags[slice]`` are a new Bags.
+        ``bags[indices]``, ``bags[mask]`` and ``bags[slice]`` are a new Bags
+        (a slice of consecutive bags shares the instance matrix).
         For sparse bags, ``bags[i]`` is a CSR matrix (a copy)."""
         if isinstance(key, numbers.Integral):
             n = self.n_bags
@@ -198,8 +199,19 @@ class Bags:
         return self.subset(key)
 
     def subset(self, indices):
-        """Return the bags selected by `indices` (ints, boolean mask or slice) as a new Bags."""
+        """Return the bags selected by `indices` (ints, boolean mask or slice) as a new Bags.
+
+        A slice of consecutive bags (step 1) gives a view of the same
+        instance matrix, without a copy (a memory map stays on disk); other
+        selections copy the selected instances.
+        """
         if isinstance(indices, slice):
+            start, stop, step = indices.indices(self.n_bags)
+            if step == 1 and stop > start and not self.is_sparse:
+                lo, hi = self.offsets[start], self.offsets[stop]
+                ids = None if self.ids is None else self.ids[start:stop]
+                return Bags._trusted(self.instances[lo:hi], self.offsets[start:stop + 1] - lo, ids,
+                                     self.feature_names)
             indices = np.arange(self.n_bags)[indices]
         indices = np.asarray(indices)
         if indices.dtype == bool:

@@ -836,16 +836,35 @@ def _cmd_reproduce_distances(args):
 
 
 def _cmd_reproduce_embeddings(args):
-    from mil._progress import Progress
     from mil.reproduce import EMBEDDING_LEARNERS, embeddings_table, reproduce_embeddings
 
-    datasets, n_sets, learners = _reproduction_options(args, EMBEDDING_LEARNERS)
+    return _seeded_reproduction(
+        args, EMBEDDING_LEARNERS, reproduce_embeddings, embeddings_table, "MILES and MInD",
+        "tuned by CV inside each training fold (MILES 2 folds, MInD 5)",
+        "published: Carbonneau, Cheplygina, Granger and Gagnon, Pattern Recognition 77 (2018), "
+        "suppl. Table 4, accuracy of 10 x 10-fold CV with inner-CV tuning")
+
+
+def _cmd_reproduce_encoders(args):
+    from mil.reproduce import ENCODER_LEARNERS, encoders_table, reproduce_encoders
+
+    return _seeded_reproduction(
+        args, ENCODER_LEARNERS, reproduce_encoders, encoders_table, "Bag encoders",
+        "encoder fitted and C tuned by a 5-fold CV inside each training fold",
+        "published: Wei, Wu and Zhou, IEEE TNNLS 28(4) (2017), accuracy of 10 x 10-fold CV")
+
+
+def _seeded_reproduction(args, known, run, table, title, tuning, published):
+    """``mil reproduce embeddings`` / ``encoders``: the seeded CV table of `known` learners."""
+    from mil._progress import Progress
+
+    datasets, n_sets, learners = _reproduction_options(args, known)
     with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
-        result = reproduce_embeddings(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
-                                      n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
+        result = run(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
+                     n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
     if args.json:
         print(json.dumps({
-            "title": "MILES and MInD", "quick": result.quick, "protocol": result.protocol,
+            "title": title, "quick": result.quick, "protocol": result.protocol,
             "accuracy": {l: {d: [float(v) for v in result.accuracy[l][d]] for d in result.datasets}
                          for l in result.learners},
             **_seed_json(result),
@@ -853,13 +872,11 @@ def _cmd_reproduce_embeddings(args):
                         for l in result.learners},
         }, indent=2))
         return 0
-    print("MILES and MInD: bag-level accuracy % (AUC %), mean over the folds, hyper-parameters tuned "
-          "by CV inside each training fold (MILES 2 folds, MInD 5)"
+    print(f"{title}: bag-level accuracy % (AUC %), mean over the folds, hyper-parameters {tuning}"
           + (f" (quick: {result.quick_note})" if result.quick else f" ({result.protocol})") + "\n")
-    print(_table(embeddings_table(result), ["learner", *result.datasets]))
+    print(_table(table(result), ["learner", *result.datasets]))
     _print_seed_note(result)
-    print("\npublished: Carbonneau, Cheplygina, Granger and Gagnon, Pattern Recognition 77 (2018), "
-          "suppl. Table 4, accuracy of 10 x 10-fold CV with inner-CV tuning")
+    print("\n" + published)
     total = sum(sum(v.values()) for v in result.seconds.values())
     print(f"total time: {total:.1f} s")
     return 0
@@ -1143,7 +1160,11 @@ def build_parser():
                                      "and AUC beside the published figures"),
                          ("embeddings", "MILES and MInD (bag embeddings) tuned by inner CV on the "
                                         "training bags, 5 published repetitions x 10 folds, accuracy "
-                                        "and AUC beside the published figures")):
+                                        "and AUC beside the published figures"),
+                         ("encoders", "miFV, miVLAD, the random-feature NSK and the sliced-Wasserstein SVM "
+                                      "(bag encoders, linear in the instances) tuned by inner CV on the "
+                                      "training bags, 5 published repetitions x 10 folds, accuracy and AUC "
+                                      "beside the published figures")):
         r = rep_sub.add_parser(target, help=text, description=text)
         r.add_argument("--quick", action="store_true", help="a reduced run in seconds (smoke test)")
         r.add_argument("--datasets", nargs="+", metavar="NAME", help="subset of the shipped data sets")
@@ -1169,7 +1190,7 @@ def build_parser():
                            help="subset of the learners (default: all eleven: id3-mi, c45-mi, gdbt-mi, "
                                 "gdbt-bag-ratio, ripper-mi, simplemi-tree, miwrapper-tree, mi-forest, blrt, miwrapper-hgb, "
                                 "simplemi-rf), e.g. to re-run the ones whose defaults changed")
-        if target in ("kernels", "embeddings"):
+        if target in ("kernels", "embeddings", "encoders"):
             r.add_argument("--seeds", type=int, default=3, metavar="S",
                            help="run each learner (all are randomised: inner-CV folds, k-means, "
                                 "prototypes) with the seeds 0..S-1 and report the mean over seeds and "
@@ -1185,6 +1206,11 @@ def build_parser():
                            help="published 10-fold repetitions to run, 1-5 (default: 5)")
             r.add_argument("--learners", nargs="+", metavar="NAME",
                            help="subset of the learners (default: miles mind)")
+        if target == "encoders":
+            r.add_argument("--repeats", type=int, default=5, choices=range(1, 6), metavar="R",
+                           help="published 10-fold repetitions to run, 1-5 (default: 5)")
+            r.add_argument("--learners", nargs="+", metavar="NAME",
+                           help="subset of the learners (default: mi-fv mi-vlad rff-nsk swe-svm)")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
                            help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "
@@ -1223,6 +1249,7 @@ def main(argv=None):
                                         "distances": _cmd_reproduce_distances,
                                         "kernels": _cmd_reproduce_kernels,
                                         "embeddings": _cmd_reproduce_embeddings,
+                                        "encoders": _cmd_reproduce_encoders,
                                         "assumptions": _cmd_reproduce_assumptions}[a.target](a)}
     try:
         return handlers[args.command](args)

@@ -16,6 +16,7 @@ from mil.bags import Bags
 
 __all__ = [
     "check_bags",
+    "check_bag_chunk",
     "check_bag_labels",
     "check_bags_y",
     "bags_from_instances",
@@ -61,7 +62,18 @@ def _numeric_array(values, what):
                     "features must be int, float or bool")
 
 
+#: Elements per block of rows when a large array is checked for NaN and infinity.
+_FINITE_BLOCK = 1 << 22
+
+
 def _check_finite(arr, what, allow_nan):
+    if arr.ndim == 2 and arr.size > _FINITE_BLOCK:
+        # By blocks of rows: the test's boolean temporary stays at one block (a memory-mapped
+        # instance matrix larger than memory is read once, never held).
+        step = max(1, _FINITE_BLOCK // max(arr.shape[1], 1))
+        for start in range(0, arr.shape[0], step):
+            _check_finite(arr[start:start + step], what, allow_nan)
+        return
     if arr.size == 0 or np.isfinite(arr).all():
         return
     if allow_nan:
@@ -171,7 +183,7 @@ def _describe(what):
 
 
 def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X", accept_sparse=False,
-               accept_float32=False):
+               accept_float32=False, defer_values=False):
     """Validate bags and return them as a :class:`~mil.Bags`.
 
     Parameters
@@ -195,6 +207,12 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         Keep the float32 instances of a :class:`~mil.Bags` as they are (the
         trees' histogram search reads them directly). When False, float32
         bags are returned as a new Bags with a float64 copy of the instances.
+    defer_values : bool, default=False
+        For a :class:`~mil.Bags`: check only its layout (in O(n_bags), the
+        instance matrix is not read) and return it as it is, float32 or
+        float64, so that a memory map stays on disk; the caller then checks
+        the values of every part it reads with :func:`check_bag_chunk`.
+        Sequences of arrays are checked in full whatever its value.
 
     Returns
     -------
@@ -218,6 +236,8 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         _check_layout(bags, name)
         if bags.is_sparse and not accept_sparse:
             raise _sparse_error(name, estimator)
+        if defer_values:
+            return _checked_n_features(bags, n_features, estimator, name)
         values = bags.instances.data if bags.is_sparse else bags.instances
         bad = np.isinf(values) if allow_nan else ~np.isfinite(values)
         if bad.any():  # name the first offending bag, by its id when it has one
@@ -233,12 +253,58 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
             bags = Bags._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)
     else:
         bags = _bags_from_sequence(X, allow_nan, name, accept_sparse, estimator)
+    return _checked_n_features(bags, n_features, estimator, name)
+
+
+def _checked_n_features(bags, n_features, estimator, name):
     if n_features is not None and bags.n_features != n_features:
         who = estimator if isinstance(estimator, str) or estimator is None else type(estimator).__name__
         # scikit-learn's wording (its common checks match it).
         raise ValueError(f"{name} has {bags.n_features} features, but {who or 'the estimator'} "
                          f"is expecting {n_features} features as input (per instance)")
     return bags
+
+
+def check_bag_chunk(instances, offsets, *, first=0, ids=None, name="X", dtype=np.float64):
+    """Check and copy the instances of a run of consecutive bags read from a larger Bags.
+
+    The values check that :func:`check_bags` skips with ``defer_values=True``,
+    done on one part of the bags at a time, so that memory stays at that part
+    (a memory-mapped instance matrix is read only here).
+
+    Parameters
+    ----------
+    instances : ndarray of shape (n_instances, n_features)
+        The rows of the bags (a view, for instance a slice of a memory map).
+    offsets : ndarray of intp of shape (n_bags + 1,)
+        Their offsets, starting at 0.
+    first : int, default=0
+        Position of the first of these bags in the whole collection (named
+        in errors).
+    ids : ndarray of shape (n_bags,) or None, default=None
+        Their ids, named in errors instead of positions.
+    name : str, default="X"
+        How the whole collection is called in error messages.
+    dtype : numpy dtype, default=float64
+
+    Returns
+    -------
+    instances : ndarray of `dtype`
+        A C-contiguous copy.
+
+    Raises
+    ------
+    ValueError
+        NaN or infinity, naming the first bag that holds one.
+    """
+    out = np.array(instances, dtype=dtype, order="C")
+    bad = ~np.isfinite(out)
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        b = int(np.searchsorted(offsets, row, side="right") - 1)
+        what = f"bag {first + b}" if ids is None else _id_name(ids[b])
+        _check_finite(out[offsets[b]:offsets[b + 1]], f"{what} of {name}", False)
+    return out
 
 
 def shown(value):

@@ -1,0 +1,626 @@
+"""Classifiers on the bag encoders: an encoder fitted on the training bags, a linear model on top.
+
+Each classifier fits its encoder (:class:`VLADEmbedding`,
+:class:`FisherVectorEmbedding`, :class:`KernelMeanEmbedding`,
+:class:`SlicedWassersteinEmbedding`) on the training bags, once per encoder
+setting of its grid, encodes them, and tunes the model on the encodings by
+the inner cross-validation of :mod:`mil._tuning` (the same folds, scores,
+ties and probability scale as MILES, MInD and the bag-kernel SVMs). The
+encoders never see a label, so an encoder is fitted once on all the
+training bags and the inner folds refit only the model on slices of its
+encodings (as a scikit-learn ``Pipeline`` whose unsupervised first step is
+fitted before a ``GridSearchCV`` of the second). The test bags are never
+seen in ``fit``.
+"""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import SVC, LinearSVC
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
+from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.embedding._classifiers import _column_scaling, _positive_grid, _sq_dists
+from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
+from mil.embedding._kernel_mean import KernelMeanEmbedding
+from mil.embedding._sliced import SlicedWassersteinEmbedding
+
+__all__ = ["miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"]
+
+#: The default grid of C: the study's (``benchmarks/studies/study_encoders.py``).
+DEFAULT_CS = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
+
+
+def _sizes(value, name):
+    """An int or a non-empty sequence of positive ints, as a list."""
+    values = [value] if isinstance(value, Integral) else list(np.asarray(value).ravel())
+    if not values or any(not float(v).is_integer() or v < 1 for v in values):
+        raise ValueError(f"{name} must be a positive int or a non-empty sequence of them; got {value!r}")
+    return [int(v) for v in values]
+
+
+class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier):
+    """Shared fit of the encoder classifiers on :mod:`mil._tuning` (not public).
+
+    A subclass lists its encoder settings (``_encoders()``: unfitted
+    encoders, the first preferred at equal inner scores) and, for the RBF
+    kernel, the widths (``_gamma_grid()``). The grid's rows are the
+    (encoder, width) pairs, its columns the values of C.
+    """
+
+    _binary_only = False
+    _classes_alike = True
+    #: Which models the class offers ("logistic", "svm", "rbf").
+    _models = ("logistic", "svm")
+
+    def _scaled(self, X):
+        # The encoder scales the instances itself (its ``scale``), chunk by chunk.
+        return self._validate_predict(X)
+
+    def _encoders(self):
+        raise NotImplementedError
+
+    def _gamma_grid(self):
+        if self.model != "rbf":
+            return [None]
+        return [float(g) for g in _positive_grid(self.gamma_scales, "gamma_scales")]
+
+    def _machine(self, C):
+        if self.model == "logistic":
+            return LogisticRegression(C=C, max_iter=self.max_iter, tol=self.tol)
+        if self.model == "svm":
+            return LinearSVC(C=C, max_iter=self.max_iter, tol=self.tol, random_state=self._seed)
+        # A tight tolerance (cheap on bag-sized problems) keeps the solution from moving with
+        # the last bits of the encodings (the backends, the order of the instances).
+        return SVC(kernel="precomputed", C=C, tol=1e-8, decision_function_shape="ovr")
+
+    def _design(self, E_train, E_test, gamma_scale):
+        """The model's inputs from the encodings of a fold's training and test bags, and what
+        the fitted model keeps to rebuild them (column scaling, the RBF width)."""
+        if self.model != "rbf":
+            if self.encoding_scale == "standard":
+                mean, scale = _column_scaling(E_train)
+                return (E_train - mean) / scale, (E_test - mean) / scale, {"mean": mean, "scale": scale}
+            return E_train, E_test, {}
+        S = _sq_dists(E_train, E_train)
+        off = ~np.eye(S.shape[0], dtype=bool)
+        med = float(np.median(S[off])) if off.any() else 0.0
+        gamma = gamma_scale / (med if med > 0 else 1.0)
+        return np.exp(-gamma * S), np.exp(-gamma * _sq_dists(E_test, E_train)), {"gamma": gamma}
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the encoder on the training bags and tune the model by inner cross-validation.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+        y : array-like of shape (n_bags,)
+        sample_weight : array-like of shape (n_bags,), default=None
+            One weight per bag (times `class_weight`): passed to the model
+            and used in the inner folds' scores and calibration. Bags of
+            weight 0 are dropped first (as if absent).
+
+        Returns
+        -------
+        self
+        """
+        if self.model not in self._models:
+            raise ValueError(f"model must be one of {', '.join(map(repr, self._models))}; got {self.model!r}")
+        bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
+        if len(self.classes_) == 2:
+            target = (y_enc == self._pos_index).astype(np.intp)  # 1 = positive class
+        else:
+            target = np.asarray(y_enc, dtype=np.intp)
+        self._seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        encoders = [enc.set_params(random_state=self._seed).fit(bags) for enc in self._encoders()]
+        encodings = [np.asarray(enc.transform(bags), dtype=np.float64) for enc in encoders]
+        gammas = self._gamma_grid()
+        params = [(e, g) for e in range(len(encoders)) for g in gammas]
+        Cs = np.array([float(self.C)]) if self.C is not None else _positive_grid(self.Cs, "Cs")
+        folds = inner_folds(self.cv, target, random_state=self.random_state, repeats=self.cv_repeats,
+                            keep=keep, n_total=n_total)
+        k = len(self.classes_)
+
+        def fold_scores(train, test):
+            out = np.zeros((len(params), len(Cs), test.shape[0]) + (() if k == 2 else (k,)))
+            w = None if weight is None else weight[train]
+            for p, (e, g) in enumerate(params):
+                A_train, A_test, _ = self._design(encodings[e][train], encodings[e][test], g)
+                for c, C in enumerate(Cs):
+                    with warnings.catch_warnings():
+                        # A grid point that stops at max_iter is still scored (the final fit warns).
+                        warnings.simplefilter("ignore", ConvergenceWarning)
+                        machine = self._machine(float(C)).fit(A_train, target[train], sample_weight=w)
+                    out[p, c] = machine.decision_function(A_test)
+            return out
+
+        sel = select(folds, (len(params), len(Cs)), fold_scores, target, weight, scoring=self.scoring,
+                     untuned=(len(params) // 2, len(Cs) // 2))
+        p, c = sel.index
+        e, g = params[p]
+        A, _, kept = self._design(encodings[e], encodings[e][:0], g)
+        machine = self._machine(float(Cs[c])).fit(A, target, sample_weight=weight)
+        self.encoder_ = encoders[e]
+        self.model_ = machine
+        self.n_iter_ = int(np.max(machine.n_iter_))
+        self.encoding_mean_, self.encoding_scale_ = kept.get("mean"), kept.get("scale")
+        self.gamma_ = kept.get("gamma")
+        self._support_encodings = encodings[e][machine.support_] if self.model == "rbf" else None
+        self.best_params_ = {"encoder": encoders[e].get_params(deep=False), "C": float(Cs[c])}
+        if self.model == "rbf":
+            self.best_params_["gamma"] = self.gamma_
+        self.cv_results_ = sel.scores
+        self.proba_scale_ = sel.scale
+        self.n_features_in_ = bags.n_features
+        return self
+
+    def _decision(self, bags):
+        E = np.asarray(self.encoder_.transform(bags), dtype=np.float64)
+        if self.model == "rbf":
+            K = np.zeros((E.shape[0], self.model_.shape_fit_[1]))
+            K[:, self.model_.support_] = np.exp(-self.gamma_ * _sq_dists(E, self._support_encodings))
+            return self.model_.decision_function(K)
+        if self.encoding_mean_ is not None:
+            E = (E - self.encoding_mean_) / self.encoding_scale_
+        return self.model_.decision_function(E)
+
+
+_COMMON = {
+    "C": [Interval(Real, 0, None, closed="neither"), None],
+    "Cs": ["array-like"],
+    "model": [StrOptions({"logistic", "svm", "rbf"})],
+    "encoding_scale": [StrOptions({"standard"}), None],
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "max_samples": [Interval(Integral, 1, None, closed="left"), None],
+    "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
+    "n_jobs": [Integral, None],
+    **CONSTRAINTS,
+}
+
+_SIZES = [Interval(Integral, 1, None, closed="left"), "array-like"]
+
+_SHARED_DOC = """    C : float, default=None
+        Inverse regularisation strength of the model; None chooses it from
+        `Cs` by the inner CV.
+    Cs : array-like, default=(0.01, 0.1, 1, 10, 100, 1000)
+        Candidate values of C when ``C=None`` (the smallest is preferred at
+        equal inner scores).
+    model : {"logistic", "svm"}, default="logistic"
+        The linear model on the encodings: scikit-learn's
+        ``LogisticRegression`` (L2, lbfgs) or ``LinearSVC``. Logistic
+        regression is the default: on these unit-norm encodings
+        ``LinearSVC`` needs tens of thousands of iterations at C >= 100.
+    [inner-cv parameters]
+    tol : float, default=1e-4
+        Stopping tolerance of the model.
+    max_iter : int, default=5000
+        Iteration limit of the model.
+    max_samples : int or None, default=100_000
+        The encoder is fitted on this many training instances drawn at
+        random (seeded), all of them when there are fewer.
+    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
+        Scaling of the instance features, fitted by the encoder on its sample.
+    class_weight : "balanced", dict or None, default=None
+    positive_class : label, default=None
+        Accepted for the project's common interface; the model treats both
+        classes alike.
+    n_jobs : int, default=None
+        Threads of the encoding (chunks of bags).
+    random_state : int, RandomState or None, default=None
+        Seeds the encoder (its sample, k-means / mixture initialisation,
+        random features or directions) and the inner folds' shuffle.
+"""
+
+_SHARED_ATTRS = """    classes_ : ndarray
+    encoder_ : the fitted encoder chosen
+    model_ : LogisticRegression, LinearSVC or SVC
+        The model fitted on all the training bags' encodings.
+    best_params_ : dict
+        ``{"encoder": the encoder's parameters, "C": C}`` chosen (and
+        ``"gamma"`` for the RBF kernel).
+    cv_results_ : ndarray of shape (n_settings, n_Cs) or None
+        The inner CV's `scoring` of each grid point (None without inner
+        folds).
+    proba_scale_ : float
+        The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
+    n_iter_ : int
+        Iterations of the final model's solver (the largest over classes).
+    n_features_in_ : int
+"""
+
+_INSTANCES_DOC = """
+    Instance outputs (``instance_scores``, ``instance_proba``,
+    ``predict_instances``) are those of a bag holding the instance alone
+    (:class:`mil.base.InstanceOutputMixin`): the encoding of a one-instance
+    bag is that instance's own code. The bag's decision value is not a sum
+    of per-instance terms (the power and L2 normalisations are not linear),
+    so no exact split of a bag's score over its instances exists."""
+
+
+def _document(cls):
+    cls.__doc__ = (cls.__doc__.replace("    [shared parameters]\n", _SHARED_DOC)
+                   .replace("    [shared attributes]\n", _SHARED_ATTRS)
+                   .replace("\n    [instance outputs]", _INSTANCES_DOC))
+    return cls
+
+
+@inner_cv_doc(None)
+@_document
+class miFVClassifier(_EncoderClassifier):
+    """miFV: Fisher vectors of a Gaussian mixture + a linear model (Wei, Wu and Zhou, 2017).
+
+    A diagonal Gaussian mixture of ``n_components`` is fitted on the
+    training instances (:class:`FisherVectorEmbedding`); each bag becomes
+    its Fisher vector (gradients of its instances' log-likelihood with
+    respect to the mixture's weights, means and variances, with power and
+    L2 normalisation), the encodings' columns are standardised on the
+    training bags, and a logistic regression classifies them. C (and the
+    mixture size when `n_components` is a list) are chosen inside ``fit``
+    by a stratified inner cross-validation over the training bags.
+    [instance outputs]
+
+    The defaults were chosen on the five shipped sets' published folds
+    (5 repetitions x 10, seed 0): 2 components with standardised encodings
+    had the best five-set mean accuracy (79.0) of 1, 2, 4 and 8 components,
+    a mixture size tuned by the inner CV among 1, 2 and 4 (78.4), no column
+    standardisation (78.5), no power normalisation (77.5) and ``LinearSVC``
+    (77.4); see the results page.
+
+    Parameters
+    ----------
+    n_components : int or array-like of int, default=2
+        Mixture components; a list is a grid for the inner CV (the first
+        preferred at equal inner scores).
+    [shared parameters]
+    power : float, default=0.5
+        Signed power normalisation (:class:`FisherVectorEmbedding`).
+    normalize : {"l2", "intra"} or None, default="l2"
+    encoding_scale : {"standard"} or None, default="standard"
+        Standardise each column of the encodings on the training bags
+        (of each inner fold) before the model.
+
+    Attributes
+    ----------
+    [shared attributes]
+
+    See Also
+    --------
+    FisherVectorEmbedding, miVLADClassifier
+
+    References
+    ----------
+    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
+    learning", IEEE Transactions on Neural Networks and Learning Systems
+    28(4), 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.embedding import miFVClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
+    >>> y = np.arange(30) % 2
+    >>> for b, label in zip(bags, y):
+    ...     b[:3] += 3 * label
+    >>> clf = miFVClassifier(random_state=0).fit(bags, y)
+    >>> clf.predict(bags[:4])
+    array([0, 1, 0, 1])
+    """
+
+    _parameter_constraints = {**_COMMON, "n_components": _SIZES, "power": [Interval(Real, 0, 1, closed="right")],
+                              "normalize": [StrOptions({"l2", "intra"}), None]}
+
+    def __init__(self, n_components=2, *, C=None, Cs=DEFAULT_CS, model="logistic", cv=None, cv_repeats=1,
+                 scoring="accuracy", power=0.5, normalize="l2", encoding_scale="standard", tol=1e-4,
+                 max_iter=5000, max_samples=100_000, scale="standard", class_weight=None, positive_class=None,
+                 n_jobs=None, random_state=None):
+        self.n_components = n_components
+        self.C = C
+        self.Cs = Cs
+        self.model = model
+        self.cv = cv
+        self.cv_repeats = cv_repeats
+        self.scoring = scoring
+        self.power = power
+        self.normalize = normalize
+        self.encoding_scale = encoding_scale
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_samples = max_samples
+        self.scale = scale
+        self.class_weight = class_weight
+        self.positive_class = positive_class
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _encoders(self):
+        return [FisherVectorEmbedding(k, power=self.power, normalize=self.normalize, max_samples=self.max_samples,
+                                      scale=self.scale, n_jobs=self.n_jobs)
+                for k in _sizes(self.n_components, "n_components")]
+
+
+@inner_cv_doc(None)
+@_document
+class miVLADClassifier(_EncoderClassifier):
+    """miVLAD: VLAD encodings on a k-means codebook + a linear model (Wei, Wu and Zhou, 2017).
+
+    A k-means codebook of ``n_clusters`` centres is learned on the training
+    instances (:class:`VLADEmbedding`); each bag becomes the sums of its
+    instances' residuals to their nearest centre, with power and L2
+    normalisation, and a logistic regression classifies them. C (and the
+    codebook size when `n_clusters` is a list) are chosen inside ``fit``
+    by a stratified inner cross-validation over the training bags.
+    [instance outputs]
+
+    The default codebook size was chosen on the five shipped sets'
+    published folds (5 repetitions x 10, seed 0): five-set mean accuracy
+    77.5 with 2 centres, against 77.2 (1), 77.0 (4), 76.9 (8) and 75.9 (16);
+    see the results page.
+
+    Parameters
+    ----------
+    n_clusters : int or array-like of int, default=2
+        Codebook size; a list is a grid for the inner CV (the first
+        preferred at equal inner scores).
+    [shared parameters]
+    power : float, default=0.5
+        Signed power normalisation (:class:`VLADEmbedding`).
+    normalize : {"l2", "intra"} or None, default="l2"
+    encoding_scale : {"standard"} or None, default=None
+        Standardise each column of the encodings on the training bags
+        (of each inner fold) before the model.
+
+    Attributes
+    ----------
+    [shared attributes]
+
+    See Also
+    --------
+    VLADEmbedding, miFVClassifier
+
+    References
+    ----------
+    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
+    learning", IEEE Transactions on Neural Networks and Learning Systems
+    28(4), 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.embedding import miVLADClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
+    >>> y = np.arange(30) % 2
+    >>> for b, label in zip(bags, y):
+    ...     b[:3] += 3 * label
+    >>> clf = miVLADClassifier(random_state=0).fit(bags, y)
+    >>> clf.predict(bags[:4])
+    array([0, 1, 0, 1])
+    """
+
+    _parameter_constraints = {**_COMMON, "n_clusters": _SIZES, "power": [Interval(Real, 0, 1, closed="right")],
+                              "normalize": [StrOptions({"l2", "intra"}), None]}
+
+    def __init__(self, n_clusters=2, *, C=None, Cs=DEFAULT_CS, model="logistic", cv=None, cv_repeats=1,
+                 scoring="accuracy", power=0.5, normalize="l2", encoding_scale=None, tol=1e-4, max_iter=5000,
+                 max_samples=100_000, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
+                 random_state=None):
+        self.n_clusters = n_clusters
+        self.C = C
+        self.Cs = Cs
+        self.model = model
+        self.cv = cv
+        self.cv_repeats = cv_repeats
+        self.scoring = scoring
+        self.power = power
+        self.normalize = normalize
+        self.encoding_scale = encoding_scale
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_samples = max_samples
+        self.scale = scale
+        self.class_weight = class_weight
+        self.positive_class = positive_class
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _encoders(self):
+        return [VLADEmbedding(k, power=self.power, normalize=self.normalize, max_samples=self.max_samples,
+                              scale=self.scale, n_jobs=self.n_jobs)
+                for k in _sizes(self.n_clusters, "n_clusters")]
+
+
+@inner_cv_doc(None)
+@_document
+class KernelMeanClassifier(_EncoderClassifier):
+    """The normalised set kernel (NSK) by random features: kernel mean embeddings + a linear model.
+
+    Each bag becomes the mean of its instances' random Fourier features of
+    the Gaussian kernel ``exp(-gamma ||x - z||^2)`` (Rahimi and Recht,
+    2007), scaled to unit norm (:class:`KernelMeanEmbedding`), so the
+    inner product of two bags' encodings approximates the normalised set
+    kernel of Gaertner et al. (2002) with that instance kernel; a logistic
+    regression on the encodings then stands in for the NSK SVM at a cost
+    linear in the instances. The instance kernel's width (``gamma_scales``
+    times the encoder's median heuristic) and C are chosen inside ``fit``
+    by a stratified inner cross-validation over the training bags; each
+    width has its own random features, fitted once.
+    [instance outputs]
+
+    Parameters
+    ----------
+    n_components : int, default=1000
+        Random features per width (``method="nystroem"``: landmarks).
+    gamma_scales : array-like, default=(0.25, 0.5, 1.0, 2.0, 4.0)
+        Candidate multiples of the encoder's median heuristic
+        (:class:`KernelMeanEmbedding`, ``gamma_scale="median"``), the first
+        preferred at equal inner scores.
+    method : {"rff", "nystroem"}, default="rff"
+    [shared parameters]
+
+    Attributes
+    ----------
+    [shared attributes]
+
+    See Also
+    --------
+    KernelMeanEmbedding, mil.svm.BagKernelSVC
+
+    References
+    ----------
+    T. Gaertner, P. A. Flach, A. Kowalczyk and A. J. Smola, "Multi-instance
+    kernels", ICML 2002.
+    A. Rahimi and B. Recht, "Random features for large-scale kernel
+    machines", NeurIPS 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.embedding import KernelMeanClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
+    >>> y = np.arange(30) % 2
+    >>> for b, label in zip(bags, y):
+    ...     b[:3] += 3 * label
+    >>> clf = KernelMeanClassifier(n_components=200, random_state=0).fit(bags, y)
+    >>> clf.predict(bags[:4])
+    array([0, 1, 0, 1])
+    """
+
+    _parameter_constraints = {**_COMMON, "n_components": [Interval(Integral, 1, None, closed="left")],
+                              "gamma_scales": ["array-like"], "method": [StrOptions({"rff", "nystroem"})]}
+
+    def __init__(self, n_components=1000, *, gamma_scales=(0.25, 0.5, 1.0, 2.0, 4.0), method="rff", C=None, Cs=DEFAULT_CS,
+                 model="logistic", cv=None, cv_repeats=1, scoring="accuracy", tol=1e-4, max_iter=5000,
+                 max_samples=100_000, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
+                 random_state=None):
+        self.n_components = n_components
+        self.gamma_scales = gamma_scales
+        self.method = method
+        self.C = C
+        self.Cs = Cs
+        self.model = model
+        self.cv = cv
+        self.cv_repeats = cv_repeats
+        self.scoring = scoring
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_samples = max_samples
+        self.scale = scale
+        self.class_weight = class_weight
+        self.positive_class = positive_class
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    encoding_scale = None
+
+    def _encoders(self):
+        return [KernelMeanEmbedding(self.n_components, method=self.method, gamma=float(g), gamma_scale="median",
+                                    max_samples=self.max_samples, scale=self.scale, n_jobs=self.n_jobs)
+                for g in _positive_grid(self.gamma_scales, "gamma_scales")]
+
+
+@inner_cv_doc(None)
+@_document
+class SlicedWassersteinClassifier(_EncoderClassifier):
+    """Sliced-Wasserstein embeddings + an SVM: a linear-time stand-in for the EMD kernel.
+
+    Each bag becomes the quantiles of its instances' projections on
+    ``n_directions`` random directions (:class:`SlicedWassersteinEmbedding`,
+    after Naderializadeh et al., 2021), so that the Euclidean distance
+    between two encodings approximates the sliced 2-Wasserstein distance
+    between the bags. By default an SVM with the Gaussian kernel
+    ``exp(-gamma ||u - v||^2)`` on the encodings (the sliced-Wasserstein
+    counterpart of the EMD kernel ``exp(-gamma EMD)``; scikit-learn's
+    ``SVC`` on a precomputed kernel, quadratic in the bags but linear in
+    the instances) classifies them; ``model="logistic"`` or ``"svm"`` puts
+    a linear model there instead. C and gamma (``gamma_scales`` times the
+    inverse median squared distance between the training encodings) are
+    chosen inside ``fit`` by a stratified inner cross-validation over the
+    training bags.
+    [instance outputs]
+
+    On the five shipped sets' published folds (5 repetitions x 10, seed 0)
+    the RBF kernel measured a five-set mean accuracy of 78.4 against 75.9
+    for logistic regression on the same encodings; see the results page.
+
+    Parameters
+    ----------
+    n_directions : int, default=64
+    n_quantiles : int, default=16
+    model : {"rbf", "logistic", "svm"}, default="rbf"
+        The model on the encodings (see above).
+    gamma_scales : array-like, default=(0.25, 1.0, 4.0)
+        Candidate multiples of the median heuristic (``model="rbf"``), the
+        first preferred at equal inner scores.
+    [shared parameters]
+    encoding_scale : {"standard"} or None, default=None
+        Linear models only: standardise each column of the encodings on
+        the training bags before the model.
+
+    Attributes
+    ----------
+    [shared attributes]
+    gamma_ : float or None
+        The RBF kernel's gamma on the encodings (None for a linear model).
+
+    See Also
+    --------
+    SlicedWassersteinEmbedding, mil.svm.BagKernelSVC
+
+    References
+    ----------
+    N. Naderializadeh, J. F. Comer, R. W. Andrews, H. Hoffmann and
+    S. Kolouri, "Pooling by sliced-Wasserstein embedding", NeurIPS 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.embedding import SlicedWassersteinClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
+    >>> y = np.arange(30) % 2
+    >>> for b, label in zip(bags, y):
+    ...     b[:3] += 3 * label
+    >>> clf = SlicedWassersteinClassifier(random_state=0).fit(bags, y)
+    >>> clf.predict(bags[:4])
+    array([0, 1, 0, 1])
+    """
+
+    _models = ("rbf", "logistic", "svm")
+    _parameter_constraints = {**_COMMON, "n_directions": [Interval(Integral, 1, None, closed="left")],
+                              "n_quantiles": [Interval(Integral, 1, None, closed="left")],
+                              "gamma_scales": ["array-like"]}
+
+    def __init__(self, n_directions=64, n_quantiles=16, *, model="rbf", gamma_scales=(0.25, 1.0, 4.0), C=None,
+                 Cs=DEFAULT_CS, cv=None, cv_repeats=1, scoring="accuracy", encoding_scale=None, tol=1e-4,
+                 max_iter=5000, max_samples=100_000, scale="standard", class_weight=None, positive_class=None,
+                 n_jobs=None, random_state=None):
+        self.n_directions = n_directions
+        self.n_quantiles = n_quantiles
+        self.model = model
+        self.gamma_scales = gamma_scales
+        self.C = C
+        self.Cs = Cs
+        self.cv = cv
+        self.cv_repeats = cv_repeats
+        self.scoring = scoring
+        self.encoding_scale = encoding_scale
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_samples = max_samples
+        self.scale = scale
+        self.class_weight = class_weight
+        self.positive_class = positive_class
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _encoders(self):
+        return [SlicedWassersteinEmbedding(self.n_directions, self.n_quantiles, max_samples=self.max_samples,
+                                           scale=self.scale, n_jobs=self.n_jobs)]

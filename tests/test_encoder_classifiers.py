@@ -1,0 +1,167 @@
+"""The classifiers on the bag encoders: hand-built references of the model, the inner CV of
+mil._tuning, zero weights, seeds, instance outputs and the two backends."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import SVC, LinearSVC
+
+import mil
+from mil._tuning import fit_sigmoid, inner_folds
+from mil.embedding import (FisherVectorEmbedding, KernelMeanClassifier, KernelMeanEmbedding,
+                           SlicedWassersteinClassifier, SlicedWassersteinEmbedding, VLADEmbedding,
+                           miFVClassifier, miVLADClassifier)
+from mil.utils.estimator_checks import make_toy_bags
+
+CLASSIFIERS = [
+    miFVClassifier(Cs=(0.1, 10.0), random_state=0),
+    miVLADClassifier(n_clusters=(1, 2), Cs=(1.0, 10.0), random_state=0),
+    KernelMeanClassifier(n_components=60, gamma_scales=(0.5, 2.0), Cs=(1.0, 100.0), random_state=0),
+    SlicedWassersteinClassifier(n_directions=6, n_quantiles=4, gamma_scales=(0.5, 2.0), Cs=(1.0, 10.0),
+                                random_state=0),
+]
+
+
+def _id(est):
+    return type(est).__name__
+
+
+@pytest.fixture(scope="module")
+def toy():
+    X, y = make_toy_bags(n_bags=40, n_features=3, random_state=7)
+    return X, np.asarray(y)
+
+
+def test_exported_from_mil():
+    for name in ("miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"):
+        assert getattr(mil, name) is getattr(mil.embedding, name)
+        assert name in mil.__all__
+
+
+def test_logistic_model_is_the_hand_built_one(toy):
+    """cv=1 and one C: the encoder fitted with the classifier's seed, then LogisticRegression."""
+    X, y = toy
+    clf = miVLADClassifier(n_clusters=2, C=3.0, cv=1, random_state=5).fit(X, y)
+    enc = VLADEmbedding(2, random_state=clf._seed).fit(X)
+    np.testing.assert_array_equal(clf.encoder_.cluster_centers_, enc.cluster_centers_)
+    E = enc.transform(X)
+    lr = LogisticRegression(C=3.0, max_iter=5000, tol=1e-4).fit(E, y)
+    np.testing.assert_allclose(clf.decision_function(X), lr.decision_function(E), rtol=1e-12, atol=1e-12)
+    # No inner folds: probability scale 1, sigmoid of the decision value.
+    assert clf.proba_scale_ == 1.0 and clf.cv_results_ is None
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], 1 / (1 + np.exp(-lr.decision_function(E))))
+
+
+def test_standardised_encodings_and_linear_svc(toy):
+    X, y = toy
+    clf = miFVClassifier(n_components=1, C=0.5, model="svm", cv=1, random_state=2).fit(X, y)
+    E = FisherVectorEmbedding(1, random_state=clf._seed).fit(X).transform(X)
+    Z = (E - E.mean(axis=0)) / np.where(E.std(axis=0) > 0, E.std(axis=0), 1.0)
+    svm = LinearSVC(C=0.5, max_iter=5000, tol=1e-4, random_state=clf._seed).fit(Z, y)
+    np.testing.assert_allclose(clf.decision_function(X), svm.decision_function(Z), rtol=1e-9, atol=1e-9)
+
+
+def test_rbf_model_is_the_hand_built_one(toy):
+    X, y = toy
+    clf = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, gamma_scales=(2.0,), C=4.0, cv=1,
+                                      random_state=1).fit(X, y)
+    E = SlicedWassersteinEmbedding(5, 3, random_state=clf._seed).fit(X).transform(X)
+    S = ((E[:, None, :] - E[None, :, :]) ** 2).sum(axis=-1)
+    gamma = 2.0 / np.median(S[~np.eye(len(E), dtype=bool)])
+    assert clf.gamma_ == pytest.approx(gamma, rel=1e-12)
+    svc = SVC(kernel="precomputed", C=4.0, tol=1e-8).fit(np.exp(-gamma * S), y)
+    np.testing.assert_allclose(clf.decision_function(X[:7]), svc.decision_function(np.exp(-gamma * S[:7])),
+                               rtol=1e-8, atol=1e-8)
+
+
+def test_inner_cv_is_mil_tuning(toy):
+    """The grid scores are the pooled out-of-fold accuracies of mil._tuning's folds, and the
+    probability scale is its sigmoid fit at the chosen point."""
+    X, y = toy
+    Cs = (0.1, 1.0, 10.0)
+    clf = KernelMeanClassifier(n_components=40, gamma_scales=(0.5, 2.0), Cs=Cs, cv=4, random_state=3).fit(X, y)
+    encs = [KernelMeanEmbedding(40, gamma=g, random_state=clf._seed).fit(X) for g in (0.5, 2.0)]
+    Es = [e.transform(X) for e in encs]
+    folds = inner_folds(4, y, random_state=3)
+    expected = np.zeros((2, 3))
+    oof = {}
+    for p, E in enumerate(Es):
+        for c, C in enumerate(Cs):
+            scores = np.zeros(len(y))
+            for tr, te in folds:
+                scores[te] = LogisticRegression(C=C, max_iter=5000).fit(E[tr], y[tr]).decision_function(E[te])
+            oof[p, c] = scores
+            expected[p, c] = np.mean((scores > 0) == (y == 1))
+    np.testing.assert_allclose(clf.cv_results_, expected)
+    # Ties: the first C, then the first gamma.
+    order = sorted(np.ndindex(2, 3), key=lambda pc: (-expected[pc], pc[1], pc[0]))
+    best = order[0]
+    assert clf.best_params_["C"] == Cs[best[1]]
+    assert clf.encoder_.gamma == (0.5, 2.0)[best[0]]
+    a, _ = fit_sigmoid(oof[best], y)
+    assert clf.proba_scale_ == pytest.approx(a, rel=1e-10)
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=_id)
+def test_zero_weight_bags_are_absent_bags(est, toy):
+    X, y = toy
+    w = np.ones(len(y))
+    w[[3, 10, 11]] = 0
+    keep = np.flatnonzero(w > 0)
+    a = est.__class__(**est.get_params()).fit(X, y, sample_weight=w)
+    b = est.__class__(**est.get_params()).fit([X[i] for i in keep], y[keep])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9, atol=1e-9)
+    assert a.best_params_ == b.best_params_
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=_id)
+def test_seeded_and_probabilities(est, toy):
+    X, y = toy
+    a = est.__class__(**est.get_params()).fit(X, y)
+    b = est.__class__(**est.get_params()).fit(X, y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    proba = a.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(a.classes_[np.argmax(proba, axis=1)], a.predict(X))
+    # Instance outputs: the outputs of one-instance bags.
+    inst = a.instance_scores(X[:3])
+    singles = [b_[j:j + 1] for b_ in X[:3] for j in range(len(b_))]
+    np.testing.assert_allclose(inst, a.decision_function(singles), rtol=1e-12, atol=1e-12)
+
+
+def test_three_classes(toy):
+    X, y = make_toy_bags(n_bags=36, n_classes=3, random_state=4)
+    clf = miFVClassifier(n_components=1, Cs=(0.1, 10.0), cv=3, random_state=0).fit(X, y)
+    assert clf.decision_function(X).shape == (36, 3)
+    np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_bad_parameters(toy):
+    X, y = toy
+    with pytest.raises(ValueError, match="model must be one of 'logistic', 'svm'"):
+        miFVClassifier(model="rbf").fit(X, y)
+    with pytest.raises(ValueError, match="n_clusters must be a positive int"):
+        miVLADClassifier(n_clusters=[2, 0]).fit(X, y)
+    with pytest.raises(ValueError, match="Cs must be a non-empty sequence of positive numbers"):
+        miVLADClassifier(Cs=()).fit(X, y)
+    with pytest.raises(ValueError, match="gamma_scales"):
+        SlicedWassersteinClassifier(gamma_scales=(-1.0,)).fit(X, y)
+
+
+def test_registered():
+    from mil._learners import SEED_PARAMS, make_learner
+    from mil._costs import FOLD_SECONDS
+
+    for name, cls in (("mi-fv", miFVClassifier), ("mi-vlad", miVLADClassifier), ("rff-nsk", KernelMeanClassifier),
+                      ("swe-svm", SlicedWassersteinClassifier)):
+        est = make_learner(name, seed=4)
+        assert type(est) is cls and est.random_state == 4
+        assert SEED_PARAMS[name] == "random_state" and name in FOLD_SECONDS
+
+
+def test_reproduce_quick():
+    from mil.reproduce import reproduce_encoders
+
+    result = reproduce_encoders(learners=("mi-vlad",), quick=True, seeds=2)
+    acc = np.asarray(result.accuracy["mi-vlad"]["musk1"])
+    assert acc.shape == (4,) and np.all((acc >= 0) & (acc <= 1)) and acc.mean() > 0.6
