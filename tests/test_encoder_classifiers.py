@@ -142,7 +142,7 @@ def test_bad_parameters(toy):
         miFVClassifier(model="rbf").fit(X, y)
     with pytest.raises(ValueError, match="n_clusters must be a positive int"):
         miVLADClassifier(n_clusters=[2, 0]).fit(X, y)
-    with pytest.raises(ValueError, match="Cs must be a non-empty sequence of positive numbers"):
+    with pytest.raises(ValueError, match="Cs must be a number > 0 or a non-empty list of them"):
         miVLADClassifier(Cs=()).fit(X, y)
     with pytest.raises(ValueError, match="gamma_scales"):
         SlicedWassersteinClassifier(gamma_scales=(-1.0,)).fit(X, y)

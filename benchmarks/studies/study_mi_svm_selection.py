@@ -40,7 +40,7 @@ from mil.datasets import load_dataset
 from mil.evaluation import table_splits
 from mil._tuning import best_index, fit_sigmoid, grid_scores, inner_folds, out_of_fold
 from mil.preprocessing import _apply_scaling, _scaling
-from mil.svm._bag_svc import _grid
+from mil._tuning import positive_grid
 from mil.svm._mi_svm import _rbf_from_sq
 
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the shared _data.py
@@ -61,7 +61,7 @@ def _fold(learner, params, X, y, tr, te):
         offset, scale = _scaling(bags.instances, est._setting("scale"))
         bags, test = _apply_scaling(bags, offset, scale), _apply_scaling(test, offset, scale)
     pos = y_enc == 1
-    Cs, rel = _grid(est.C, "C"), _grid(est._setting("gamma"), "gamma")
+    Cs, rel = positive_grid(est.C, "C"), positive_grid(est._setting("gamma"), "gamma")
     gammas = rel if est.kernel == "rbf" else rel[:1]
     grid = [(float(g), float(c)) for g in gammas for c in Cs]
     D2 = None

@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
+from mil.embedding._vectors import column_scaling, sq_dists
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
@@ -36,36 +37,23 @@ _SCALES = [StrOptions({"standard", "minmax", "maxabs"}), None]
 _GRID = ["array-like"]
 
 
-def _sq_dists(A, B):
-    """Squared Euclidean distances between the rows of A and B (small matrices)."""
-    d = np.add.outer(np.einsum("ij,ij->i", A, A), np.einsum("ij,ij->i", B, B)) - 2.0 * (A @ B.T)
-    return np.maximum(d, 0.0)
-
-
 def _rbf_fold(F_train, F_test, linear=False):
     """Squared distances between dissimilarity vectors of a fold and their median (MInD's gamma scale).
 
     `linear`: also the linear kernel ``Z Z'^T / n_columns`` of the vectors
     standardised on the fold's training rows (``mean``, ``scale``).
     """
-    S = _sq_dists(F_train, F_train)
+    S = sq_dists(F_train, F_train)
     off = ~np.eye(S.shape[0], dtype=bool)
     med = float(np.median(S[off])) if off.any() else 0.0
-    fold = {"S_train": S, "S_test": _sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
+    fold = {"S_train": S, "S_test": sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
             "F_train": F_train}
     if linear:
-        mean, scale = _column_scaling(F_train)
+        mean, scale = column_scaling(F_train)
         Z_train = (F_train - mean) / scale
         fold.update(mean=mean, scale=scale, K_train=_linear_kernel(Z_train, Z_train),
                     K_test=_linear_kernel((F_test - mean) / scale, Z_train))
     return fold
-
-
-def _column_scaling(F):
-    """Column means and standard deviations of `F` (1 where a column is constant)."""
-    mean, scale = F.mean(axis=0), F.std(axis=0)
-    scale[scale == 0] = 1.0
-    return mean, scale
 
 
 def _linear_kernel(Z_a, Z_b):
@@ -675,5 +663,5 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
             mean, scale = self.dissimilarity_mean_, self.dissimilarity_scale_
             K[:, self.svm_.support_] = _linear_kernel((F - mean) / scale, (self.support_vectors_ - mean) / scale)
         else:
-            K[:, self.svm_.support_] = np.exp(-self.gamma_ * _sq_dists(F, self.support_vectors_))
+            K[:, self.svm_.support_] = np.exp(-self.gamma_ * sq_dists(F, self.support_vectors_))
         return self.svm_.decision_function(K)

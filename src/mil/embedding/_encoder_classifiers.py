@@ -23,9 +23,9 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, select
+from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
 from mil.base import BaseBagClassifier, InstanceOutputMixin
-from mil.embedding._classifiers import _column_scaling, _positive_grid, _sq_dists
+from mil.embedding._vectors import column_scaling, sq_dists
 from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
 from mil.embedding._kernel_mean import KernelMeanEmbedding
 from mil.embedding._sliced import SlicedWassersteinEmbedding
@@ -68,7 +68,7 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
     def _gamma_grid(self):
         if self.model != "rbf":
             return [None]
-        return [float(g) for g in _positive_grid(self.gamma_scales, "gamma_scales")]
+        return [float(g) for g in positive_grid(self.gamma_scales, "gamma_scales")]
 
     def _machine(self, C):
         if self.model == "logistic":
@@ -84,14 +84,14 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
         the fitted model keeps to rebuild them (column scaling, the RBF width)."""
         if self.model != "rbf":
             if self.encoding_scale == "standard":
-                mean, scale = _column_scaling(E_train)
+                mean, scale = column_scaling(E_train)
                 return (E_train - mean) / scale, (E_test - mean) / scale, {"mean": mean, "scale": scale}
             return E_train, E_test, {}
-        S = _sq_dists(E_train, E_train)
+        S = sq_dists(E_train, E_train)
         off = ~np.eye(S.shape[0], dtype=bool)
         med = float(np.median(S[off])) if off.any() else 0.0
         gamma = gamma_scale / (med if med > 0 else 1.0)
-        return np.exp(-gamma * S), np.exp(-gamma * _sq_dists(E_test, E_train)), {"gamma": gamma}
+        return np.exp(-gamma * S), np.exp(-gamma * sq_dists(E_test, E_train)), {"gamma": gamma}
 
     def fit(self, X, y, sample_weight=None):
         """Fit the encoder on the training bags and tune the model by inner cross-validation.
@@ -121,7 +121,7 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
         encodings = [np.asarray(enc.transform(bags), dtype=np.float64) for enc in encoders]
         gammas = self._gamma_grid()
         params = [(e, g) for e in range(len(encoders)) for g in gammas]
-        Cs = np.array([float(self.C)]) if self.C is not None else _positive_grid(self.Cs, "Cs")
+        Cs = np.array([float(self.C)]) if self.C is not None else positive_grid(self.Cs, "Cs")
         folds = inner_folds(self.cv, target, random_state=self.random_state, repeats=self.cv_repeats,
                             keep=keep, n_total=n_total)
         k = len(self.classes_)
@@ -163,7 +163,7 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
         E = np.asarray(self.encoder_.transform(bags), dtype=np.float64)
         if self.model == "rbf":
             K = np.zeros((E.shape[0], self.model_.shape_fit_[1]))
-            K[:, self.model_.support_] = np.exp(-self.gamma_ * _sq_dists(E, self._support_encodings))
+            K[:, self.model_.support_] = np.exp(-self.gamma_ * sq_dists(E, self._support_encodings))
             return self.model_.decision_function(K)
         if self.encoding_mean_ is not None:
             E = (E - self.encoding_mean_) / self.encoding_scale_
@@ -523,7 +523,7 @@ class KernelMeanClassifier(_EncoderClassifier):
     def _encoders(self):
         return [KernelMeanEmbedding(self.n_components, method=self.method, gamma=float(g), gamma_scale="median",
                                     max_samples=self.max_samples, scale=self.scale, n_jobs=self.n_jobs)
-                for g in _positive_grid(self.gamma_scales, "gamma_scales")]
+                for g in positive_grid(self.gamma_scales, "gamma_scales")]
 
 
 @inner_cv_doc(None)

@@ -141,9 +141,9 @@ class KernelMeanEmbedding(_BagEncoder):
     def _fit_instances(self, Z, rng):
         from sklearn.kernel_approximation import Nystroem, RBFSampler
 
-        from mil.svm._bag_svc import _median_sq_distance
+        from mil.svm._kernels import median_sq_distance
 
-        ref = 1.0 if self.gamma_scale == "absolute" else _median_sq_distance(Z)
+        ref = 1.0 if self.gamma_scale == "absolute" else median_sq_distance(Z)
         self.gamma_ = float(self.gamma) / ref
         if self.method == "rff":
             self.feature_map_ = RBFSampler(gamma=self.gamma_, n_components=self.n_components,
