@@ -139,14 +139,14 @@ LEARNERS = {
 #: Musk2, Elephant, Fox and Tiger; accuracy / AUC %, the README's rows, randomised learners over
 #: seeds 0-2) among those whose 10-fold CV takes seconds both on 200 bags of 5-40 instances x 10
 #: features and on Musk1 (mil._costs.FOLD_SECONDS). In the order they run:
-#: - mind: the best five-set mean accuracy, 83.3 / 89.5 (bag dissimilarities + SVM);
+#: - mind: the best five-set mean accuracy, 83.3 / 89.4 (bag dissimilarities + SVM);
 #: - blrt: 81.7 / 89.5, the best tree ensemble; reads missing values;
-#: - gdbt-bag-ratio: 81.6 / 89.1, boosting; the best on Fox after RIPPER-MI;
-#: - miles: 81.0 / 88.5, and it scores instances (which instances made a bag positive);
+#: - gdbt-bag-ratio: 81.5 / 89.0, boosting; the best on Fox after RIPPER-MI;
+#: - miles: 81.4 / 88.5, and it scores instances (which instances made a bag positive);
 #: - miwrapper-hgb: 81.6 / 88.8, the instance-level baseline: a learner that does not beat it on
 #:   the user's data gains nothing from its multi-instance model there.
-#: Left out: emd-svm (82.6 / 90.1, the best AUC) at about 6 times MInD's CPU time per fold on
-#: the 200-bag file (4 times on Musk1), and it needs POT; MI-svm (80.6 / 88.4) at 8 times;
+#: Left out: emd-svm (82.0 / 89.7, the best single AUC) at about 6 times MInD's CPU time per fold on
+#: the 200-bag file (4 times on Musk1), and it needs POT; MI-svm (80.2 / 88.0) at 8 times;
 #: mi-svm (77.8 / 86.6), minutes on the 200-bag file; the others below 80 accuracy;
 #: recommended (the soft vote of mind, emd-svm and blrt): it needs POT and costs its members' sum.
 DEFAULT_JOB = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb")
