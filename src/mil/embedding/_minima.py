@@ -117,6 +117,11 @@ def _keys(values):
     return (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
 
 
+def _digit(keys, shift):
+    """The 16 bits of `keys` above `shift`, as intp (NumPy 1.23's bincount refuses uint64)."""
+    return ((keys >> shift) & np.uint64(0xFFFF)).astype(np.intp)
+
+
 def sorted_values(M, ranks, excluded=None, *, cap=2**22, chunk_bytes=2**23):
     """Entries at positions `ranks` (0-based) of the sorted entries of the non-negative M, leaving out
     the multiset `excluded` (a sub-multiset of M's entries), exactly, without sorting a copy of M.
@@ -148,9 +153,8 @@ def sorted_values(M, ranks, excluded=None, *, cap=2**22, chunk_bytes=2**23):
             shift = np.uint64(64 - bits - 16)
             counts = np.zeros(1 << 16, dtype=np.int64)
             for keys in over_M(prefix, bits):
-                counts += np.bincount((keys >> shift) & np.uint64(0xFFFF), minlength=1 << 16)
-            counts -= np.bincount((matching(ex, prefix, bits) >> shift) & np.uint64(0xFFFF),
-                                  minlength=1 << 16)
+                counts += np.bincount(_digit(keys, shift), minlength=1 << 16)
+            counts -= np.bincount(_digit(matching(ex, prefix, bits), shift), minlength=1 << 16)
             cum = np.cumsum(counts)
             gather = {}
             for i in members:
