@@ -215,9 +215,31 @@ def test_reproduce_embeddings_quick(capsys):
     assert res["seeds"] == 2 and len(res["seed_accuracy"]["mind"]["musk1"]) == 2
 
 
+def test_reproduce_set_gives_every_learner_the_parameter(capsys):
+    argv = ["reproduce", "embeddings", "--quick", "--json", "--learners", "miles", "--seeds", "1"]
+    assert main(argv + ["--set", "n_concepts=20"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["params"] == {"n_concepts": 20} and "n_concepts=20" in res["title"]
+    assert main(argv) == 0
+    exact = json.loads(capsys.readouterr().out)
+    assert exact["params"] == {}
+    # The same folds and seed with 20 k-means concepts: the fit is not the exact one.
+    from mil.datasets import load_dataset
+    from mil._learners import make_learner
+    from mil.reproduce import _splits
+    data = load_dataset("musk1")
+    train, test = _splits(data, True)[0]
+    est = make_learner("miles", seed=0, n_concepts=20).fit([data.bags[i] for i in train], data.target[train])
+    assert est.concepts_.shape[0] == 20
+    acc = float(np.mean(est.predict([data.bags[i] for i in test]) != data.target[test]))
+    assert res["accuracy"]["miles"]["musk1"][0] == pytest.approx(1 - acc)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["reproduce", "distances", "--datasets", "musk3"], "unknown data set 'musk3'"),
     (["reproduce", "embeddings", "--learners", "gdbt-mi"], "unknown learner 'gdbt-mi'"),
+    (["reproduce", "embeddings", "--set", "n_concepts"], "--set takes NAME=VALUE"),
+    (["reproduce", "encoders", "--learners", "mi-fv", "--set", "n_concepts=3"], "not accepted by 'mi-fv'"),
 ])
 def test_reproduce_bad_options(argv, message, capsys):
     assert main(argv) == 2

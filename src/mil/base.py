@@ -24,7 +24,27 @@ from sklearn.utils.validation import check_is_fitted
 from mil.utils.validation import (_implicit_positive, check_bags, check_bags_y, check_feature_names,
                                   positive_index, set_feature_names, bag_sample_weight)
 
-__all__ = ["BaseBagClassifier", "InstanceOutputMixin", "split_by_bag"]
+__all__ = ["BaseBagClassifier", "InstanceOutputMixin", "keep_params", "split_by_bag"]
+
+
+def keep_params(estimator, arguments):
+    """Store each constructor argument as the attribute of the same name.
+
+    scikit-learn's rule for ``__init__``: keep the arguments unchanged and
+    do nothing else (validation happens in ``fit``). An estimator's
+    ``__init__`` calls ``keep_params(self, locals())``; its signature stays
+    explicit, so ``get_params`` and ``clone`` see every parameter.
+
+    Parameters
+    ----------
+    estimator : object
+    arguments : dict
+        ``locals()`` at the top of ``__init__`` (``self`` and dunder names
+        are skipped).
+    """
+    for name, value in arguments.items():
+        if name != "self" and not name.startswith("__"):
+            setattr(estimator, name, value)
 
 
 class BaseBagClassifier(ClassifierMixin, BaseEstimator):

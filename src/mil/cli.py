@@ -780,6 +780,38 @@ def _print_seed_note(result):
               "[lowest-highest seed mean], accuracy then (AUC)")
 
 
+def _set_params(args):
+    """The ``--set NAME=VALUE`` parameters as a dict (values read as Python literals, else strings)."""
+    import ast
+
+    params = {}
+    for item in getattr(args, "set_params", None) or []:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise CLIError(f"--set takes NAME=VALUE (a parameter name, '=', a value); got {item!r}")
+        try:
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError):
+            value = text.strip()
+        params[name.strip()] = value
+    return params
+
+
+def _check_set_params(params, learners):
+    """A clear error when a ``--set`` parameter is not one of a learner's."""
+    from mil._learners import make_learner
+
+    for name in learners:
+        try:
+            make_learner(name, **params)
+        except (TypeError, ValueError) as exc:
+            raise CLIError(f"--set {', '.join(params)}: not accepted by {name!r} ({exc})") from None
+
+
+def _params_note(params):
+    return "" if not params else " with " + ", ".join(f"{k}={v!r}" for k, v in params.items())
+
+
 def _cmd_reproduce_kernels(args):
     from mil._learners import available_learners
     from mil._progress import Progress
@@ -791,15 +823,18 @@ def _cmd_reproduce_kernels(args):
     if missing:
         raise CLIError(f"learner {missing[0]!r} is not available: the EMD needs POT "
                        '(pip install "scikit-mil[ot]")')
+    params = _set_params(args)
+    _check_set_params(params, learners)
     with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = reproduce_kernels(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
-                                   n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
+                                   n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds, params=params)
     if args.json:
-        _print_reproduction(args, result, ", ".join(result.learners), {
-            **_seed_json(result),
+        _print_reproduction(args, result, ", ".join(result.learners) + _params_note(params), {
+            **_seed_json(result), "params": params,
             "published": {l: [None if p is None else list(p) for p in v] for l, v in result.published.items()}})
         return 0
-    print("Bag-kernel SVMs and mi-SVM / MI-SVM: mean bag-level accuracy % (AUC %) over the folds"
+    print("Bag-kernel SVMs and mi-SVM / MI-SVM" + _params_note(params)
+          + ": mean bag-level accuracy % (AUC %) over the folds"
           + (f" (quick: {result.quick_note})" if result.quick else f" ({result.protocol})")
           + ", tuned by inner CV on the training bags; below each learner the published accuracies "
             "as quoted from the original papers and as re-implemented by Carbonneau et al. 2018 "
@@ -859,12 +894,15 @@ def _seeded_reproduction(args, known, run, table, title, tuning, published):
     from mil._progress import Progress
 
     datasets, n_sets, learners = _reproduction_options(args, known)
+    params = _set_params(args)
+    _check_set_params(params, learners)
+    title += _params_note(params)
     with Progress(n_sets * _seeded_folds(args, learners), enabled=False if args.quiet or args.json else None) as bar:
         result = run(datasets=datasets, learners=learners, quick=args.quick, progress=bar,
-                     n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds)
+                     n_jobs=args.jobs, repeats=args.repeats, seeds=args.seeds, params=params)
     if args.json:
         print(json.dumps({
-            "title": title, "quick": result.quick, "protocol": result.protocol,
+            "title": title, "quick": result.quick, "protocol": result.protocol, "params": params,
             "accuracy": {l: {d: [float(v) for v in result.accuracy[l][d]] for d in result.datasets}
                          for l in result.learners},
             **_seed_json(result),
@@ -1195,6 +1233,10 @@ def build_parser():
                            help="run each learner (all are randomised: inner-CV folds, k-means, "
                                 "prototypes) with the seeds 0..S-1 and report the mean over seeds and "
                                 "its range (default: 3)")
+            r.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="set_params",
+                           help="give every learner run this parameter over its registry default "
+                                "(repeatable; the value is read as a Python literal, else a string), "
+                                "e.g. --set n_concepts=1000")
         if target == "kernels":
             r.add_argument("--repeats", type=int, default=5, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 5)")

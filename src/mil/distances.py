@@ -495,7 +495,6 @@ def _all_from_bags(X, Y, n_jobs=None, block_size=None, out=None):
     else:
         y_off = Y.offsets
     n_rows, n_cols = X.n_bags, (X.n_bags if symmetric else Y.n_bags)
-    from joblib import effective_n_jobs
     from joblib._parallel_backends import SequentialBackend, ThreadingBackend
     from joblib.parallel import get_active_backend
 

@@ -150,7 +150,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
 
 
 def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=None, n_jobs=None,
-                         repeats=5, seeds=1):
+                         repeats=5, seeds=1, params=None):
     """Bag-level 10-fold CV of MILES and MInD on the shipped sets, tuned only inside training folds.
 
     Each learner chooses C and sigma (MILES) or gamma (MInD) in ``fit`` by a
@@ -176,6 +176,9 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
     seeds : int, default=1
         Each learner (both are randomised: inner folds, k-means) runs with
         the seeds 0 .. `seeds` - 1.
+    params : dict, default=None
+        Parameters given to every learner run, over the registry's (for
+        example ``{"n_concepts": 1000}``: MILES with k-means concepts).
 
     Returns
     -------
@@ -187,13 +190,14 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
     """
     datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
     learners = tuple(learners or EMBEDDING_LEARNERS)
-    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds)
+    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds,
+                           (lambda learner: dict(params)) if params else None)
     result.quick_note = "two folds of Musk1"
     return result
 
 
 def reproduce_encoders(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=5,
-                       seeds=1):
+                       seeds=1, params=None):
     """Bag-level 10-fold CV of the bag-encoder classifiers on the shipped sets, tuned inside training folds.
 
     miFV, miVLAD, the random-feature NSK and the sliced-Wasserstein SVM
@@ -221,6 +225,9 @@ def reproduce_encoders(datasets=None, learners=None, quick=False, progress=None,
         Each learner (all are randomised: the encoder's sample and
         initialisation, random features or directions, inner folds) runs
         with the seeds 0 .. `seeds` - 1.
+    params : dict, default=None
+        Parameters given to every learner run, over the registry's (for
+        example ``{"n_concepts": 1000}``: MILES with k-means concepts).
 
     Returns
     -------
@@ -229,7 +236,8 @@ def reproduce_encoders(datasets=None, learners=None, quick=False, progress=None,
     """
     datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
     learners = tuple(learners or ENCODER_LEARNERS)
-    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds)
+    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds,
+                           (lambda learner: dict(params)) if params else None)
     result.quick_note = "two folds of Musk1"
     return result
 
@@ -575,7 +583,7 @@ KERNEL_PUBLISHED = {
 
 
 def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=5,
-                      seeds=1):
+                      seeds=1, params=None):
     """Bag-kernel SVMs and mi-SVM / MI-SVM on the shipped sets, published folds.
 
     Every learner tunes its hyper-parameters by an inner cross-validation
@@ -599,6 +607,9 @@ def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, 
     seeds : int, default=1
         Each learner (all are randomised: the inner folds) runs with the
         seeds 0 .. `seeds` - 1.
+    params : dict, default=None
+        Parameters given to every learner run, over the registry's (for
+        example ``{"n_concepts": 1000}``: MILES with k-means concepts).
 
     Returns
     -------
@@ -614,15 +625,15 @@ def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, 
     if learners is None:
         learners = tuple(name for name in KERNEL_LEARNERS if name in available_learners())
 
-    def params(learner):
-        if not quick:
-            return {}
-        grid = {"C": [1.0, 10.0]}
-        if learner in ("nsk-svm", "migraph-svm", "emd-svm"):
-            grid["gamma"] = [0.5, 1.0]
-        return grid
+    def learner_params(learner):
+        grid = {}
+        if quick:
+            grid["C"] = [1.0, 10.0]
+            if learner in ("nsk-svm", "migraph-svm", "emd-svm"):
+                grid["gamma"] = [0.5, 1.0]
+        return {**grid, **(params or {})}
 
-    result = _seeded_table(datasets, tuple(learners), quick, progress, n_jobs, repeats, seeds, params)
+    result = _seeded_table(datasets, tuple(learners), quick, progress, n_jobs, repeats, seeds, learner_params)
     result.update(published=KERNEL_PUBLISHED, quick_note="two folds of Musk1, inner grids of two values")
     return result
 

@@ -598,7 +598,7 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     >>> from mil.tree import C45MIClassifier
     >>> from mil.wrappers import SingleInstanceClassifier
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> clf = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1)).fit(X, [0, 0, 1, 1])
+    >>> clf = SingleInstanceClassifier(C45MIClassifier(min_bags_leaf=1, smoothing=1.0)).fit(X, [0, 0, 1, 1])
     >>> clf.predict_proba([[3.5]])  # Laplace: (2 + 1) / (2 + 2)
     array([[0.25, 0.75]])
     """

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
 from mil.embedding._vectors import column_scaling, sq_dists
 from mil.bags import Bags
-from mil.base import BaseBagClassifier, InstanceOutputMixin, split_by_bag
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, split_by_bag
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
                                    miles_block_features, miles_features, minima, one_bag)
 from mil.embedding._transformers import _concept_minima, _dissimilarities_to, _draw_prototypes
@@ -227,10 +227,13 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         the fit time (1e-8: about 4x on Musk1).
     max_iter : int, default=5000
         Iteration limit of the L1-SVM.
-    n_concepts : int, default=None
+    n_concepts : "auto", int or None, default="auto"
         None: every training instance is a concept. An int: k-means
         centres of the training instances (large data; mini-batch k-means
-        above 10 000 instances, see :class:`MILESEmbedding`).
+        above 10 000 instances, see :class:`MILESEmbedding`). "auto": every
+        instance up to 10 000 training instances, 1 000 k-means centres
+        above (the shipped sets are below, so their rows are exact MILES;
+        k-means concepts on them are measured on the results page).
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
     class_weight : "balanced", dict or None, default=None
@@ -254,6 +257,8 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         folds).
     concepts_ : ndarray of shape (n_concepts, n_features)
         Concepts in the scaled feature space.
+    n_concepts_ : int or None
+        The k-means centres used (None: every training instance).
     coef_ : ndarray of shape (1 or n_classes, n_concepts)
         Weights of the concepts (binary: towards the positive class).
     intercept_ : ndarray of shape (1 or n_classes,)
@@ -294,7 +299,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         "sigma_scales": _GRID,
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "n_concepts": [Interval(Integral, 1, None, closed="left"), None],
+        "n_concepts": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), None],
         "scale": _SCALES,
         "n_jobs": [Integral, None],
         **CONSTRAINTS,
@@ -302,28 +307,14 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
 
     def __init__(self, C=None, sigma=None, *, Cs=(1.0, 3.0, 10.0, 30.0),
                  sigma_scales=(2.0, 1.0), cv=2, cv_repeats=1, scoring="accuracy", tol=1e-4, max_iter=5000,
-                 n_concepts=None, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
+                 n_concepts="auto", scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
-        self.C = C
-        self.sigma = sigma
-        self.Cs = Cs
-        self.sigma_scales = sigma_scales
-        self.cv = cv
-        self.cv_repeats = cv_repeats
-        self.scoring = scoring
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_concepts = n_concepts
-        self.scale = scale
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _prepare(self, bags):
         M, own = _concept_minima(self, bags)
         self.sigma_median_ = median_sigma(M, own)
-        return {"M": M, "offsets": bags.offsets, "per_bag": self.n_concepts is None}
+        return {"M": M, "offsets": bags.offsets, "per_bag": own is not None}
 
     def _param_grid(self, state):
         if self.sigma is not None:
@@ -583,21 +574,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
                  gamma_scales=(0.00390625, 0.015625, 0.0625, 0.25, 1.0, 4.0, 16.0),
                  cv=5, cv_repeats=1, scoring="accuracy", n_prototypes=None, scale=None,
                  class_weight=None, positive_class=None, n_jobs=None, random_state=None):
-        self.C = C
-        self.gamma = gamma
-        self.kernel = kernel
-        self.dissimilarity = dissimilarity
-        self.Cs = Cs
-        self.gamma_scales = gamma_scales
-        self.cv = cv
-        self.cv_repeats = cv_repeats
-        self.scoring = scoring
-        self.n_prototypes = n_prototypes
-        self.scale = scale
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _prepare(self, bags):
         index = _draw_prototypes(self, bags)

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil.embedding._encoding import _COMMON_CONSTRAINTS, _BagEncoder, _bag_sums, _normalise_rows
+from mil.base import keep_params
 
 __all__ = ["VLADEmbedding", "FisherVectorEmbedding"]
 
@@ -104,8 +105,9 @@ class VLADEmbedding(_BagEncoder):
     >>> enc = VLADEmbedding(n_clusters=2, scale=None, random_state=0).fit(bags)
     >>> np.sort(enc.cluster_centers_.ravel())
     array([ 0.5, 10. ])
-    >>> enc.transform([np.array([[0.0], [2.0]])]).round(3)  # residual sum 1.0 at centre 0.5
-    array([[1., 0.]])
+    >>> E = enc.transform([np.array([[0.0], [2.0]])])
+    >>> E[0, np.argsort(enc.cluster_centers_.ravel())].round(3)  # residual sum 1.0 at 0.5, none at 10
+    array([1., 0.])
     """
 
     _parameter_constraints = {
@@ -116,14 +118,7 @@ class VLADEmbedding(_BagEncoder):
 
     def __init__(self, n_clusters=8, *, power=0.5, normalize="l2", max_samples=100_000, scale="standard",
                  chunk_size=None, n_jobs=None, random_state=None):
-        self.n_clusters = n_clusters
-        self.power = power
-        self.normalize = normalize
-        self.max_samples = max_samples
-        self.scale = scale
-        self.chunk_size = chunk_size
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _fit_instances(self, Z, rng):
         from mil.embedding._transformers import _kmeans_centres
@@ -247,16 +242,7 @@ class FisherVectorEmbedding(_BagEncoder):
 
     def __init__(self, n_components=2, *, power=0.5, normalize="l2", reg_covar=1e-6, max_iter=100,
                  max_samples=100_000, scale="standard", chunk_size=None, n_jobs=None, random_state=None):
-        self.n_components = n_components
-        self.power = power
-        self.normalize = normalize
-        self.reg_covar = reg_covar
-        self.max_iter = max_iter
-        self.max_samples = max_samples
-        self.scale = scale
-        self.chunk_size = chunk_size
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _fit_instances(self, Z, rng):
         from sklearn.mixture import GaussianMixture

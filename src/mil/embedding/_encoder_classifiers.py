@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.embedding._vectors import column_scaling, sq_dists
 from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
 from mil.embedding._kernel_mean import KernelMeanEmbedding
@@ -57,6 +57,8 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
     _classes_alike = True
     #: Which models the class offers ("logistic", "svm", "rbf").
     _models = ("logistic", "svm")
+    #: The arguments of the docstring's example.
+    _example_arguments = "random_state=0"
 
     def _scaled(self, X):
         # The encoder scales the instances itself (its ``scale``), chunk by chunk.
@@ -243,8 +245,25 @@ _INSTANCES_DOC = """
     so no exact split of a bag's score over its instances exists."""
 
 
+_EXAMPLES_DOC = """    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.embedding import {name}
+    >>> rng = np.random.default_rng(0)
+    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
+    >>> y = np.arange(30) % 2
+    >>> for b, label in zip(bags, y):
+    ...     b += 2 * label  # the positive bags' instances are shifted
+    >>> clf = {name}({arguments}).fit(bags, y)
+    >>> clf.predict(bags[:4])
+    array([0, 1, 0, 1])
+"""
+
+
 def _document(cls):
+    example = _EXAMPLES_DOC.format(name=cls.__name__, arguments=cls._example_arguments)
     cls.__doc__ = (cls.__doc__.replace("    [shared parameters]\n", _SHARED_DOC)
+                   .replace("    [examples]\n", example)
                    .replace("    [shared attributes]\n", _SHARED_ATTRS)
                    .replace("\n    [instance outputs]", _INSTANCES_DOC))
     return cls
@@ -299,18 +318,7 @@ class miFVClassifier(_EncoderClassifier):
     learning", IEEE Transactions on Neural Networks and Learning Systems
     28(4), 2017.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import miFVClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
-    >>> y = np.arange(30) % 2
-    >>> for b, label in zip(bags, y):
-    ...     b[:3] += 3 * label
-    >>> clf = miFVClassifier(random_state=0).fit(bags, y)
-    >>> clf.predict(bags[:4])
-    array([0, 1, 0, 1])
+    [examples]
     """
 
     _parameter_constraints = {**_COMMON, "n_components": _SIZES, "power": [Interval(Real, 0, 1, closed="right")],
@@ -320,24 +328,7 @@ class miFVClassifier(_EncoderClassifier):
                  scoring="accuracy", power=0.5, normalize="l2", encoding_scale="standard", tol=1e-4,
                  max_iter=5000, max_samples=100_000, scale="standard", class_weight=None, positive_class=None,
                  n_jobs=None, random_state=None):
-        self.n_components = n_components
-        self.C = C
-        self.Cs = Cs
-        self.model = model
-        self.cv = cv
-        self.cv_repeats = cv_repeats
-        self.scoring = scoring
-        self.power = power
-        self.normalize = normalize
-        self.encoding_scale = encoding_scale
-        self.tol = tol
-        self.max_iter = max_iter
-        self.max_samples = max_samples
-        self.scale = scale
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _encoders(self):
         return [FisherVectorEmbedding(k, power=self.power, normalize=self.normalize, max_samples=self.max_samples,
@@ -390,18 +381,7 @@ class miVLADClassifier(_EncoderClassifier):
     learning", IEEE Transactions on Neural Networks and Learning Systems
     28(4), 2017.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import miVLADClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
-    >>> y = np.arange(30) % 2
-    >>> for b, label in zip(bags, y):
-    ...     b[:3] += 3 * label
-    >>> clf = miVLADClassifier(random_state=0).fit(bags, y)
-    >>> clf.predict(bags[:4])
-    array([0, 1, 0, 1])
+    [examples]
     """
 
     _parameter_constraints = {**_COMMON, "n_clusters": _SIZES, "power": [Interval(Real, 0, 1, closed="right")],
@@ -411,24 +391,7 @@ class miVLADClassifier(_EncoderClassifier):
                  scoring="accuracy", power=0.5, normalize="l2", encoding_scale=None, tol=1e-4, max_iter=5000,
                  max_samples=100_000, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
-        self.n_clusters = n_clusters
-        self.C = C
-        self.Cs = Cs
-        self.model = model
-        self.cv = cv
-        self.cv_repeats = cv_repeats
-        self.scoring = scoring
-        self.power = power
-        self.normalize = normalize
-        self.encoding_scale = encoding_scale
-        self.tol = tol
-        self.max_iter = max_iter
-        self.max_samples = max_samples
-        self.scale = scale
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _encoders(self):
         return [VLADEmbedding(k, power=self.power, normalize=self.normalize, max_samples=self.max_samples,
@@ -479,20 +442,10 @@ class KernelMeanClassifier(_EncoderClassifier):
     A. Rahimi and B. Recht, "Random features for large-scale kernel
     machines", NeurIPS 2007.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import KernelMeanClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
-    >>> y = np.arange(30) % 2
-    >>> for b, label in zip(bags, y):
-    ...     b[:3] += 3 * label
-    >>> clf = KernelMeanClassifier(n_components=200, random_state=0).fit(bags, y)
-    >>> clf.predict(bags[:4])
-    array([0, 1, 0, 1])
+    [examples]
     """
 
+    _example_arguments = "n_components=200, random_state=0"
     _parameter_constraints = {**_COMMON, "n_components": [Interval(Integral, 1, None, closed="left")],
                               "gamma_scales": ["array-like"], "method": [StrOptions({"rff", "nystroem"})]}
 
@@ -500,23 +453,7 @@ class KernelMeanClassifier(_EncoderClassifier):
                  model="logistic", cv=None, cv_repeats=1, scoring="accuracy", tol=1e-4, max_iter=5000,
                  max_samples=100_000, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
-        self.n_components = n_components
-        self.gamma_scales = gamma_scales
-        self.method = method
-        self.C = C
-        self.Cs = Cs
-        self.model = model
-        self.cv = cv
-        self.cv_repeats = cv_repeats
-        self.scoring = scoring
-        self.tol = tol
-        self.max_iter = max_iter
-        self.max_samples = max_samples
-        self.scale = scale
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     encoding_scale = None
 
@@ -579,18 +516,7 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
     N. Naderializadeh, J. F. Comer, R. W. Andrews, H. Hoffmann and
     S. Kolouri, "Pooling by sliced-Wasserstein embedding", NeurIPS 2021.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import SlicedWassersteinClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
-    >>> y = np.arange(30) % 2
-    >>> for b, label in zip(bags, y):
-    ...     b[:3] += 3 * label
-    >>> clf = SlicedWassersteinClassifier(random_state=0).fit(bags, y)
-    >>> clf.predict(bags[:4])
-    array([0, 1, 0, 1])
+    [examples]
     """
 
     _models = ("rbf", "logistic", "svm")
@@ -602,24 +528,7 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
                  Cs=DEFAULT_CS, cv=None, cv_repeats=1, scoring="accuracy", encoding_scale=None, tol=1e-4,
                  max_iter=5000, max_samples=100_000, scale="standard", class_weight=None, positive_class=None,
                  n_jobs=None, random_state=None):
-        self.n_directions = n_directions
-        self.n_quantiles = n_quantiles
-        self.model = model
-        self.gamma_scales = gamma_scales
-        self.C = C
-        self.Cs = Cs
-        self.cv = cv
-        self.cv_repeats = cv_repeats
-        self.scoring = scoring
-        self.encoding_scale = encoding_scale
-        self.tol = tol
-        self.max_iter = max_iter
-        self.max_samples = max_samples
-        self.scale = scale
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _encoders(self):
         return [SlicedWassersteinEmbedding(self.n_directions, self.n_quantiles, max_samples=self.max_samples,

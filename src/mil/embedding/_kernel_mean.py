@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil.embedding._encoding import _COMMON_CONSTRAINTS, _BagEncoder, _bag_sums
+from mil.base import keep_params
 
 __all__ = ["KernelMeanEmbedding"]
 
@@ -127,16 +128,7 @@ class KernelMeanEmbedding(_BagEncoder):
 
     def __init__(self, n_components=1000, *, method="rff", gamma=1.0, gamma_scale="median", normalize="cosine",
                  max_samples=100_000, scale="standard", chunk_size=None, n_jobs=None, random_state=None):
-        self.n_components = n_components
-        self.method = method
-        self.gamma = gamma
-        self.gamma_scale = gamma_scale
-        self.normalize = normalize
-        self.max_samples = max_samples
-        self.scale = scale
-        self.chunk_size = chunk_size
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _fit_instances(self, Z, rng):
         from sklearn.kernel_approximation import Nystroem, RBFSampler

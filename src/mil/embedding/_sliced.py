@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil.embedding._encoding import _COMMON_CONSTRAINTS, _BagEncoder
+from mil.base import keep_params
 
 __all__ = ["SlicedWassersteinEmbedding", "quantile_positions"]
 
@@ -129,7 +130,7 @@ class SlicedWassersteinEmbedding(_BagEncoder):
     >>> A, B = np.array([[0.0], [1.0]]), np.array([[3.0], [5.0]])
     >>> enc = SlicedWassersteinEmbedding(n_directions=1, n_quantiles=2, scale=None).fit([A, B])
     >>> E = enc.transform([A, B])
-    >>> float(np.linalg.norm(E[0] - E[1]) ** 2)  # W2^2: ((3 - 0)^2 + (5 - 1)^2) / 2
+    >>> round(float(np.linalg.norm(E[0] - E[1]) ** 2), 9)  # W2^2: ((3 - 0)^2 + (5 - 1)^2) / 2
     12.5
     """
 
@@ -142,14 +143,7 @@ class SlicedWassersteinEmbedding(_BagEncoder):
 
     def __init__(self, n_directions=64, n_quantiles=16, *, interpolation="step", max_samples=100_000,
                  scale="standard", chunk_size=None, n_jobs=None, random_state=None):
-        self.n_directions = n_directions
-        self.n_quantiles = n_quantiles
-        self.interpolation = interpolation
-        self.max_samples = max_samples
-        self.scale = scale
-        self.chunk_size = chunk_size
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _fit_instances(self, Z, rng):
         theta = rng.standard_normal((Z.shape[1], self.n_directions))

@@ -21,7 +21,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, keep_params
 from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output
 from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
 from mil.tree._classes import resolve_max_features
@@ -139,18 +139,7 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
     def __init__(self, n_estimators=100, *, max_features="sqrt", n_rules=16, ratio="random", bootstrap=False,
                  max_samples=None, oob_score=False, max_depth=None, min_bags_leaf=1, class_weight=None,
                  random_state=None, n_jobs=None):
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.n_rules = n_rules
-        self.ratio = ratio
-        self.bootstrap = bootstrap
-        self.max_samples = max_samples
-        self.oob_score = oob_score
-        self.max_depth = max_depth
-        self.min_bags_leaf = min_bags_leaf
-        self.class_weight = class_weight
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     def _positive_class_matters(self):
         # Both classes play the same role: any two labels are accepted.

@@ -25,7 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mil._core import kernel
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output, oob_accuracy
 from mil.tree._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
@@ -256,25 +256,7 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
                  split_shares="children", positive_bag_removal=True, class_weight=None,
                  positive_class=None, average="bags", sharpness="oob", random_state=None, n_jobs=None,
                  splitter="auto", max_instances_per_bag=None):
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.max_samples = max_samples
-        self.oob_score = oob_score
-        self.max_depth = max_depth
-        self.min_bags_leaf = min_bags_leaf
-        self.growth = growth
-        self.split_shares = split_shares
-        self.positive_bag_removal = positive_bag_removal
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.average = average
-        self.sharpness = sharpness
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.splitter = splitter
-        self.max_instances_per_bag = max_instances_per_bag
+        keep_params(self, locals())
 
     def _accepts_float32(self):
         return self.splitter in ("auto", "hist")

@@ -20,7 +20,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
 from mil.ensemble._bagging import MAX_SEED
 from mil.tree._pooling import POOLINGS, pool
@@ -478,32 +478,7 @@ class GDBTMIClassifier(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
                  class_weight=None, positive_class=None, random_state=None, n_jobs=None,
                  splitter="auto", max_instances_per_bag=None, max_leaf_nodes=None, split="mi", n_rules=16,
                  ratio="random"):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.min_bags_leaf = min_bags_leaf
-        self.pooling = pooling
-        self.sharpness = sharpness
-        self.subsample = subsample
-        self.max_features = max_features
-        self.feature_sampling = feature_sampling
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.tol = tol
-        self.l2_regularization = l2_regularization
-        self.split_shares = split_shares
-        self.growth = growth
-        self.positive_bag_removal = positive_bag_removal
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.splitter = splitter
-        self.max_leaf_nodes = max_leaf_nodes
-        self.max_instances_per_bag = max_instances_per_bag
-        self.split = split
-        self.n_rules = n_rules
-        self.ratio = ratio
+        keep_params(self, locals())
 
     # -- fitting ---------------------------------------------------------------
     def _accepts_float32(self):

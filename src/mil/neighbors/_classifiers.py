@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mil.bags import Bags
-from mil.base import BaseBagClassifier
+from mil.base import BaseBagClassifier, keep_params
 from mil.distances import KINDS, _all_from_bags, adapted_from, integrated_from
 from mil.neighbors._alpha import select_alpha
 from mil.neighbors._search import TREES, BagTreeIndex
@@ -516,18 +516,7 @@ class BagKNNClassifier(_BagNeighbors):
                  scale="standard", sigma_scale="absolute", alpha_search="golden",
                  smoothing=2.0, class_weight=None, positive_class=None, algorithm="auto",
                  n_jobs=None):
-        self.n_neighbors = n_neighbors
-        self.metric = metric
-        self.sigma = sigma
-        self.alpha = alpha
-        self.scale = scale
-        self.sigma_scale = sigma_scale
-        self.alpha_search = alpha_search
-        self.smoothing = smoothing
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.algorithm = algorithm
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     def _positive_class_matters(self):
         # Votes and ties treat both classes alike; only the adapted distance does not.
@@ -622,19 +611,7 @@ class CitationKNNClassifier(_BagNeighbors):
                  scale="standard", sigma_scale="absolute", alpha_search="golden",
                  smoothing=2.0, class_weight=None, positive_class=None, algorithm="auto",
                  n_jobs=None):
-        self.references = references
-        self.citers = citers
-        self.metric = metric
-        self.sigma = sigma
-        self.alpha = alpha
-        self.scale = scale
-        self.sigma_scale = sigma_scale
-        self.alpha_search = alpha_search
-        self.smoothing = smoothing
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.algorithm = algorithm
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     _needs_train_matrix = True
 

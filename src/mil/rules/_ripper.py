@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mil._core import kernel
 from mil.bags import Bags
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import Rule, format_rules, pack_rules
 from mil.utils._threads import RowThreads
@@ -225,22 +225,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                  lrs_threshold=3.84, smoothing=True, error_check="remaining", rule_order="unordered",
                  conflict="laplace-vote", assumption="collective", weighting="bag",
                  positive_class=None, random_state=None, class_weight=None, n_jobs=None):
-        self.k = k
-        self.prune_ratio = prune_ratio
-        self.min_bags = min_bags
-        self.beam_width = beam_width
-        self.use_lrs = use_lrs
-        self.lrs_threshold = lrs_threshold
-        self.smoothing = smoothing
-        self.error_check = error_check
-        self.rule_order = rule_order
-        self.conflict = conflict
-        self.assumption = assumption
-        self.weighting = weighting
-        self.positive_class = positive_class
-        self.random_state = random_state
-        self.class_weight = class_weight
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     def fit(self, X, y, sample_weight=None):
         """Learn the rule set.

@@ -16,7 +16,7 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.distances import _all_from_bags
 from mil.preprocessing import _absolute_unit, _fit_scaled
 from mil.svm._kernels import (EMD_METRICS, _normalised, _require_pot, _set_kernels_from_bags, bandwidth_reference,
@@ -167,22 +167,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
                  ground_metric="euclidean", normalize="cosine", epsilon=None, scale="standard", cv=5,
                  cv_repeats=1, scoring="accuracy", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
-        self.kernel = kernel
-        self.C = C
-        self.gamma = gamma
-        self.gamma_scale = gamma_scale
-        self.p = p
-        self.ground_metric = ground_metric
-        self.normalize = normalize
-        self.epsilon = epsilon
-        self.scale = scale
-        self.cv = cv
-        self.cv_repeats = cv_repeats
-        self.scoring = scoring
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_params(self, locals())
 
     # -- kernels ------------------------------------------------------------
     def _instance_weights(self, bags):

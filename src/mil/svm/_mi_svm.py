@@ -39,7 +39,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import (CONSTRAINTS, SCORING_CONSTRAINT, CalibratedScoresMixin, fit_inputs, inner_folds,
                          positive_grid, select)
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.preprocessing import _absolute_unit, _fit_scaled, _scaled_as_fitted
 from mil.svm._kernels import median_sq_distance
 
@@ -101,21 +101,7 @@ class _AlternatingSVM(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassif
     def __init__(self, kernel="rbf", *, C=(1.0, 10.0, 100.0), gamma="auto", gamma_scale="median",
                  max_exact=10000, n_components=500, max_iter=50, scale="auto", cv=3, cv_repeats=1,
                  threshold="cv", scoring="auto", class_weight=None, positive_class=None, random_state=None):
-        self.kernel = kernel
-        self.C = C
-        self.gamma = gamma
-        self.gamma_scale = gamma_scale
-        self.max_exact = max_exact
-        self.n_components = n_components
-        self.max_iter = max_iter
-        self.scale = scale
-        self.cv = cv
-        self.cv_repeats = cv_repeats
-        self.threshold = threshold
-        self.scoring = scoring
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.random_state = random_state
+        keep_params(self, locals())
 
     # -- instance SVM ------------------------------------------------------------
     def _features(self, instances):

@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.tree._builder import (build_tree, prepare_layout, cost_complexity_path, prune_cost_complexity,
                                prune_pessimistic, resolve_splitter)
 from mil.tree._export import TreeExportMixin, concept_tree_printout, member_index, not_fitted
@@ -294,29 +294,7 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
                  n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
                  max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
                  splitter="auto", max_instances_per_bag=None):
-        self.max_depth = max_depth
-        self.min_bags_leaf = min_bags_leaf
-        self.growth = growth
-        self.pruning = pruning
-        self.confidence = confidence
-        self.validation_fraction = validation_fraction
-        self.ccp_alpha = ccp_alpha
-        self.positive_bag_removal = positive_bag_removal
-        self.split_shares = split_shares
-        self.max_features = max_features
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.mdl_correction = mdl_correction
-        self.smoothing = smoothing
-        self.cut_placement = cut_placement
-        self.max_leaf_nodes = max_leaf_nodes
-        self.tie_break = tie_break
-        self.sharpness = sharpness
-        self.min_split = min_split
-        self.splitter = splitter
-        self.max_instances_per_bag = max_instances_per_bag
+        keep_params(self, locals())
 
     def fit(self, X, y, sample_weight=None):
         """Grow (and optionally prune) the tree.

@@ -36,8 +36,8 @@ class RowThreads:
     >>> import numpy as np
     >>> with RowThreads(2, 5) as threads:
     ...     parts = threads.run(lambda lo, hi: np.arange(lo, hi), cells=10**6)
-    >>> [p.tolist() for p in parts]
-    [[0, 1, 2], [3, 4]]
+    >>> np.concatenate(parts).tolist()  # the blocks' results in row order
+    [0, 1, 2, 3, 4]
     """
 
     def __init__(self, n_jobs, n_rows):
