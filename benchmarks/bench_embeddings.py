@@ -176,12 +176,12 @@ def growth_concepts():
     """MILES with 1000 concepts at 1x / 4x / 16x Elephant; its clustering against Lloyd's k-means."""
     from sklearn.cluster import KMeans
 
-    from mil.embedding._transformers import _FULL_KMEANS_MAX, _kmeans_centres
+    from mil.embedding._concepts import FULL_KMEANS_MAX, kmeans_centres
 
     data = datasets.load_elephant()
     rng = np.random.default_rng(0)
     print(f"\nElephant copies (noise sd 0.01): MILESEmbedding(n_concepts=1000) fit_transform; its k-means "
-          f"(mini-batch above {_FULL_KMEANS_MAX} instances) and Lloyd's KMeans alone")
+          f"(mini-batch above {FULL_KMEANS_MAX} instances) and Lloyd's KMeans alone")
     print(f"{'bags':>6s} {'instances':>9s}  {'MILES k=1000 s':>14s} {'MiB':>7s}  {'its k-means s':>13s}"
           f"  {'KMeans s':>8s}")
     for factor in (1, 4, 16):
@@ -196,7 +196,7 @@ def growth_concepts():
         # The clustering on the standardised instances, as the embedding runs it.
         Z = (X.instances - X.instances.mean(axis=0)) / X.instances.std(axis=0)
         t0 = CLOCK()
-        _kmeans_centres(Z, 1000, 0)
+        kmeans_centres(Z, 1000, 0)
         t_own = CLOCK() - t0
         t0 = CLOCK()
         KMeans(n_clusters=1000, n_init=1, random_state=0).fit(Z)

@@ -56,11 +56,11 @@ def test_miles_embedding_matches_brute_force(backend, random_bags):
 
 
 def test_concepts_by_mini_batch_kmeans_on_large_data(monkeypatch, random_bags):
-    from mil.embedding import _transformers
+    from mil.embedding import _concepts
 
     bags = random_bags(seed=4, n_bags=30, n_features=3)
     lloyd = MILESEmbedding(n_concepts=6, random_state=0).fit(bags).concepts_
-    monkeypatch.setattr(_transformers, "_FULL_KMEANS_MAX", 10)  # as if the bags were large
+    monkeypatch.setattr(_concepts, "FULL_KMEANS_MAX", 10)  # as if the bags were large
     emb = MILESEmbedding(n_concepts=6, random_state=0).fit(bags)
     assert emb.concepts_.shape == (6, 3) and np.isfinite(emb.concepts_).all()
     assert not np.array_equal(emb.concepts_, lloyd)  # the mini-batch path ran
@@ -69,7 +69,7 @@ def test_concepts_by_mini_batch_kmeans_on_large_data(monkeypatch, random_bags):
 
 
 def test_auto_concepts_switch_to_kmeans_above_the_size(monkeypatch, random_bags):
-    from mil.embedding import _transformers
+    from mil.embedding import _concepts
 
     bags = random_bags(seed=5, n_bags=24, n_features=3)
     n_instances = sum(len(b) for b in bags)
@@ -77,14 +77,14 @@ def test_auto_concepts_switch_to_kmeans_above_the_size(monkeypatch, random_bags)
     auto = MILESEmbedding(random_state=0).fit(bags)  # below the size: every instance
     assert auto.n_concepts_ is None and exact.n_concepts_ is None
     np.testing.assert_array_equal(auto.transform(bags), exact.transform(bags))
-    monkeypatch.setattr(_transformers, "AUTO_CONCEPTS_ABOVE", n_instances - 1)
-    monkeypatch.setattr(_transformers, "AUTO_CONCEPTS", 7)
+    monkeypatch.setattr(_concepts, "AUTO_CONCEPTS_ABOVE", n_instances - 1)
+    monkeypatch.setattr(_concepts, "AUTO_CONCEPTS", 7)
     auto = MILESEmbedding(random_state=0).fit(bags)  # above it: k-means centres
     kmeans = MILESEmbedding(n_concepts=7, random_state=0).fit(bags)
     assert auto.n_concepts_ == 7 and auto.concepts_.shape == (7, 3)
     np.testing.assert_array_equal(auto.transform(bags), kmeans.transform(bags))
     X, y = make_toy_bags(n_bags=24, random_state=0)
-    monkeypatch.setattr(_transformers, "AUTO_CONCEPTS_ABOVE", sum(len(b) for b in X) - 1)
+    monkeypatch.setattr(_concepts, "AUTO_CONCEPTS_ABOVE", sum(len(b) for b in X) - 1)
     clf = MILESClassifier(cv=1, random_state=0).fit(X, y)
     ref = MILESClassifier(n_concepts=7, cv=1, random_state=0).fit(X, y)
     assert clf.n_concepts_ == 7

@@ -73,9 +73,9 @@ def paper_grid(estimator, sigmas=SIGMAS, alpha="nca"):
 
 
 def _is_distance_learner(estimator):
-    from mil.neighbors._classifiers import _BagNeighbors
+    from mil.neighbors._classifiers import BaseBagNeighbors
 
-    return isinstance(estimator, _BagNeighbors) and estimator.metric != "precomputed"
+    return isinstance(estimator, BaseBagNeighbors) and estimator.metric != "precomputed"
 
 
 def _outer_splits(outer_folds, y, random_state):

@@ -28,7 +28,7 @@ from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, split_by_bag
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
                                    miles_block_features, miles_features, minima, one_bag)
-from mil.embedding._transformers import _concept_minima, _dissimilarities_to, _draw_prototypes
+from mil.embedding._concepts import concept_minima, dissimilarities_to, draw_prototypes
 from mil.preprocessing import _absolute_unit, _fit_scaled
 
 __all__ = ["MILESClassifier", "MInDClassifier"]
@@ -312,7 +312,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         keep_params(self, locals())
 
     def _prepare(self, bags):
-        M, own = _concept_minima(self, bags)
+        M, own = concept_minima(self, bags)
         self.sigma_median_ = median_sigma(M, own)
         return {"M": M, "offsets": bags.offsets, "per_bag": own is not None}
 
@@ -577,7 +577,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         keep_params(self, locals())
 
     def _prepare(self, bags):
-        index = _draw_prototypes(self, bags)
+        index = draw_prototypes(self, bags)
         D = bag_dissimilarities(bags, None, self.dissimilarity, centre=self.centre_, n_jobs=self.n_jobs)
         return {"D": D, "prototype": index}
 
@@ -631,7 +631,7 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
             self.dissimilarity_mean_, self.dissimilarity_scale_ = fold["mean"], fold["scale"]
 
     def _decision(self, bags):
-        return self._svm_decision(_dissimilarities_to(self, bags))
+        return self._svm_decision(dissimilarities_to(self, bags))
 
     def _svm_decision(self, F):
         """The SVM's decision values for dissimilarity vectors `F` (rows: bags)."""

@@ -121,11 +121,11 @@ class VLADEmbedding(_BagEncoder):
         keep_params(self, locals())
 
     def _fit_instances(self, Z, rng):
-        from mil.embedding._transformers import _kmeans_centres
+        from mil.embedding._concepts import kmeans_centres
 
         if Z.shape[0] < self.n_clusters:
             raise _too_few(Z.shape[0], "n_clusters", self.n_clusters)
-        self.cluster_centers_ = _kmeans_centres(Z, self.n_clusters, rng)
+        self.cluster_centers_ = kmeans_centres(Z, self.n_clusters, rng)
         self._n_features_out = self.n_clusters * Z.shape[1]
 
     def _floats_per_instance(self):

@@ -2,13 +2,12 @@
 
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
-from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features,
-                                   minima, one_bag, subset)
+from mil.embedding._concepts import concept_minima, dissimilarities_to, draw_prototypes
+from mil.embedding._minima import DISSIMILARITIES, median_sigma, miles_block_features, minima, one_bag
 from mil.preprocessing import _fit_scaled, _scaled_as_fitted
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
 
@@ -65,9 +64,8 @@ class MILESEmbedding(_BagTransformer):
         ``KMeans``; ``MiniBatchKMeans`` above 10 000 instances), for large
         data (memory and time grow with the number of concepts times the
         number of bags). "auto": every instance up to 10 000 training
-        instances, 1 000 k-means centres above (``AUTO_CONCEPTS_ABOVE``,
-        ``AUTO_CONCEPTS``; the accuracy of both on the shipped sets is on
-        the embeddings results page).
+        instances, 1 000 k-means centres above (the accuracy of both on
+        the shipped sets is on the embeddings results page).
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances, as the neighbour
         classifiers do.
@@ -124,7 +122,7 @@ class MILESEmbedding(_BagTransformer):
     def _fit_minima(self, X):
         """Fit; return M (concepts x training bags)."""
         bags = self._fit_bags(X)
-        M, own = _concept_minima(self, bags)
+        M, own = concept_minima(self, bags)
         self.sigma_ = float(self.sigma) if self.sigma is not None else median_sigma(M, own)
         self._n_features_out = self.concepts_.shape[0]
         return M
@@ -162,77 +160,6 @@ class MILESEmbedding(_BagTransformer):
         bags = self._bags(X)
         M = minima(one_bag(self.concepts_), bags, centre=self.centre_, n_jobs=self.n_jobs)
         return miles_block_features(M, self.sigma_, centred=False)
-
-
-#: With ``n_concepts="auto"``, above this many training instances MILES's concepts are
-#: ``AUTO_CONCEPTS`` k-means centres instead of every instance.
-AUTO_CONCEPTS_ABOVE = 10_000
-AUTO_CONCEPTS = 1_000
-
-
-def concepts_for(n_concepts, n_instances):
-    """The k-means centres MILES uses for `n_concepts` on `n_instances` training
-    instances (None: every instance is a concept)."""
-    if isinstance(n_concepts, str):  # "auto"
-        return AUTO_CONCEPTS if n_instances > AUTO_CONCEPTS_ABOVE else None
-    return n_concepts
-
-
-def _concept_minima(est, bags):
-    """Set ``est.concepts_`` (the scaled training instances, or k-means centres of them,
-    :func:`concepts_for`) and ``est.n_concepts_``, and return M (concepts x bags) with each
-    concept's own bag (None for centres): MILES's one distance pass, for the embedding and
-    the classifier."""
-    est.n_concepts_ = concepts_for(est.n_concepts, bags.instances.shape[0])
-    if est.n_concepts_ is None:
-        est.concepts_ = bags.instances
-        M = minima(bags, centre=est.centre_, n_jobs=est.n_jobs)
-        return M, np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))
-    est.concepts_ = _kmeans_centres(bags.instances, est.n_concepts_, est.random_state)
-    return minima(one_bag(est.concepts_), bags, centre=est.centre_, n_jobs=est.n_jobs), None
-
-
-def _draw_prototypes(est, bags):
-    """Set ``est.prototype_indices_`` (every bag, or ``est.n_prototypes`` drawn by
-    ``est.random_state``) and ``est.prototypes_``."""
-    index = np.arange(bags.n_bags)
-    if est.n_prototypes is not None and est.n_prototypes < bags.n_bags:
-        rng = check_random_state(est.random_state)
-        index = np.sort(rng.choice(bags.n_bags, est.n_prototypes, replace=False))
-    est.prototype_indices_ = index
-    est.prototypes_ = subset(bags, index)
-    return index
-
-
-def _dissimilarities_to(est, bags):
-    """The dissimilarities (``est.dissimilarity``) of scaled `bags` to ``est.prototypes_``."""
-    return bag_dissimilarities(bags, est.prototypes_, est.dissimilarity, centre=est.centre_, n_jobs=est.n_jobs)
-
-
-#: Above this many training instances the concepts come from mini-batch k-means.
-_FULL_KMEANS_MAX = 10000
-
-
-def _kmeans_centres(instances, n_concepts, random_state):
-    """`n_concepts` k-means centres of the instances (mini-batch k-means on large data).
-
-    Lloyd's k-means (scikit-learn's ``KMeans``) costs instances x concepts per
-    iteration and took most of MILES's time at 16 times Elephant (22 256
-    instances, 1000 concepts; docs/results/embeddings.rst); above
-    ``_FULL_KMEANS_MAX`` instances ``MiniBatchKMeans`` (D. Sculley, "Web-scale
-    k-means clustering", WWW 2010) does it on batches of 2048 instances
-    (``benchmarks/bench_embeddings.py --growth-concepts``: 4x faster at 22 256
-    instances, 1.3x slower at 5 564).
-    """
-    from sklearn.cluster import KMeans, MiniBatchKMeans
-
-    n = min(n_concepts, instances.shape[0])
-    rng = check_random_state(random_state)
-    if instances.shape[0] <= _FULL_KMEANS_MAX:
-        km = KMeans(n_clusters=n, n_init=1, random_state=rng)
-    else:
-        km = MiniBatchKMeans(n_clusters=n, n_init=1, batch_size=2048, random_state=rng)
-    return np.ascontiguousarray(km.fit(instances).cluster_centers_)
 
 
 class BagDissimilarityEmbedding(_BagTransformer):
@@ -326,7 +253,7 @@ class BagDissimilarityEmbedding(_BagTransformer):
         self
         """
         bags = self._fit_bags(X)
-        self._n_features_out = _draw_prototypes(self, bags).shape[0]
+        self._n_features_out = draw_prototypes(self, bags).shape[0]
         return self
 
     def transform(self, X):
@@ -340,4 +267,4 @@ class BagDissimilarityEmbedding(_BagTransformer):
         -------
         D : ndarray of shape (n_bags, n_prototypes)
         """
-        return _dissimilarities_to(self, self._bags(X))
+        return dissimilarities_to(self, self._bags(X))

@@ -100,7 +100,7 @@ def _algorithm_doc(cls):
     return cls
 
 
-class _BagNeighbors(BaseBagClassifier):
+class BaseBagNeighbors(BaseBagClassifier):
     """Shared machinery: scaling, distances, alpha, voting helpers (not public)."""
 
     _binary_only = False
@@ -431,7 +431,7 @@ class _BagNeighbors(BaseBagClassifier):
 
 
 @_algorithm_doc
-class BagKNNClassifier(_BagNeighbors):
+class BagKNNClassifier(BaseBagNeighbors):
     """k-nearest-neighbour classifier on bags with a Hausdorff bag distance.
 
     The `n_neighbors` nearest training bags vote; a tie goes to the class
@@ -508,7 +508,7 @@ class BagKNNClassifier(_BagNeighbors):
 
     _binary_rule = False
     _parameter_constraints = {
-        **_BagNeighbors._parameter_constraints,
+        **BaseBagNeighbors._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
     }
 
@@ -533,7 +533,7 @@ class BagKNNClassifier(_BagNeighbors):
 
 
 @_algorithm_doc
-class CitationKNNClassifier(_BagNeighbors):
+class CitationKNNClassifier(BaseBagNeighbors):
     """Citation-KNN (Wang & Zucker 2000) with a Hausdorff bag distance.
 
     For a query bag Q, the references are its `references` nearest
@@ -602,7 +602,7 @@ class CitationKNNClassifier(_BagNeighbors):
 
     _binary_rule = True
     _parameter_constraints = {
-        **_BagNeighbors._parameter_constraints,
+        **BaseBagNeighbors._parameter_constraints,
         "references": [Interval(Integral, 1, None, closed="left")],
         "citers": [Interval(Integral, 0, None, closed="left")],
     }
