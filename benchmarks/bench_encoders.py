@@ -1,7 +1,8 @@
 """Bag encoders + a linear model fit in less time than MIWrapper + HistGradientBoosting, linear in the data.
 
 Each encoder of :mod:`mil.embedding` at its defaults (seeded) followed by scikit-learn's
-``LinearSVC(C=1)`` on the encodings (fixed parameters: this is the speed harness, no tuning),
+``LinearSVC(C=1)`` on the encodings (``--model logistic``: ``LogisticRegression(C=1)``, the encoder
+classifiers' default model; fixed parameters: this is the speed harness, no tuning),
 against ``MIWrapperClassifier(HistGradientBoostingClassifier())`` (scikit-learn's defaults: early
 stopping on above 10,000 instances) on the same synthetic bags: ``make_data`` of
 ``bench_tree_scale.py`` (10-30 instances per bag, 64 features, float32; a positive bag holds one
@@ -40,7 +41,7 @@ def _encoder(name):
             "swe": SlicedWassersteinEmbedding}[name](random_state=0)
 
 
-def child(learner, n, d, bag_size, trace=False):
+def child(learner, n, d, bag_size, trace=False, model_name="linear-svc"):
     import tracemalloc
 
     from threadpoolctl import threadpool_limits
@@ -61,11 +62,13 @@ def child(learner, n, d, bag_size, trace=False):
         est = MIWrapperClassifier(HistGradientBoostingClassifier())
         length = 0
     else:
+        from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
         from sklearn.svm import LinearSVC
 
         enc = _encoder(learner)
-        est = make_pipeline(enc, LinearSVC(C=1.0))
+        model = LogisticRegression(C=1.0, max_iter=5000) if model_name == "logistic" else LinearSVC(C=1.0)
+        est = make_pipeline(enc, model)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if trace:  # tracemalloc slows the fit down: only on request, and the time is then not reported
         tracemalloc.start()
@@ -90,7 +93,7 @@ def child(learner, n, d, bag_size, trace=False):
 def run_one(args, learner, n):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, __file__, "--child", learner, str(n), str(args.features), str(args.bag_size),
-           str(int(args.trace_memory))]
+           str(int(args.trace_memory)), args.model]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
     if out.returncode != 0:
         return dict(learner=learner, n=n, error=out.stderr.strip().splitlines()[-1:])
@@ -108,11 +111,14 @@ def main():
     p.add_argument("--trace-memory", action="store_true",
                    help="run every fit with tracemalloc and report the peak of its own allocations (slower: "
                         "the times of such a run are not comparable)")
-    p.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    p.add_argument("--model", choices=["linear-svc", "logistic"], default="linear-svc",
+                   help="the linear model on the encodings: LinearSVC (liblinear, the default) or "
+                        "LogisticRegression (lbfgs, the encoder classifiers' default model)")
+    p.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        learner, n, d, b, trace = args.child
-        print(json.dumps(child(learner, int(n), int(d), int(b), bool(int(trace)))))
+        learner, n, d, b, trace, model = args.child
+        print(json.dumps(child(learner, int(n), int(d), int(b), bool(int(trace)), model)))
         return
     learners = ["miwrapper-hgb"] + [x for x in args.learners if x != "miwrapper-hgb"]
     previous = {}
