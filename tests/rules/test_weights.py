@@ -5,8 +5,9 @@ import pytest
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 
+import mil
 from mil import Bags, RipperMIClassifier
-from mil._core import use_backend
+from mil._core import compiled_available, use_backend
 from mil.rules._ripper import _Ripper
 
 from .test_ripper import MI, conjunction_bags
@@ -36,6 +37,8 @@ def test_unit_weights_give_the_unweighted_model(backend, params):
     assert plain.export_text() == unit.export_text()
 
 
+@pytest.mark.skipif(not compiled_available() or mil._config.pure_python_requested(),
+                    reason="needs the compiled kernels beside the NumPy twins")
 def test_weights_identical_on_both_backends():
     X, y = conjunction_bags(40, seed=4)
     w = check_random_state(0).uniform(0.2, 3.0, size=40)
