@@ -377,9 +377,10 @@ _PARAMS_DOC = """
         bags x 24 instances x 10 features takes about 4 s of CPU with 64,
         6 s with 100, 80 s with 500; ``benchmarks/bench_mi_svm_approx.py``).
         On the five shipped sets, forced with ``max_exact=0``, 64 features
-        gave mi-SVM 1.3 points of accuracy less than the exact kernel at
-        seed 0 (see the SVM results page); more features approximate the
-        kernel more closely at a cost linear in their number.
+        gave mi-SVM a five-set mean 0.5 points of accuracy and 1.0 of AUC
+        below the exact kernel over seeds 0-2 (see the SVM results page);
+        more features approximate the kernel more closely at a cost linear
+        in their number.
     max_iter : int, default=50
         Largest number of alternations.
     scale : {"standard", "minmax", "maxabs", "auto"} or None, default="auto"
