@@ -39,9 +39,10 @@ import sys
 import time
 import warnings
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
@@ -53,6 +54,9 @@ from sklearn.svm import SVC, LinearSVC
 from mil.datasets import load_dataset
 from mil.embedding import (FisherVectorEmbedding, KernelMeanEmbedding, SlicedWassersteinEmbedding,
                            VLADEmbedding)
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the shared _data.py
+from _data import parse_params  # noqa: E402
 
 SETS = ("musk1", "musk2", "elephant", "fox", "tiger")
 ENCODERS = {"vlad": VLADEmbedding, "fv": FisherVectorEmbedding, "kme": KernelMeanEmbedding,
@@ -91,26 +95,9 @@ def _classifier(kind):
     return MedianRBFSVC()
 
 
-def _value(text):
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return {"None": None, "True": True, "False": False}.get(text, text)
-
-
-def _parse(items):
-    out = {}
-    for item in items or ():
-        key, _, value = item.partition("=")
-        out[key] = [_value(v) for v in value.split(",")] if "," in value else _value(value)
-    return out
-
-
 def run(args):
-    params = _parse(args.param)
-    tune = {k: (v if isinstance(v, list) else [v]) for k, v in _parse(args.tune).items()}
+    params = parse_params(args.param)
+    tune = {k: (v if isinstance(v, list) else [v]) for k, v in parse_params(args.tune).items()}
     clf_tune = {k: v for k, v in tune.items() if args.clf == "rbf-svc" and k == "gamma"}
     enc_tune = {k: v for k, v in tune.items() if k not in clf_tune}
     for name in args.sets:
@@ -163,7 +150,7 @@ def _one_fold(args, X, y, train, test, seed, params, enc_tune, clf_tune):
 def classifier(args):
     from mil._learners import make_learner
 
-    params = _parse(args.param)
+    params = parse_params(args.param)
     for name in args.sets:
         data = load_dataset(name)
         X, y = data.data, np.asarray(data.target)
