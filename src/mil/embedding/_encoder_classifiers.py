@@ -186,6 +186,7 @@ _COMMON = {
 }
 
 _SIZES = [Interval(Integral, 1, None, closed="left"), "array-like"]
+_CODEBOOK_CONSTRAINTS = {"power": [Interval(Real, 0, 1, closed="right")], "normalize": [StrOptions({"l2", "intra"}), None]}
 
 _SHARED_DOC = """    C : float, default=None
         Inverse regularisation strength of the model; None chooses it from
@@ -260,9 +261,24 @@ _EXAMPLES_DOC = """    Examples
 """
 
 
+_CODEBOOK_DOC = """    power : float, default=0.5
+        Signed power normalisation of the encoding.
+    normalize : {"l2", "intra"} or None, default="l2"
+"""
+
+_WEI_DOC = """    References
+    ----------
+    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
+    learning", IEEE Transactions on Neural Networks and Learning Systems
+    28(4), 2017.
+"""
+
+
 def _document(cls):
     example = _EXAMPLES_DOC.format(name=cls.__name__, arguments=cls._example_arguments)
     cls.__doc__ = (cls.__doc__.replace("    [shared parameters]\n", _SHARED_DOC)
+                   .replace("    [codebook parameters]\n", _CODEBOOK_DOC)
+                   .replace("    [wei2017]\n", _WEI_DOC)
                    .replace("    [examples]\n", example)
                    .replace("    [shared attributes]\n", _SHARED_ATTRS)
                    .replace("\n    [instance outputs]", _INSTANCES_DOC))
@@ -297,9 +313,7 @@ class miFVClassifier(_EncoderClassifier):
         Mixture components; a list is a grid for the inner CV (the first
         preferred at equal inner scores).
     [shared parameters]
-    power : float, default=0.5
-        Signed power normalisation (:class:`FisherVectorEmbedding`).
-    normalize : {"l2", "intra"} or None, default="l2"
+    [codebook parameters]
     encoding_scale : {"standard"} or None, default="standard"
         Standardise each column of the encodings on the training bags
         (of each inner fold) before the model.
@@ -312,17 +326,12 @@ class miFVClassifier(_EncoderClassifier):
     --------
     FisherVectorEmbedding, miVLADClassifier
 
-    References
-    ----------
-    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
-    learning", IEEE Transactions on Neural Networks and Learning Systems
-    28(4), 2017.
+    [wei2017]
 
     [examples]
     """
 
-    _parameter_constraints = {**_COMMON, "n_components": _SIZES, "power": [Interval(Real, 0, 1, closed="right")],
-                              "normalize": [StrOptions({"l2", "intra"}), None]}
+    _parameter_constraints = {**_COMMON, **_CODEBOOK_CONSTRAINTS, "n_components": _SIZES}
 
     def __init__(self, n_components=2, *, C=None, Cs=DEFAULT_CS, model="logistic", cv=None, cv_repeats=1,
                  scoring="accuracy", power=0.5, normalize="l2", encoding_scale="standard", tol=1e-4,
@@ -360,9 +369,7 @@ class miVLADClassifier(_EncoderClassifier):
         Codebook size; a list is a grid for the inner CV (the first
         preferred at equal inner scores).
     [shared parameters]
-    power : float, default=0.5
-        Signed power normalisation (:class:`VLADEmbedding`).
-    normalize : {"l2", "intra"} or None, default="l2"
+    [codebook parameters]
     encoding_scale : {"standard"} or None, default=None
         Standardise each column of the encodings on the training bags
         (of each inner fold) before the model.
@@ -375,17 +382,12 @@ class miVLADClassifier(_EncoderClassifier):
     --------
     VLADEmbedding, miFVClassifier
 
-    References
-    ----------
-    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
-    learning", IEEE Transactions on Neural Networks and Learning Systems
-    28(4), 2017.
+    [wei2017]
 
     [examples]
     """
 
-    _parameter_constraints = {**_COMMON, "n_clusters": _SIZES, "power": [Interval(Real, 0, 1, closed="right")],
-                              "normalize": [StrOptions({"l2", "intra"}), None]}
+    _parameter_constraints = {**_COMMON, **_CODEBOOK_CONSTRAINTS, "n_clusters": _SIZES}
 
     def __init__(self, n_clusters=2, *, C=None, Cs=DEFAULT_CS, model="logistic", cv=None, cv_repeats=1,
                  scoring="accuracy", power=0.5, normalize="l2", encoding_scale=None, tol=1e-4, max_iter=5000,
