@@ -188,12 +188,7 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
         ``seed_accuracy`` and ``seed_auc`` (the mean of each seed),
         ``seconds`` (all seeds), ``seeds``, ``protocol``.
     """
-    datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
-    learners = tuple(learners or EMBEDDING_LEARNERS)
-    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds,
-                           (lambda learner: dict(params)) if params else None)
-    result.quick_note = "two folds of Musk1"
-    return result
+    return _five_sets(datasets, learners or EMBEDDING_LEARNERS, quick, progress, n_jobs, repeats, seeds, params)
 
 
 def reproduce_encoders(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=5,
@@ -208,35 +203,19 @@ def reproduce_encoders(datasets=None, learners=None, quick=False, progress=None,
     (:data:`PUBLISHED_ENCODERS`) are 10 x 10-fold CV; ours use the 5
     published fold repetitions.
 
-    Parameters
-    ----------
-    datasets : sequence of str, default=None
-        Default: all five (Musk1 only if quick).
-    learners : sequence of str, default=None
-        Registry names (default: :data:`ENCODER_LEARNERS`).
-    quick : bool, default=False
-        Two folds of Musk1 (smoke test).
-    progress : mil._progress.Progress, default=None
-    n_jobs : int, default=None
-        Worker processes over the folds (results do not depend on it).
-    repeats : int, default=5
-        Published repetitions of the 10-fold CV (1 to 5).
-    seeds : int, default=1
-        Each learner (all are randomised: the encoder's sample and
-        initialisation, random features or directions, inner folds) runs
-        with the seeds 0 .. `seeds` - 1.
-    params : dict, default=None
-        Parameters given to every learner run, over the registry's (for
-        example ``{"n_concepts": 1000}``: MILES with k-means concepts).
-
-    Returns
-    -------
-    result : Bunch
-        As :func:`reproduce_embeddings`.
+    Parameters and result are those of :func:`reproduce_embeddings`, with
+    ``learners`` defaulting to :data:`ENCODER_LEARNERS` (all are randomised:
+    the encoder's sample and initialisation, random features or directions,
+    inner folds; ``params`` for example ``{"n_directions": 256}``).
     """
+    return _five_sets(datasets, learners or ENCODER_LEARNERS, quick, progress, n_jobs, repeats, seeds, params)
+
+
+def _five_sets(datasets, learners, quick, progress, n_jobs, repeats, seeds, params):
+    """The seeded table of `learners` on the shipped sets (Musk1 only if quick), every run
+    given `params` over the registry's."""
     datasets = tuple(datasets or (("musk1",) if quick else DATASET_NAMES))
-    learners = tuple(learners or ENCODER_LEARNERS)
-    result = _seeded_table(datasets, learners, quick, progress, n_jobs, repeats, seeds,
+    result = _seeded_table(datasets, tuple(learners), quick, progress, n_jobs, repeats, seeds,
                            (lambda learner: dict(params)) if params else None)
     result.quick_note = "two folds of Musk1"
     return result
