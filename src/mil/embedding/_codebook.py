@@ -60,17 +60,7 @@ class VLADEmbedding(_BagEncoder):
         random without replacement (all of them when there are fewer, or
         with None). Only the drawn rows of a memory-mapped
         :class:`~mil.Bags` are read.
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Feature scaling fitted on the sampled training instances, applied
-        to every instance before encoding.
-    chunk_size : int or None, default=None
-        Instances per chunk of bags in ``transform`` (a larger bag is a
-        chunk of its own). None: as many as keep a chunk's working arrays
-        near 32 MB (``mil.embedding.CHUNK_BYTES``).
-    n_jobs : int or None, default=None
-        Workers over the chunks of bags: threads, or the workers of the
-        joblib backend in use (``joblib.parallel_config``, e.g. a Dask
-        cluster). The result does not depend on it.
+    [chunk parameters]
     random_state : int, RandomState or None, default=None
         Seeds the sample of instances and k-means.
 
@@ -186,14 +176,7 @@ class FisherVectorEmbedding(_BagEncoder):
     max_samples : int or None, default=100_000
         The mixture is fitted on this many training instances drawn at random
         without replacement (all of them when there are fewer, or with None).
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Feature scaling fitted on the sampled training instances.
-    chunk_size : int or None, default=None
-        Instances per chunk of bags in ``transform``; None: as many as keep
-        a chunk's working arrays near 32 MB (``mil.embedding.CHUNK_BYTES``).
-    n_jobs : int or None, default=None
-        Workers over the chunks of bags (threads, or the joblib backend in
-        use). The result does not depend on it.
+    [chunk parameters]
     random_state : int, RandomState or None, default=None
         Seeds the sample of instances and the mixture's initialisation.
 

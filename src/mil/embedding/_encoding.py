@@ -99,6 +99,21 @@ def _encode_chunk(encoder, instances, offsets, first, ids, name):
     return encoder._encode(Z, offsets)
 
 
+#: The encoders' shared parameter text (their docstrings' "[chunk parameters]").
+_CHUNK_PARAMETERS_DOC = """    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
+        Feature scaling fitted on the sampled training instances, applied
+        to every instance before encoding.
+    chunk_size : int or None, default=None
+        Instances per chunk of bags in ``transform`` (a larger bag is a
+        chunk of its own). None: as many as keep a chunk's working arrays
+        near 32 MB (``mil.embedding.CHUNK_BYTES``).
+    n_jobs : int or None, default=None
+        Workers over the chunks of bags: threads, or the workers of the
+        joblib backend in use (``joblib.parallel_config``, e.g. a Dask
+        cluster). The result does not depend on it.
+"""
+
+
 class _BagEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Fit on a sample of instances, encode bags chunk by chunk (not public).
 
@@ -109,6 +124,11 @@ class _BagEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     own bag only) and ``_floats_per_instance()`` (the width of the working
     arrays of ``_encode``, for the automatic chunk size).
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:
+            cls.__doc__ = cls.__doc__.replace("    [chunk parameters]\n", _CHUNK_PARAMETERS_DOC)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

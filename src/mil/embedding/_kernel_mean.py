@@ -65,14 +65,7 @@ class KernelMeanEmbedding(_BagEncoder):
         Training instances drawn at random (without replacement) for the
         scaling, the median heuristic and the Nystroem landmarks (all of
         them when there are fewer, or with None).
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Feature scaling fitted on the sampled training instances.
-    chunk_size : int or None, default=None
-        Instances per chunk of bags in ``transform``; None: as many as keep
-        a chunk's working arrays near 32 MB (``mil.embedding.CHUNK_BYTES``).
-    n_jobs : int or None, default=None
-        Workers over the chunks of bags (threads, or the joblib backend in
-        use). The result does not depend on it.
+    [chunk parameters]
     random_state : int, RandomState or None, default=None
         Seeds the sample of instances, the random features and the landmarks.
 
