@@ -74,6 +74,33 @@ def test_rbf_model_is_the_hand_built_one(toy):
                                rtol=1e-8, atol=1e-8)
 
 
+def test_rbf_kernel_on_a_power_of_the_distance(toy):
+    """p = 1: the kernel exp(-gamma d) of the encodings' Euclidean distance d, gamma over the median d;
+    a list of p is a grid with gamma, p-major."""
+    X, y = toy
+    clf = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, p=1.0, gamma_scales=(0.5,), C=2.0, cv=1,
+                                      random_state=4).fit(X, y)
+    E = SlicedWassersteinEmbedding(5, 3, random_state=clf._seed).fit(X).transform(X)
+    D = np.sqrt(((E[:, None, :] - E[None, :, :]) ** 2).sum(axis=-1))
+    gamma = 0.5 / np.median(D[~np.eye(len(E), dtype=bool)])
+    assert clf.gamma_ == pytest.approx(gamma, rel=1e-12) and clf.p_ == 1.0
+    assert clf.best_params_["p"] == 1.0
+    svc = SVC(kernel="precomputed", C=2.0, tol=1e-8).fit(np.exp(-gamma * D), y)
+    # The class takes d from the BLAS expansion |u|^2 + |v|^2 - 2 u.v, whose square root near d = 0
+    # (a bag against itself) is off by about sqrt(eps) |u|.
+    np.testing.assert_allclose(clf.decision_function(X[:7]), svc.decision_function(np.exp(-gamma * D[:7])),
+                               rtol=1e-6, atol=1e-6)
+    grid = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, p=(1.0, 2.0), gamma_scales=(0.5, 2.0),
+                                       Cs=(1.0, 10.0), cv=3, random_state=4).fit(X, y)
+    assert grid.cv_results_.shape == (4, 2)
+    for q, row in ((1.0, 0), (2.0, 2)):
+        one = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, p=q, gamma_scales=(0.5, 2.0),
+                                          Cs=(1.0, 10.0), cv=3, random_state=4).fit(X, y)
+        np.testing.assert_array_equal(grid.cv_results_[row:row + 2], one.cv_results_)
+    with pytest.raises(ValueError, match="p must be"):
+        SlicedWassersteinClassifier(p=(1.0, -1.0)).fit(X, y)
+
+
 def test_inner_cv_is_mil_tuning(toy):
     """The grid scores are the pooled out-of-fold accuracies of mil._tuning's folds, and the
     probability scale is its sigmoid fit at the chosen point."""

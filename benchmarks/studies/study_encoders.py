@@ -30,7 +30,10 @@ converging) at C >= 100, where lbfgs needs under a hundred, and it gives probabi
 classifier. ``--tune NAME=v1,v2`` adds an encoder parameter (or ``gamma`` of ``rbf-svc``) to the
 inner grid: each encoder setting is fitted on the training fold (it does not see the labels), the
 inner CV scores the classifier grid on its encodings, and the best inner score over all settings
-wins.
+wins. ``--class-seeds`` seeds the encoder and the inner folds as the classes do with the same seed
+(``miFVClassifier(random_state=seed)`` etc.), which makes the pipeline's results theirs:
+
+    python benchmarks/studies/study_encoders.py run fv --param n_components=2 --scaler standard --class-seeds
 """
 
 import argparse
@@ -116,6 +119,9 @@ def run(args):
 
 
 def _one_fold(args, X, y, train, test, seed, params, enc_tune, clf_tune):
+    if args.class_seeds:
+        # The encoder classifiers' own draw: one int from RandomState(seed) seeds both.
+        seed = int(np.random.RandomState(seed).randint(np.iinfo(np.int32).max))
     steps = [("clf", _classifier(args.clf))]
     if args.scaler == "standard":
         steps.insert(0, ("scaler", StandardScaler()))
@@ -211,6 +217,8 @@ def main(argv=None):
     r.add_argument("--sets", nargs="*", default=list(SETS))
     r.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2])
     r.add_argument("--reps", type=int, default=5, help="published repetitions to use (all 5 by default)")
+    r.add_argument("--class-seeds", action="store_true",
+                   help="seed the encoder and the inner folds as the encoder classifiers do with random_state=SEED")
     c = sub.add_parser("classifier")
     c.add_argument("learner", choices=("mi-fv", "mi-vlad", "rff-nsk", "swe-svm"))
     c.add_argument("--param", nargs="*", help="classifier parameters NAME=VALUE")

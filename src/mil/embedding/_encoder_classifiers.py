@@ -44,13 +44,20 @@ def _sizes(value, name):
     return [int(v) for v in values]
 
 
+def _powered_dists(A, B, p):
+    """``d^p`` for the Euclidean distances d between the rows of A and B (p = 2: squared)."""
+    S = sq_dists(A, B)
+    return S if p == 2.0 else np.sqrt(S) ** p
+
+
 class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier):
     """Shared fit of the encoder classifiers on :mod:`mil._tuning` (not public).
 
     A subclass lists its encoder settings (``_encoders()``: unfitted
-    encoders, the first preferred at equal inner scores) and, for the RBF
-    kernel, the widths (``_gamma_grid()``). The grid's rows are the
-    (encoder, width) pairs, its columns the values of C.
+    encoders, the first preferred at equal inner scores); the RBF kernel's
+    settings (``p`` and ``gamma_scales``) come from ``_kernel_grid()``. The
+    grid's rows are the (encoder, kernel setting) pairs, its columns the
+    values of C.
     """
 
     _binary_only = False
@@ -67,10 +74,12 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
     def _encoders(self):
         raise NotImplementedError
 
-    def _gamma_grid(self):
+    def _kernel_grid(self):
+        """The model's kernel settings: (p, gamma scale) pairs for the RBF kernel, p-major."""
         if self.model != "rbf":
             return [None]
-        return [float(g) for g in positive_grid(self.gamma_scales, "gamma_scales")]
+        return [(float(q), float(g)) for q in positive_grid(self.p, "p")
+                for g in positive_grid(self.gamma_scales, "gamma_scales")]
 
     def _machine(self, C):
         if self.model == "logistic":
@@ -81,19 +90,20 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
         # the last bits of the encodings (the backends, the order of the instances).
         return SVC(kernel="precomputed", C=C, tol=1e-8, decision_function_shape="ovr")
 
-    def _design(self, E_train, E_test, gamma_scale):
+    def _design(self, E_train, E_test, kernel):
         """The model's inputs from the encodings of a fold's training and test bags, and what
-        the fitted model keeps to rebuild them (column scaling, the RBF width)."""
+        the fitted model keeps to rebuild them (column scaling, the RBF kernel's p and gamma)."""
         if self.model != "rbf":
             if self.encoding_scale == "standard":
                 mean, scale = column_scaling(E_train)
                 return (E_train - mean) / scale, (E_test - mean) / scale, {"mean": mean, "scale": scale}
             return E_train, E_test, {}
-        S = sq_dists(E_train, E_train)
+        p, gamma_scale = kernel
+        S = _powered_dists(E_train, E_train, p)
         off = ~np.eye(S.shape[0], dtype=bool)
         med = float(np.median(S[off])) if off.any() else 0.0
         gamma = gamma_scale / (med if med > 0 else 1.0)
-        return np.exp(-gamma * S), np.exp(-gamma * sq_dists(E_test, E_train)), {"gamma": gamma}
+        return np.exp(-gamma * S), np.exp(-gamma * _powered_dists(E_test, E_train, p)), {"gamma": gamma, "p": p}
 
     def fit(self, X, y, sample_weight=None):
         """Fit the encoder on the training bags and tune the model by inner cross-validation.
@@ -121,8 +131,8 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
         self._seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         encoders = [enc.set_params(random_state=self._seed).fit(bags) for enc in self._encoders()]
         encodings = [np.asarray(enc.transform(bags), dtype=np.float64) for enc in encoders]
-        gammas = self._gamma_grid()
-        params = [(e, g) for e in range(len(encoders)) for g in gammas]
+        kernels = self._kernel_grid()
+        params = [(e, g) for e in range(len(encoders)) for g in kernels]
         Cs = np.array([float(self.C)]) if self.C is not None else positive_grid(self.Cs, "Cs")
         folds = inner_folds(self.cv, target, random_state=self.random_state, repeats=self.cv_repeats,
                             keep=keep, n_total=n_total)
@@ -152,10 +162,11 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
         self.n_iter_ = int(np.max(machine.n_iter_))
         self.encoding_mean_, self.encoding_scale_ = kept.get("mean"), kept.get("scale")
         self.gamma_ = kept.get("gamma")
+        self.p_ = kept.get("p")
         self._support_encodings = encodings[e][machine.support_] if self.model == "rbf" else None
         self.best_params_ = {"encoder": encoders[e].get_params(deep=False), "C": float(Cs[c])}
         if self.model == "rbf":
-            self.best_params_["gamma"] = self.gamma_
+            self.best_params_.update(p=self.p_, gamma=self.gamma_)
         self.cv_results_ = sel.scores
         self.proba_scale_ = sel.scale
         self.n_features_in_ = bags.n_features
@@ -165,7 +176,7 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
         E = np.asarray(self.encoder_.transform(bags), dtype=np.float64)
         if self.model == "rbf":
             K = np.zeros((E.shape[0], self.model_.shape_fit_[1]))
-            K[:, self.model_.support_] = np.exp(-self.gamma_ * sq_dists(E, self._support_encodings))
+            K[:, self.model_.support_] = np.exp(-self.gamma_ * _powered_dists(E, self._support_encodings, self.p_))
             return self.model_.decision_function(K)
         if self.encoding_mean_ is not None:
             E = (E - self.encoding_mean_) / self.encoding_scale_
@@ -226,7 +237,7 @@ _SHARED_ATTRS = """    classes_ : ndarray
         The model fitted on all the training bags' encodings.
     best_params_ : dict
         ``{"encoder": the encoder's parameters, "C": C}`` chosen (and
-        ``"gamma"`` for the RBF kernel).
+        ``"p"`` and ``"gamma"`` for the RBF kernel).
     cv_results_ : ndarray of shape (n_settings, n_Cs) or None
         The inner CV's `scoring` of each grid point (None without inner
         folds).
@@ -495,9 +506,16 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
     n_quantiles : int, default=16
     model : {"rbf", "logistic", "svm"}, default="rbf"
         The model on the encodings (see above).
+    p : float > 0 or array-like of float, default=2.0
+        Power of the encodings' Euclidean distance ``d`` in the kernel
+        ``exp(-gamma d^p)`` (``model="rbf"``): 2 is the Gaussian kernel, 1
+        the kernel ``exp(-gamma d)`` of the EMD kernel's form. A list is
+        tuned with gamma by the inner CV (the first preferred at equal
+        inner scores).
     gamma_scales : array-like, default=(0.25, 1.0, 4.0)
-        Candidate multiples of the median heuristic (``model="rbf"``), the
-        first preferred at equal inner scores.
+        Candidate multiples of the inverse median of ``d^p`` over the pairs
+        of training bags (``model="rbf"``), the first preferred at equal
+        inner scores.
     [shared parameters]
     encoding_scale : {"standard"} or None, default=None
         Linear models only: standardise each column of the encodings on
@@ -508,6 +526,8 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
     [shared attributes]
     gamma_ : float or None
         The RBF kernel's gamma on the encodings (None for a linear model).
+    p_ : float or None
+        The RBF kernel's power of the distance (None for a linear model).
 
     See Also
     --------
@@ -524,9 +544,10 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
     _models = ("rbf", "logistic", "svm")
     _parameter_constraints = {**_COMMON, "n_directions": [Interval(Integral, 1, None, closed="left")],
                               "n_quantiles": [Interval(Integral, 1, None, closed="left")],
+                              "p": [Interval(Real, 0, None, closed="neither"), "array-like"],
                               "gamma_scales": ["array-like"]}
 
-    def __init__(self, n_directions=64, n_quantiles=16, *, model="rbf", gamma_scales=(0.25, 1.0, 4.0), C=None,
+    def __init__(self, n_directions=64, n_quantiles=16, *, model="rbf", p=2.0, gamma_scales=(0.25, 1.0, 4.0), C=None,
                  Cs=DEFAULT_CS, cv=None, cv_repeats=1, scoring="accuracy", encoding_scale=None, tol=1e-4,
                  max_iter=5000, max_samples=100_000, scale="standard", class_weight=None, positive_class=None,
                  n_jobs=None, random_state=None):

@@ -154,9 +154,15 @@ class KernelMeanEmbedding(_BagEncoder):
             P += fmap.random_offset_
             F = np.cos(P.astype(np.float32))
             F *= np.float32(np.sqrt(2.0 / fmap.n_components))
+            S = _bag_sums(F, offsets)
         else:
-            F = self.feature_map_.transform(Z)
-        S = _bag_sums(F, offsets)
+            # Nystroem's map is k(x, landmarks) @ normalization_.T, linear after the kernel: the
+            # kernel rows are summed per bag first, so the m x m product is paid per bag, not
+            # per instance.
+            from sklearn.metrics.pairwise import rbf_kernel
+
+            fmap = self.feature_map_
+            S = _bag_sums(rbf_kernel(Z, fmap.components_, gamma=self.gamma_), offsets) @ fmap.normalization_.T
         if self.normalize == "weights":
             S /= np.diff(offsets)[:, None]
         elif self.normalize == "cosine":
