@@ -218,7 +218,7 @@ _SHARED_DOC = """    C : float, default=None
     max_samples : int or None, default=100_000
         The encoder is fitted on this many training instances drawn at
         random (seeded), all of them when there are fewer.
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
+    scale : {"standard", "minmax", "maxabs"} or None, default=[scale default]
         Scaling of the instance features, fitted by the encoder on its sample.
     class_weight : "balanced", dict or None, default=None
     positive_class : label, default=None
@@ -286,8 +286,12 @@ _WEI_DOC = """    References
 
 
 def _document(cls):
+    import inspect
+
     example = _EXAMPLES_DOC.format(name=cls.__name__, arguments=cls._example_arguments)
-    cls.__doc__ = (cls.__doc__.replace("    [shared parameters]\n", _SHARED_DOC)
+    scale = inspect.signature(cls.__init__).parameters["scale"].default
+    shared = _SHARED_DOC.replace("[scale default]", f'"{scale}"' if scale is not None else "None")
+    cls.__doc__ = (cls.__doc__.replace("    [shared parameters]\n", shared)
                    .replace("    [codebook parameters]\n", _CODEBOOK_DOC)
                    .replace("    [wei2017]\n", _WEI_DOC)
                    .replace("    [examples]\n", example)
