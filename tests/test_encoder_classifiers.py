@@ -42,7 +42,8 @@ def test_logistic_model_is_the_hand_built_one(toy):
     """cv=1 and one C: the encoder fitted with the classifier's seed, then LogisticRegression."""
     X, y = toy
     clf = miVLADClassifier(n_clusters=2, C=3.0, cv=1, random_state=5).fit(X, y)
-    enc = VLADEmbedding(2, random_state=clf._seed).fit(X)
+    # The classifier's defaults: no power normalisation, raw features.
+    enc = VLADEmbedding(2, power=1.0, scale=None, random_state=clf._seed).fit(X)
     np.testing.assert_array_equal(clf.encoder_.cluster_centers_, enc.cluster_centers_)
     E = enc.transform(X)
     lr = LogisticRegression(C=3.0, max_iter=5000, tol=1e-4).fit(E, y)
@@ -63,9 +64,9 @@ def test_standardised_encodings_and_linear_svc(toy):
 
 def test_rbf_model_is_the_hand_built_one(toy):
     X, y = toy
-    clf = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, gamma_scales=(2.0,), C=4.0, cv=1,
+    clf = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, p=2.0, gamma_scales=(2.0,), C=4.0, cv=1,
                                       random_state=1).fit(X, y)
-    E = SlicedWassersteinEmbedding(5, 3, random_state=clf._seed).fit(X).transform(X)
+    E = SlicedWassersteinEmbedding(5, 3, scale=None, random_state=clf._seed).fit(X).transform(X)
     S = ((E[:, None, :] - E[None, :, :]) ** 2).sum(axis=-1)
     gamma = 2.0 / np.median(S[~np.eye(len(E), dtype=bool)])
     assert clf.gamma_ == pytest.approx(gamma, rel=1e-12)
@@ -80,16 +81,14 @@ def test_rbf_kernel_on_a_power_of_the_distance(toy):
     X, y = toy
     clf = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, p=1.0, gamma_scales=(0.5,), C=2.0, cv=1,
                                       random_state=4).fit(X, y)
-    E = SlicedWassersteinEmbedding(5, 3, random_state=clf._seed).fit(X).transform(X)
+    E = SlicedWassersteinEmbedding(5, 3, scale=None, random_state=clf._seed).fit(X).transform(X)
     D = np.sqrt(((E[:, None, :] - E[None, :, :]) ** 2).sum(axis=-1))
     gamma = 0.5 / np.median(D[~np.eye(len(E), dtype=bool)])
     assert clf.gamma_ == pytest.approx(gamma, rel=1e-12) and clf.p_ == 1.0
     assert clf.best_params_["p"] == 1.0
     svc = SVC(kernel="precomputed", C=2.0, tol=1e-8).fit(np.exp(-gamma * D), y)
-    # The class takes d from the BLAS expansion |u|^2 + |v|^2 - 2 u.v, whose square root near d = 0
-    # (a bag against itself) is off by about sqrt(eps) |u|.
     np.testing.assert_allclose(clf.decision_function(X[:7]), svc.decision_function(np.exp(-gamma * D[:7])),
-                               rtol=1e-6, atol=1e-6)
+                               rtol=1e-9, atol=1e-9)
     grid = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, p=(1.0, 2.0), gamma_scales=(0.5, 2.0),
                                        Cs=(1.0, 10.0), cv=3, random_state=4).fit(X, y)
     assert grid.cv_results_.shape == (4, 2)
