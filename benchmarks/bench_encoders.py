@@ -30,13 +30,15 @@ import time
 
 import numpy as np
 
-LEARNERS = ("miwrapper-hgb", "vlad", "fv", "kme", "swe")
+LEARNERS = ("miwrapper-hgb", "vlad", "fv", "kme", "kme-nystroem", "swe")
 
 
 def _encoder(name):
     from mil.embedding import (FisherVectorEmbedding, KernelMeanEmbedding, SlicedWassersteinEmbedding,
                                VLADEmbedding)
 
+    if name == "kme-nystroem":  # the Nystroem map on 1000 landmarks
+        return KernelMeanEmbedding(method="nystroem", random_state=0)
     return {"vlad": VLADEmbedding, "fv": FisherVectorEmbedding, "kme": KernelMeanEmbedding,
             "swe": SlicedWassersteinEmbedding}[name](random_state=0)
 

@@ -106,7 +106,7 @@ def test_inner_cv_is_mil_tuning(toy):
     X, y = toy
     Cs = (0.1, 1.0, 10.0)
     clf = KernelMeanClassifier(n_components=40, gamma_scales=(0.5, 2.0), Cs=Cs, cv=4, random_state=3).fit(X, y)
-    encs = [KernelMeanEmbedding(40, gamma=g, random_state=clf._seed).fit(X) for g in (0.5, 2.0)]
+    encs = [KernelMeanEmbedding(40, method=clf.method, gamma=g, random_state=clf._seed).fit(X) for g in (0.5, 2.0)]
     Es = [e.transform(X) for e in encs]
     folds = inner_folds(4, y, random_state=3)
     expected = np.zeros((2, 3))
@@ -178,11 +178,13 @@ def test_registered():
     from mil._learners import SEED_PARAMS, make_learner
     from mil._costs import FOLD_SECONDS
 
-    for name, cls in (("mi-fv", miFVClassifier), ("mi-vlad", miVLADClassifier), ("rff-nsk", KernelMeanClassifier),
+    for name, cls in (("mi-fv", miFVClassifier), ("mi-vlad", miVLADClassifier),
+                      ("nystroem-nsk", KernelMeanClassifier), ("rff-nsk", KernelMeanClassifier),
                       ("swe-svm", SlicedWassersteinClassifier)):
         est = make_learner(name, seed=4)
         assert type(est) is cls and est.random_state == 4
         assert SEED_PARAMS[name] == "random_state" and name in FOLD_SECONDS
+    assert make_learner("nystroem-nsk").method == "nystroem" and make_learner("rff-nsk").method == "rff"
 
 
 def test_reproduce_quick():

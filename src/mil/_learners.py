@@ -121,7 +121,9 @@ LEARNERS = {
               "miFV: Fisher vectors (2 components) + logistic regression, inner CV"),
     "mi-vlad": ("mil.embedding", "miVLADClassifier", {},
                 "miVLAD: VLAD (2 k-means centres) + logistic regression, inner CV"),
-    "rff-nsk": ("mil.embedding", "KernelMeanClassifier", {},
+    "nystroem-nsk": ("mil.embedding", "KernelMeanClassifier", {},
+                     "NSK by Nystroem kernel mean embeddings + logistic regression, inner CV"),
+    "rff-nsk": ("mil.embedding", "KernelMeanClassifier", {"method": "rff"},
                 "NSK by random Fourier features + logistic regression, inner CV"),
     "swe-svm": ("mil.embedding", "SlicedWassersteinClassifier", {},
                 "sliced-Wasserstein embedding + RBF SVM (EMD stand-in), inner CV"),
@@ -174,6 +176,7 @@ SEED_PARAMS = {
     "mind": "random_state",
     "mi-fv": "random_state",
     "mi-vlad": "random_state",
+    "nystroem-nsk": "random_state",
     "rff-nsk": "random_state",
     "swe-svm": "random_state",
     # A factory's seed is its own argument (make_recommended_classifier passes it on to
@@ -204,6 +207,9 @@ DEFAULT_DIFFERENCES = {
     # power p of exp(-gamma EMD^p) tuned and the inner CV repeated 3 times (SVM fits only: the
     # EMD dominates the cost).
     "emd-svm": ("scale", "p", "cv_repeats"),
+    # The kernel mean classifier's random Fourier features: a second registry row of one class
+    # (the class's default map is Nystroem's, ``nystroem-nsk``).
+    "rff-nsk": ("method",),
 }
 
 

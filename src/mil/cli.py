@@ -1252,7 +1252,7 @@ def build_parser():
             r.add_argument("--repeats", type=int, default=5, choices=range(1, 6), metavar="R",
                            help="published 10-fold repetitions to run, 1-5 (default: 5)")
             r.add_argument("--learners", nargs="+", metavar="NAME",
-                           help="subset of the learners (default: mi-fv mi-vlad rff-nsk swe-svm)")
+                           help="subset of the learners (default: mi-fv mi-vlad nystroem-nsk rff-nsk swe-svm)")
         if target == "distances":
             r.add_argument("--data", choices=["classic", "milweb"], default="classic",
                            help="classic: the five shipped sets, 10-fold CV (default); milweb: the nine "

@@ -36,7 +36,7 @@ PUBLISHED_EMBEDDINGS = {
     "mind": dict(zip(DATASET_NAMES, (90.1, 92.4, 86.8, 63.1, 82.0))),
 }
 #: The bag-encoder learners of ``mil reproduce encoders`` (registry names).
-ENCODER_LEARNERS = ("mi-fv", "mi-vlad", "rff-nsk", "swe-svm")
+ENCODER_LEARNERS = ("mi-fv", "mi-vlad", "nystroem-nsk", "rff-nsk", "swe-svm")
 #: Accuracy % reported by Wei, Wu and Zhou, "Scalable algorithms for multi-instance learning",
 #: IEEE TNNLS 28(4), 2017 (Musk1, Musk2, Elephant, Fox, Tiger; 10 x 10-fold CV).
 PUBLISHED_ENCODERS = {

@@ -445,29 +445,38 @@ class miVLADClassifier(_EncoderClassifier):
 @inner_cv_doc(None)
 @_document
 class KernelMeanClassifier(_EncoderClassifier):
-    """The normalised set kernel (NSK) by random features: kernel mean embeddings + a linear model.
+    """The normalised set kernel (NSK) made linear: kernel mean embeddings + a linear model.
 
-    Each bag becomes the mean of its instances' random Fourier features of
-    the Gaussian kernel ``exp(-gamma ||x - z||^2)`` (Rahimi and Recht,
-    2007), scaled to unit norm (:class:`KernelMeanEmbedding`), so the
-    inner product of two bags' encodings approximates the normalised set
-    kernel of Gaertner et al. (2002) with that instance kernel; a logistic
-    regression on the encodings then stands in for the NSK SVM at a cost
-    linear in the instances. The instance kernel's width (``gamma_scales``
-    times the encoder's median heuristic) and C are chosen inside ``fit``
-    by a stratified inner cross-validation over the training bags; each
-    width has its own random features, fitted once.
+    Each instance is mapped to a finite feature vector whose inner products
+    approximate the Gaussian kernel ``exp(-gamma ||x - z||^2)``: a Nystroem
+    map on ``n_components`` landmarks drawn from the training instances
+    (Williams and Seeger, 2001; the default) or random Fourier features
+    (Rahimi and Recht, 2007). Each bag becomes the sum of its instances'
+    vectors scaled to unit norm (:class:`KernelMeanEmbedding`), so the inner
+    product of two bags' encodings approximates the normalised set kernel of
+    Gaertner et al. (2002) with that instance kernel; a logistic regression
+    on the encodings then stands in for the NSK SVM at a cost linear in the
+    instances. The instance kernel's width (``gamma_scales`` times the
+    encoder's median heuristic) and C are chosen inside ``fit`` by a
+    stratified inner cross-validation over the training bags; each width
+    has its own map, fitted once.
     [instance outputs]
+
+    The default map was chosen on the five shipped sets' published folds
+    (5 repetitions x 10, seeds 0-2): five-set mean accuracy 79.7 (AUC 87.0)
+    with 1000 Nystroem landmarks against 79.2 (86.9) with 1000 random
+    Fourier features; see the results page.
 
     Parameters
     ----------
     n_components : int, default=1000
-        Random features per width (``method="nystroem"``: landmarks).
+        Landmarks (``method="rff"``: random features) per width; the
+        Nystroem map has at most as many as the sampled training instances.
     gamma_scales : array-like, default=(0.25, 0.5, 1.0, 2.0, 4.0)
         Candidate multiples of the encoder's median heuristic
         (:class:`KernelMeanEmbedding`, ``gamma_scale="median"``), the first
         preferred at equal inner scores.
-    method : {"rff", "nystroem"}, default="rff"
+    method : {"nystroem", "rff"}, default="nystroem"
     [shared parameters]
 
     Attributes
@@ -482,6 +491,8 @@ class KernelMeanClassifier(_EncoderClassifier):
     ----------
     T. Gaertner, P. A. Flach, A. Kowalczyk and A. J. Smola, "Multi-instance
     kernels", ICML 2002.
+    C. K. I. Williams and M. Seeger, "Using the Nystroem method to speed up
+    kernel machines", NeurIPS 2001.
     A. Rahimi and B. Recht, "Random features for large-scale kernel
     machines", NeurIPS 2007.
 
@@ -492,7 +503,8 @@ class KernelMeanClassifier(_EncoderClassifier):
     _parameter_constraints = {**_COMMON, "n_components": [Interval(Integral, 1, None, closed="left")],
                               "gamma_scales": ["array-like"], "method": [StrOptions({"rff", "nystroem"})]}
 
-    def __init__(self, n_components=1000, *, gamma_scales=(0.25, 0.5, 1.0, 2.0, 4.0), method="rff", C=None, Cs=DEFAULT_CS,
+    def __init__(self, n_components=1000, *, gamma_scales=(0.25, 0.5, 1.0, 2.0, 4.0), method="nystroem", C=None,
+                 Cs=DEFAULT_CS,
                  model="logistic", cv=None, cv_repeats=1, scoring="accuracy", tol=1e-4, max_iter=5000,
                  max_samples=100_000, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
