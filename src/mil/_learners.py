@@ -126,7 +126,7 @@ LEARNERS = {
     "rff-nsk": ("mil.embedding", "KernelMeanClassifier", {"method": "rff"},
                 "NSK by random Fourier features + logistic regression, inner CV"),
     "swe-svm": ("mil.embedding", "SlicedWassersteinClassifier", {},
-                "sliced-Wasserstein embedding + RBF SVM (EMD stand-in), inner CV"),
+                "sliced-Wasserstein embedding + exp(-gamma d) SVM (EMD-like), inner CV"),
     # scikit-learn's soft VotingClassifier over mind, emd-svm and blrt as made here, equal
     # weights: the best learner of each family at >= 80 % five-set mean accuracy, a rule fixed
     # before it was measured (mil.ensemble.make_recommended_classifier). Needs POT (its EMD
