@@ -1,0 +1,88 @@
+"""Shared docstring sections: one mechanism for the paragraphs several estimators repeat.
+
+A docstring names a shared section on a line of its own, indented as the
+section's text is, in square brackets::
+
+    Parameters
+    ----------
+    C : float, default=1.0
+    [inner-cv parameters]
+
+and the class is decorated with :func:`fill_doc`, which replaces each such
+line by the registered text. A section is a string, or a callable taking the
+class and returning one (for text that names the class or quotes one of its
+defaults). An unknown name, or a bracketed placeholder left over, is an
+error at import time, so a typo cannot reach the rendered documentation.
+
+Modules register their sections with :func:`register` at import, next to
+the code the text describes.
+"""
+
+import inspect
+import re
+
+__all__ = ["register", "fill_doc", "defaults_of"]
+
+#: name -> str or callable(cls) -> str
+_SECTIONS = {}
+_PLACEHOLDER = re.compile(r"^ {4}\[([a-z0-9][a-z0-9 \-]*)\]\n", re.MULTILINE)
+
+
+def register(name, text):
+    """Register the section `name` (a string, or a callable of the class returning one).
+
+    Registering a name twice with different text is an error: two modules
+    would otherwise silently disagree about a shared paragraph.
+    """
+    if name in _SECTIONS and _SECTIONS[name] is not text:
+        raise ValueError(f"docstring section {name!r} is registered twice")
+    _SECTIONS[name] = text
+    return text
+
+
+def defaults_of(cls):
+    """The defaults of ``cls.__init__``'s parameters, as a dict."""
+    return {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
+            if p.default is not inspect.Parameter.empty}
+
+
+def fill_doc(cls=None, **local):
+    """Class (or function) decorator: replace every ``    [name]`` line of the docstring.
+
+    Parameters
+    ----------
+    cls : type or callable, optional
+        The object whose ``__doc__`` is filled (``@fill_doc`` without
+        arguments).
+    **local
+        Sections known to this object only, by name (underscores stand for
+        spaces: ``examples=...`` fills ``[examples]``); they take precedence
+        over the registered ones.
+
+    Returns
+    -------
+    cls or decorator
+
+    Raises
+    ------
+    KeyError
+        A placeholder names no section.
+    """
+    def decorate(obj):
+        doc = obj.__doc__
+        if not doc:
+            return obj
+        sections = {**_SECTIONS, **{k.replace("_", " "): v for k, v in local.items()}}
+
+        def fill(match):
+            name = match.group(1)
+            if name not in sections:
+                raise KeyError(f"{obj.__qualname__}'s docstring names the unknown section [{name}]")
+            text = sections[name]
+            text = text(obj) if callable(text) else text
+            return text if text.endswith("\n") else text + "\n"
+
+        obj.__doc__ = _PLACEHOLDER.sub(fill, doc)
+        return obj
+
+    return decorate if cls is None else decorate(cls)
