@@ -8,6 +8,10 @@ import pytest
 
 import mil
 
+#: Optional dependencies: a module whose import fails for want of one of these is
+#: skipped with the reason; any other ImportError is a failure.
+OPTIONAL = {"ot", "matplotlib", "dask", "distributed", "h5py", "pyarrow", "pandas"}
+
 
 def _modules():
     names = []
@@ -21,8 +25,11 @@ def _modules():
 def _examples(name):
     try:
         module = importlib.import_module(name)
-    except ImportError as exc:  # an optional dependency (POT, matplotlib) is missing
-        pytest.skip(f"{name}: {exc}")
+    except ImportError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing in OPTIONAL:
+            pytest.skip(f"{name} needs the optional dependency {missing}: {exc}")
+        raise
     return [t for t in doctest.DocTestFinder().find(module, name) if t.examples]
 
 
