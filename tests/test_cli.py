@@ -81,17 +81,17 @@ def test_fold_time_model_through_the_measurements():
 
 
 def test_default_job_is_the_curated_set_and_all_runs_every_learner(tmp_path, monkeypatch, capsys):
-    import mil.cli
     from mil._learners import DEFAULT_JOB
+    from mil.cli._evaluate import learner_names
 
-    assert mil.cli._learner_names(None) == [n for n in DEFAULT_JOB if n in available_learners()]
-    assert mil.cli._learner_names(["all"]) == available_learners()
-    assert mil.cli._learner_names(["c45-mi", "all"])[0] == "c45-mi"
-    assert len(mil.cli._learner_names(["c45-mi", "all"])) == len(available_learners())
+    assert learner_names(None) == [n for n in DEFAULT_JOB if n in available_learners()]
+    assert learner_names(["all"]) == available_learners()
+    assert learner_names(["c45-mi", "all"])[0] == "c45-mi"
+    assert len(learner_names(["c45-mi", "all"])) == len(available_learners())
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
     assert main(["evaluate", "--dataset", path, "--folds", "3", "--json"]) == 0
     captured = capsys.readouterr()
-    assert [r["learner"] for r in json.loads(captured.out)] == mil.cli._learner_names(None)
+    assert [r["learner"] for r in json.loads(captured.out)] == learner_names(None)
     # the estimate comes first, on stderr, and says it is one
     assert captured.err.startswith(f"mil: {len(DEFAULT_JOB)} learners x 3 folds on 16 bags (48 instances "
                                    "x 2 features): about ")
@@ -101,7 +101,8 @@ def test_default_job_is_the_curated_set_and_all_runs_every_learner(tmp_path, mon
 
 
 def test_estimate_names_the_learners_that_dominate():
-    from mil.cli import _estimate_note, _load
+    from mil.cli._evaluate import estimate_note as _estimate_note
+    from mil.cli._reading import load as _load
 
     data = _load(build_parser().parse_args(["evaluate", "--dataset", "musk2"]))
     note = _estimate_note(["c45-mi", "mi-svm"], data, 10, None)
@@ -113,23 +114,22 @@ def test_a_warning_names_its_learner_once(tmp_path, monkeypatch, capsys):
     # one line after the table names that learner and counts the folds.
     from sklearn.linear_model import LogisticRegression
 
-    import mil.cli
+    import mil.cli._evaluate
     from mil import SimpleMIClassifier
 
-    real = mil.cli._make_learner
+    real = mil.cli._evaluate.make_cli_learner
 
     def make(learner, *args):
         return SimpleMIClassifier(LogisticRegression(max_iter=1)) if learner == "c45-mi" else real(learner, *args)
 
-    monkeypatch.setattr(mil.cli, "_make_learner", make)
+    monkeypatch.setattr(mil.cli._evaluate, "make_cli_learner", make)
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
     assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "3", "--jobs", "2",
                  "--quiet"]) == 0
     captured = capsys.readouterr()
-    notes = [line for line in captured.err.splitlines() if "iteration limit" in line]
-    assert notes == [line for line in notes if line.startswith("note: c45-mi: a scikit-learn solver stopped at "
-                                                               "its iteration limit in 3 of 3 folds")]
-    assert len(notes) == 1 and "bag-knn" not in captured.err
+    notes = [line for line in captured.err.splitlines() if "ConvergenceWarning" in line]
+    assert len(notes) == 1 and notes[0].startswith("warning: c45-mi: ConvergenceWarning in 3 of 3 folds: ")
+    assert "bag-knn" not in captured.err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -419,7 +419,7 @@ def test_json_has_per_fold_scores_and_auc_says_why_it_is_missing(tmp_path, capsy
 
 
 def test_positive_class_option(tmp_path, capsys):
-    from mil.cli import _make_learner
+    from mil.cli._evaluate import make_cli_learner as _make_learner
 
     path = _write_csv(tmp_path / "w.csv", ["yes", "no"] * 8)
     assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", "4", "--json",
@@ -487,7 +487,9 @@ def test_csv_columns_and_delimiter_options(tmp_path, capsys):
 
 
 def test_folds_file_one_number_per_bag_in_file_order(tmp_path, capsys):
-    from mil.cli import _load, _read_folds_file, build_parser
+    from mil.cli import build_parser
+    from mil.cli._planning import read_folds_file as _read_folds_file
+    from mil.cli._reading import load as _load
 
     # The file lists bags in the order b3, b0, b2, b1, ... (the loader sorts them by id).
     order = [3, 0, 2, 1, 5, 4, 7, 6]
@@ -505,7 +507,9 @@ def test_folds_file_one_number_per_bag_in_file_order(tmp_path, capsys):
 
 
 def test_folds_file_bag_id_and_fold(tmp_path, capsys):
-    from mil.cli import _load, _read_folds_file, build_parser
+    from mil.cli import build_parser
+    from mil.cli._planning import read_folds_file as _read_folds_file
+    from mil.cli._reading import load as _load
 
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 4)
     data = _load(build_parser().parse_args(["evaluate", "--dataset", path]))
@@ -545,7 +549,7 @@ def test_the_folds_used_are_said_exactly(capsys):
 
 
 def test_seed_reaches_the_randomised_learners_only():
-    from mil.cli import _make_learner
+    from mil.cli._evaluate import make_cli_learner as _make_learner
 
     assert _make_learner("gdbt-mi", None, 5).random_state == 5
     assert _make_learner("simplemi-rf", None, 5).estimator.random_state == 5
@@ -556,7 +560,7 @@ def test_seed_reaches_the_randomised_learners_only():
 
 def test_seed_option_makes_runs_reproducible(tmp_path, capsys):
     from mil import BagRandomTreesClassifier
-    from mil.cli import _load
+    from mil.cli._reading import load as _load
     from mil.evaluation import evaluate, fold_indices
 
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
@@ -678,7 +682,9 @@ def test_progress_times_the_rest_of_a_learner_at_its_own_pace():
 
 
 def test_folds_file_with_integer_ids_and_a_header(tmp_path, capsys):
-    from mil.cli import _load, _read_folds_file, build_parser
+    from mil.cli import build_parser
+    from mil.cli._planning import read_folds_file as _read_folds_file
+    from mil.cli._reading import load as _load
 
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 4, ids=list(range(10, 18)), order=[7, 6, 5, 4, 3, 2, 1, 0])
     data = _load(build_parser().parse_args(["evaluate", "--dataset", path]))
@@ -706,12 +712,13 @@ def test_progress_heartbeat_reports_during_a_long_step():
 def test_a_learner_missing_from_the_installation_is_skipped(tmp_path, monkeypatch, capsys):
     import mil._learners as registry
 
-    real = registry._class_of
-    monkeypatch.setattr(registry, "_class_of", lambda name: None if name == "c45-mi" else real(name))
+    row = registry.LEARNERS["c45-mi"]
+    monkeypatch.setitem(registry.LEARNERS, "c45-mi", row._replace(requires="mil_no_such_module"))
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
     assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "bag-knn", "--folds", "4", "--json"]) == 0
     records = _json(capsys)
-    assert records["c45-mi"]["reason"] == "learner 'c45-mi' is not available in this installation"
+    assert records["c45-mi"]["reason"].startswith("learner 'c45-mi' is not available in this installation: "
+                                                  "it needs the mil_no_such_module package")
     assert records["bag-knn"]["status"] == "ok"
     assert list(records) == ["c45-mi", "bag-knn"]  # the order asked for, skipped or not
 
@@ -789,8 +796,11 @@ def test_progress_plan_times_each_learner_by_its_own_fold_cost():
 
 
 def test_evaluate_runs_one_fold_of_each_learner_first_with_the_same_results(tmp_path, monkeypatch, capsys):
+    import mil.cli._evaluate
     import mil.evaluation
-    from mil.cli import _load, _make_learner, _plan_folds, _run_learners
+    from mil.cli._evaluate import make_cli_learner as _make_learner, run_learners as _run_learners
+    from mil.cli._planning import plan_folds as _plan_folds
+    from mil.cli._reading import load as _load
 
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
     args = build_parser().parse_args(["evaluate", "--dataset", path, "--folds", "4"])
@@ -805,7 +815,7 @@ def test_evaluate_runs_one_fold_of_each_learner_first_with_the_same_results(tmp_
             raise ValueError("a later fold this learner cannot take")
         return real(est, X, y, splits, **kwargs)
 
-    monkeypatch.setattr(mil.evaluation, "evaluate", spy)
+    monkeypatch.setattr(mil.cli._evaluate, "evaluate", spy)
 
     class Bar:  # records what the progress is told
         done, clock = 0, staticmethod(lambda: 0.0)
@@ -847,3 +857,73 @@ def test_evaluate_runs_the_recommended_vote(tmp_path, capsys):
     record = _json(capsys)["recommended"]
     assert record["status"] == "ok" and record["folds"] == 3 and record["auc_mean"] is not None
     assert 0.0 <= record["accuracy_mean"] <= 1.0
+
+
+def test_learner_names_ignore_case_and_suggest(capsys):
+    assert main(["evaluate", "--model", "mnid"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown learner 'mnid'; did you mean mind?" in err and err.count("\n") == 1
+    from mil.cli._evaluate import learner_names
+
+    assert learner_names(["MInD", "Citation_KNN", "mind"]) == ["mind", "citation-knn"]
+    assert learner_names(["MI-svm"]) == ["mi-svm-bag"]
+    assert "'MI-svm' is deprecated" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, what", [("bags.json", "JSON"), ("bags.xlsx", "Excel")])
+def test_a_file_of_another_format_says_what_is_read(tmp_path, capsys, name, what):
+    path = tmp_path / name
+    path.write_text('{"bag": [1, 2], "label": [0, 1]}' + " " * 3000)
+    assert main(["evaluate", "--dataset", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"is a {what} file; --dataset reads" in err and "ARFF" in err and "CSV" in err
+    assert err.count("\n") == 1 and len(err) < 400
+
+
+def test_a_text_file_without_the_columns_gets_a_short_error(tmp_path, capsys):
+    path = tmp_path / "bags.txt"
+    path.write_text("x" * 2000 + "\n1\n")
+    assert main(["evaluate", "--dataset", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "--dataset reads" in err and len(err) < 700
+
+
+def test_auc_is_printed_in_percent_as_accuracy(tmp_path, capsys):
+    path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
+    assert main(["evaluate", "--dataset", path, "--model", "bag-knn", "--folds", "4", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("learner"))
+    assert "accuracy %" in header and "AUC %" in header
+    row = next(line for line in out.splitlines() if line.startswith("bag-knn")).split()
+    assert 0 <= float(row[4]) <= 100 and "." in row[4] and len(row[4].split(".")[1]) == 1
+
+
+def test_info_says_which_kernels_are_compiled_and_no_build_tool_is_missing(capsys):
+    from mil._core import BACKENDS
+
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    compiled = sum(s["active"] == "compiled" for s in BACKENDS.values())
+    assert ("kernels: all" if compiled == len(BACKENDS) else f"kernels: {compiled} of") in out
+    assert "Cython not installed" not in out and "dependencies: numpy" in out and "pot" in out
+
+
+def test_pot_installs_with_mil_and_its_absence_is_said(monkeypatch):
+    # The README's first advice (recommended, emd-svm) needs POT: a run-time dependency.
+    import pathlib
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        pytest.skip("tomllib is Python 3.11+")
+    pyproject = pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml"
+    if not pyproject.is_file():
+        pytest.skip("no pyproject.toml beside the tests")
+    deps = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    assert any(d.replace(" ", "").lower().startswith("pot>=") for d in deps)
+    import mil._learners as registry
+
+    monkeypatch.setitem(sys.modules, "ot", None)
+    assert "recommended" not in registry.available_learners()
+    with pytest.raises(ValueError, match=r"needs the pot package \(pip install pot"):
+        registry.make_learner("emd-svm")

@@ -56,7 +56,7 @@ def test_record_warnings_counts_each_warning_once_per_fold(n_jobs, random_bags):
     from sklearn.linear_model import LogisticRegression
 
     from mil import SimpleMIClassifier
-    from mil.evaluation import _merge_warnings
+    from mil.evaluation import merge_warnings
 
     X = random_bags(2, n_bags=18, n_features=3)
     y = np.arange(18) % 2
@@ -69,5 +69,5 @@ def test_record_warnings_counts_each_warning_once_per_fold(n_jobs, random_bags):
     assert len(converge) == 1 and converge[0][2] == 3 and "iter" in converge[0][1].lower()
     with pytest.warns(ConvergenceWarning):  # without recording, the warnings are shown
         assert evaluate(est, X, y, splits[:1])["warnings"] is None
-    assert _merge_warnings([(UserWarning, "a", 2)], None, [(UserWarning, "a", 1), (UserWarning, "b", 1)]) == \
+    assert merge_warnings([(UserWarning, "a", 2)], None, [(UserWarning, "a", 1), (UserWarning, "b", 1)]) == \
         [(UserWarning, "a", 3), (UserWarning, "b", 1)]

@@ -83,3 +83,31 @@ def test_n_jobs_zero_is_rejected(cls):
     X, y = _data()
     with pytest.raises(ValueError, match="n_jobs"):
         cls(n_jobs=0).fit(X, y)
+
+
+def _pool_sizes(est, train, test):
+    from threadpoolctl import threadpool_info
+
+    return max([info["num_threads"] for info in threadpool_info()] or [1])
+
+
+def test_parallel_folds_cap_the_inner_pools():
+    # Each worker's fold runs with its BLAS / OpenMP pools capped at the cores divided by the
+    # workers (the worker's function, run here so that the callback needs no pickling).
+    import numpy as np
+
+    from mil import SimpleMIClassifier
+    from mil.evaluation import _indexed_fold, fold_indices
+    from mil.utils._threads import inner_threads, limited_threads, threads_per_job
+
+    assert threads_per_job(2, cores=2) == 1 and threads_per_job(1, cores=2) == 2 and threads_per_job(3, cores=2) == 1
+    rng = np.random.default_rng(0)
+    bags = [rng.normal(size=(3, 2)) for _ in range(12)]
+    y = np.arange(12) % 2
+    train, test = fold_indices(y, 3)[0]
+    from mil.utils.validation import check_bags
+
+    i, fold = _indexed_fold(0, 1, SimpleMIClassifier(), check_bags(bags), y, train, test, _pool_sizes, 1, False)
+    assert i == 0 and fold[6] == 1  # the callback's value: the largest pool inside the fold
+    with limited_threads(1):  # a caller's cap reaches its workers
+        assert inner_threads(1) == 1

@@ -1,38 +1,33 @@
-"""Environment switches, parsed in one place, and ``show_config``.
+"""``show_config``: versions, dependencies and the implementation of each kernel.
 
-``MIL_PURE_PYTHON``      use the NumPy twins of every kernel.
-``MIL_REQUIRE_COMPILED`` make a missing compiled kernel an ImportError.
-
-Both accept 1/true/yes/on (any case); anything else, or unset, means off.
+The environment switches themselves are read in :mod:`mil._environment`.
 """
 
 import os
 import platform
 import sys
 
-_TRUE = {"1", "true", "yes", "on"}
+from mil._core import BACKENDS
+from mil._environment import compiled_required, env_flag, pure_python_requested
 
+__all__ = ["compiled_required", "config_info", "env_flag", "format_config", "pure_python_requested",
+           "show_config"]
 
-def env_flag(name):
-    """Return True when environment variable `name` is set to a true value."""
-    return os.environ.get(name, "").strip().lower() in _TRUE
-
-
-def pure_python_requested():
-    return env_flag("MIL_PURE_PYTHON")
-
-
-def compiled_required():
-    return env_flag("MIL_REQUIRE_COMPILED")
+#: What mil needs to run (pyproject.toml's dependencies).
+RUNTIME = ("numpy", "scipy", "scikit-learn", "joblib", "threadpoolctl", "pot")
+#: What some users add: the file readers (pandas, pyarrow, h5py), plots, Dask, and Cython to
+#: ``cimport mil.cython_kernels`` in their own extensions (the shipped kernels are compiled
+#: when mil is built and need no Cython to run).
+OPTIONAL = ("pandas", "pyarrow", "h5py", "matplotlib", "dask", "Cython")
 
 
 def _version_of(dist):
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
         return version(dist)
-    except Exception:  # not installed as a distribution
-        return "not installed"
+    except PackageNotFoundError:
+        return None
 
 
 def config_info():
@@ -42,17 +37,19 @@ def config_info():
     -------
     info : dict
         ``{"mil": ..., "python": ..., "platform": ..., "dependencies": {...},
-        "kernels": {name: {"active": "compiled" | "python", "reason": str}}}``
+        "optional": {...}, "kernels": {name: {"active": "compiled" | "python",
+        "reason": str}}}``; a distribution that is not installed has the
+        version None.
     """
     import mil
-    from mil._core import BACKENDS
 
     return {
         "mil": mil.__version__,
         "location": os.path.dirname(mil.__file__),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
-        "dependencies": {d: _version_of(d) for d in ("numpy", "scipy", "scikit-learn", "Cython")},
+        "dependencies": {d: _version_of(d) for d in RUNTIME},
+        "optional": {d: _version_of(d) for d in OPTIONAL},
         "environment": {
             "MIL_PURE_PYTHON": os.environ.get("MIL_PURE_PYTHON", ""),
             "MIL_REQUIRE_COMPILED": os.environ.get("MIL_REQUIRE_COMPILED", ""),
@@ -61,17 +58,25 @@ def config_info():
     }
 
 
+def _versions(versions):
+    return ", ".join(f"{k} {v}" if v is not None else f"{k} (not installed)" for k, v in versions.items())
+
+
 def format_config(info=None):
     """Return the text that :func:`show_config` prints."""
     info = config_info() if info is None else info
+    kernels = info["kernels"]
+    compiled = sum(state["active"] == "compiled" for state in kernels.values())
     lines = [
         f"mil {info['mil']}  ({info['location']})",
         f"python {info['python']} on {info['platform']}",
-        "dependencies: " + ", ".join(f"{k} {v}" for k, v in info["dependencies"].items()),
-        "kernels:",
+        "dependencies: " + _versions(info["dependencies"]),
+        "optional: " + _versions(info.get("optional", {})),
+        (f"kernels: all {compiled} compiled" if compiled == len(kernels) else
+         f"kernels: {compiled} of {len(kernels)} compiled, the others run as their NumPy twins"),
     ]
-    width = max(len(n) for n in info["kernels"])
-    for name, state in info["kernels"].items():
+    width = max(len(n) for n in kernels)
+    for name, state in kernels.items():
         lines.append(f"  {name:<{width}}  {state['description']}")
     return "\n".join(lines)
 
@@ -79,13 +84,18 @@ def format_config(info=None):
 def show_config(file=None):
     """Print the version, dependency versions, and which implementation each kernel uses.
 
+    Parameters
+    ----------
+    file : file-like, default=None
+        Where to print (default: standard output).
+
     Examples
     --------
     >>> import mil
     >>> mil.show_config()  # doctest: +SKIP
     mil 0.1.0  (...)
     ...
-    kernels:
+    kernels: all 8 compiled
       _bag_counts  compiled
     """
     print(format_config(), file=file if file is not None else sys.stdout)

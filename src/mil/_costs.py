@@ -49,7 +49,7 @@ FOLD_SECONDS = {
     "migraph-svm": (0.31, 0.17, 0.92),
     "emd-svm": (2.2, 1.1, 5.0),
     "mi-svm": (39.0, 0.31, 14.0),
-    "MI-svm": (3.1, 0.31, 6.1),
+    "mi-svm-bag": (3.1, 0.31, 6.1),
     "miles": (0.26, 0.084, 0.49),
     "mind": (0.37, 0.26, 0.57),
     # The bag-encoder classifiers, measured the same way on 2026-11-27 (load average 8 to 15);

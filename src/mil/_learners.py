@@ -1,141 +1,122 @@
-"""Registry of learners by command-line name, with the defaults the CLI uses."""
+"""The learner registry: command-line names, the estimators they make and their defaults.
 
-import importlib
+A table the library does not depend on: the command line, the reproductions
+and the benchmark scripts make their learners here; the estimators and
+:func:`mil.ensemble.make_recommended_classifier` know nothing of it.
+
+Names are matched ignoring case, with ``_`` read as ``-``
+(:func:`resolve_learner`); an unknown name gets the closest registered
+names as suggestions.
+"""
+
+import difflib
+import importlib.util
 import inspect
+import warnings
+from typing import NamedTuple
 
-__all__ = ["LEARNERS", "SEED_PARAMS", "DEFAULT_JOB", "make_learner", "available_learners"]
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+
+from mil.embedding import (KernelMeanClassifier, MILESClassifier, MInDClassifier, SlicedWassersteinClassifier,
+                           miFVClassifier, miVLADClassifier)
+from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier,
+                          make_recommended_classifier)
+from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
+from mil.rules import RipperMIClassifier
+from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
+from mil.tree import C45MIClassifier, ID3MIClassifier
+from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, SingleInstanceClassifier
+
+__all__ = ["LEARNERS", "SEED_PARAMS", "DEFAULT_JOB", "DEFAULT_DIFFERENCES", "DEPRECATED_NAMES", "Learner", "available_learners",
+           "make_learner", "missing_requirement", "resolve_learner"]
 
 
-def _c45(**params):
-    from mil.tree import C45MIClassifier
+class Learner(NamedTuple):
+    """One registry row.
 
-    # Laplace leaves (smoothing=1): the setting the wrapper entries were measured with.
-    return C45MIClassifier(**{"smoothing": 1.0, **params})
+    ``estimator`` is a class or a factory function called with the
+    parameters; ``params`` a dict, or a function returning one (fresh inner
+    estimators for every learner made); ``requires`` the optional module
+    the learner needs (None: none).
+    """
+
+    estimator: object
+    params: object
+    requires: object
+    description: str
 
 
 def _calibrated_c45():
-    from sklearn.calibration import CalibratedClassifierCV
-
-    from mil.wrappers import SingleInstanceClassifier
-
-    tree = SingleInstanceClassifier(_c45(min_bags_leaf=2, pruning=True))
+    # SimpleMI's single tree: C4.5-MI on one-instance bags (J48's -M 2 and pruning, Laplace
+    # leaves), its probabilities Platt-scaled on an internal 5-fold CV of the training bags.
+    tree = SingleInstanceClassifier(C45MIClassifier(smoothing=1.0, min_bags_leaf=2, pruning=True))
     return CalibratedClassifierCV(tree, method="sigmoid", cv=5, ensemble=False)
 
 
-def _hgb():
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    return HistGradientBoostingClassifier()
+def _row(estimator, params, description, requires=None):
+    return Learner(estimator, params, requires, description)
 
 
-def _rf():
-    from sklearn.ensemble import RandomForestClassifier
-
-    return RandomForestClassifier(n_estimators=100)
-
-
-#: name -> (module, class, default parameters, one-line description); the
-#: parameters are a dict, or a function returning one (fresh inner estimators
-#: for every learner made). The "class" may be a factory function returning
-#: an estimator (``recommended``): it is called with the parameters.
+#: name -> :class:`Learner`. The rows are measured on the results pages (docs/results/).
 LEARNERS = {
-    "citation-knn": ("mil.neighbors", "CitationKNNClassifier",
-                     {"references": 3, "citers": 5, "metric": "minimal"},
-                     "Citation-KNN, minimal Hausdorff distance (R=3, C=5)"),
-    "citation-knn-integrated": ("mil.neighbors", "CitationKNNClassifier",
-                                {"references": 3, "citers": 5, "metric": "integrated"},
-                                "Citation-KNN, integrated Hausdorff distance (alpha by NCA)"),
-    "bag-knn": ("mil.neighbors", "BagKNNClassifier", {"n_neighbors": 3, "metric": "minimal"},
-                "bag k-nearest neighbours, minimal Hausdorff distance (k=3)"),
-    "id3-mi": ("mil.tree", "ID3MIClassifier", {}, "ID3-MI decision tree"),
-    "c45-mi": ("mil.tree", "C45MIClassifier", {}, "C4.5-MI decision tree (gain ratio; pruning off by default)"),
-    # 100 rounds keep `mil` quick; on Musk1 they measure as well as 200 (5 x 10-fold: 85.8 %
-    # vs 85.1 %, docs/results/boosting_wrappers.rst). `mil reproduce trees` uses the default 200.
-    "gdbt-mi": ("mil.ensemble", "GDBTMIClassifier", {"n_estimators": 100},
-                "GDBT-MI: gradient boosting of C4.5-MI trees (100 rounds)"),
-    # The bag-ratio rule of BLRT in GDBT-MI's rounds (docs/results/trees.rst: 5 x 10, three seeds,
-    # five-set mean 81.6 against 79.2 for the C4.5-MI rounds); a fit takes well under a second.
-    "gdbt-bag-ratio": ("mil.ensemble", "GDBTMIClassifier", {"split": "bag-ratio"},
-                       "GDBT-MI with bag-ratio trees (BLRT's rules, 200 rounds)"),
-    "ripper-mi": ("mil.rules", "RipperMIClassifier", {}, "RIPPER-MI rule learner"),
-    # Weka's two baselines with C4.5 inside (C4.5-MI on one-instance bags: gain ratio, J48's
-    # -M 2 and -C 0.25 pruning for SimpleMI, Laplace leaves). Chosen on 5 x 10-fold CV of the
-    # five shipped sets, accuracy and out-of-fold log loss (docs/results/boosting_wrappers.rst):
-    # SimpleMI's single tree has log loss above the constant prior's on four sets, so its
-    # probabilities are Platt-scaled on an internal 5-fold CV of the training bags (the tree
-    # itself is fitted on all of them). MIWrapper is the class's default: C4.5 as J48 -C 0.25 -M 2
-    # on Weka's instance weights (-A 3), its 5 x 10 mean 77.4 against 76.1 for the former entry
-    # (C4.5 min_bags_leaf=1, Laplace leaves, every bag weighing 1).
-    "simplemi-tree": ("mil.wrappers", "SimpleMIClassifier", lambda: {"estimator": _calibrated_c45()},
-                      "SimpleMI: C4.5 on per-bag feature means, Platt-scaled (Weka)"),
-    "miwrapper-tree": ("mil.wrappers", "MIWrapperClassifier", {},
-                       "MIWrapper: C4.5 on weighted instances, geometric mean (Weka)"),
-    "mi-forest": ("mil.ensemble", "MIRandomForestClassifier", {},
-                  "MI random forest: 100 C4.5-MI trees on bootstrap bag samples"),
-    # Komarek and Somol (ECML PKDD 2018) at the paper's defaults: 100 trees, sqrt(d) features,
-    # 16 rules per feature, random ratios, no bootstrap.
-    "blrt": ("mil.ensemble", "BagRandomTreesClassifier", {},
-             "BLRT: 100 randomized trees on shares of a bag's instances"),
-    # The two trivial baselines every multi-instance learner must beat: a gradient-boosted
-    # instance classifier on bag labels (mean of the instances' probabilities) and a random
-    # forest on per-bag feature means.
-    "miwrapper-hgb": ("mil.wrappers", "MIWrapperClassifier", lambda: {"estimator": _hgb()},
-                      "MIWrapper + HistGradientBoosting: the instance-level baseline"),
-    "simplemi-rf": ("mil.wrappers", "SimpleMIClassifier", lambda: {"estimator": _rf()},
-                    "SimpleMI + random forest (100 trees): the bag-level baseline"),
-    # Bag kernels and multi-instance SVMs (mil.svm). (gamma, C) are tuned by an inner
-    # 5-fold CV over the training bags inside fit (one kernel pass for all gammas); gamma is a
-    # multiple of the median heuristic. The EMD runs on unscaled features (its pair cache then
-    # serves every fold) and also tunes the power p of exp(-gamma EMD^p); it needs POT
-    # (pip install "scikit-mil[ot]") and is unavailable without it.
-    "nsk-svm": ("mil.svm", "BagKernelSVC", {"kernel": "nsk"},
-                "SVM on the normalised set kernel (NSK), tuned by inner CV"),
-    "migraph-svm": ("mil.svm", "BagKernelSVC", {"kernel": "migraph"},
-                    "miGraph: SVM on a degree-weighted set kernel, inner CV"),
-    # The EMD kernel's inner CV is a stratified 5-fold repeated 3 times (shuffles seeded by
-    # random_state): chosen on the 5 published repetitions of the five sets (+0.5 accuracy on
-    # average; docs/results/svm.rst). Only SVM fits on the precomputed kernels are repeated.
-    "emd-svm": ("mil.svm._requires_pot", "BagKernelSVC",
-                {"kernel": "emd", "scale": None, "p": (1.0, 2.0), "cv_repeats": 3},
-                "SVM on the earth mover's distance (needs POT), inner CV"),
-    # mi-SVM and MI-SVM at the classes' defaults: the RBF kernel, exact up to 10^4 training
-    # instances (all of Musk2's), (gamma, C) tuned by the inner 3-fold CV, the bag threshold
-    # fitted on the out-of-fold scores. mi-SVM's inner CV ranks the grid by out-of-fold AUC, over
-    # gamma up to 16 x the median; MI-SVM's by accuracy at each point's fitted cut, on features
-    # scaled to [0, 1]: each chosen on the 5 published repetitions of the five sets
-    # (benchmarks/studies/study_mi_svm_selection.py; docs/results/svm.rst).
-    "mi-svm": ("mil.svm", "miSVMClassifier", {},
-               "mi-SVM (Andrews et al. 2002): instance labels, RBF, inner CV"),
-    "MI-svm": ("mil.svm", "MISVMClassifier", {},
-               "MI-SVM (Andrews et al. 2002): one witness per bag, RBF, inner CV"),
-    # Bag embeddings on one instance-to-bag distance pass; C and sigma / gamma tuned inside fit
-    # by an inner CV over the training bags (MILES 2 folds, MInD 5; docs/results/embeddings.rst).
-    "miles": ("mil.embedding", "MILESClassifier", {},
-              "MILES: instance-similarity embedding + 1-norm SVM, inner CV"),
-    "mind": ("mil.embedding", "MInDClassifier", {},
-             "MInD: bag dissimilarities + RBF SVM, inner CV"),
-    # Bag encoders (linear in the instances) + a model on the encodings, C (and the RBF width /
-    # the instance kernel's width) tuned inside fit by an inner 5-fold CV over the training bags;
-    # defaults chosen on the 5 published repetitions (benchmarks/studies/study_encoders.py).
-    "mi-fv": ("mil.embedding", "miFVClassifier", {},
-              "miFV: Fisher vectors (2 components) + logistic regression, inner CV"),
-    "mi-vlad": ("mil.embedding", "miVLADClassifier", {},
-                "miVLAD: VLAD (2 k-means centres) + logistic regression, inner CV"),
-    "nystroem-nsk": ("mil.embedding", "KernelMeanClassifier", {},
-                     "NSK by Nystroem kernel mean embeddings + logistic regression, inner CV"),
-    "rff-nsk": ("mil.embedding", "KernelMeanClassifier", {"method": "rff"},
-                "NSK by random Fourier features + logistic regression, inner CV"),
-    "swe-svm": ("mil.embedding", "SlicedWassersteinClassifier", {},
-                "sliced-Wasserstein embedding + exp(-gamma d) SVM (EMD-like), inner CV"),
-    # scikit-learn's soft VotingClassifier over mind, emd-svm and blrt as made here, equal
-    # weights: the best learner of each family at >= 80 % five-set mean accuracy, a rule fixed
-    # before it was measured (mil.ensemble.make_recommended_classifier). Needs POT (its EMD
-    # member) and costs the sum of its members, so it is not in the default job.
-    "recommended": ("mil.ensemble._requires_pot", "make_recommended_classifier", {},
-                    "soft vote of mind, emd-svm and blrt (needs POT)"),
+    "citation-knn": _row(CitationKNNClassifier, {"references": 3, "citers": 5, "metric": "minimal"},
+                         "Citation-KNN, minimal Hausdorff distance (R=3, C=5)"),
+    "citation-knn-integrated": _row(CitationKNNClassifier, {"references": 3, "citers": 5, "metric": "integrated"},
+                                    "Citation-KNN, integrated Hausdorff distance (alpha by NCA)"),
+    "bag-knn": _row(BagKNNClassifier, {"n_neighbors": 3, "metric": "minimal"},
+                    "bag k-nearest neighbours, minimal Hausdorff distance (k=3)"),
+    "id3-mi": _row(ID3MIClassifier, {}, "ID3-MI decision tree"),
+    "c45-mi": _row(C45MIClassifier, {}, "C4.5-MI decision tree (gain ratio; pruning off by default)"),
+    # 100 rounds keep `mil` quick (docs/results/boosting_wrappers.rst); `mil reproduce trees`
+    # runs the class's 200.
+    "gdbt-mi": _row(GDBTMIClassifier, {"n_estimators": 100}, "GDBT-MI: gradient boosting of C4.5-MI trees (100 rounds)"),
+    # The bag-ratio rule of BLRT in GDBT-MI's rounds (docs/results/trees.rst).
+    "gdbt-bag-ratio": _row(GDBTMIClassifier, {"split": "bag-ratio"},
+                           "GDBT-MI with bag-ratio trees (BLRT's rules, 200 rounds)"),
+    "ripper-mi": _row(RipperMIClassifier, {}, "RIPPER-MI rule learner"),
+    # Weka's two baselines with C4.5 inside (docs/results/boosting_wrappers.rst).
+    "simplemi-tree": _row(SimpleMIClassifier, lambda: {"estimator": _calibrated_c45()},
+                          "SimpleMI: C4.5 on per-bag feature means, Platt-scaled (Weka)"),
+    "miwrapper-tree": _row(MIWrapperClassifier, {}, "MIWrapper: C4.5 on weighted instances, geometric mean (Weka)"),
+    "mi-forest": _row(MIRandomForestClassifier, {}, "MI random forest: 100 C4.5-MI trees on bootstrap bag samples"),
+    # Komarek and Somol (ECML PKDD 2018) at the paper's defaults.
+    "blrt": _row(BagRandomTreesClassifier, {}, "BLRT: 100 randomized trees on shares of a bag's instances"),
+    # The two trivial baselines every multi-instance learner must beat.
+    "miwrapper-hgb": _row(MIWrapperClassifier, lambda: {"estimator": HistGradientBoostingClassifier()},
+                          "MIWrapper + HistGradientBoosting: the instance-level baseline"),
+    "simplemi-rf": _row(SimpleMIClassifier, lambda: {"estimator": RandomForestClassifier(n_estimators=100)},
+                        "SimpleMI + random forest (100 trees): the bag-level baseline"),
+    # Bag kernels and multi-instance SVMs, tuned by an inner CV inside fit (docs/results/svm.rst).
+    "nsk-svm": _row(BagKernelSVC, {"kernel": "nsk"}, "SVM on the normalised set kernel (NSK), tuned by inner CV"),
+    "migraph-svm": _row(BagKernelSVC, {"kernel": "migraph"}, "miGraph: SVM on a degree-weighted set kernel, inner CV"),
+    # The EMD on unscaled features (its pair cache then serves every fold), the power p of
+    # exp(-gamma EMD^p) tuned, the inner CV repeated 3 times.
+    "emd-svm": _row(BagKernelSVC, {"kernel": "emd", "scale": None, "p": (1.0, 2.0), "cv_repeats": 3},
+                    "SVM on the earth mover's distance (POT), inner CV", requires="ot"),
+    "mi-svm": _row(miSVMClassifier, {}, "mi-SVM (Andrews et al. 2002): instance labels, RBF, inner CV"),
+    "mi-svm-bag": _row(MISVMClassifier, {}, "MI-SVM (Andrews et al. 2002): one witness per bag, RBF, inner CV"),
+    # Bag embeddings on one instance-to-bag distance pass (docs/results/embeddings.rst).
+    "miles": _row(MILESClassifier, {}, "MILES: instance-similarity embedding + 1-norm SVM, inner CV"),
+    "mind": _row(MInDClassifier, {}, "MInD: bag dissimilarities + RBF SVM, inner CV"),
+    # Bag encoders, linear in the instances (docs/results/encoders.rst).
+    "mi-fv": _row(miFVClassifier, {}, "miFV: Fisher vectors (2 components) + logistic regression, inner CV"),
+    "mi-vlad": _row(miVLADClassifier, {}, "miVLAD: VLAD (2 k-means centres) + logistic regression, inner CV"),
+    "nystroem-nsk": _row(KernelMeanClassifier, {},
+                         "NSK by Nystroem kernel mean embeddings + logistic regression, inner CV"),
+    "rff-nsk": _row(KernelMeanClassifier, {"method": "rff"},
+                    "NSK by random Fourier features + logistic regression, inner CV"),
+    "swe-svm": _row(SlicedWassersteinClassifier, {},
+                    "sliced-Wasserstein embedding + exp(-gamma d) SVM (EMD-like), inner CV"),
+    # The soft vote of mind, emd-svm and blrt (docs/results/ensembles.rst); it costs the sum
+    # of its members, so it is not in the default job.
+    "recommended": _row(make_recommended_classifier, {}, "soft vote of mind, emd-svm and blrt (POT)",
+                        requires="ot"),
 }
 
-
+#: Former names that keep working, with a deprecation note: former -> registered name.
+#: ``MI-svm`` differed from ``mi-svm`` only in case.
+DEPRECATED_NAMES = {"MI-svm": "mi-svm-bag"}
 #: The quick default job of ``mil`` and ``mil evaluate`` (``--model all`` runs every learner):
 #: the strongest learners by their five-set means (5 published repetitions x 10 folds of Musk1,
 #: Musk2, Elephant, Fox and Tiger; accuracy / AUC %, the README's rows, randomised learners over
@@ -148,7 +129,7 @@ LEARNERS = {
 #: - miwrapper-hgb: 81.6 / 88.8, the instance-level baseline: a learner that does not beat it on
 #:   the user's data gains nothing from its multi-instance model there.
 #: Left out: emd-svm (82.0 / 89.7, the best single AUC) at about 6 times MInD's CPU time per fold on
-#: the 200-bag file (4 times on Musk1), and it needs POT; MI-svm (80.2 / 88.0) at 8 times;
+#: the 200-bag file (4 times on Musk1), and it needs POT; mi-svm-bag (80.2 / 88.0) at 8 times;
 #: mi-svm (77.1 / 86.3), minutes on the 200-bag file; the others below 80 accuracy;
 #: recommended (the soft vote of mind, emd-svm and blrt): it needs POT and costs its members' sum.
 DEFAULT_JOB = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb")
@@ -171,7 +152,7 @@ SEED_PARAMS = {
     "migraph-svm": "random_state",
     "emd-svm": "random_state",
     "mi-svm": "random_state",
-    "MI-svm": "random_state",
+    "mi-svm-bag": "random_state",
     "miles": "random_state",
     "mind": "random_state",
     "mi-fv": "random_state",
@@ -213,17 +194,85 @@ DEFAULT_DIFFERENCES = {
 }
 
 
-def _class_of(name):
-    module, cls, _, _ = LEARNERS[name]
-    try:
-        return getattr(importlib.import_module(module), cls)
-    except (ImportError, AttributeError):
+#: The installable distribution of each optional module a learner needs.
+_DISTRIBUTIONS = {"ot": "pot"}
+
+
+def missing_requirement(name):
+    """The message for a registered learner whose optional module is missing (None: it is there).
+
+    Parameters
+    ----------
+    name : str
+        A registered name.
+
+    Returns
+    -------
+    message : str or None
+    """
+    module = LEARNERS[name].requires
+    if module is None or importlib.util.find_spec(module) is not None:
         return None
+    dist = _DISTRIBUTIONS.get(module, module)
+    return (f"learner {name!r} is not available in this installation: it needs the {dist} package "
+            f"(pip install {dist}, or reinstall scikit-mil, which depends on it)")
+
+
+def _class_of(name):
+    """The estimator class (or factory) of `name`; None when its optional module is missing."""
+    return None if missing_requirement(name) is not None else LEARNERS[name].estimator
 
 
 def available_learners():
-    """Names of the registered learners whose estimator class exists in this installation."""
+    """Names of the registered learners that this installation can make."""
     return [name for name in LEARNERS if _class_of(name) is not None]
+
+
+def _key(name):
+    return str(name).strip().lower().replace("_", "-")
+
+
+def _suggestions(name):
+    """Registered names close to an unknown `name` (by spelling, or by the class it names)."""
+    key = _key(name)
+    by_class = [n for n, row in LEARNERS.items()
+                if key in (_key(row.estimator.__name__), _key(row.estimator.__name__).removesuffix("classifier"))]
+    close = difflib.get_close_matches(key, list(LEARNERS), n=3, cutoff=0.6)
+    return list(dict.fromkeys(by_class + close))
+
+
+def resolve_learner(name):
+    """The registered name that `name` means, and a note when `name` is a former one.
+
+    Names match ignoring case, with ``_`` read as ``-`` (``Citation_KNN`` is
+    ``citation-knn``); a former name (:data:`DEPRECATED_NAMES`, matched as
+    written) gives its registered name and a deprecation note.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    registered : str
+    note : str or None
+        The deprecation note of a former name.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, with the closest registered names ("did you mean").
+    """
+    if name in DEPRECATED_NAMES:
+        new = DEPRECATED_NAMES[name]
+        return new, f"the learner name {name!r} is deprecated and will be removed: use {new!r}"
+    key = _key(name)
+    matches = [n for n in LEARNERS if _key(n) == key]
+    if matches:
+        return matches[0], None
+    close = _suggestions(name)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise ValueError(f"unknown learner {name!r}; {hint}the learners: {', '.join(LEARNERS)}")
 
 
 def make_learner(name, seed=None, **params):
@@ -232,7 +281,8 @@ def make_learner(name, seed=None, **params):
     Parameters
     ----------
     name : str
-        A key of :data:`LEARNERS`.
+        A registered name (matched as :func:`resolve_learner` does; a
+        former name warns with a ``FutureWarning``).
     seed : int or None, default=None
         For a randomised learner (:data:`SEED_PARAMS`), the value of its
         seeding parameter (a factory's argument); ignored by the
@@ -246,17 +296,19 @@ def make_learner(name, seed=None, **params):
     -------
     estimator : a mil or scikit-learn classifier (unfitted)
     """
-    if name not in LEARNERS:
-        raise ValueError(f"unknown learner {name!r}; choose from {', '.join(LEARNERS)}")
-    cls = _class_of(name)
-    if cls is None:
-        raise ValueError(f"learner {name!r} is not available in this installation")
-    defaults = LEARNERS[name][2]
-    kwargs = {**(defaults() if callable(defaults) else defaults), **params}
+    name, note = resolve_learner(name)
+    if note is not None:
+        warnings.warn(note, FutureWarning, stacklevel=2)
+    missing = missing_requirement(name)
+    if missing is not None:
+        raise ValueError(missing)
+    row = LEARNERS[name]
+    kwargs = {**(row.params() if callable(row.params) else row.params), **params}
     seeded = seed is not None and name in SEED_PARAMS and SEED_PARAMS[name] not in params
-    if seeded and not inspect.isclass(cls):  # a factory: the seed is one of its arguments
+    factory = not inspect.isclass(row.estimator)
+    if seeded and factory:  # a factory: the seed is one of its arguments
         kwargs[SEED_PARAMS[name]] = seed
-    est = cls(**kwargs)
-    if seeded and inspect.isclass(cls):
+    est = row.estimator(**kwargs)
+    if seeded and not factory:
         est.set_params(**{SEED_PARAMS[name]: seed})
     return est

@@ -1,4 +1,9 @@
-"""Bag-level cross-validated evaluation of learners (used by the command line)."""
+"""Bag-level cross-validated evaluation of learners (used by the command line).
+
+Folds run in worker processes with ``n_jobs``; the BLAS and OpenMP pools
+inside each worker are then capped so that workers x threads stays within
+the cores (:doc:`/user_guide/parallel`).
+"""
 
 import time
 import warnings
@@ -9,9 +14,10 @@ from sklearn.base import clone
 from sklearn.metrics import log_loss, roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
+from mil.utils._threads import call_limited, inner_threads
 from mil.utils.validation import check_bag_labels, check_bags
 
-__all__ = ["fold_indices", "table_splits", "evaluate"]
+__all__ = ["fold_indices", "table_splits", "evaluate", "merge_warnings"]
 
 
 def table_splits(assignment):
@@ -142,8 +148,8 @@ def _log_losses(est, test_bags, y_train, y_test):
     return float(log_loss(y_test, est.predict_proba(test_bags), labels=classes)), prior_loss
 
 
-def _indexed_fold(i, *args):
-    return i, _fold(*args)
+def _indexed_fold(i, n_threads, *args):
+    return i, call_limited(n_threads, _fold, *args)
 
 
 def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None, positive_class=None,
@@ -166,7 +172,8 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
     n_jobs : int, default=None
         Folds run in this many worker processes (joblib); None or 1 runs
         them here. Results do not depend on it; the times of parallel folds
-        share the machine.
+        share the machine. Each worker's BLAS and OpenMP pools are capped
+        at the cores divided by the workers (and at the caller's own cap).
     positive_class : label, default=None
         The label whose scores the AUC ranks, for two-class `y` (default:
         the second label in sorted order, as ``classes_[1]``).
@@ -205,8 +212,10 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
     else:
         # Unordered results let the progress bar move as folds finish; the
         # index puts them back in fold order.
+        n_threads = inner_threads(min(effective_n_jobs(n_jobs), len(splits)))
         run = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(_indexed_fold)(i, estimator, bags, y, train, test, callback, positive, record_warnings)
+            delayed(_indexed_fold)(i, n_threads, estimator, bags, y, train, test, callback, positive,
+                                   record_warnings)
             for i, (train, test) in enumerate(splits))
         done = {}
         for i, result in run:
@@ -219,12 +228,23 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
             "log_loss": np.array(loss), "prior_log_loss": np.array(prior_loss),
             "fit_time": np.array(fit_t), "predict_time": np.array(pred_t),
             "callback": list(extra) if callback is not None else None,
-            "warnings": _merge_warnings(*([(c, m, 1) for c, m in dict.fromkeys(fold)] for fold in caught))
+            "warnings": merge_warnings(*([(c, m, 1) for c, m in dict.fromkeys(fold)] for fold in caught))
             if record_warnings else None}
 
 
-def _merge_warnings(*lists):
-    """One ``(category, message, n_folds)`` list from several, each warning once, in order of appearance."""
+def merge_warnings(*lists):
+    """One ``(category, message, n_folds)`` list from several, each warning once, in order of appearance.
+
+    Parameters
+    ----------
+    *lists : lists of (category, message, n_folds)
+        As :func:`evaluate` returns them with ``record_warnings=True``.
+
+    Returns
+    -------
+    warnings : list of (category, message, n_folds)
+        The folds of a warning raised in several lists are added up.
+    """
     counts = {}
     for triples in lists:
         for category, message, n in triples or ():

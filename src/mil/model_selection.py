@@ -19,7 +19,7 @@ bags); with ``scale=None`` one matrix serves the whole data set.
 import time
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold
 from sklearn.utils import Bunch
@@ -27,6 +27,7 @@ from sklearn.utils import Bunch
 from mil.distances import _all_from_bags
 from mil.evaluation import fold_indices
 from mil.preprocessing import _apply_scaling, _scaling
+from mil.utils._threads import inner_threads, limited_threads
 from mil.utils.validation import check_bag_labels, check_bags
 
 __all__ = ["nested_cv", "paper_grid", "SIGMAS", "REFERENCES"]
@@ -287,7 +288,10 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
         X_list = bags.to_list()
         jobs = (delayed(_refit_fold)(estimator, grid, X_list, y, tr, te, inner) for tr, te in splits)
         prefer = None
-    folds = Parallel(n_jobs=n_jobs, prefer=prefer)(jobs)
+    # Inner BLAS / OpenMP pools capped so that the folds' workers x threads fit the cores
+    # (threads share this process's pools; worker processes get the same cap).
+    with limited_threads(inner_threads(min(effective_n_jobs(n_jobs), len(splits)))):
+        folds = Parallel(n_jobs=n_jobs, prefer=prefer)(jobs)
     distance_time += sum(f["distance_time"] for f in folds)
     test_scores = np.array([f["test_score"] for f in folds])
     return Bunch(

@@ -546,7 +546,7 @@ def reproduce_three_class(learners=("ripper-mi", "citation-knn"), repeats=1, pro
 # -- bag kernels and multi-instance SVMs ------------------------------------------
 
 #: The learners of ``mil reproduce kernels`` (registry names).
-KERNEL_LEARNERS = ("nsk-svm", "migraph-svm", "emd-svm", "mi-svm", "MI-svm")
+KERNEL_LEARNERS = ("nsk-svm", "migraph-svm", "emd-svm", "mi-svm", "mi-svm-bag")
 
 #: Published accuracies (%) on Musk1, Musk2, Elephant, Fox, Tiger: ``(as quoted from the original
 #: papers in later tables, independent re-implementation by 10 x 10-fold CV in Carbonneau,
@@ -557,7 +557,7 @@ KERNEL_PUBLISHED = {
     "migraph-svm": ((88.9, 90.3, 86.8, 61.1, 86.0), (86.4, 75.0, 81.1, 61.0, 75.5)),
     "emd-svm": (None, (87.0, 90.7, 88.3, 63.2, 85.2)),
     "mi-svm": ((87.4, 83.6, 82.2, 58.2, 78.4), (85.5, 79.9, 74.8, 62.2, 72.6)),
-    "MI-svm": ((77.9, 84.3, 81.4, 57.8, 84.0), (85.1, 80.5, 80.3, 61.4, 82.2)),
+    "mi-svm-bag": ((77.9, 84.3, 81.4, 57.8, 84.0), (85.1, 80.5, 80.3, 61.4, 82.2)),
 }
 
 

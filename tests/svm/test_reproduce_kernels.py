@@ -7,7 +7,7 @@ from mil.reproduce import KERNEL_LEARNERS, KERNEL_PUBLISHED, kernel_table, repro
 
 
 def test_quick_reproduction_and_table():
-    res = reproduce_kernels(quick=True, learners=("nsk-svm", "MI-svm"))
+    res = reproduce_kernels(quick=True, learners=("nsk-svm", "mi-svm-bag"))
     assert res.datasets == ("musk1",)
     assert len(res.accuracy["nsk-svm"]["musk1"]) == 2
     assert np.mean(res.accuracy["nsk-svm"]["musk1"]) >= 0.7
@@ -23,11 +23,11 @@ def test_seeded_reproduction_marks_the_randomised_rows():
 
     for name in KERNEL_LEARNERS + ("miles", "mind"):
         assert SEED_PARAMS[name] == "random_state" and "random_state" in make_learner(name).get_params()
-    res = reproduce_kernels(quick=True, learners=("MI-svm",), seeds=2)
-    assert len(res.accuracy["MI-svm"]["musk1"]) == 4 and len(res.seed_accuracy["MI-svm"]["musk1"]) == 2
+    res = reproduce_kernels(quick=True, learners=("mi-svm-bag",), seeds=2)
+    assert len(res.accuracy["mi-svm-bag"]["musk1"]) == 4 and len(res.seed_accuracy["mi-svm-bag"]["musk1"]) == 2
     row = kernel_table(res)[0]
-    acc, auc = 100 * res.seed_accuracy["MI-svm"]["musk1"], 100 * res.seed_auc["MI-svm"]["musk1"]
-    assert row == ["MI-svm *", f"{acc.mean():.1f} [{acc.min():.1f}-{acc.max():.1f}] "
+    acc, auc = 100 * res.seed_accuracy["mi-svm-bag"]["musk1"], 100 * res.seed_auc["mi-svm-bag"]["musk1"]
+    assert row == ["mi-svm-bag *", f"{acc.mean():.1f} [{acc.min():.1f}-{acc.max():.1f}] "
                                f"({auc.mean():.1f} [{auc.min():.1f}-{auc.max():.1f}])"]
 
 

@@ -16,7 +16,7 @@ import importlib
 import threading
 from contextlib import contextmanager
 
-from mil._config import compiled_required, pure_python_requested
+from mil._environment import compiled_required, pure_python_requested
 
 # The kernel stems; a new kernel adds its stem here.
 KERNELS = (

@@ -1,29 +1,35 @@
 """The recommended classifier: a soft vote of MInD, the EMD kernel SVM and BLRT.
 
 One learner from each of mil's strongest families (bag embeddings, bag
-kernel SVMs, tree ensembles), each made exactly as the command line's
-registry makes it (:func:`mil._learners.make_learner`), averaged by
-scikit-learn's own :class:`~sklearn.ensemble.VotingClassifier`.
+kernel SVMs, tree ensembles), averaged by scikit-learn's own
+:class:`~sklearn.ensemble.VotingClassifier`.
 """
 
+from sklearn.ensemble import VotingClassifier
+
+from mil.embedding import MInDClassifier
+from mil.ensemble._blrt import BagRandomTreesClassifier
+from mil.svm import BagKernelSVC
 from mil.svm._kernels import _require_pot
 
 __all__ = ["RECOMMENDED_MEMBERS", "make_recommended_classifier"]
 
-#: The registry names of the vote's members, in the order of ``estimators``.
+#: The names of the vote's members, in the order of ``estimators`` (the command line's names).
 RECOMMENDED_MEMBERS = ("mind", "emd-svm", "blrt")
 
 
 def make_recommended_classifier(random_state=None, n_jobs=None):
     """A soft vote of MInD, the EMD kernel SVM and BLRT, with equal weights.
 
-    The members are the command line's ``mind``
-    (:class:`~mil.embedding.MInDClassifier`: bag dissimilarities and an RBF
-    SVM, C and gamma tuned by an inner CV), ``emd-svm``
-    (:class:`~mil.svm.BagKernelSVC` on the earth mover's distance between
-    bags, unscaled features, gamma, C and the power p tuned by a repeated
-    inner CV) and ``blrt`` (:class:`~mil.ensemble.BagRandomTreesClassifier`,
-    100 bag-level randomized trees), each with the registry's parameters.
+    The members are ``mind`` (:class:`~mil.embedding.MInDClassifier` at its
+    defaults: bag dissimilarities and an RBF SVM, C and gamma tuned by an
+    inner CV), ``emd-svm`` (:class:`~mil.svm.BagKernelSVC` on the earth
+    mover's distance between bags: ``kernel="emd"``, unscaled features
+    (``scale=None``), gamma, C and the power ``p`` in (1, 2) tuned by an
+    inner CV repeated 3 times) and ``blrt``
+    (:class:`~mil.ensemble.BagRandomTreesClassifier` at its defaults: 100
+    bag-level randomized trees); the command line's learners of the same
+    names are these.
     The vote is scikit-learn's :class:`~sklearn.ensemble.VotingClassifier`
     with ``voting="soft"``: ``predict_proba`` is the mean of the three
     members' ``predict_proba`` and ``predict`` its most probable class.
@@ -88,10 +94,9 @@ def make_recommended_classifier(random_state=None, n_jobs=None):
     >>> clf.fit(X[:30], y[:30]).predict_proba(X[30:]).shape
     (10, 2)
     """
-    from sklearn.ensemble import VotingClassifier
-
-    from mil._learners import make_learner
-
     _require_pot()
-    members = [(name, make_learner(name, seed=random_state, n_jobs=n_jobs)) for name in RECOMMENDED_MEMBERS]
-    return VotingClassifier(members, voting="soft")
+    common = {"random_state": random_state, "n_jobs": n_jobs}
+    members = [MInDClassifier(**common),
+               BagKernelSVC(kernel="emd", scale=None, p=(1.0, 2.0), cv_repeats=3, **common),
+               BagRandomTreesClassifier(**common)]
+    return VotingClassifier(list(zip(RECOMMENDED_MEMBERS, members)), voting="soft")

@@ -1,5 +1,12 @@
-"""Threads over the features of a node: the `n_jobs` of the trees, GDBT-MI and RIPPER-MI.
+"""Threads: over the features of a node (the trees, GDBT-MI, RIPPER-MI), and inner pools capped.
 
+Inner pools: wherever mil runs folds or learners side by side, the BLAS and
+OpenMP pools inside each (numpy's BLAS, scikit-learn's OpenMP) are capped
+with threadpoolctl so that workers x threads stays within the cores
+(:func:`threads_per_job`, :func:`limited_threads`); the command line also
+leaves out the cores that other programs keep busy (:func:`idle_cores`).
+
+Feature threads:
 The split and condition kernels take feature-major arrays (one row per
 feature) and release the GIL, and each feature's result depends on its row
 alone. So a search over all features is cut into contiguous blocks of rows,
@@ -9,12 +16,74 @@ fit, so a node pays a task hand-off (tens of microseconds), not a thread
 start; nodes too small to gain from it run in the calling thread.
 """
 
+import os
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 from joblib import effective_n_jobs
+from threadpoolctl import threadpool_info, threadpool_limits
 
-__all__ = ["RowThreads"]
+__all__ = ["RowThreads", "available_cores", "call_limited", "idle_cores", "inner_threads", "limited_threads",
+           "threads_per_job"]
+
+
+def available_cores():
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # not on Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+def idle_cores():
+    """The cores not kept busy by other programs: the cores less the 1-minute load average, at least 1."""
+    cores = available_cores()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this system
+        return cores
+    return max(1, min(cores, int(cores - load + 0.5)))
+
+
+def threads_per_job(n_workers, cores=None):
+    """Threads each of `n_workers` side-by-side jobs may use so that together they fit the cores."""
+    cores = available_cores() if cores is None else int(cores)
+    return max(1, cores // max(int(n_workers), 1))
+
+
+def _current_cap():
+    """The largest pool among the BLAS / OpenMP libraries loaded (None: none loaded)."""
+    sizes = [info["num_threads"] for info in threadpool_info()]
+    return max(sizes) if sizes else None
+
+
+def inner_threads(n_workers):
+    """Threads of the inner pools of each of `n_workers` parallel folds.
+
+    The cores shared out among the workers (:func:`threads_per_job`), and
+    never more than the caller's own pools allow (a caller that capped its
+    pools, as the command line does on a busy machine, caps its workers').
+    """
+    cap = _current_cap()
+    share = threads_per_job(n_workers)
+    return share if cap is None else max(1, min(share, cap))
+
+
+@contextmanager
+def limited_threads(n_threads):
+    """Cap the BLAS and OpenMP pools of this process at `n_threads` inside the block (None: no cap)."""
+    if n_threads is None:
+        yield
+        return
+    with threadpool_limits(limits=int(n_threads)):
+        yield
+
+
+def call_limited(n_threads, func, *args, **kwargs):
+    """``func(*args, **kwargs)`` with the inner pools capped at `n_threads` (in a worker process)."""
+    with limited_threads(n_threads):
+        return func(*args, **kwargs)
 
 #: Below this many (instance, feature) cells a search runs in the calling
 #: thread: about 0.1 ms of kernel time, a few times the hand-off cost.
