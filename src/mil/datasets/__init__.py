@@ -1,10 +1,13 @@
-"""Benchmark data sets shipped with mil, and readers for multi-instance files.
+"""Benchmark data sets shipped with mil, generators, and readers for multi-instance files.
 
 Loaders return a scikit-learn :class:`~sklearn.utils.Bunch` (MILWEB's bags are
 sparse, with a predefined train/test split); readers accept
 Weka's multi-instance ARFF and long tables (one row per instance);
 :func:`make_digit_bags` builds bags of scikit-learn's 8x8 digits labelled by
-a multi-instance assumption (presence, several concepts, absence, a count).
+a multi-instance assumption (presence, several concepts, absence, a count);
+:func:`make_foundation_bags` builds bags shaped like foundation-model patch
+embeddings with known witnesses; the regression generators rebuild published
+multi-instance regression benchmarks from their papers' recipes.
 """
 
 from mil.datasets._arff import load_arff
@@ -18,12 +21,16 @@ from mil.datasets._base import (
     load_musk2,
     load_tiger,
 )
+from mil.datasets._foundation import make_foundation_bags
 from mil.datasets._milweb import MILWEB_USERS, load_milweb
+from mil.datasets._primary import OVERLAP_TEMPERATURES, make_primary_instance_bags, primary_instance_split
+from mil.datasets._regression import make_chisq_bags, make_population_stats_bags, make_rotated_gaussian_bags
 from mil.datasets._table import from_frame, load_csv
 
 __all__ = [
     "DATASETS",
     "MILWEB_USERS",
+    "OVERLAP_TEMPERATURES",
     "from_frame",
     "load_arff",
     "load_csv",
@@ -34,5 +41,11 @@ __all__ = [
     "load_musk1",
     "load_musk2",
     "load_tiger",
+    "make_chisq_bags",
     "make_digit_bags",
+    "make_foundation_bags",
+    "make_population_stats_bags",
+    "make_primary_instance_bags",
+    "make_rotated_gaussian_bags",
+    "primary_instance_split",
 ]
