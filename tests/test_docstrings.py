@@ -24,8 +24,8 @@ TO_FIX = {
     "BagDissimilarityEmbedding", "BagKNNClassifier", "BagKernelSVC", "BagRandomTreesClassifier", "BagScaler",
     "C45MIClassifier", "CitationKNNClassifier", "FisherVectorEmbedding", "GDBTMIClassifier", "ID3MIClassifier",
     "KernelMeanClassifier", "KernelMeanEmbedding", "MILESClassifier", "MILESEmbedding", "MIRandomForestClassifier",
-    "MISVMClassifier", "MIWrapperClassifier", "MInDClassifier", "RipperMIClassifier", "SimpleMIClassifier",
-    "SingleInstanceClassifier", "SlicedWassersteinClassifier", "SlicedWassersteinEmbedding", "VLADEmbedding",
+    "MISVMClassifier", "MInDClassifier", "RipperMIClassifier",
+    "SlicedWassersteinClassifier", "SlicedWassersteinEmbedding", "VLADEmbedding",
     "miFVClassifier", "miSVMClassifier", "miVLADClassifier",
 }
 

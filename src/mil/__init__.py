@@ -20,7 +20,8 @@ from mil.preprocessing import BagScaler
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, SingleInstanceClassifier
+from mil.wrappers import (MIWrapperClassifier, MIWrapperRegressor, SimpleMIClassifier, SimpleMIRegressor,
+                          SingleInstanceClassifier)
 
 
 def get_include():
@@ -47,6 +48,7 @@ __all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "Bag
            "BagScaler", "C45MIClassifier", "CitationKNNClassifier", "FisherVectorEmbedding", "GDBTMIClassifier",
            "ID3MIClassifier", "KernelMeanClassifier", "KernelMeanEmbedding", "miFVClassifier", "miVLADClassifier",
            "MILESClassifier", "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier",
-           "miSVMClassifier", "MIWrapperClassifier", "RipperMIClassifier", "SimpleMIClassifier",
+           "miSVMClassifier", "MIWrapperClassifier", "MIWrapperRegressor", "RipperMIClassifier",
+           "SimpleMIClassifier", "SimpleMIRegressor",
            "SingleInstanceClassifier", "SlicedWassersteinClassifier", "SlicedWassersteinEmbedding",
            "VLADEmbedding", "get_include", "make_recommended_classifier", "show_config", "__version__"]

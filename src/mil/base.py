@@ -1,9 +1,11 @@
 """Shared estimator machinery: fit/predict validation and label bookkeeping.
 
-Every classifier in mil subclasses :class:`BaseBagClassifier`, so bag and
-label validation, ``classes_``, ``n_features_in_``, the positive-class rule,
-the mapping from an internal 0/1 positive flag back to the user's labels and
-the tie rule live in one place.
+Every classifier in mil subclasses :class:`BaseBagClassifier` and every
+regressor :class:`BaseBagRegressor`, so bag, label and target validation,
+``classes_``, ``n_features_in_``, feature names, bag weights (a bag of
+weight 0 is exactly an absent bag), the positive-class rule, the mapping
+from an internal 0/1 positive flag back to the user's labels and the tie
+rule live in one place.
 
 The positive class (:func:`mil.utils.validation.positive_index`): the
 labels {0, 1}, {-1, 1} and {False, True} make the larger one positive; any
@@ -18,13 +20,14 @@ argmax, the sign of ``decision_function`` and ``predict`` always agree
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from mil.utils.validation import (_implicit_positive, check_bags, check_bags_y, check_feature_names,
-                                  positive_index, set_feature_names, bag_sample_weight)
+from mil.utils.validation import (_implicit_positive, check_bag_targets, check_bags, check_bags_y,
+                                  check_feature_names, positive_index, set_feature_names, bag_sample_weight)
 
-__all__ = ["BaseBagClassifier", "InstanceOutputMixin", "keep_params", "split_by_bag"]
+__all__ = ["BaseBagClassifier", "BaseBagRegressor", "InstanceOutputMixin", "InstancePredictionMixin",
+           "keep_params", "split_by_bag"]
 
 
 def keep_params(estimator, arguments):
@@ -47,7 +50,62 @@ def keep_params(estimator, arguments):
             setattr(estimator, name, value)
 
 
-class BaseBagClassifier(ClassifierMixin, BaseEstimator):
+class BagInputMixin:
+    """What every bag estimator shares: input tags, instance subsampling, zero weights, predict checks.
+
+    Mixed into :class:`BaseBagClassifier` and :class:`BaseBagRegressor`
+    (before scikit-learn's mixins). Class attributes a subclass may set:
+
+    ``_allow_nan`` (bool)
+        Accept NaN features as missing values.
+    ``_accept_sparse`` (bool)
+        Accept scipy sparse bags; the others raise a TypeError naming
+        the estimator.
+    ``_fitted_attribute`` (str)
+        The attribute whose presence means "fitted" (``classes_`` for the
+        classifiers, ``n_features_in_`` for the regressors).
+    """
+
+    _allow_nan = False
+    _accept_sparse = False
+    _fitted_attribute = "n_features_in_"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Inputs are sequences of 2-D bags, not one 2-D array.
+        tags.input_tags.two_d_array = False
+        tags.input_tags.three_d_array = True
+        tags.input_tags.allow_nan = self._allow_nan
+        return tags
+
+    def _subsampled(self, bags):
+        """`bags` cut to ``max_instances_per_bag`` instances each (seeded by ``random_state``), if set."""
+        if getattr(self, "max_instances_per_bag", None) is None:
+            return bags
+        return bags.subsample_instances(self.max_instances_per_bag, self.random_state)
+
+    @staticmethod
+    def _drop_zero_weight(bags, y, weight):
+        """The bags of positive weight, their labels and weights: a bag of weight 0 is as if absent."""
+        if weight is None or (weight > 0).all():
+            return bags, y, weight
+        keep = np.flatnonzero(weight > 0)
+        return bags.subset(keep), y[keep], weight[keep]
+
+    def _validate_predict(self, X):
+        """Check fitted state and validate bags against the fitted feature count."""
+        check_is_fitted(self, self._fitted_attribute)
+        check_feature_names(self, X)
+        return check_bags(X, n_features=self.n_features_in_, allow_nan=self._allow_nan,
+                          estimator=type(self).__name__, accept_sparse=self._accept_sparse,
+                          accept_float32=self._accepts_float32())
+
+    def _accepts_float32(self):
+        """Whether float32 bags reach this learner as they are (else as a float64 copy)."""
+        return getattr(self, "splitter", None) == "hist"
+
+
+class BaseBagClassifier(BagInputMixin, ClassifierMixin, BaseEstimator):
     """Base class of the bag classifiers (not for direct use).
 
     Subclasses set these class attributes:
@@ -68,16 +126,11 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _binary_only = True
-    _allow_nan = False
-    _accept_sparse = False
     _classes_alike = False
+    _fitted_attribute = "classes_"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # Inputs are sequences of 2-D bags, not one 2-D array.
-        tags.input_tags.two_d_array = False
-        tags.input_tags.three_d_array = True
-        tags.input_tags.allow_nan = self._allow_nan
         tags.classifier_tags.multi_class = not self._binary_only
         return tags
 
@@ -120,12 +173,6 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """Per-bag weights from `sample_weight` and the ``class_weight`` parameter (None: unweighted)."""
         return bag_sample_weight(sample_weight, y, n_bags, getattr(self, "class_weight", None))
 
-    def _subsampled(self, bags):
-        """`bags` cut to ``max_instances_per_bag`` instances each (seeded by ``random_state``), if set."""
-        if getattr(self, "max_instances_per_bag", None) is None:
-            return bags
-        return bags.subsample_instances(self.max_instances_per_bag, self.random_state)
-
     def _validate_weighted_fit(self, X, y, sample_weight):
         """:meth:`_validate_fit`, then :meth:`_subsampled`, the bag weights and :meth:`_drop_zero_weight`.
 
@@ -137,26 +184,6 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         bags, y_enc = self._validate_fit(X, y)
         bags = self._subsampled(bags)
         return self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
-
-    @staticmethod
-    def _drop_zero_weight(bags, y_enc, weight):
-        """The bags of positive weight, their labels and weights: a bag of weight 0 is as if absent."""
-        if weight is None or (weight > 0).all():
-            return bags, y_enc, weight
-        keep = np.flatnonzero(weight > 0)
-        return bags.subset(keep), y_enc[keep], weight[keep]
-
-    def _validate_predict(self, X):
-        """Check fitted state and validate bags against the fitted feature count."""
-        check_is_fitted(self, "classes_")
-        check_feature_names(self, X)
-        return check_bags(X, n_features=self.n_features_in_, allow_nan=self._allow_nan,
-                          estimator=type(self).__name__, accept_sparse=self._accept_sparse,
-                          accept_float32=self._accepts_float32())
-
-    def _accepts_float32(self):
-        """Whether float32 bags reach this learner as they are (else as a float64 copy)."""
-        return getattr(self, "splitter", None) == "hist"
 
     # -- binary label bookkeeping --------------------------------------------
     @property
@@ -223,6 +250,11 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         learner writes its tie rule into the probabilities (see
         :meth:`_tie_broken`); NumPy's first-maximum rule is the fallback.
 
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Bags with the features seen in ``fit``.
+
         Returns
         -------
         y : ndarray of shape (n_bags,)
@@ -230,6 +262,86 @@ class BaseBagClassifier(ClassifierMixin, BaseEstimator):
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+
+class BaseBagRegressor(BagInputMixin, RegressorMixin, BaseEstimator):
+    """Base class of the bag regressors (not for direct use).
+
+    A bag regressor predicts one real number per bag. Subclassing this
+    class gives it the contract every regressor of mil keeps:
+
+    - ``score`` is R^2 (scikit-learn's ``RegressorMixin``), weighted by
+      ``sample_weight`` when given;
+    - bags are validated as the classifiers' are
+      (:func:`mil.utils.validation.check_bags`: a list of 2-D arrays, a 3-D
+      array, or a :class:`~mil.Bags`, also over a memory-mapped float32 or
+      float64 instance matrix), targets by
+      :func:`mil.utils.validation.check_bag_targets` (one finite real number
+      per bag; an error names the problem and the bag);
+    - ``n_features_in_`` and, for DataFrame bags or a :class:`~mil.Bags`
+      with feature names, ``feature_names_in_`` are set at fit and checked
+      at predict;
+    - ``sample_weight`` holds one non-negative weight per bag, and a bag of
+      weight 0 is exactly an absent bag: it is dropped before anything is
+      learned from the bags (scaling, codebooks, inner folds, random draws),
+      so the fitted model equals the model fitted without it.
+
+    A subclass writes::
+
+        def fit(self, X, y, sample_weight=None):
+            bags, y, weight = self._validate_weighted_fit(X, y, sample_weight)
+            ...                   # weight: None, or positive weights only
+            return self
+
+        def predict(self, X):
+            bags = self._validate_predict(X)
+            return ...            # float64 array of shape (n_bags,)
+
+    ``bags`` is a :class:`~mil.Bags` of C-contiguous float64 instances
+    (float32 ones are kept as they are only when ``_accepts_float32()`` says
+    so), ``y`` a new float64 array. A learner with a ``max_instances_per_bag``
+    parameter (and ``random_state``) has its training bags subsampled there.
+    Learners that define a prediction for a single instance add
+    :class:`InstancePredictionMixin` (``predict_instances``). Class
+    attributes as :class:`BagInputMixin` describes (``_allow_nan``,
+    ``_accept_sparse``). scikit-learn's checks run on any regressor through
+    :func:`mil.utils.estimator_checks.check_bag_regressor`.
+    """
+
+    _fitted_attribute = "n_features_in_"
+
+    def _validate_fit(self, X, y):
+        """Validate parameters, bags and targets; set ``n_features_in_`` and feature names.
+
+        Returns
+        -------
+        bags : Bags
+        y : ndarray of float64 of shape (n_bags,)
+        """
+        self._validate_params()
+        name = type(self).__name__
+        bags = check_bags(X, allow_nan=self._allow_nan, estimator=name, accept_sparse=self._accept_sparse,
+                          accept_float32=self._accepts_float32())
+        y = check_bag_targets(y, bags.n_bags, ids=bags.ids, estimator=name)
+        self.n_features_in_ = bags.n_features
+        set_feature_names(self, X)
+        return bags, y
+
+    def _validate_weighted_fit(self, X, y, sample_weight):
+        """:meth:`_validate_fit`, then the subsampling, the bag weights and the zero-weight rule.
+
+        Returns
+        -------
+        bags : Bags
+            The bags of positive weight.
+        y : ndarray of float64
+            Their targets.
+        weight : ndarray of float64 or None
+            Their weights (all positive); None when `sample_weight` is None.
+        """
+        bags, y = self._validate_fit(X, y)
+        bags = self._subsampled(bags)
+        return self._drop_zero_weight(bags, y, bag_sample_weight(sample_weight, y, bags.n_bags))
 
 
 def split_by_bag(values, offsets):
@@ -267,8 +379,59 @@ def log_odds(proba):
     return np.log(p) - np.log1p(-p)
 
 
-class InstanceOutputMixin:
-    """Instance-level outputs with one meaning across the learners that have them.
+class InstancePredictionMixin:
+    """``predict_instances``: the prediction for each instance as a bag of its own.
+
+    For a classifier, the label ``predict`` gives the bag holding that
+    instance alone; for a regressor, the value. Rows come bag after bag, in
+    the order of ``Bags.from_list(X).instances``; ``per_bag=True`` returns
+    one array per bag instead (:func:`split_by_bag`).
+
+    A learner adopts it by listing the mixin before its base class; it may
+    override ``_predict_instances(bags)`` (validated :class:`~mil.Bags` in,
+    one output per instance out) with a faster or exact computation of the
+    same quantity (a regressor whose model is an instance-level regressor
+    calls it on the instances directly).
+    """
+
+    def _singletons(self, bags):
+        """Each instance of validated `bags` as a bag of its own (names kept for the feature check)."""
+        from mil.bags import Bags
+
+        names = getattr(self, "feature_names_in_", None)
+        offsets = np.arange(bags.n_instances + 1, dtype=np.intp)
+        return Bags._trusted(bags.instances, offsets, None, names)
+
+    def _predict_instances(self, bags):
+        return self.predict(self._singletons(bags))
+
+    def _instance_output(self, X, method, per_bag):
+        bags = self._validate_predict(X)
+        out = method(bags)
+        return split_by_bag(out, bags.offsets) if per_bag else out
+
+    def predict_instances(self, X, *, per_bag=False):
+        """Predict each instance as a bag of its own.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags whose instances are predicted.
+        per_bag : bool, default=False
+            Return one array per bag instead of one over all instances.
+
+        Returns
+        -------
+        predictions : ndarray of shape (n_instances,) or list of ndarray
+            Labels from ``classes_`` (a classifier) or real values (a
+            regressor), bag after bag; a list of per-bag arrays with
+            `per_bag`.
+        """
+        return self._instance_output(X, self._predict_instances, per_bag)
+
+
+class InstanceOutputMixin(InstancePredictionMixin):
+    """Instance-level outputs with one meaning across the classifiers that have them.
 
     An instance's output is the learner's output for a bag that holds
     that instance alone:
@@ -285,7 +448,8 @@ class InstanceOutputMixin:
         RIPPER-MI's signed confidence). Two classes: shape (n_instances,);
         more: (n_instances, n_classes).
     ``predict_instances(X)``
-        The label ``predict`` gives the one-instance bag.
+        The label ``predict`` gives the one-instance bag
+        (:class:`InstancePredictionMixin`).
 
     Rows come bag after bag, in the order of ``Bags.from_list(X).instances``;
     ``per_bag=True`` returns one array per bag instead
@@ -303,14 +467,6 @@ class InstanceOutputMixin:
     undefined.
     """
 
-    def _singletons(self, bags):
-        """Each instance of validated `bags` as a bag of its own (names kept for the feature check)."""
-        from mil.bags import Bags
-
-        names = getattr(self, "feature_names_in_", None)
-        offsets = np.arange(bags.n_instances + 1, dtype=np.intp)
-        return Bags._trusted(bags.instances, offsets, None, names)
-
     def _instance_proba(self, bags):
         proba = self.predict_proba(self._singletons(bags))
         return proba[:, 1] if proba.shape[1] == 2 else proba
@@ -321,20 +477,15 @@ class InstanceOutputMixin:
         p = self._instance_proba(bags)
         return log_odds(p) if p.ndim == 1 else np.log(np.clip(p, 1e-12, 1 - 1e-12))
 
-    def _predict_instances(self, bags):
-        return self.predict(self._singletons(bags))
-
-    def _instance_output(self, X, method, per_bag):
-        bags = self._validate_predict(X)
-        out = method(bags)
-        return split_by_bag(out, bags.offsets) if per_bag else out
-
     def instance_proba(self, X, *, per_bag=False):
-        """Probability of each instance as a bag of its own (see :class:`~mil.base.InstanceOutputMixin`).
+        """Compute the probability of each instance as a bag of its own.
+
+        See :class:`~mil.base.InstanceOutputMixin`.
 
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            The bags whose instances are scored.
         per_bag : bool, default=False
             Return one array per bag instead of one over all instances.
 
@@ -351,11 +502,14 @@ class InstanceOutputMixin:
         return self._instance_output(X, self._instance_proba, per_bag)
 
     def instance_scores(self, X, *, per_bag=False):
-        """Score of each instance as a bag of its own (see :class:`~mil.base.InstanceOutputMixin`).
+        """Compute the score of each instance as a bag of its own.
+
+        See :class:`~mil.base.InstanceOutputMixin`.
 
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            The bags whose instances are scored.
         per_bag : bool, default=False
             Return one array per bag instead of one over all instances.
 
@@ -367,19 +521,3 @@ class InstanceOutputMixin:
             bag; a list of per-bag arrays with `per_bag`.
         """
         return self._instance_output(X, self._instance_scores, per_bag)
-
-    def predict_instances(self, X, *, per_bag=False):
-        """Label of each instance as a bag of its own (see :class:`~mil.base.InstanceOutputMixin`).
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-        per_bag : bool, default=False
-            Return one array per bag instead of one over all instances.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_instances,) or list of ndarray
-            Labels from ``classes_``, bag after bag.
-        """
-        return self._instance_output(X, self._predict_instances, per_bag)

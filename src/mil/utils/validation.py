@@ -19,6 +19,7 @@ __all__ = [
     "check_bag_chunk",
     "check_bag_labels",
     "check_bags_y",
+    "check_bag_targets",
     "bags_from_instances",
     "check_instances",
     "check_offsets",
@@ -661,6 +662,80 @@ def check_bags_y(X, y, *, binary=False, positive_class=None, require_positive=No
     classes, y_enc = check_bag_labels(y, bags.n_bags, binary=binary, positive_class=positive_class,
                                       require_positive=require_positive, estimator=estimator)
     return bags, classes, y_enc
+
+
+def check_bag_targets(y, n_bags, *, ids=None, estimator=None):
+    """Validate real-valued bag targets (regression) and return them as float64.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_bags,)
+        One finite real number per bag. Integers and booleans are read as
+        numbers; a column vector is used as ``y.ravel()`` with a
+        DataConversionWarning, as scikit-learn's regressors do.
+    n_bags : int
+        Number of bags the targets must match.
+    ids : ndarray of shape (n_bags,) or None, default=None
+        The bags' ids, named in errors instead of positions.
+    estimator : str, default=None
+        Named in the error messages.
+
+    Returns
+    -------
+    y : ndarray of float64 of shape (n_bags,)
+        A new array (the input is never modified).
+
+    Raises
+    ------
+    ValueError
+        No targets, several targets per bag, a count other than `n_bags`,
+        non-numeric or complex values, NaN or infinity (naming the first
+        such bag).
+    """
+    who = f"{estimator} " if estimator else ""
+    if y is None:
+        raise ValueError(f"{who or 'this estimator '}requires y to be passed, but the target y is None")
+    if _is_sparse(y):
+        raise TypeError("y is a scipy sparse matrix; give one real-valued target per bag as a 1-D array")
+    y_arr = np.asarray(y)
+    if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is used "
+                      "as y.ravel()", DataConversionWarning, stacklevel=3)
+        y_arr = y_arr.ravel()
+    if y_arr.ndim != 1:
+        raise ValueError(f"y must be 1-D with one real-valued target per bag; got shape {y_arr.shape} "
+                         f"({who or 'this estimator '}does not fit several targets at once)")
+    if y_arr.shape[0] != n_bags:
+        raise ValueError(f"y has {y_arr.shape[0]} targets but X has {n_bags} bags; "
+                         "give exactly one target per bag")
+    if y_arr.dtype.kind == "c":
+        raise ValueError("y holds complex values; a regressor needs real-valued targets")
+    if y_arr.dtype.kind not in _NUMERIC_KINDS:
+        try:
+            y_arr = y_arr.astype(np.float64)
+        except (TypeError, ValueError):
+            bad = next(b for b, v in enumerate(y_arr.tolist()) if not _is_number(v))
+            where = f"bag {bad}" if ids is None else _id_name(ids[bad])
+            raise ValueError(f"y holds a non-numeric target ({shown(y_arr[bad])} for {where}); "
+                             f"{who or 'a regressor '}needs one real number per bag "
+                             "(class labels need a classifier)") from None
+    y_arr = np.array(y_arr, dtype=np.float64)
+    bad = ~np.isfinite(y_arr)
+    if bad.any():
+        b = int(np.flatnonzero(bad)[0])
+        kind = "NaN" if np.isnan(y_arr[b]) else "infinity"
+        where = f"bag {b}" if ids is None else _id_name(ids[b])
+        raise ValueError(f"Input y contains {kind} (the target of {where}); every bag needs a finite "
+                         "real-valued target")
+    return y_arr
+
+
+def _is_number(value):
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def check_int(value, name, minimum=None):

@@ -30,14 +30,14 @@ from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin
 from mil.tree import C45MIClassifier
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names, shown
+from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights
+from mil.wrappers._summaries import SUMMARIES, bag_summaries
 
-__all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier", "bag_summaries"]
+__all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier"]
 
 #: Weka's MIWrapper clips instance probabilities to [0.001, 0.999] before
 #: the geometric mean, so one confident instance cannot zero a class.
 GEOMETRIC_CLIP = 1e-3
-
-SUMMARIES = ("mean", "midrange", "minmax", "meanminmax")
 
 
 def _j48_like(**params):
@@ -56,58 +56,10 @@ def _rows_as_bags(Z):
     return Bags(Z, np.arange(Z.shape[0] + 1, dtype=np.intp))
 
 
-def bag_summaries(bags, summary="mean"):
-    """One row of per-feature summaries per bag.
-
-    NaN values are ignored (a feature missing in every instance of a bag
-    gives NaN), as Weka's SimpleMI does.
-
-    Parameters
-    ----------
-    bags : Bags
-    summary : {"mean", "midrange", "minmax", "meanminmax"}
-        ``"mean"``: the per-feature mean (Weka's SimpleMI ``-M 1``);
-        ``"midrange"``: (min + max) / 2 per feature (``-M 2``, which Weka
-        calls the geometric centre); ``"minmax"``: the minima of all
-        features, then their maxima (``-M 3``); ``"meanminmax"``: means,
-        minima, then maxima (not in Weka).
-
-    Returns
-    -------
-    Z : ndarray of float64, shape (n_bags, d), (n_bags, 2 d) or (n_bags, 3 d)
-    """
-    X, starts = bags.instances, bags.offsets[:-1]
-    nan = np.isnan(X)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if nan.any():
-            total = np.add.reduceat(np.where(nan, 0.0, X), starts, axis=0)
-            count = np.add.reduceat((~nan).astype(np.float64), starts, axis=0)
-            mean = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
-        else:
-            mean = np.add.reduceat(X, starts, axis=0) / bags.sizes[:, None]
-        lo = np.fmin.reduceat(X, starts, axis=0)
-        hi = np.fmax.reduceat(X, starts, axis=0)
-    if summary == "mean":
-        return mean
-    if summary == "midrange":
-        return (lo + hi) / 2.0
-    if summary == "minmax":
-        return np.hstack([lo, hi])
-    if summary == "meanminmax":
-        return np.hstack([mean, lo, hi])
-    raise ValueError(f"unknown summary {summary!r}; expected one of {SUMMARIES}")
-
-
-class _BaseWrapper(BaseBagClassifier):
+class _BaseWrapper(InnerEstimatorMixin, BaseBagClassifier):
     """Fit/predict plumbing shared by the two wrappers (not for direct use)."""
 
     _binary_only = False
-
-    @property
-    def _allow_nan(self):
-        # As scikit-learn's meta-estimators: NaN is accepted iff the inner estimator accepts it.
-        est = self._inner_template()
-        return bool(get_tags(est).input_tags.allow_nan)
 
     def _validate_fit(self, X, y):
         self._validate_params()
@@ -126,35 +78,11 @@ class _BaseWrapper(BaseBagClassifier):
     def _positive_class_matters(self):
         return False  # the instance learner treats the classes alike; see MIWrapperClassifier
 
-    def _inner_template(self):
-        return self.estimator if self.estimator is not None else self._default_estimator()
-
-    def set_params(self, **params):
-        """Set parameters; ``estimator__<name>`` needs an explicit inner estimator.
-
-        With ``estimator=None`` the default inner classifier is made at
-        ``fit``, so there is no object to pass nested parameters to: give
-        the inner estimator explicitly (also in a grid:
-        ``{"estimator": [DecisionTreeClassifier(max_depth=d) for d in ...]}``
-        or ``GridSearchCV(SimpleMIClassifier(estimator=...),
-        {"estimator__max_depth": ...})``).
-        """
-        nested = sorted(k for k in params if k.startswith("estimator__"))
-        if nested and params.get("estimator", self.estimator) is None:
-            raise ValueError(
-                f"{type(self).__name__}(estimator=None) makes its default inner classifier at fit, so "
-                f"{nested[0]} has no estimator to go to; pass the inner estimator explicitly, e.g. "
-                f"{type(self).__name__}(estimator=DecisionTreeClassifier()) with "
-                f"{{'{nested[0]}': [...]}}, or tune 'estimator' itself")
-        return super().set_params(**params)
-
     def _check_bag_weight(self, sample_weight, n_bags):
         """Validated bag weights (None stays None); the inner estimator must accept them."""
         if sample_weight is None:
             return None
-        if not has_fit_parameter(self._inner_template(), "sample_weight"):
-            raise ValueError(f"{type(self).__name__}: sample_weight was given but the inner "
-                             f"estimator {type(self._inner_template()).__name__} does not accept it")
+        self._require_weight_support()
         return _check_sample_weight(sample_weight, np.empty((n_bags, 1)), ensure_non_negative=True)
 
     def _fit_inner(self, Z, y, weight):
@@ -282,7 +210,8 @@ class SimpleMIClassifier(_BaseWrapper):
 
     See Also
     --------
-    MIWrapperClassifier : the inner classifier on the instances instead.
+    MIWrapperClassifier : The inner classifier on the instances instead.
+    SimpleMIRegressor : The same for real-valued targets.
 
     References
     ----------
@@ -320,6 +249,7 @@ class SimpleMIClassifier(_BaseWrapper):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            Training bags, all with the same number of features.
         y : array-like of shape (n_bags,)
             Two or more classes; the inner estimator sees them as
             0 .. n_classes - 1 (see ``inner_classes_``).
@@ -329,7 +259,8 @@ class SimpleMIClassifier(_BaseWrapper):
 
         Returns
         -------
-        self
+        self : SimpleMIClassifier
+            The fitted classifier.
         """
         bags, y_enc = self._validate_fit(X, y)
         weight = self._check_bag_weight(sample_weight, bags.n_bags)
@@ -341,18 +272,29 @@ class SimpleMIClassifier(_BaseWrapper):
         return bag_summaries(self._validate_predict(X), self.summary)
 
     def predict(self, X):
-        """The inner estimator's prediction for each bag's summary.
+        """Predict each bag's label from its summary.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Bags with the features seen in ``fit``.
 
         Returns
         -------
         y : ndarray of shape (n_bags,)
+            The inner estimator's prediction, as labels from ``classes_``.
         """
         Z = self._summaries(X)  # validates first: NotFittedError before fit
         Z = self._inner_input(Z, self.estimator_)
         return self.classes_[self._outer(self.estimator_.predict(Z))]
 
     def predict_proba(self, X):
-        """The inner estimator's class probabilities (one-hot votes without ``predict_proba``).
+        """Predict class probabilities: the inner estimator's (one-hot votes without ``predict_proba``).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Bags with the features seen in ``fit``.
 
         Returns
         -------
@@ -362,7 +304,12 @@ class SimpleMIClassifier(_BaseWrapper):
         return self._inner_proba(self._summaries(X))
 
     def decision_function(self, X):
-        """The inner estimator's decision function, else log-probabilities.
+        """Compute the inner estimator's decision function, else log-probabilities.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Bags with the features seen in ``fit``.
 
         Returns
         -------
@@ -447,7 +394,8 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
 
     See Also
     --------
-    SimpleMIClassifier : the inner classifier on one summary per bag.
+    SimpleMIClassifier : The inner classifier on one summary per bag.
+    MIWrapperRegressor : The same for real-valued targets.
 
     References
     ----------
@@ -493,6 +441,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            Training bags, all with the same number of features.
         y : array-like of shape (n_bags,)
             Two or more classes; every instance takes its bag's label.
         sample_weight : array-like of shape (n_bags,), default=None
@@ -500,22 +449,15 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
 
         Returns
         -------
-        self
+        self : MIWrapperClassifier
+            The fitted classifier.
         """
         bags, y_enc = self._validate_fit(X, y)
         bag_weight = self._check_bag_weight(sample_weight, bags.n_bags)
-        sizes = bags.sizes.astype(np.float64)
-        if self.weighting == "bag":
-            per_bag = bags.n_instances / (bags.n_bags * sizes)
-        elif self.weighting == "inverse_size":
-            per_bag = 1.0 / sizes
-        else:
-            per_bag = np.ones(bags.n_bags)
-        if bag_weight is not None:
-            per_bag = per_bag * bag_weight
-        elif np.all(per_bag == 1.0):
+        per_bag = bag_instance_weights(bags, self.weighting, bag_weight)
+        if bag_weight is None and np.all(per_bag == 1.0):
             per_bag = None  # every weight 1: fit unweighted
-        elif not has_fit_parameter(self._inner_template(), "sample_weight"):
+        elif bag_weight is None and not has_fit_parameter(self._inner_template(), "sample_weight"):
             warnings.warn(
                 f"MIWrapperClassifier: {type(self._inner_template()).__name__} does not accept "
                 f"sample_weight, so weighting={self.weighting!r} is ignored (every instance "
@@ -545,7 +487,12 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         return M / total
 
     def predict_proba(self, X):
-        """Bag probabilities combined from the instances' (see `combine`).
+        """Predict bag probabilities combined from the instances' (see `combine`).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Bags with the features seen in ``fit``.
 
         Returns
         -------
@@ -555,11 +502,18 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         return self._bag_proba(X)
 
     def decision_function(self, X):
-        """Log-odds of ``classes_[1]`` (two classes) or log-probabilities.
+        """Compute the log-odds of ``classes_[1]`` (two classes) or the log-probabilities.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Bags with the features seen in ``fit``.
 
         Returns
         -------
         scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
+            From ``predict_proba``; for two classes, positive favours
+            ``classes_[1]``.
         """
         proba = self._bag_proba(X)
         if proba.shape[1] == 2:
@@ -591,6 +545,10 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         The fitted clone.
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
+
+    See Also
+    --------
+    SimpleMIClassifier : Takes a bag classifier as its inner estimator directly.
 
     Examples
     --------
@@ -624,13 +582,16 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         Parameters
         ----------
         X : array-like of shape (n_rows, n_features)
+            The rows, each a bag of one instance.
         y : array-like of shape (n_rows,)
+            One label per row.
         sample_weight : array-like of shape (n_rows,), default=None
             Passed to the estimator's ``fit`` (one weight per bag = row).
 
         Returns
         -------
-        self
+        self : SingleInstanceClassifier
+            The fitted adapter.
         """
         self._validate_params()
         bags = self._bags(X, reset=True)
@@ -644,17 +605,28 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         return self
 
     def predict(self, X):
-        """The estimator's label for each row.
+        """Predict the estimator's label for each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features)
+            The rows, each a bag of one instance.
 
         Returns
         -------
         y : ndarray of shape (n_rows,)
+            Labels from ``classes_``.
         """
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict(self._bags(X, reset=False))
 
     def predict_proba(self, X):
-        """The estimator's class probabilities for each row.
+        """Predict the estimator's class probabilities for each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features)
+            The rows, each a bag of one instance.
 
         Returns
         -------
@@ -665,11 +637,17 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         return self.estimator_.predict_proba(self._bags(X, reset=False))
 
     def decision_function(self, X):
-        """The estimator's decision function for each row.
+        """Compute the estimator's decision function for each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features)
+            The rows, each a bag of one instance.
 
         Returns
         -------
         scores : ndarray of shape (n_rows,) or (n_rows, n_classes)
+            The estimator's ``decision_function`` of the one-instance bags.
         """
         check_is_fitted(self, "estimator_")
         return self.estimator_.decision_function(self._bags(X, reset=False))

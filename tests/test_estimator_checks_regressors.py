@@ -1,0 +1,138 @@
+"""scikit-learn's common checks and the bag-aware checks on every bag regressor.
+
+scikit-learn's suite runs through :func:`mil.utils.estimator_checks.one_instance_bags`
+with the expected failures of :func:`mil.utils.estimator_checks.expected_failed_checks`;
+the bag-aware checks of ``REGRESSOR_CHECKS`` run under the active backend. The
+last tests feed the checks broken regressors: each must be caught.
+"""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.linear_model import Ridge
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils.fixes import parse_version
+
+from mil.utils.estimator_checks import (REGRESSOR_CHECKS, check_bag_regressor, expected_failed_checks,
+                                        make_toy_regression_bags, one_instance_bags)
+from mil.wrappers import MIWrapperRegressor, SimpleMIRegressor
+
+REGRESSORS = [
+    SimpleMIRegressor(),
+    SimpleMIRegressor(Ridge(alpha=0.1), summary=("mean", "std", "skewness", "kurtosis", 0.5, "sum", "size")),
+    SimpleMIRegressor(HistGradientBoostingRegressor(max_iter=20, min_samples_leaf=5, random_state=0)),
+    MIWrapperRegressor(),
+    MIWrapperRegressor(DecisionTreeRegressor(max_depth=4, random_state=0), pooling="median",
+                       weighting="inverse_size"),
+]
+GRIDS = {"SimpleMIRegressor": {"summary": ["mean", ("mean", "std")]},
+         "MIWrapperRegressor": {"pooling": ["mean", "max"]}}
+
+
+def _id(est):
+    return f"{type(est).__name__}-{abs(hash(repr(est.get_params()))) % 1000:03d}"
+
+
+def _expected(estimator):
+    failures = expected_failed_checks(estimator)
+    if isinstance(estimator.get_params()["estimator"], HistGradientBoostingRegressor):
+        # scikit-learn's own: min_samples_leaf counts rows, not weights, and the bins are drawn
+        # from the rows.
+        failures["check_sample_weight_equivalence_on_dense_data"] = (
+            "the inner HistGradientBoostingRegressor counts rows, not weights, in min_samples_leaf")
+    return failures
+
+
+if parse_version(sklearn.__version__) >= parse_version("1.9"):
+    from sklearn.utils.estimator_checks import parametrize_with_checks
+
+    @parametrize_with_checks([one_instance_bags(r) for r in REGRESSORS], expected_failed_checks=_expected)
+    def test_sklearn_checks(estimator, check):
+        check(estimator)
+
+
+@pytest.mark.parametrize("check", list(REGRESSOR_CHECKS))
+@pytest.mark.parametrize("regressor", REGRESSORS, ids=_id)
+def test_bag_checks(regressor, check):
+    X, y = make_toy_regression_bags()
+    if check == "contract":
+        REGRESSOR_CHECKS[check](regressor, X, y, param_grid=GRIDS[type(regressor).__name__])
+    else:
+        REGRESSOR_CHECKS[check](regressor, X, y)
+
+
+def test_one_call_runs_everything():
+    check_bag_regressor(SimpleMIRegressor(Ridge()))
+
+
+def test_expected_failures_follow_the_inner_estimator():
+    assert "check_sample_weight_equivalence_on_dense_data" in expected_failed_checks(SimpleMIRegressor())
+    assert "check_sample_weight_equivalence_on_dense_data" not in expected_failed_checks(
+        SimpleMIRegressor(Ridge()))
+
+
+# -- broken regressors: the checks must catch each one ---------------------------
+
+class Constant(SimpleMIRegressor):
+    def predict(self, X):
+        return np.zeros(len(super().predict(X)))
+
+
+class FirstInstanceOnly(SimpleMIRegressor):
+    def fit(self, X, y, sample_weight=None):
+        return super().fit([np.asarray(b)[:1] for b in X], y, sample_weight=sample_weight)
+
+    def predict(self, X):
+        return super().predict([np.asarray(b)[:1] for b in X])
+
+
+class BatchCentred(SimpleMIRegressor):
+    def predict(self, X):
+        p = super().predict(X)
+        return p - p.mean()
+
+
+class WeightsIgnored(SimpleMIRegressor):
+    def fit(self, X, y, sample_weight=None):
+        return super().fit(X, y)
+
+
+class SilentNaN(SimpleMIRegressor):
+    def fit(self, X, y, sample_weight=None):
+        y = np.asarray(y)
+        if y.dtype.kind == "f":
+            y = np.nan_to_num(y, nan=0.0, posinf=0.0)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+class Float16(SimpleMIRegressor):
+    def _accepts_float32(self):
+        return True
+
+    def fit(self, X, y, sample_weight=None):
+        from mil import Bags
+
+        if isinstance(X, Bags) and X.instances.dtype == np.float32:
+            X = Bags(X.instances.astype(np.float16).astype(np.float32), X.offsets)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+class InstancesNotSingletons(MIWrapperRegressor):
+    def _predict_instances(self, bags):
+        return super()._predict_instances(bags) + 1.0
+
+
+class ScoreNotR2(SimpleMIRegressor):
+    def score(self, X, y, sample_weight=None):
+        return -float(np.mean((self.predict(X) - y) ** 2))
+
+
+BROKEN = [Constant, FirstInstanceOnly, BatchCentred, WeightsIgnored, SilentNaN, Float16, InstancesNotSingletons,
+          ScoreNotR2]
+
+
+@pytest.mark.parametrize("broken", BROKEN, ids=lambda c: c.__name__)
+def test_checks_catch_broken_regressors(broken):
+    with pytest.raises(AssertionError):
+        check_bag_regressor(broken(), sklearn_checks=False)
