@@ -35,7 +35,8 @@ def test_help_lists_every_learner_with_its_cost_class(argv, capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     names = [n for n in COST_CLASSES]
-    for name, (_, _, _, description) in LEARNERS.items():
+    for name, row in LEARNERS.items():
+        description = row.description
         mark = "*" if name in DEFAULT_JOB else ""
         line = next(i for i, text in enumerate(lines) if text.split()[:1] == [name + mark])
         assert lines[line].endswith(description) and len(lines[line]) <= 100
@@ -85,9 +86,9 @@ def test_default_job_is_the_curated_set_and_all_runs_every_learner(tmp_path, mon
     from mil.cli._evaluate import learner_names
 
     assert learner_names(None) == [n for n in DEFAULT_JOB if n in available_learners()]
-    assert learner_names(["all"]) == available_learners()
+    assert learner_names(["all"]) == available_learners("classification")
     assert learner_names(["c45-mi", "all"])[0] == "c45-mi"
-    assert len(learner_names(["c45-mi", "all"])) == len(available_learners())
+    assert len(learner_names(["c45-mi", "all"])) == len(available_learners("classification"))
     path = _write_csv(tmp_path / "d.csv", [1, 0] * 8)
     assert main(["evaluate", "--dataset", path, "--folds", "3", "--json"]) == 0
     captured = capsys.readouterr()
@@ -927,3 +928,106 @@ def test_pot_installs_with_mil_and_its_absence_is_said(monkeypatch):
     assert "recommended" not in registry.available_learners()
     with pytest.raises(ValueError, match=r"needs the pot package \(pip install pot"):
         registry.make_learner("emd-svm")
+
+
+@pytest.mark.parametrize("width", [200, 100, 80, 70, 60, 50, 40, 30, 12])
+def test_progress_line_fits_the_terminal_and_is_cut_between_words(width):
+    from mil._progress import fit_line
+
+    status = "12/70 (17 %), 23 s elapsed, about 1 min 40 s left"
+    line = fit_line("miwrapper-hgb (fold 1)", 0.3, status, width)
+    assert len(line) <= width
+    words = set("miwrapper-hgb (fold 1) 12/70 (17 %) 23 s elapsed about 1 min 40 s left".split())
+    for word in line.replace("…", " ").replace("[", " ").replace("]", " ").split():
+        assert word.strip("#") == "" or word in words or word.rstrip(",") in words or "miwrapper-hgb".startswith(word)
+    if width >= 70:
+        assert line.endswith("about 1 min 40 s left")
+
+
+class _MeanRidge:
+    """A bag regressor for the tests: ridge regression on each bag's mean instance."""
+
+    _estimator_type = "regressor"
+
+    def __init__(self, alpha=1.0):
+        self.alpha = alpha
+
+    def get_params(self, deep=True):
+        return {"alpha": self.alpha}
+
+    def set_params(self, **params):
+        self.alpha = params.get("alpha", self.alpha)
+        return self
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import Tags, TargetTags
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True))
+
+    def _means(self, X):
+        return np.array([np.asarray(b).mean(axis=0) for b in X])
+
+    def fit(self, X, y):
+        from sklearn.linear_model import Ridge
+
+        self.model_ = Ridge(alpha=self.alpha).fit(self._means(X), np.asarray(y, dtype=float))
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(self._means(X))
+
+
+def _regression_csv(path, n_bags=120, integer=False):
+    rng = np.random.default_rng(0)
+    lines = ["bag,label,x1,x2"]
+    for b in range(n_bags):
+        y = int(rng.integers(0, 1000)) if integer else rng.uniform(0, 10)
+        for _ in range(3):
+            lines.append(f"b{b},{y if integer else format(y, '.3f')},{y / 2 + 0.5 * rng.normal():.4f},{rng.normal():.4f}")
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.fixture
+def a_regressor(monkeypatch):
+    import mil._learners as registry
+    import mil.cli._evaluate as evaluate_module
+
+    monkeypatch.setitem(registry.LEARNERS, "mean-ridge",
+                        registry.Learner(_MeanRidge, {}, None, "ridge on bag means (tests)", "regression"))
+    monkeypatch.setattr(evaluate_module, "DEFAULT_REGRESSION_JOB", ("mean-ridge",))
+    return "mean-ridge"
+
+
+def test_real_valued_labels_are_a_regression_said_and_scored(tmp_path, capsys, a_regressor):
+    path = _regression_csv(tmp_path / "reg.csv")
+    assert main(["evaluate", "--dataset", path, "--model", a_regressor, "c45-mi", "--folds", "5"]) == 0
+    captured = capsys.readouterr()
+    assert "are real numbers (119 distinct values" in captured.err and "a regression" in captured.err
+    header = next(line for line in captured.out.splitlines() if line.startswith("learner"))
+    assert header.split()[:4] == ["learner", "RMSE", "MAE", "R^2"]
+    row = next(line for line in captured.out.splitlines() if line.startswith("mean-ridge")).split()
+    assert float(row[1]) < 2.0 and 0.5 < float(row[5]) <= 1.0  # RMSE below the labels' spread; R^2
+    assert "skipped c45-mi: a classifier, and the labels are real values (a regression)" in captured.out
+    assert "shuffled random folds, seed 0" in captured.out and "RMSE" in captured.out
+
+
+def test_regression_json_per_fold_and_the_default_regression_job(tmp_path, capsys, a_regressor):
+    path = _regression_csv(tmp_path / "reg.csv")
+    assert main(["evaluate", "--dataset", path, "--folds", "4", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["learner"] for r in records] == ["mean-ridge"]
+    r = records[0]
+    assert r["task"] == "regression" and r["rmse_mean"] < r["prior_rmse_mean"]
+    assert len(r["per_fold"]) == 4 and {"rmse", "mae", "r2"} <= set(r["per_fold"][0])
+
+
+def test_many_integer_labels_ask_for_the_task_in_one_line(tmp_path, capsys, a_regressor):
+    path = _regression_csv(tmp_path / "ints.csv", integer=True)
+    assert main(["evaluate", "--dataset", path]) == 2
+    err = capsys.readouterr().err
+    assert "pass --task regression" in err and err.count("\n") == 1
+    assert main(["evaluate", "--dataset", path, "--task", "regression", "--folds", "3", "--quiet"]) == 0
+    assert main(["evaluate", "--dataset", _write_csv(tmp_path / "w.csv", ["yes", "no"] * 4), "--task",
+                 "regression"]) == 2
+    assert "--task regression needs numeric labels" in capsys.readouterr().err

@@ -71,3 +71,29 @@ def test_record_warnings_counts_each_warning_once_per_fold(n_jobs, random_bags):
         assert evaluate(est, X, y, splits[:1])["warnings"] is None
     assert merge_warnings([(UserWarning, "a", 2)], None, [(UserWarning, "a", 1), (UserWarning, "b", 1)]) == \
         [(UserWarning, "a", 3), (UserWarning, "b", 1)]
+
+
+def test_evaluate_scores_a_regressor_by_rmse_mae_and_r2():
+    from sklearn.dummy import DummyRegressor
+
+    from mil.evaluation import evaluate, fold_indices
+
+    rng = np.random.default_rng(0)
+    y = rng.uniform(0, 10, size=30)
+    bags = [rng.normal(size=(3, 2)) + t / 10 for t in y]
+
+    class MeanDummy(DummyRegressor):  # the training mean, whatever the bags
+        def fit(self, X, y):
+            return super().fit(np.zeros((len(y), 1)), y)
+
+        def predict(self, X):
+            return super().predict(np.zeros((len(X), 1)))
+
+    splits = fold_indices(y, 3, stratify=False)
+    res = evaluate(MeanDummy(), bags, y, splits)
+    assert set(res) >= {"rmse", "mae", "r2", "prior_rmse", "fit_time"} and "accuracy" not in res
+    for (train, test), rmse, mae, r2, prior in zip(splits, res["rmse"], res["mae"], res["r2"], res["prior_rmse"]):
+        pred = np.full(len(test), y[train].mean())
+        assert rmse == pytest.approx(np.sqrt(np.mean((y[test] - pred) ** 2))) == pytest.approx(prior)
+        assert mae == pytest.approx(np.mean(np.abs(y[test] - pred)))
+        assert r2 == pytest.approx(1 - np.sum((y[test] - pred) ** 2) / np.sum((y[test] - y[test].mean()) ** 2))

@@ -67,7 +67,7 @@ def reproduce_assumptions(tasks=None, learners=None, seeds=3, n_bags=200, folds=
         ``protocol``.
     """
     tasks = tuple(tasks or TASKS)
-    learners = tuple(learners or (n for n in available_learners() if n != "recommended"))
+    learners = tuple(learners or (n for n in available_learners("classification") if n != "recommended"))
     if quick:
         n_bags, folds, seeds = 40, 3, 1
     if seeds < 1:

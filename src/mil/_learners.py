@@ -28,7 +28,7 @@ from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, SingleInstanceClassifier
 
-__all__ = ["LEARNERS", "SEED_PARAMS", "DEFAULT_JOB", "DEFAULT_DIFFERENCES", "DEPRECATED_NAMES", "Learner", "available_learners",
+__all__ = ["LEARNERS", "SEED_PARAMS", "DEFAULT_JOB", "DEFAULT_REGRESSION_JOB", "DEFAULT_DIFFERENCES", "DEPRECATED_NAMES", "Learner", "available_learners",
            "make_learner", "missing_requirement", "resolve_learner"]
 
 
@@ -38,13 +38,15 @@ class Learner(NamedTuple):
     ``estimator`` is a class or a factory function called with the
     parameters; ``params`` a dict, or a function returning one (fresh inner
     estimators for every learner made); ``requires`` the optional module
-    the learner needs (None: none).
+    the learner needs (None: none); ``task`` ``"classification"`` or
+    ``"regression"``.
     """
 
     estimator: object
     params: object
     requires: object
     description: str
+    task: str = "classification"
 
 
 def _calibrated_c45():
@@ -54,8 +56,8 @@ def _calibrated_c45():
     return CalibratedClassifierCV(tree, method="sigmoid", cv=5, ensemble=False)
 
 
-def _row(estimator, params, description, requires=None):
-    return Learner(estimator, params, requires, description)
+def _row(estimator, params, description, requires=None, task="classification"):
+    return Learner(estimator, params, requires, description, task)
 
 
 #: name -> :class:`Learner`. The rows are measured on the results pages (docs/results/).
@@ -133,6 +135,10 @@ DEPRECATED_NAMES = {"MI-svm": "mi-svm-bag"}
 #: mi-svm (77.1 / 86.3), minutes on the 200-bag file; the others below 80 accuracy;
 #: recommended (the soft vote of mind, emd-svm and blrt): it needs POT and costs its members' sum.
 DEFAULT_JOB = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb")
+
+#: The default job on real-valued labels (``mil evaluate`` on a regression): the registered
+#: regressors that are fast and strong, in the order they run.
+DEFAULT_REGRESSION_JOB = ()
 
 
 #: The randomised learners (their fit draws random numbers: bootstrap samples, random rules,
@@ -223,9 +229,20 @@ def _class_of(name):
     return None if missing_requirement(name) is not None else LEARNERS[name].estimator
 
 
-def available_learners():
-    """Names of the registered learners that this installation can make."""
-    return [name for name in LEARNERS if _class_of(name) is not None]
+def available_learners(task=None):
+    """Names of the registered learners that this installation can make.
+
+    Parameters
+    ----------
+    task : {"classification", "regression"} or None, default=None
+        Only the learners of this task (None: all of them).
+
+    Returns
+    -------
+    names : list of str
+    """
+    return [name for name, row in LEARNERS.items()
+            if _class_of(name) is not None and (task is None or row.task == task)]
 
 
 def _key(name):

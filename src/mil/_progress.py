@@ -12,7 +12,7 @@ import threading
 import time
 from collections import deque
 
-__all__ = ["Progress", "format_duration"]
+__all__ = ["Progress", "fit_line", "format_duration"]
 
 
 def format_duration(seconds):
@@ -30,6 +30,36 @@ def format_duration(seconds):
 def _left(seconds):
     """``", about 3 min 05 s left"``; ``", under 1 s left"`` at the end."""
     return ", under 1 s left" if seconds < 0.5 else f", about {format_duration(seconds)} left"
+
+
+def _cut_words(text, width):
+    """`text` cut to `width` characters at a word boundary (an ellipsis marks the cut)."""
+    if len(text) <= width:
+        return text
+    cut = text[:max(width - 1, 0)]
+    if " " in cut.strip():
+        cut = cut[:cut.rstrip().rfind(" ")]
+    return cut.rstrip(" ,;:(") + "…"
+
+
+def fit_line(label, fraction, status, width):
+    """The progress line in at most `width` characters, cut only between words.
+
+    In order, until it fits: the elapsed time leaves the status, the bar
+    shrinks from 20 to 10 cells, the label is cut at a word to 20
+    characters, the status loses its last parts (the time left, then the
+    others); on a very narrow terminal, the label alone.
+    """
+    parts = status.split(", ")
+    short = [p for p in parts if not p.endswith(" elapsed")]
+    tries = [(34, 20, parts), (34, 20, short), (34, 10, short), (20, 10, short)]
+    tries += [(20, 10, short[:k]) for k in range(len(short) - 1, 0, -1)]
+    for label_width, cells, pieces in tries:
+        name = _cut_words(label, label_width)
+        line = f"{name:<{label_width}} [{'#' * int(fraction * cells):<{cells}}] {', '.join(pieces)}"
+        if len(line) <= width:
+            return line
+    return _cut_words(label, width)
 
 
 class Progress:
@@ -216,11 +246,9 @@ class Progress:
     def _draw(self):
         if not self.enabled:
             return
-        frac = min(self.done / self.total, 1.0)
-        bar = "#" * int(frac * 20)
-        line = f"{self.label[:34]:<34} [{bar:<20}] {self.status()}"
         width = self._width()
-        self.stream.write("\r" + line[:width].ljust(width))
+        self.stream.write("\r" + fit_line(self.label, min(self.done / self.total, 1.0), self.status(),
+                                           width).ljust(width))
         self.stream.flush()
 
     @staticmethod

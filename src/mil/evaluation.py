@@ -10,9 +10,9 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import clone
-from sklearn.metrics import log_loss, roc_auc_score
-from sklearn.model_selection import StratifiedKFold
+from sklearn.base import clone, is_regressor
+from sklearn.metrics import log_loss, mean_absolute_error, mean_squared_error, r2_score, roc_auc_score
+from sklearn.model_selection import KFold, StratifiedKFold
 
 from mil.utils._threads import call_limited, inner_threads
 from mil.utils.validation import check_bag_labels, check_bags
@@ -39,7 +39,7 @@ def table_splits(assignment):
             for k in np.unique(assignment)]
 
 
-def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None):
+def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None, stratify=True):
     """List of ``(train, test)`` bag-index pairs for repeated k-fold CV.
 
     Parameters
@@ -48,10 +48,13 @@ def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None):
     folds : int, default=10
     repeats : int, default=1
     seed : int, default=0
-        Seed of the stratified shuffles (repetition r uses seed + r).
+        Seed of the shuffles (repetition r uses seed + r).
     fold_table : ndarray of shape (n_repeats, n_bags), default=None
         Published fold assignments (``folds`` of a shipped data set): used
         instead of random folds when it has `folds` folds and enough rows.
+    stratify : bool, default=True
+        Stratified folds (each fold keeps the class proportions); False
+        for real-valued targets (a regression): shuffled k-fold.
 
     Returns
     -------
@@ -63,7 +66,8 @@ def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None):
         return [split for r in range(repeats) for split in table_splits(fold_table[r])]
     out = []
     for r in range(repeats):
-        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed + r)
+        kind = StratifiedKFold if stratify else KFold
+        cv = kind(n_splits=folds, shuffle=True, random_state=seed + r)
         out.extend(cv.split(np.zeros(len(y)), y))
     return out
 
@@ -99,7 +103,7 @@ def _ovr_auc(est, bags, y):
 
 
 def _fold(estimator, bags, y, train, test, callback, positive=None, record=False):
-    """Fit a clone on one split; accuracy, AUC, times, the callback's value and the warnings.
+    """Fit a clone on one split; its scores, times, the callback's value and the warnings.
 
     With `record`, the warnings of the fold are caught and returned as
     ``(category, message)`` pairs (they cross process boundaries, where a
@@ -119,17 +123,32 @@ def _scored_fold(estimator, bags, y, train, test, callback, positive):
     est.fit(bags[train], y[train])
     t1 = time.perf_counter()
     pred = est.predict(bags[test])
-    if positive is not None:
-        scores = _scores(est, bags[test], positive)
+    if is_regressor(est):
+        scores = _regression_scores(y[train], y[test], pred)
         t2 = time.perf_counter()
-        two = scores is not None and len(np.unique(y[test])) == 2
-        auc = float(roc_auc_score(y[test] == positive, scores)) if two else np.nan
     else:
-        auc = _ovr_auc(est, bags[test], y[test])
+        if positive is not None:
+            scored = _scores(est, bags[test], positive)
+            two = scored is not None and len(np.unique(y[test])) == 2
+            auc = float(roc_auc_score(y[test] == positive, scored)) if two else np.nan
+        else:
+            auc = _ovr_auc(est, bags[test], y[test])
         t2 = time.perf_counter()
-    loss, prior_loss = _log_losses(est, bags[test], y[train], y[test])
+        loss, prior_loss = _log_losses(est, bags[test], y[train], y[test])
+        scores = {"accuracy": float(np.mean(pred == y[test])), "auc": auc, "log_loss": loss,
+                  "prior_log_loss": prior_loss}
     extra = callback(est, train, test) if callback is not None else None
-    return float(np.mean(pred == y[test])), auc, loss, prior_loss, t1 - t0, t2 - t1, extra
+    return scores, t1 - t0, t2 - t1, extra
+
+
+def _regression_scores(y_train, y_test, pred):
+    """RMSE, MAE and R^2 of one test fold, and the RMSE of predicting the training mean."""
+    y_test = np.asarray(y_test, dtype=np.float64)
+    pred = np.asarray(pred, dtype=np.float64)
+    r2 = float(r2_score(y_test, pred)) if len(y_test) > 1 else np.nan
+    return {"rmse": float(np.sqrt(mean_squared_error(y_test, pred))),
+            "mae": float(mean_absolute_error(y_test, pred)), "r2": r2,
+            "prior_rmse": float(np.sqrt(np.mean((y_test - np.mean(y_train)) ** 2)))}
 
 
 def _log_losses(est, test_bags, y_train, y_test):
@@ -154,13 +173,13 @@ def _indexed_fold(i, n_threads, *args):
 
 def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None, positive_class=None,
              record_warnings=False):
-    """Fit and score `estimator` on every split; bag-level accuracy and AUC.
+    """Fit and score `estimator` on every split: bag-level accuracy and AUC, or RMSE, MAE and R^2.
 
     Parameters
     ----------
-    estimator : mil classifier (cloned for every fold)
+    estimator : mil classifier or regressor (cloned for every fold)
     X : bags
-    y : labels
+    y : labels (a regressor: real-valued targets)
     splits : list of (train, test) index arrays (see :func:`fold_indices`)
     progress : callable, default=None
         Called with no argument after each fold.
@@ -184,14 +203,17 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
     Returns
     -------
     result : dict
-        ``accuracy`` and ``auc`` (arrays, one per fold; AUC is NaN for a fold
+        A regressor's: ``rmse``, ``mae`` and ``r2`` (arrays, one per fold;
+        R^2 is NaN for a fold of one bag) and ``prior_rmse`` (of predicting
+        every test bag with the mean training target, the reference a useful
+        regressor beats). A classifier's: ``accuracy`` and ``auc`` (arrays, one per fold; AUC is NaN for a fold
         with one class or an estimator without scores; with more than two
         classes it is the one-vs-rest AUC of ``predict_proba``, averaged over
         the classes in the test fold), ``log_loss`` (of
         ``predict_proba`` on each test fold; NaN without it) and
         ``prior_log_loss`` (of the constant training-fold class frequencies,
         the reference a useful probability beats), ``fit_time`` and
-        ``predict_time`` (seconds per fold), ``callback`` (list, one value per
+        ``predict_time`` (seconds per fold, both kinds), ``callback`` (list, one value per
         fold; None without a callback), ``warnings`` (with
         `record_warnings`: a list of ``(category, message, n_folds)``, each
         distinct warning once in the order it first appeared, with the
@@ -199,10 +221,11 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
     """
     bags = check_bags(X, allow_nan=True, accept_sparse=True)  # the estimator decides
     y = np.asarray(y)
-    classes, _ = check_bag_labels(y, bags.n_bags)
     positive = None
-    if len(classes) == 2:
-        positive = classes[1] if positive_class is None else positive_class
+    if not is_regressor(estimator):  # a regressor's fit checks its targets
+        classes, _ = check_bag_labels(y, bags.n_bags)
+        if len(classes) == 2:
+            positive = classes[1] if positive_class is None else positive_class
     if effective_n_jobs(n_jobs) == 1:
         folds = []
         for train, test in splits:
@@ -223,9 +246,8 @@ def evaluate(estimator, X, y, splits, progress=None, callback=None, n_jobs=None,
             if progress is not None:
                 progress()
         folds = [done[i] for i in range(len(splits))]
-    acc, auc, loss, prior_loss, fit_t, pred_t, extra, caught = zip(*folds)
-    return {"accuracy": np.array(acc), "auc": np.array(auc),
-            "log_loss": np.array(loss), "prior_log_loss": np.array(prior_loss),
+    scores, fit_t, pred_t, extra, caught = zip(*folds)
+    return {**{key: np.array([fold[key] for fold in scores]) for key in scores[0]},
             "fit_time": np.array(fit_t), "predict_time": np.array(pred_t),
             "callback": list(extra) if callback is not None else None,
             "warnings": merge_warnings(*([(c, m, 1) for c, m in dict.fromkeys(fold)] for fold in caught))

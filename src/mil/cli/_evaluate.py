@@ -15,10 +15,10 @@ import numpy as np
 from joblib import effective_n_jobs
 
 from mil._costs import estimate_seconds
-from mil._learners import DEFAULT_JOB, available_learners, make_learner, resolve_learner
+from mil._learners import DEFAULT_JOB, DEFAULT_REGRESSION_JOB, LEARNERS, available_learners, make_learner, resolve_learner
 from mil._progress import Progress, format_duration
 from mil.cli._common import CLIError, check_jobs
-from mil.cli._planning import plan_folds, positive_class
+from mil.cli._planning import decide_task, plan_folds, positive_class
 from mil.cli._reading import load
 from mil.cli._report import print_json, table
 from mil.evaluation import evaluate, merge_warnings
@@ -55,13 +55,17 @@ def _reason(exc, source):
     return re.sub(r"\bof X\b", f"of {source}", text[0])
 
 
-def make_cli_learner(learner, positive, seed, sparse=False):
+def make_cli_learner(learner, positive, seed, sparse=False, task="classification"):
     """The registry's learner with the command line's settings.
 
     `seed` (``--seed``, default 0) goes to the randomised learners only
     (:data:`mil._learners.SEED_PARAMS`), so their runs are reproducible;
-    the deterministic ones keep their defaults.
+    the deterministic ones keep their defaults. A learner of the other task
+    is a ValueError that says so (the learner is then skipped).
     """
+    if LEARNERS[learner].task != task:
+        kind = "a regressor" if LEARNERS[learner].task == "regression" else "a classifier"
+        raise ValueError(f"{kind}, and the labels are {'real values (a regression)' if task == 'regression' else 'classes'}")
     names = make_learner(learner).get_params(deep=False)
     params = {}
     if positive is not None and "positive_class" in names:
@@ -71,7 +75,7 @@ def make_cli_learner(learner, positive, seed, sparse=False):
     return make_learner(learner, seed=seed, **params)
 
 
-def run_learners(names, data, splits, positive, args, progress):
+def run_learners(names, data, splits, positive, args, progress, task="classification"):
     """Cross-validate each learner; ``(results, skipped)`` in the order of `names`.
 
     Folds are independent (each fits a clone), so the results are those of
@@ -83,7 +87,7 @@ def run_learners(names, data, splits, positive, args, progress):
         progress.set_label(f"{learner} (fold 1)")
         t0 = progress.clock()
         try:
-            est = make_cli_learner(learner, positive, args.seed, data.bags.is_sparse)
+            est = make_cli_learner(learner, positive, args.seed, data.bags.is_sparse, task)
             res = evaluate(est, data.bags, data.y, first, progress=progress, positive_class=positive,
                            record_warnings=True)
         except (ValueError, TypeError) as exc:  # the learner cannot take this input (or is missing)
@@ -136,14 +140,13 @@ def _auc_note(learner, auc, splits, y, n_classes):
     return "; ".join(parts) + f"; the mean is over the other {int((~missing).sum())}"
 
 
-def _per_fold(res, splits, n_folds):
+def _per_fold(res, splits, n_folds, keys):
     """Scores of every fold for --json (None where a score is undefined)."""
     def value(x):
         return float(x) if np.isfinite(x) else None
 
     return [{"repeat": i // n_folds, "fold": i % n_folds, "n_test": int(len(test)),
-             "accuracy": float(res["accuracy"][i]), "auc": value(res["auc"][i]),
-             "log_loss": value(res["log_loss"][i]), "fit_time_s": float(res["fit_time"][i])}
+             **{key: value(res[key][i]) for key in keys}, "fit_time_s": float(res["fit_time"][i])}
             for i, (_, test) in enumerate(splits)]
 
 
@@ -165,15 +168,18 @@ def warning_lines(results, n_folds):
     return lines
 
 
-def learner_names(model):
-    """The learners of ``--model``: the default job without it, every one for ``all``.
+def learner_names(model, task="classification"):
+    """The learners of ``--model``: the task's default job without it, all of the task's for ``all``.
 
     Names match ignoring case (``_`` for ``-``); a former name works with a
-    note on stderr; an unknown one is an error with the closest names.
+    note on stderr; an unknown one is an error with the closest names. A
+    named learner of the other task is kept (it is then skipped with the
+    reason).
     """
-    available = available_learners()
+    available = available_learners(task)
     if not model:
-        names = [n for n in DEFAULT_JOB if n in available]
+        job = DEFAULT_REGRESSION_JOB if task == "regression" else DEFAULT_JOB
+        names = [n for n in job if n in available]
     else:
         names = []
         for given in model:
@@ -189,7 +195,8 @@ def learner_names(model):
                 chosen = [name]
             names += [n for n in chosen if n not in names]
     if not names:
-        raise CLIError("no learner is available in this installation")
+        what = "regressor" if task == "regression" else "learner"
+        raise CLIError(f"no {what} is available in this installation")
     return names
 
 
@@ -210,27 +217,34 @@ def estimate_note(names, data, n_fits, jobs):
             f"about {format_duration(max(total, 1.0))} ({'; '.join(why)})")
 
 
-def _records(names, results, skipped, splits, data, common, n_folds):
-    n_classes = len(np.unique(data.y))
-    records = [{
-        "learner": learner,
-        "status": "ok",
-        "accuracy_mean": float(res["accuracy"].mean()),
-        "accuracy_std": float(res["accuracy"].std()),
-        "auc_mean": float(np.nanmean(res["auc"])) if np.isfinite(res["auc"]).any() else None,
-        "auc_note": _auc_note(learner, res["auc"], splits, data.y, n_classes),
-        "log_loss_mean": float(np.mean(res["log_loss"])) if np.isfinite(res["log_loss"]).all() else None,
-        "prior_log_loss_mean": float(np.mean(res["prior_log_loss"])),
-        "fit_time_s": float(res["fit_time"].mean()),
-        "predict_time_s": float(res["predict_time"].mean()),
-        "reason": None,
-        **common,
-        "per_fold": _per_fold(res, splits, n_folds),
-    } for learner, res in results]
-    records += [{"learner": learner, "status": "skipped", "accuracy_mean": None, "accuracy_std": None,
-                 "auc_mean": None, "auc_note": None, "log_loss_mean": None, "prior_log_loss_mean": None,
-                 "fit_time_s": None, "predict_time_s": None, "reason": reason,
-                 **common, "per_fold": None} for learner, reason in skipped]
+def _mean(values):
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.nanmean(values)) if np.isfinite(values).any() else None
+
+
+#: The scores of a fold by task, as :func:`mil.evaluation.evaluate` returns them.
+_FOLD_SCORES = {"classification": ("accuracy", "auc", "log_loss"), "regression": ("rmse", "mae", "r2")}
+
+
+def _records(names, results, skipped, splits, data, common, n_folds, task):
+    if task == "regression":
+        scores = [{"rmse_mean": _mean(res["rmse"]), "rmse_std": float(np.std(res["rmse"])),
+                   "mae_mean": _mean(res["mae"]), "r2_mean": _mean(res["r2"]),
+                   "prior_rmse_mean": _mean(res["prior_rmse"])} for _, res in results]
+    else:
+        n_classes = len(np.unique(data.y))
+        scores = [{"accuracy_mean": float(res["accuracy"].mean()), "accuracy_std": float(res["accuracy"].std()),
+                   "auc_mean": _mean(res["auc"]),
+                   "auc_note": _auc_note(learner, res["auc"], splits, data.y, n_classes),
+                   "log_loss_mean": float(np.mean(res["log_loss"])) if np.isfinite(res["log_loss"]).all() else None,
+                   "prior_log_loss_mean": float(np.mean(res["prior_log_loss"]))} for learner, res in results]
+    records = [{"learner": learner, "status": "ok", "task": task, **score,
+                "fit_time_s": float(res["fit_time"].mean()), "predict_time_s": float(res["predict_time"].mean()),
+                "reason": None, **common, "per_fold": _per_fold(res, splits, n_folds, _FOLD_SCORES[task])}
+               for (learner, res), score in zip(results, scores)]
+    empty = dict.fromkeys(records[0] if records else ("accuracy_mean",))
+    records += [{**empty, "learner": learner, "status": "skipped", "task": task, "reason": reason, **common,
+                 "per_fold": None} for learner, reason in skipped]
     records.sort(key=lambda r: names.index(r["learner"]))  # the order the learners were asked in
     return records
 
@@ -244,22 +258,35 @@ def _print_csv(records):
     print(buf.getvalue(), end="")
 
 
-def _print_text(records, skipped, data, positive, plan, source):
-    classes = np.unique(data.y)
-    labels = f"{len(classes)} classes" if len(classes) > 2 else "two classes"
-    if positive is not None:
-        labels += f", positive {positive!r}"
+def _print_text(records, skipped, data, positive, plan, source, task):
+    if task == "regression":
+        labels = f"real-valued labels from {np.min(data.y):g} to {np.max(data.y):g}"
+    else:
+        classes = np.unique(data.y)
+        labels = f"{len(classes)} classes" if len(classes) > 2 else "two classes"
+        if positive is not None:
+            labels += f", positive {positive!r}"
     print(f"{data.name}: {len(data.y)} bags ({labels}), {plan} ({source})\n")
     ok = [r for r in records if r["status"] == "ok"]
-    rows = [[r["learner"], f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}",
-             "-" if r["auc_mean"] is None else f"{100 * r['auc_mean']:.1f}",
-             "-" if r["log_loss_mean"] is None else f"{r['log_loss_mean']:.3f}",
-             f"{r['fit_time_s'] * 1000:.1f}", f"{r['predict_time_s'] * 1000:.1f}"] for r in ok]
-    if rows:
+
+    def number(value, fmt):
+        return "-" if value is None else format(value, fmt)
+
+    times = [[f"{r['fit_time_s'] * 1000:.1f}", f"{r['predict_time_s'] * 1000:.1f}"] for r in ok]
+    if ok and task == "regression":
+        rows = [[r["learner"], f"{r['rmse_mean']:.4g} ± {r['rmse_std']:.2g}", number(r["mae_mean"], ".4g"),
+                 number(r["r2_mean"], ".3f"), *t] for r, t in zip(ok, times)]
+        print(table(rows, ["learner", "RMSE", "MAE", "R^2", "fit ms/fold", "predict ms/fold"]))
+        print(f"\nRMSE, MAE and R^2: mean over the test folds; predicting the mean training label gives "
+              f"RMSE {ok[0]['prior_rmse_mean']:.4g}")
+    elif ok:
+        rows = [[r["learner"], f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}",
+                 "-" if r["auc_mean"] is None else f"{100 * r['auc_mean']:.1f}", number(r["log_loss_mean"], ".3f"),
+                 *t] for r, t in zip(ok, times)]
         print(table(rows, ["learner", "accuracy %", "AUC %", "log loss", "fit ms/fold", "predict ms/fold"]))
         print(f"\nlog loss: mean over the test folds; predicting the training class frequencies "
               f"(constant prior) gives {ok[0]['prior_log_loss_mean']:.3f}")
-        if len(classes) > 2:
+        if len(np.unique(data.y)) > 2:
             print("AUC: one-vs-rest, averaged over the classes of each test fold")
         for r in ok:
             if r["auc_note"]:
@@ -282,10 +309,13 @@ def _thread_budget(jobs, n_splits):
 
 def cmd_evaluate(args):
     check_jobs(args)
-    names = learner_names(args.model)
     data = load(args)
-    positive, note = positive_class(args, data)
-    splits, n_folds, repeats, source = plan_folds(args, data)
+    task, note = decide_task(args, data)
+    if note:
+        print(note, file=sys.stderr)
+    names = learner_names(args.model, task)
+    positive, note = positive_class(args, data) if task == "classification" else (None, None)
+    splits, n_folds, repeats, source = plan_folds(args, data, task)
     if note:
         print(note, file=sys.stderr)
     if not args.quiet:
@@ -294,10 +324,10 @@ def cmd_evaluate(args):
     with Progress(len(names) * len(splits), enabled=False if quiet else None,
                   pending="time left known after one fold of each learner") as bar, \
             limited_threads(_thread_budget(args.jobs, len(splits))):
-        results, skipped = run_learners(names, data, splits, positive, args, bar)
+        results, skipped = run_learners(names, data, splits, positive, args, bar, task)
     common = {"dataset": data.name, "folds": n_folds, "repeats": repeats, "fold_source": source,
               "positive_class": positive}
-    records = _records(names, results, skipped, splits, data, common, n_folds)
+    records = _records(names, results, skipped, splits, data, common, n_folds, task)
     if args.json:
         print_json(records)
     elif args.csv:
@@ -305,7 +335,7 @@ def cmd_evaluate(args):
     else:
         plan = (f"{repeats} x {n_folds}-fold bag-level CV" if data.split is None or args.folds is not None
                 else "bag-level train/test evaluation")
-        _print_text(records, skipped, data, positive, plan, source)
+        _print_text(records, skipped, data, positive, plan, source, task)
     sys.stdout.flush()
     for line in warning_lines(results, len(splits)):
         print(line, file=sys.stderr)

@@ -39,6 +39,10 @@ def _evaluate_options(p):
                         "learners (bootstrap samples, random rules, inner-CV splits), so that a run "
                         "can be repeated exactly (default: 0); the deterministic learners keep "
                         "their defaults")
+    p.add_argument("--task", choices=["auto", "classification", "regression"], default="auto",
+                   help="classes or real values (default: auto: labels that are real numbers with a "
+                        "fractional part are a regression, scored by RMSE, MAE and R^2 over shuffled "
+                        "k-fold CV; integers with many distinct values ask for --task)")
     p.add_argument("--positive-class", metavar="LABEL",
                    help="the label of positive bags in two-class data; the multi-instance learners "
                         "treat a bag as positive when one of its instances is. Default: 1 or True for "

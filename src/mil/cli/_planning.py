@@ -1,4 +1,4 @@
-"""Planning an evaluation: which label is positive and which folds test which bags."""
+"""Planning an evaluation: classes or real values, which label is positive, which folds test which bags."""
 
 import os
 import re
@@ -8,7 +8,57 @@ import numpy as np
 from mil.cli._common import CLIError, quoted
 from mil.evaluation import fold_indices, table_splits
 
-__all__ = ["plan_folds", "positive_class", "read_folds_file"]
+__all__ = ["decide_task", "plan_folds", "positive_class", "read_folds_file"]
+
+#: Integer labels with more distinct values than this (and than a quarter of the bags) are
+#: neither taken as classes nor as a regression without ``--task``.
+_MANY_CLASSES = 10
+
+
+def _as_numbers(y):
+    """The labels as float64 when every one is a number (strings such as "3.7" too), else None."""
+    y = np.asarray(y)
+    if y.dtype.kind == "b":
+        return None
+    if y.dtype.kind in "iuf":
+        return y.astype(np.float64)
+    try:
+        return np.array([float(v) for v in y.tolist()], dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
+def decide_task(args, data):
+    """``"classification"`` or ``"regression"``, with a note to print (None: nothing to say).
+
+    ``--task`` decides when given. Otherwise labels that are real numbers with
+    a fractional part make a regression (said in the note); numbers that are
+    all integers stay classes unless they take more than ten distinct values
+    and more than a quarter of the bags, when the user is asked to choose.
+    A regression's labels become float64 in `data`.
+    """
+    task = getattr(args, "task", None) or "auto"
+    numbers = _as_numbers(data.y)
+    if task == "classification":
+        return task, None
+    if task == "regression":
+        if numbers is None:
+            bad = next(v for v in np.asarray(data.y).tolist() if _as_numbers(np.array([v])) is None)
+            raise CLIError(f"--task regression needs numeric labels; {data.name} has the label {bad!r}")
+        data.y = numbers
+        return task, None
+    if numbers is None or not np.isfinite(numbers).all():
+        return "classification", None
+    distinct = np.unique(numbers)
+    span = f"{len(distinct)} distinct values from {distinct[0]:g} to {distinct[-1]:g}"
+    if np.any(numbers != np.round(numbers)):
+        data.y = numbers
+        return "regression", (f"mil: note: the labels of {data.name} are real numbers ({span}): a regression, "
+                              f"scored by RMSE, MAE and R^2 (--task classification takes them as classes)")
+    if len(distinct) > max(_MANY_CLASSES, len(numbers) // 4):
+        raise CLIError(f"the labels of {data.name} are integers with {span}: pass --task regression to "
+                       f"predict them as numbers, or --task classification to take each value as a class")
+    return "classification", None
 
 
 _STANDARD_LABELS = ({0, 1}, {-1, 1}, {False, True})
@@ -137,8 +187,11 @@ def read_folds_file(path, data):
     return folds
 
 
-def plan_folds(args, data):
-    """The CV splits and a description of exactly which folds they are."""
+def plan_folds(args, data, task="classification"):
+    """The CV splits and a description of exactly which folds they are.
+
+    A regression's random folds are shuffled k-fold (no classes to stratify).
+    """
     repeats = 1 if args.repeats is None else args.repeats
     if repeats < 1:
         raise CLIError(f"--repeats must be at least 1, got {repeats}")
@@ -165,11 +218,16 @@ def plan_folds(args, data):
         which = "repetition 0" if repeats == 1 else f"repetitions 0-{repeats - 1}"
         return fold_indices(data.y, 10, repeats, fold_table=published), 10, repeats, \
             f"published folds, {which}"
+    seed = 0 if args.seed is None else args.seed
+    seeds = f"seed {seed}" if repeats == 1 else f"seeds {seed}-{seed + repeats - 1}"
+    if task == "regression":
+        if len(data.y) < folds:
+            raise CLIError(f"--folds {folds} is more than the {len(data.y)} bags of {data.name}")
+        return fold_indices(data.y, folds, repeats, seed, stratify=False), folds, repeats, \
+            f"shuffled random folds, {seeds}"
     counts = np.unique(data.y, return_counts=True)[1]
     if counts.min() < folds:
         raise CLIError(f"--folds {folds} is more than the {counts.min()} bags of the smallest class")
-    seed = 0 if args.seed is None else args.seed
-    seeds = f"seed {seed}" if repeats == 1 else f"seeds {seed}-{seed + repeats - 1}"
     why = ""
     if published is not None:
         why = (f"; the published folds are 10-fold with {published.shape[0]} repetitions"

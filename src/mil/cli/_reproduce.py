@@ -202,7 +202,7 @@ def cmd_assumptions(args):
     check_jobs(args)
     if args.seeds < 1:
         raise CLIError(f"--seeds must be at least 1, got {args.seeds}")
-    learners = _learners_option(args, tuple(LEARNERS), available_learners())
+    learners = _learners_option(args, tuple(LEARNERS), available_learners("classification"))
     tasks = tuple(args.tasks or TASKS)
     seeds = 1 if args.quick else args.seeds
     runs = sum(seeds if name in SEED_PARAMS else 1 for name in learners)

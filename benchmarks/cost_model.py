@@ -1,0 +1,167 @@
+"""Measure what one CV fold of each learner costs at several sizes, and fit the cost model mil ships.
+
+``mil evaluate`` prints, before a job starts, an estimate of its time. The
+estimate comes from ``src/mil/_cost_model.json``, which this script writes:
+for each learner, the CPU seconds of one fold (fit on 90 % of the bags,
+predict the other 10 %) as a power law in the number of instances and of
+features, ``t = a * n_instances**p * (n_features / 32)**q``, fitted by least
+squares in log space to measured folds.
+
+The bags are synthetic (seeded): 10 to 30 instances per bag (20 on average),
+standard normal features, half the bags positive with 10 % of their
+instances (at least one) shifted by 1.5 on the first four features. Sizes
+from about 4,000 to 1,000,000 instances at 32 features, and 8 and 128
+features at about 32,000 instances. A learner whose fold takes longer than
+``--budget`` seconds is not measured at the larger sizes (its model then
+extrapolates: the command line marks it as growing faster than linearly).
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/cost_model.py measure \\
+        --out /tmp/costs.jsonl
+    python benchmarks/cost_model.py fit /tmp/costs.jsonl --write src/mil/_cost_model.json
+    python benchmarks/cost_model.py check /tmp/costs.jsonl   # measured / estimated at every size
+
+Each measured line holds the learner, the size, the CPU and wall seconds and
+the machine's load average when the fold ran.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+#: The learners measured by default: the default job, the scalable alternatives the command
+#: line names, and the usual baselines.
+LEARNERS = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb", "simplemi-rf", "mi-vlad", "mi-fv",
+            "nystroem-nsk", "swe-svm", "c45-mi", "emd-svm", "nsk-svm", "citation-knn", "bag-knn", "mi-svm-bag")
+#: (instances, features) of the measured sizes.
+SIZES = ((4_000, 32), (32_000, 32), (250_000, 32), (1_000_000, 32), (32_000, 8), (32_000, 128))
+
+
+def make_bags(n_instances, n_features, seed=0):
+    """Synthetic bags of about `n_instances` instances (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    n_bags = max(n_instances // 20, 20)
+    sizes = rng.integers(10, 31, size=n_bags)
+    y = rng.permutation(np.arange(n_bags) % 2)
+    X = rng.standard_normal((int(sizes.sum()), n_features)).astype(np.float32)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    for b in np.flatnonzero(y):
+        k = max(1, int(0.1 * sizes[b]))
+        X[offsets[b]:offsets[b] + k, :4] += 1.5
+    from mil.bags import Bags
+
+    return Bags(X, offsets), y
+
+
+def _fold(name, bags, y, seed=0):
+    from mil._learners import make_learner
+
+    rng = np.random.default_rng(seed)
+    test = rng.permutation(len(y))[: max(len(y) // 10, 2)]
+    train = np.setdiff1d(np.arange(len(y)), test)
+    est = make_learner(name, seed=0)
+    c0, w0 = time.process_time(), time.perf_counter()
+    est.fit(bags[train], y[train])
+    est.predict(bags[test])
+    return time.process_time() - c0, time.perf_counter() - w0
+
+
+def measure(args):
+    learners = args.learners or LEARNERS
+    done = set()
+    if os.path.exists(args.out):
+        with open(args.out) as fh:
+            done = {(r["learner"], r["n_instances"], r["n_features"]) for r in map(json.loads, fh)}
+    too_slow = set()
+    for n, d in sorted(SIZES, key=lambda s: s[0] * s[1]):
+        bags, y = make_bags(n, d)
+        for name in learners:
+            key = (name, bags.n_instances, d)
+            if key in done or name in too_slow:
+                continue
+            load = os.getloadavg()[0]
+            try:
+                cpu, wall = _fold(name, bags, y)
+            except (ValueError, MemoryError) as exc:
+                print(f"{name} at {n} x {d}: {exc}", file=sys.stderr)
+                too_slow.add(name)
+                continue
+            record = {"learner": name, "n_bags": int(bags.n_bags), "n_instances": int(bags.n_instances),
+                      "n_features": d, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "load": round(load, 2)}
+            with open(args.out, "a") as fh:
+                fh.write(json.dumps(record) + "\n")
+            print(json.dumps(record), flush=True)
+            if cpu > args.budget:
+                too_slow.add(name)
+
+
+def _read(path):
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def fit(records):
+    """Per learner: ``{"a", "p", "q", "spread", "sizes"}`` (log-space least squares)."""
+    out = {}
+    for name in sorted({r["learner"] for r in records}):
+        rows = [r for r in records if r["learner"] == name]
+        n = np.array([r["n_instances"] for r in rows], dtype=float)
+        d = np.array([r["n_features"] for r in rows], dtype=float) / 32.0
+        t = np.maximum(np.array([r["cpu_s"] for r in rows]), 1e-3)
+        if len(set(n)) < 2:
+            continue
+        varies_d = len(set(d)) > 1
+        A = np.column_stack([np.ones_like(n), np.log(n)] + ([np.log(d)] if varies_d else []))
+        coef, *_ = np.linalg.lstsq(A, np.log(t), rcond=None)
+        log_a, p = coef[0], coef[1]
+        q = coef[2] if varies_d else 1.0
+        p, q = float(np.clip(p, 0.3, 3.0)), float(np.clip(q, 0.0, 2.0))
+        log_a = float(np.mean(np.log(t) - p * np.log(n) - q * np.log(d)))
+        ratio = t / np.exp(log_a + p * np.log(n) + q * np.log(d))
+        out[name] = {"a": float(np.exp(log_a)), "p": round(p, 3), "q": round(q, 3),
+                     "spread": round(float(max(ratio.max(), 1 / ratio.min())), 2),
+                     "max_measured_instances": int(n.max())}
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--out", required=True)
+    m.add_argument("--learners", nargs="+")
+    m.add_argument("--budget", type=float, default=150.0, help="seconds of a fold above which larger sizes are skipped")
+    f = sub.add_parser("fit")
+    f.add_argument("measurements")
+    f.add_argument("--write")
+    c = sub.add_parser("check")
+    c.add_argument("measurements")
+    args = parser.parse_args(argv)
+    if args.command == "measure":
+        return measure(args)
+    records = _read(args.measurements)
+    if args.command == "fit":
+        model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q",
+                 "command": "python benchmarks/cost_model.py measure; python benchmarks/cost_model.py fit",
+                 "learners": fit(records)}
+        text = json.dumps(model, indent=1, sort_keys=True)
+        if args.write:
+            with open(args.write, "w") as fh:
+                fh.write(text + "\n")
+        print(text)
+        return 0
+    from mil._costs import fold_seconds
+
+    print(f"{'learner':<16}{'instances':>10}{'features':>9}{'measured':>10}{'estimate':>10}{'ratio':>7}")
+    for r in records:
+        est = fold_seconds(r["learner"], r["n_instances"], r["n_features"])
+        print(f"{r['learner']:<16}{r['n_instances']:>10}{r['n_features']:>9}{r['cpu_s']:>10.2f}{est:>10.2f}"
+              f"{r['cpu_s'] / est:>7.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
