@@ -53,7 +53,7 @@ def test_every_learner_has_a_measured_cost():
     from mil._costs import FOLD_SECONDS, REFERENCES
     from mil._learners import DEFAULT_JOB, LEARNERS
 
-    assert set(FOLD_SECONDS) == set(LEARNERS)
+    assert set(FOLD_SECONDS) == {n for n, row in LEARNERS.items() if row.task == "classification"}
     assert all(len(t) == len(REFERENCES) and min(t) > 0 for t in FOLD_SECONDS.values())
     assert set(DEFAULT_JOB) <= set(LEARNERS)
 
@@ -61,7 +61,7 @@ def test_every_learner_has_a_measured_cost():
 def test_fold_time_model_through_the_measurements():
     import math
 
-    from mil._costs import FOLD_SECONDS, REFERENCES, estimate_seconds, fold_seconds
+    from mil._costs import FOLD_SECONDS, REFERENCES, estimate_seconds, fold_seconds, reference_fold_seconds
 
     refs = [(n, d) for _, n, d, _, _ in REFERENCES.values()]
     # By hand for one learner: p from Musk1 to Musk2 (same features), q from Musk1 to the file.
@@ -69,11 +69,11 @@ def test_fold_time_model_through_the_measurements():
     p = math.log(t3 / t2) / math.log(n3 / n2)
     q = math.log((t1 / n1 ** p) / (t2 / n2 ** p)) / math.log(d1 / d2)
     assert 0.5 < p < 3 and 0 < q < 2  # not clipped: the model passes through the three points
-    assert fold_seconds("c45-mi", 1000, 64) == pytest.approx(t2 * (1000 / n2) ** p * (64 / d2) ** q)
-    np.testing.assert_allclose([fold_seconds("c45-mi", n, d) for n, d in refs], (t1, t2, t3), rtol=1e-9)
+    assert reference_fold_seconds("c45-mi", 1000, 64) == pytest.approx(t2 * (1000 / n2) ** p * (64 / d2) ** q)
+    np.testing.assert_allclose([reference_fold_seconds("c45-mi", n, d) for n, d in refs], (t1, t2, t3), rtol=1e-9)
     # Clipped exponents: the fit is in log space, within a factor of the measurements.
     for name, times in FOLD_SECONDS.items():
-        got = np.array([fold_seconds(name, n, d) for n, d in refs])
+        got = np.array([reference_fold_seconds(name, n, d) for n, d in refs])
         assert np.all(got / np.array(times) < 4) and np.all(np.array(times) / got < 4), name
     assert fold_seconds("no-such-learner", 10, 10) is None
     total, per = estimate_seconds(["c45-mi", "blrt"], n1, d1, 10, workers=2)
@@ -1031,3 +1031,29 @@ def test_many_integer_labels_ask_for_the_task_in_one_line(tmp_path, capsys, a_re
     assert main(["evaluate", "--dataset", _write_csv(tmp_path / "w.csv", ["yes", "no"] * 4), "--task",
                  "regression"]) == 2
     assert "--task regression needs numeric labels" in capsys.readouterr().err
+
+
+def test_the_cost_model_range_and_the_quadratic_warning(monkeypatch):
+    import mil._costs as costs
+
+    model = {"a": 1e-8, "p": 2.0, "q": 1.0, "spread": 1.8, "max_measured_instances": 250_000}
+    monkeypatch.setitem(costs.COST_MODEL, "mind", model)
+    assert costs.fold_seconds("mind", 10_000, 64) == pytest.approx(1e-8 * 10_000 ** 2 * 2)
+    low, high = costs.fold_range("mind", 10_000, 64)
+    assert low == pytest.approx(2 / 1.8) and high == pytest.approx(2 * 1.8)
+    assert costs.growth("mind") == 2.0
+    assert costs.scaling_warning("mind", 10_000, 64) is None  # 2 s a fold: no warning
+    text = costs.scaling_warning("mind", 200_000, 32)
+    assert "power 2.0" in text and "mi-vlad or nystroem-nsk grow linearly" in text
+    # A learner of the model that grows linearly is never warned about.
+    monkeypatch.setitem(costs.COST_MODEL, "blrt", {**model, "p": 1.0, "a": 1e-3})
+    assert costs.scaling_warning("blrt", 10 ** 7, 32) is None
+
+
+def test_every_measured_learner_of_the_shipped_cost_model_is_registered():
+    from mil._costs import COST_MODEL
+    from mil._learners import LEARNERS
+
+    assert set(COST_MODEL) <= set(LEARNERS)
+    for name, m in COST_MODEL.items():
+        assert m["a"] > 0 and 0.3 <= m["p"] <= 3 and 0 <= m["q"] <= 2 and m["spread"] >= 1, name

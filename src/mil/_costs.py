@@ -1,20 +1,31 @@
 """What the registered learners cost: measured fold times, cost classes, a job's estimated time.
 
 The command line shows a cost class per learner in its help and, before a
-job starts, an estimate of its time. Both come from one measurement: the
-CPU seconds of one bag-level CV fold (fit on 9/10 of the bags, predict the
-rest) of each learner at its registry defaults, on three reference data
-sets, on a 2-core x86-64 with one BLAS thread, one fold at a time
-(``benchmarks/studies/study_default_job.py``). A learner's time on other data is
-extrapolated from these three points (see :func:`fold_seconds`): a guide to
-the order of magnitude, not a promise.
+job starts, an estimate of its time as a range. Two measurements:
+
+- the CPU seconds of one bag-level CV fold (fit on 9/10 of the bags,
+  predict the rest) of each learner at its registry defaults on three
+  reference data sets (``benchmarks/studies/study_default_job.py``): the
+  cost classes of ``mil --help``;
+- the cost model shipped as ``_cost_model.json``: for the learners measured
+  at sizes from about 4,000 instances up (``benchmarks/cost_model.py``), a
+  power law ``a * n_instances**p * (n_features / 32)**q`` fitted to their
+  fold times, with the spread of the measurements around it.
+
+A learner in the cost model is estimated by it; the others from the three
+reference points (see :func:`reference_fold_seconds`). Both are CPU seconds
+on a 2-core x86-64 with one BLAS thread; a busy machine takes longer.
 """
 
+import json
 import math
+import os
 
 from mil.ensemble._recommended import RECOMMENDED_MEMBERS
 
-__all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "cost_class", "fold_seconds", "estimate_seconds"]
+__all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "SCALABLE",
+           "cost_class", "estimate_seconds", "fold_range", "fold_seconds", "growth", "reference_fold_seconds",
+           "scaling_warning"]
 
 #: The reference data sets: name -> (bags, instances, features, description, short name).
 REFERENCES = {
@@ -92,8 +103,106 @@ def cost_class(name):
     return tuple(_class_of_seconds(10 * s) for s in FOLD_SECONDS[name][:len(CLASS_REFERENCES)])
 
 
+def _load_model():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_cost_model.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh).get("learners", {})
+
+
+#: The fitted cost model: name -> {"a", "p", "q", "spread", "max_measured_instances"}.
+COST_MODEL = _load_model()
+
+#: Exponents of the instances above which a learner is said to grow faster than linearly.
+QUADRATIC = 1.6
+
+#: The scalable alternatives named when a learner that grows quadratically meets large data.
+SCALABLE = {
+    "mind": ("mi-vlad", "nystroem-nsk"), "miles": ("mi-vlad", "nystroem-nsk"),
+    "nsk-svm": ("nystroem-nsk",), "migraph-svm": ("nystroem-nsk",), "emd-svm": ("swe-svm",),
+    "recommended": ("blrt", "nystroem-nsk"), "mi-svm": ("mi-vlad",), "mi-svm-bag": ("mi-vlad",),
+    "citation-knn": ("blrt", "mi-vlad"), "citation-knn-integrated": ("blrt", "mi-vlad"),
+    "bag-knn": ("blrt", "mi-vlad"), "swe-svm": ("mi-vlad",),
+}
+
+
 def fold_seconds(name, n_instances, n_features):
-    """Estimated seconds of one CV fold of learner `name` on data of this size.
+    """Estimated CPU seconds of one CV fold of learner `name` on data of this size.
+
+    The cost model (:data:`COST_MODEL`) where the learner was measured at
+    several sizes, else :func:`reference_fold_seconds`.
+
+    Parameters
+    ----------
+    name : str
+        A registry name.
+    n_instances, n_features : int
+        Size of the data (all its bags).
+
+    Returns
+    -------
+    seconds : float or None
+        None for a learner that was never measured.
+    """
+    model = COST_MODEL.get(name)
+    if model is None:
+        return reference_fold_seconds(name, n_instances, n_features)
+    return model["a"] * max(n_instances, 1) ** model["p"] * (max(n_features, 1) / 32) ** model["q"]
+
+
+def fold_range(name, n_instances, n_features):
+    """``(low, high)`` CPU seconds of one fold: the estimate divided and multiplied by its spread.
+
+    The spread is the largest ratio between a measured fold and the cost
+    model's value at its size (at least 1.5); a learner estimated from the
+    three reference points only gets a factor of 3. None for a learner never
+    measured.
+    """
+    t = fold_seconds(name, n_instances, n_features)
+    if t is None:
+        return None
+    factor = max(COST_MODEL[name]["spread"], 1.5) if name in COST_MODEL else 3.0
+    return t / factor, t * factor
+
+
+def growth(name):
+    """The exponent of the instances in the learner's cost (None: never measured)."""
+    if name in COST_MODEL:
+        return COST_MODEL[name]["p"]
+    if name not in FOLD_SECONDS:
+        return None
+    _, (n2, _, t2), (n3, _, t3) = [(ref[1], ref[2], t) for ref, t in zip(REFERENCES.values(), FOLD_SECONDS[name])]
+    return min(max(math.log(t3 / t2) / math.log(n3 / n2), 0.5), 3.0)
+
+
+def scaling_warning(name, n_instances, n_features, seconds=60.0):
+    """A warning for a learner whose cost grows quadratically and whose fold would take long here.
+
+    Returns None unless the learner's exponent of the instances is at
+    least :data:`QUADRATIC` and one fold is estimated above `seconds`; the
+    warning names the scalable alternatives (:data:`SCALABLE`).
+    """
+    p, t = growth(name), fold_seconds(name, n_instances, n_features)
+    if p is None or t is None or p < QUADRATIC or t < seconds:
+        return None
+    others = SCALABLE.get(name)
+    instead = f"; {' or '.join(others)} grow linearly" if others else ""
+    return (f"{name}'s cost grows as the instances to the power {p:.1f}: about {_duration(t)} a fold on "
+            f"{n_instances} instances{instead}")
+
+
+def _duration(seconds):
+    seconds = max(int(round(seconds)), 0)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def reference_fold_seconds(name, n_instances, n_features):
+    """Estimated seconds of one CV fold of learner `name` from its three reference measurements.
 
     The model is ``t = a * n_instances**p * n_features**q``, through the
     three reference measurements: ``p`` from Musk1 to Musk2 (the same
@@ -126,7 +235,7 @@ def fold_seconds(name, n_instances, n_features):
     return math.exp(log_a) * max(n_instances, 1) ** p * max(n_features, 1) ** q
 
 
-def estimate_seconds(names, n_instances, n_features, n_fits, workers=1):
+def estimate_seconds(names, n_instances, n_features, n_fits, workers=1, bound=None):
     """Estimated seconds of a job: every learner of `names` fitted `n_fits` times.
 
     Parameters
@@ -137,6 +246,8 @@ def estimate_seconds(names, n_instances, n_features, n_fits, workers=1):
         Folds x repetitions.
     workers : int, default=1
         Processes over the folds of one learner.
+    bound : {None, "low", "high"}, default=None
+        The estimate, or the low or high end of its range (:func:`fold_range`).
 
     Returns
     -------
@@ -147,6 +258,10 @@ def estimate_seconds(names, n_instances, n_features, n_fits, workers=1):
     """
     per = {}
     for name in names:
-        t = fold_seconds(name, n_instances, n_features)
+        if bound is None:
+            t = fold_seconds(name, n_instances, n_features)
+        else:
+            span = fold_range(name, n_instances, n_features)
+            t = None if span is None else span[0 if bound == "low" else 1]
         per[name] = None if t is None else t * n_fits / max(min(workers, n_fits), 1)
     return sum(t for t in per.values() if t is not None), per

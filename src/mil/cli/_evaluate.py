@@ -14,7 +14,7 @@ import sys
 import numpy as np
 from joblib import effective_n_jobs
 
-from mil._costs import estimate_seconds
+from mil._costs import estimate_seconds, scaling_warning
 from mil._learners import DEFAULT_JOB, DEFAULT_REGRESSION_JOB, LEARNERS, available_learners, make_learner, resolve_learner
 from mil._progress import Progress, format_duration
 from mil.cli._common import CLIError, check_jobs
@@ -201,20 +201,32 @@ def learner_names(model, task="classification"):
 
 
 def estimate_note(names, data, n_fits, jobs):
-    """One line, before a job starts: its estimated time, and the learners that dominate it."""
+    """Lines before a job starts: its estimated time as a range, what dominates it, and warnings.
+
+    The first line gives the range (:func:`mil._costs.fold_range` summed over
+    the learners and folds) and the learners that dominate it; one warning
+    follows for each learner whose cost grows quadratically and would take
+    long at this size, naming the scalable alternatives.
+    """
     workers = max(min(effective_n_jobs(jobs), n_fits), 1)
-    total, per = estimate_seconds(names, data.bags.n_instances, data.bags.n_features, n_fits, workers)
-    costly = sorted(((t, n) for n, t in per.items() if t is not None and t >= 0.25 * total and t >= 60),
+    n, d = data.bags.n_instances, data.bags.n_features
+    total, per = estimate_seconds(names, n, d, n_fits, workers)
+    low = estimate_seconds(names, n, d, n_fits, workers, bound="low")[0]
+    high = estimate_seconds(names, n, d, n_fits, workers, bound="high")[0]
+    costly = sorted(((t, name) for name, t in per.items() if t is not None and t >= 0.25 * total and t >= 60),
                     reverse=True)
-    why = [f"mostly {', '.join(f'{n} ({format_duration(t)})' for t, n in costly)}"] if costly else []
-    unmeasured = [n for n, t in per.items() if t is None]
+    why = [f"mostly {', '.join(f'{name} ({format_duration(t)})' for t, name in costly)}"] if costly else []
+    unmeasured = [name for name, t in per.items() if t is None]
     if unmeasured:
         why.append(f"{', '.join(unmeasured)} not counted")
-    why.append("an estimate from each learner's fold time measured on a 2-core x86-64, scaled to "
-               "these data; the progress refines it")
-    return (f"mil: {len(names)} learner{'s' if len(names) > 1 else ''} x {n_fits} folds on "
-            f"{len(data.y)} bags ({data.bags.n_instances} instances x {data.bags.n_features} features): "
-            f"about {format_duration(max(total, 1.0))} ({'; '.join(why)})")
+    why.append("CPU time measured on a 2-core x86-64, scaled to these data; a busy machine takes longer; "
+               "the progress refines it")
+    span = (f"about {format_duration(max(total, 1.0))}" if high < 1.5 else
+            f"{format_duration(max(low, 1.0))} to {format_duration(max(high, 1.0))}")
+    lines = [f"mil: {len(names)} learner{'s' if len(names) > 1 else ''} x {n_fits} folds on "
+             f"{len(data.y)} bags ({n} instances x {d} features): {span} ({'; '.join(why)})"]
+    lines += [f"mil: warning: {text}" for text in (scaling_warning(name, n, d) for name in names) if text]
+    return "\n".join(lines)
 
 
 def _mean(values):
