@@ -35,8 +35,17 @@ def test_help_lists_every_learner_with_its_cost_class(argv, capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     names = [n for n in COST_CLASSES]
+    from mil._learners import DEFAULT_REGRESSION_JOB
+
     for name, row in LEARNERS.items():
         description = row.description
+        if row.task == "regression":
+            mark = "*" if name in DEFAULT_REGRESSION_JOB else ""
+            line = next(i for i, text in enumerate(lines) if text.split()[:1] == [name + mark])
+            assert lines[line].endswith(description) and len(lines[line]) <= 100
+            assert "regressors, for real-valued labels" in next(
+                text for text in reversed(lines[:line]) if text.startswith("  ") and not text.startswith("    "))
+            continue
         mark = "*" if name in DEFAULT_JOB else ""
         line = next(i for i, text in enumerate(lines) if text.split()[:1] == [name + mark])
         assert lines[line].endswith(description) and len(lines[line]) <= 100
@@ -1057,3 +1066,14 @@ def test_every_measured_learner_of_the_shipped_cost_model_is_registered():
     assert set(COST_MODEL) <= set(LEARNERS)
     for name, m in COST_MODEL.items():
         assert m["a"] > 0 and 0.3 <= m["p"] <= 3 and 0 <= m["q"] <= 2 and m["spread"] >= 1, name
+
+
+def test_the_default_regression_job_runs_the_registered_regressors(tmp_path, capsys):
+    from mil._learners import DEFAULT_REGRESSION_JOB, LEARNERS
+
+    assert DEFAULT_REGRESSION_JOB and all(LEARNERS[n].task == "regression" for n in DEFAULT_REGRESSION_JOB)
+    path = _regression_csv(tmp_path / "reg.csv", n_bags=60)
+    assert main(["evaluate", "--dataset", path, "--folds", "3", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["learner"] for r in records] == list(DEFAULT_REGRESSION_JOB)
+    assert all(r["status"] == "ok" and r["rmse_mean"] < r["prior_rmse_mean"] for r in records)

@@ -16,7 +16,7 @@ import warnings
 from typing import NamedTuple
 
 from sklearn.calibration import CalibratedClassifierCV
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor, RandomForestClassifier
 
 from mil.embedding import (KernelMeanClassifier, MILESClassifier, MInDClassifier, SlicedWassersteinClassifier,
                            miFVClassifier, miVLADClassifier)
@@ -26,7 +26,8 @@ from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.wrappers import MIWrapperClassifier, SimpleMIClassifier, SingleInstanceClassifier
+from mil.wrappers import (MIWrapperClassifier, MIWrapperRegressor, SimpleMIClassifier, SimpleMIRegressor,
+                          SingleInstanceClassifier)
 
 __all__ = ["LEARNERS", "SEED_PARAMS", "DEFAULT_JOB", "DEFAULT_REGRESSION_JOB", "DEFAULT_DIFFERENCES", "DEPRECATED_NAMES", "Learner", "available_learners",
            "make_learner", "missing_requirement", "resolve_learner"]
@@ -114,6 +115,16 @@ LEARNERS = {
     # of its members, so it is not in the default job.
     "recommended": _row(make_recommended_classifier, {}, "soft vote of mind, emd-svm and blrt (POT)",
                         requires="ot"),
+    # Regressors (real-valued bag labels): the propositional baselines first.
+    "simplemi-reg": _row(SimpleMIRegressor, {}, "SimpleMI: ridge on per-bag mean, std, min and max (regression)",
+                         task="regression"),
+    "simplemi-hgb-reg": _row(SimpleMIRegressor, lambda: {"estimator": HistGradientBoostingRegressor()},
+                             "SimpleMI + HistGradientBoosting on bag statistics (regression)", task="regression"),
+    "miwrapper-reg": _row(MIWrapperRegressor, {}, "MIWrapper: ridge on instances, mean per bag (regression)",
+                          task="regression"),
+    "miwrapper-hgb-reg": _row(MIWrapperRegressor, lambda: {"estimator": HistGradientBoostingRegressor()},
+                              "MIWrapper + HistGradientBoosting on instances (regression)",
+                              task="regression"),
 }
 
 #: Former names that keep working, with a deprecation note: former -> registered name.
@@ -138,7 +149,7 @@ DEFAULT_JOB = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb")
 
 #: The default job on real-valued labels (``mil evaluate`` on a regression): the registered
 #: regressors that are fast and strong, in the order they run.
-DEFAULT_REGRESSION_JOB = ()
+DEFAULT_REGRESSION_JOB = ("simplemi-reg", "simplemi-hgb-reg", "miwrapper-hgb-reg")
 
 
 #: The randomised learners (their fit draws random numbers: bootstrap samples, random rules,
@@ -189,6 +200,8 @@ DEFAULT_DIFFERENCES = {
     "simplemi-tree": ("estimator",),
     "miwrapper-hgb": ("estimator",),
     "simplemi-rf": ("estimator",),
+    "simplemi-hgb-reg": ("estimator",),
+    "miwrapper-hgb-reg": ("estimator",),
     # One class serves six bag kernels; its defaults are the set kernels'. The EMD row is
     # measured on unscaled features (the EMD's pair cache then serves every fold), with the
     # power p of exp(-gamma EMD^p) tuned and the inner CV repeated 3 times (SVM fits only: the

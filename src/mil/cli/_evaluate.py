@@ -219,7 +219,7 @@ def estimate_note(names, data, n_fits, jobs):
     unmeasured = [name for name, t in per.items() if t is None]
     if unmeasured:
         why.append(f"{', '.join(unmeasured)} not counted")
-    why.append("CPU time measured on a 2-core x86-64, scaled to these data; a busy machine takes longer; "
+    why.append("an estimate from CPU times measured on a 2-core x86-64, scaled to these data; a busy machine takes longer; "
                "the progress refines it")
     span = (f"about {format_duration(max(total, 1.0))}" if high < 1.5 else
             f"{format_duration(max(low, 1.0))} to {format_duration(max(high, 1.0))}")

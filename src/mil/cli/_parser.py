@@ -6,7 +6,7 @@ import textwrap
 from mil import __version__
 from mil._assumptions import TASKS
 from mil._costs import CLASS_REFERENCES, COST_CLASSES, FOLD_SECONDS, REFERENCES, cost_class
-from mil._learners import DEFAULT_JOB, LEARNERS
+from mil._learners import DEFAULT_JOB, DEFAULT_REGRESSION_JOB, LEARNERS
 
 __all__ = ["build_parser"]
 
@@ -96,7 +96,8 @@ def _learner_list():
              f"(under 10 s), under a minute, minutes (under 10 min) or long (more):")
     rank = {name: i for i, (_, name) in enumerate(COST_CLASSES)}
     groups = {}
-    for name in sorted(LEARNERS, key=lambda n: FOLD_SECONDS.get(n, (float("inf"),))[0]):
+    classifiers = [name for name, row in LEARNERS.items() if row.task == "classification"]
+    for name in sorted(classifiers, key=lambda n: FOLD_SECONDS.get(n, (float("inf"),))[0]):
         groups.setdefault(cost_class(name), []).append(name)
     lines = [textwrap.fill(intro, 88)]
     for on_file, on_musk in sorted(groups, key=lambda c: [rank.get(x, len(rank)) for x in c]):
@@ -105,6 +106,12 @@ def _learner_list():
         lines.append(f"  {heading}:")
         for name in groups[on_file, on_musk]:
             mark = "*" if name in DEFAULT_JOB else ""
+            lines.append(f"    {name + mark:<25}{LEARNERS[name].description}")
+    regressors = [name for name, row in LEARNERS.items() if row.task == "regression"]
+    if regressors:
+        lines.append("  regressors, for real-valued labels (* the default job on them):")
+        for name in regressors:
+            mark = "*" if name in DEFAULT_REGRESSION_JOB else ""
             lines.append(f"    {name + mark:<25}{LEARNERS[name].description}")
     return "\n".join(lines) + "\n\n"
 
