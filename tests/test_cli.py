@@ -138,7 +138,7 @@ def test_a_warning_names_its_learner_once(tmp_path, monkeypatch, capsys):
                  "--quiet"]) == 0
     captured = capsys.readouterr()
     notes = [line for line in captured.err.splitlines() if "ConvergenceWarning" in line]
-    assert len(notes) == 1 and notes[0].startswith("warning: c45-mi: ConvergenceWarning in 3 of 3 folds: ")
+    assert len(notes) == 1 and notes[0].startswith("mil: warning: c45-mi: ConvergenceWarning in 3 of 3 folds: ")
     assert "bag-knn" not in captured.err
 
 
@@ -1077,3 +1077,11 @@ def test_the_default_regression_job_runs_the_registered_regressors(tmp_path, cap
     records = json.loads(capsys.readouterr().out)
     assert [r["learner"] for r in records] == list(DEFAULT_REGRESSION_JOB)
     assert all(r["status"] == "ok" and r["rmse_mean"] < r["prior_rmse_mean"] for r in records)
+
+
+def test_every_line_on_stderr_says_it_comes_from_mil(tmp_path, capsys):
+    # Notes, the estimate, warnings and errors: one prefix, so that a log says where each came from.
+    path = _regression_csv(tmp_path / "reg.csv", n_bags=40)
+    assert main(["evaluate", "--dataset", path, "--folds", "3", "--model", "simplemi-reg"]) == 0
+    err = capsys.readouterr().err
+    assert err and all(line.startswith("mil: ") for line in err.splitlines())

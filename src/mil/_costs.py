@@ -211,19 +211,7 @@ def reference_fold_seconds(name, n_instances, n_features):
     [0, 2]; ``a`` fitted to the three points in log space. Fixed costs (a
     fit's overhead, the number of fits of an inner CV) and the bags' sizes
     are not in the model, so the result is a guide to the order of
-    magnitude only.
-
-    Parameters
-    ----------
-    name : str
-        A registry name.
-    n_instances, n_features : int
-        Size of the data (all its bags).
-
-    Returns
-    -------
-    seconds : float or None
-        None for a learner that was never measured.
+    magnitude only. Parameters and return value as :func:`fold_seconds`.
     """
     if name not in FOLD_SECONDS:
         return None

@@ -163,7 +163,7 @@ def warning_lines(results, n_folds):
             if issubclass(category, (DeprecationWarning, PendingDeprecationWarning)):
                 continue
             first = message.strip().splitlines()[0] if message.strip() else ""
-            lines.append(f"warning: {learner}: {category.__name__} in {n} of {n_folds} folds: {first} "
+            lines.append(f"mil: warning: {learner}: {category.__name__} in {n} of {n_folds} folds: {first} "
                          f"(the scores are those of the models as fitted)")
     return lines
 
