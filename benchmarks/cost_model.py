@@ -71,12 +71,13 @@ def _fold(name, bags, y, seed=0):
 
 def measure(args):
     learners = args.learners or LEARNERS
+    sizes = SIZES if not args.sizes else [tuple(int(v) for v in item.split("x")) for item in args.sizes]
     done = set()
     if os.path.exists(args.out):
         with open(args.out) as fh:
             done = {(r["learner"], r["n_instances"], r["n_features"]) for r in map(json.loads, fh)}
     too_slow = set()
-    for n, d in sorted(SIZES, key=lambda s: s[0] * s[1]):
+    for n, d in sorted(sizes, key=lambda s: s[0] * s[1]):
         bags, y = make_bags(n, d)
         for name in learners:
             key = (name, bags.n_instances, d)
@@ -134,6 +135,7 @@ def main(argv=None):
     m.add_argument("--out", required=True)
     m.add_argument("--learners", nargs="+")
     m.add_argument("--budget", type=float, default=150.0, help="seconds of a fold above which larger sizes are skipped")
+    m.add_argument("--sizes", nargs="+", metavar="NxD", help="instances x features to measure (default: SIZES)")
     f = sub.add_parser("fit")
     f.add_argument("measurements")
     f.add_argument("--write")

@@ -116,3 +116,16 @@ def test_paper_grid_cv_alpha():
     assert "sigma" not in g[0]
     with pytest.raises(ValueError, match="alpha"):
         paper_grid(CitationKNNClassifier(), alpha="magic")
+
+
+def test_nested_cv_takes_a_regressor_with_kfold_and_r2():
+    from sklearn.linear_model import Ridge
+
+    from mil import SimpleMIRegressor
+
+    rng = np.random.default_rng(0)
+    y = rng.uniform(0, 10, size=40)
+    X = [rng.normal(size=(4, 3)) + t / 3 for t in y]
+    res = nested_cv(SimpleMIRegressor(Ridge()), {"estimator__alpha": [0.1, 10.0]}, X, y, outer_folds=4, inner_cv=3)
+    assert len(res.test_scores) == 4 and np.all(res.test_scores > 0.5)  # R^2: the means carry y
+    assert all(p["estimator__alpha"] in (0.1, 10.0) for p in res.best_params)

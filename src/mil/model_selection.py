@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold
+from sklearn.base import clone, is_regressor
+from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid, StratifiedKFold
 from sklearn.utils import Bunch
 
 from mil.distances import _all_from_bags
@@ -79,9 +79,9 @@ def _is_distance_learner(estimator):
     return isinstance(estimator, BaseBagNeighbors) and estimator.metric != "precomputed"
 
 
-def _outer_splits(outer_folds, y, random_state):
+def _outer_splits(outer_folds, y, random_state, stratify=True):
     if isinstance(outer_folds, (int, np.integer)):
-        return fold_indices(y, folds=int(outer_folds), seed=random_state)
+        return fold_indices(y, folds=int(outer_folds), seed=random_state, stratify=stratify)
     if isinstance(outer_folds, list) and outer_folds and all(
             isinstance(p, tuple) and len(p) == 2 for p in outer_folds):
         # Explicit (train, test) index pairs, e.g. a predefined train/test split.
@@ -100,9 +100,10 @@ def _outer_splits(outer_folds, y, random_state):
     return [(np.flatnonzero(table != k), np.flatnonzero(table == k)) for k in np.unique(table)]
 
 
-def _inner_splitter(inner_cv, random_state):
+def _inner_splitter(inner_cv, random_state, stratify=True):
     if isinstance(inner_cv, (int, np.integer)):
-        return StratifiedKFold(n_splits=int(inner_cv), shuffle=True, random_state=random_state)
+        kind = StratifiedKFold if stratify else KFold
+        return kind(n_splits=int(inner_cv), shuffle=True, random_state=random_state)
     return inner_cv
 
 
@@ -201,8 +202,10 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
 
     Parameters
     ----------
-    estimator : mil classifier
-        Neighbour classifiers (any metric but "precomputed") take the fast
+    estimator : mil classifier or regressor
+        A regressor's folds (outer and inner, when given as ints) are
+        shuffled k-fold and its scores R^2 (its ``score``). Neighbour
+        classifiers (any metric but "precomputed") take the fast
         path: each needed bag distance matrix is computed once per data set
         (once per outer fold when ``scale`` is set, see the module
         docstring) and sliced in every inner and outer fold; integrated
@@ -213,7 +216,8 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
     X : sequence of 2-D arrays or Bags
     y : array-like of shape (n_bags,)
     outer_folds : int or array-like of shape (n_bags,) or (n_repeats, n_bags), default=10
-        An int gives stratified folds (seeded by `random_state`); an array
+        An int gives stratified folds (seeded by `random_state`; shuffled
+        k-fold for a regressor); an array
         gives the test fold of each bag (a shipped ``folds`` table: its row
         0 is used); a list of ``(train, test)`` index tuples gives the outer
         splits themselves (e.g. MILWEB's predefined split, one pair).
@@ -233,7 +237,7 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
     Returns
     -------
     result : Bunch
-        ``test_scores`` (accuracy per outer fold), ``best_params`` (per
+        ``test_scores`` (accuracy per outer fold; R^2 for a regressor), ``best_params`` (per
         fold), ``inner_scores`` (best mean inner accuracy per fold),
         ``alphas`` (selected alpha per fold, or None), ``mean_score``,
         ``fit_times`` / ``score_times`` (per fold: inner search, final
@@ -254,12 +258,14 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
     t_start = time.perf_counter()
     bags = check_bags(X, accept_sparse=True)  # an estimator without sparse support refuses in fit
     y = np.asarray(y)
-    check_bag_labels(y, bags.n_bags)
+    classify = not is_regressor(estimator)
+    if classify:  # a regressor checks its targets in fit
+        check_bag_labels(y, bags.n_bags)
     grid = list(ParameterGrid(param_grid))
     if not grid:
         raise ValueError("param_grid is empty")
-    splits = _outer_splits(outer_folds, y, random_state)
-    inner = _inner_splitter(inner_cv, random_state)
+    splits = _outer_splits(outer_folds, y, random_state, stratify=classify)
+    inner = _inner_splitter(inner_cv, random_state, stratify=classify)
     if _is_distance_learner(estimator):
         cache = {} if cache is None else cache
         if any(p.get("scale", estimator.scale) is None for p in grid) and ("mats", None, None) not in cache:
