@@ -16,7 +16,7 @@ from sklearn.utils.fixes import parse_version
 
 from mil.utils.estimator_checks import (REGRESSOR_CHECKS, check_bag_regressor, expected_failed_checks,
                                         make_toy_regression_bags, one_instance_bags)
-from mil.wrappers import MIWrapperRegressor, SimpleMIRegressor
+from mil.wrappers import MIWrapperRegressor, PrimaryInstanceRegressor, SimpleMIRegressor
 
 REGRESSORS = [
     SimpleMIRegressor(),
@@ -25,9 +25,12 @@ REGRESSORS = [
     MIWrapperRegressor(),
     MIWrapperRegressor(DecisionTreeRegressor(max_depth=4, random_state=0), pooling="median",
                        weighting="inverse_size"),
+    PrimaryInstanceRegressor(random_state=0),
+    PrimaryInstanceRegressor(Ridge(), assignment="soft", init="random", random_state=0),
 ]
 GRIDS = {"SimpleMIRegressor": {"summary": ["mean", ("mean", "std")]},
-         "MIWrapperRegressor": {"pooling": ["mean", "max"]}}
+         "MIWrapperRegressor": {"pooling": ["mean", "max"]},
+         "PrimaryInstanceRegressor": {"assignment": ["hard", "soft"]}}
 
 
 def _id(est):

@@ -20,8 +20,8 @@ from mil.preprocessing import BagScaler
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.wrappers import (MIWrapperClassifier, MIWrapperRegressor, SimpleMIClassifier, SimpleMIRegressor,
-                          SingleInstanceClassifier)
+from mil.wrappers import (MIWrapperClassifier, MIWrapperRegressor, PrimaryInstanceRegressor, SimpleMIClassifier,
+                          SimpleMIRegressor, SingleInstanceClassifier)
 
 
 def get_include():
@@ -49,6 +49,6 @@ __all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "Bag
            "ID3MIClassifier", "KernelMeanClassifier", "KernelMeanEmbedding", "miFVClassifier", "miVLADClassifier",
            "MILESClassifier", "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier",
            "miSVMClassifier", "MIWrapperClassifier", "MIWrapperRegressor", "RipperMIClassifier",
-           "SimpleMIClassifier", "SimpleMIRegressor",
+           "PrimaryInstanceRegressor", "SimpleMIClassifier", "SimpleMIRegressor",
            "SingleInstanceClassifier", "SlicedWassersteinClassifier", "SlicedWassersteinEmbedding",
            "VLADEmbedding", "get_include", "make_recommended_classifier", "show_config", "__version__"]

@@ -398,7 +398,8 @@ for _name in ("miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "Sli
 _RIDGE_CV_WEIGHTS = {"check_sample_weight_equivalence_on_dense_data": (
     "the default inner RidgeCV chooses its penalty by leave-one-out, where two copies of a bag are "
     "left out one at a time and a weight of 2 is left out once (Ridge() inside passes)")}
-_FAILS_WITH_DEFAULT_INNER = {"SimpleMIRegressor": _RIDGE_CV_WEIGHTS, "MIWrapperRegressor": _RIDGE_CV_WEIGHTS}
+_FAILS_WITH_DEFAULT_INNER = {name: _RIDGE_CV_WEIGHTS for name in (
+    "SimpleMIRegressor", "MIWrapperRegressor", "PrimaryInstanceRegressor")}
 
 
 def expected_failed_checks(estimator):

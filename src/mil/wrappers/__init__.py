@@ -12,6 +12,9 @@ two simple ways, available in Weka as ``SimpleMI`` and ``MIWrapper``:
   the instances, and combines a bag's instance outputs into the bag's
   (:class:`MIWrapperClassifier`, :class:`MIWrapperRegressor`).
 
+:class:`PrimaryInstanceRegressor` (Ray and Page 2001) refits the instance
+regressor on the one instance of each bag that fits its target best, in
+alternation, for targets carried by one instance per bag.
 Both are the baselines every multi-instance learner should be measured
 against: with a decision tree inside they are already competitive on the
 classic benchmark sets (see the "Wrappers" page of the user guide).
@@ -21,9 +24,10 @@ scikit-learn's meta-estimators as an ordinary classifier of rows.
 
 from mil.wrappers._classifiers import (GEOMETRIC_CLIP, MIWrapperClassifier, SimpleMIClassifier,
                                        SingleInstanceClassifier)
+from mil.wrappers._primary import PrimaryInstanceRegressor
 from mil.wrappers._regressors import MIWrapperRegressor, SimpleMIRegressor, default_ridge, pool_by_bag
 from mil.wrappers._summaries import STATISTICS, SUMMARIES, bag_statistics, bag_summaries
 
 __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier", "SimpleMIRegressor",
-           "MIWrapperRegressor", "bag_summaries", "bag_statistics", "default_ridge", "pool_by_bag",
+           "MIWrapperRegressor", "PrimaryInstanceRegressor", "bag_summaries", "bag_statistics", "default_ridge", "pool_by_bag",
            "GEOMETRIC_CLIP", "STATISTICS", "SUMMARIES"]
