@@ -8,7 +8,7 @@ job starts, an estimate of its time as a range. Two measurements:
   reference data sets (``benchmarks/studies/study_default_job.py``): the
   cost classes of ``mil --help``;
 - the cost model shipped as ``_cost_model.json``: for the learners measured
-  at sizes from about 4,000 instances up (``benchmarks/cost_model.py``), a
+  at sizes from about 4,000 instances up (``benchmarks/bench_cost_model.py``), a
   power law ``a * n_instances**p * (n_features / 32)**q`` fitted to their
   fold times, with the spread of the measurements around it.
 

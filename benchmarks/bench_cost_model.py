@@ -15,10 +15,10 @@ features at about 32,000 instances. A learner whose fold takes longer than
 ``--budget`` seconds is not measured at the larger sizes (its model then
 extrapolates: the command line marks it as growing faster than linearly).
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/cost_model.py measure \\
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_cost_model.py measure \\
         --out /tmp/costs.jsonl
-    python benchmarks/cost_model.py fit /tmp/costs.jsonl --write src/mil/_cost_model.json
-    python benchmarks/cost_model.py check /tmp/costs.jsonl   # measured / estimated at every size
+    python benchmarks/bench_cost_model.py fit /tmp/costs.jsonl --write src/mil/_cost_model.json
+    python benchmarks/bench_cost_model.py check /tmp/costs.jsonl   # measured / estimated at every size
 
 Each measured line holds the learner, the size, the CPU and wall seconds and
 the machine's load average when the fold ran.
@@ -147,7 +147,7 @@ def main(argv=None):
     records = _read(args.measurements)
     if args.command == "fit":
         model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q",
-                 "command": "python benchmarks/cost_model.py measure; python benchmarks/cost_model.py fit",
+                 "command": "python benchmarks/bench_cost_model.py measure; python benchmarks/bench_cost_model.py fit",
                  "learners": fit(records)}
         text = json.dumps(model, indent=1, sort_keys=True)
         if args.write:
