@@ -1050,6 +1050,8 @@ def test_the_cost_model_range_and_the_quadratic_warning(monkeypatch):
     assert costs.fold_seconds("mind", 10_000, 64) == pytest.approx(1e-8 * 10_000 ** 2 * 2)
     low, high = costs.fold_range("mind", 10_000, 64)
     assert low == pytest.approx(2 / 1.8) and high == pytest.approx(2 * 1.8)
+    low, high = costs.fold_range("mind", 16 * 250_000, 32)  # 16 times the largest measured: twice as wide
+    assert high / low == pytest.approx((2 * 1.8) ** 2)
     assert costs.growth("mind") == 2.0
     assert costs.scaling_warning("mind", 10_000, 64) is None  # 2 s a fold: no warning
     text = costs.scaling_warning("mind", 200_000, 32)

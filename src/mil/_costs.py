@@ -155,14 +155,20 @@ def fold_range(name, n_instances, n_features):
     """``(low, high)`` CPU seconds of one fold: the estimate divided and multiplied by its spread.
 
     The spread is the largest ratio between a measured fold and the cost
-    model's value at its size (at least 1.5); a learner estimated from the
+    model's value at its size (at least 1.5), widened beyond the largest
+    measured size by the fourth root of the extrapolation (16 times the
+    largest measured data: twice the spread); a learner estimated from the
     three reference points only gets a factor of 3. None for a learner never
     measured.
     """
     t = fold_seconds(name, n_instances, n_features)
     if t is None:
         return None
-    factor = max(COST_MODEL[name]["spread"], 1.5) if name in COST_MODEL else 3.0
+    if name in COST_MODEL:
+        model = COST_MODEL[name]
+        factor = max(model["spread"], 1.5) * max(n_instances / model["max_measured_instances"], 1.0) ** 0.25
+    else:
+        factor = 3.0
     return t / factor, t * factor
 
 
