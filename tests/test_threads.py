@@ -108,6 +108,6 @@ def test_parallel_folds_cap_the_inner_pools():
     from mil.utils.validation import check_bags
 
     i, fold = _indexed_fold(0, 1, SimpleMIClassifier(), check_bags(bags), y, train, test, _pool_sizes, 1, False)
-    assert i == 0 and fold[6] == 1  # the callback's value: the largest pool inside the fold
+    assert i == 0 and fold[3] == 1  # the callback's value: the largest pool inside the fold
     with limited_threads(1):  # a caller's cap reaches its workers
         assert inner_threads(1) == 1
