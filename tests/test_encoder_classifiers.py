@@ -3,6 +3,7 @@ mil._tuning, zero weights, seeds, instance outputs and the two backends."""
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC, LinearSVC
 
@@ -43,7 +44,7 @@ def test_logistic_model_is_the_hand_built_one(toy):
     X, y = toy
     clf = miVLADClassifier(n_clusters=2, C=3.0, cv=1, random_state=5).fit(X, y)
     # The classifier's defaults: no power normalisation, raw features.
-    enc = VLADEmbedding(2, power=1.0, scale=None, random_state=clf._seed).fit(X)
+    enc = VLADEmbedding(2, power=1.0, scale=None, random_state=clf.encoder_.random_state).fit(X)
     np.testing.assert_array_equal(clf.encoder_.cluster_centers_, enc.cluster_centers_)
     E = enc.transform(X)
     lr = LogisticRegression(C=3.0, max_iter=5000, tol=1e-4).fit(E, y)
@@ -56,9 +57,9 @@ def test_logistic_model_is_the_hand_built_one(toy):
 def test_standardised_encodings_and_linear_svc(toy):
     X, y = toy
     clf = miFVClassifier(n_components=1, C=0.5, model="svm", cv=1, random_state=2).fit(X, y)
-    E = FisherVectorEmbedding(1, random_state=clf._seed).fit(X).transform(X)
+    E = FisherVectorEmbedding(1, random_state=clf.encoder_.random_state).fit(X).transform(X)
     Z = (E - E.mean(axis=0)) / np.where(E.std(axis=0) > 0, E.std(axis=0), 1.0)
-    svm = LinearSVC(C=0.5, max_iter=5000, tol=1e-4, random_state=clf._seed).fit(Z, y)
+    svm = LinearSVC(C=0.5, max_iter=5000, tol=1e-4, random_state=clf.model_.random_state).fit(Z, y)
     np.testing.assert_allclose(clf.decision_function(X), svm.decision_function(Z), rtol=1e-9, atol=1e-9)
 
 
@@ -66,7 +67,7 @@ def test_rbf_model_is_the_hand_built_one(toy):
     X, y = toy
     clf = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, p=2.0, gamma_scales=(2.0,), C=4.0, cv=1,
                                       random_state=1).fit(X, y)
-    E = SlicedWassersteinEmbedding(5, 3, scale=None, random_state=clf._seed).fit(X).transform(X)
+    E = SlicedWassersteinEmbedding(5, 3, scale=None, random_state=clf.encoder_.random_state).fit(X).transform(X)
     S = ((E[:, None, :] - E[None, :, :]) ** 2).sum(axis=-1)
     gamma = 2.0 / np.median(S[~np.eye(len(E), dtype=bool)])
     assert clf.gamma_ == pytest.approx(gamma, rel=1e-12)
@@ -81,7 +82,7 @@ def test_rbf_kernel_on_a_power_of_the_distance(toy):
     X, y = toy
     clf = SlicedWassersteinClassifier(n_directions=5, n_quantiles=3, p=1.0, gamma_scales=(0.5,), C=2.0, cv=1,
                                       random_state=4).fit(X, y)
-    E = SlicedWassersteinEmbedding(5, 3, scale=None, random_state=clf._seed).fit(X).transform(X)
+    E = SlicedWassersteinEmbedding(5, 3, scale=None, random_state=clf.encoder_.random_state).fit(X).transform(X)
     D = np.sqrt(((E[:, None, :] - E[None, :, :]) ** 2).sum(axis=-1))
     gamma = 0.5 / np.median(D[~np.eye(len(E), dtype=bool)])
     assert clf.gamma_ == pytest.approx(gamma, rel=1e-12) and clf.p_ == 1.0
@@ -106,7 +107,7 @@ def test_inner_cv_is_mil_tuning(toy):
     X, y = toy
     Cs = (0.1, 1.0, 10.0)
     clf = KernelMeanClassifier(n_components=40, gamma_scales=(0.5, 2.0), Cs=Cs, cv=4, random_state=3).fit(X, y)
-    encs = [KernelMeanEmbedding(40, method=clf.method, gamma=g, random_state=clf._seed).fit(X) for g in (0.5, 2.0)]
+    encs = [KernelMeanEmbedding(40, method=clf.method, gamma=g, random_state=clf.encoder_.random_state).fit(X) for g in (0.5, 2.0)]
     Es = [e.transform(X) for e in encs]
     folds = inner_folds(4, y, random_state=3)
     expected = np.zeros((2, 3))
@@ -193,3 +194,61 @@ def test_reproduce_quick():
     result = reproduce_encoders(learners=("mi-vlad",), quick=True, seeds=2)
     acc = np.asarray(result.accuracy["mi-vlad"]["musk1"])
     assert acc.shape == (4,) and np.all((acc >= 0) & (acc <= 1)) and acc.mean() > 0.6
+
+
+def test_sliced_wasserstein_computes_its_training_distances_once(toy, monkeypatch):
+    """One distance matrix between the training bags' encodings per fit, whatever the grid and
+    the folds (the inner folds slice it); one call of the test bags against the support bags."""
+    from mil.embedding import _encoder_classifiers as module
+
+    X, y = toy
+    calls = []
+    original = module._distances
+
+    def counting(A, B=None):
+        calls.append(A.shape[0] * (A.shape[0] if B is None else B.shape[0]))
+        return original(A, B)
+
+    monkeypatch.setattr(module, "_distances", counting)
+    clf = SlicedWassersteinClassifier(n_directions=6, n_quantiles=4, p=(1.0, 2.0), gamma_scales=(0.5, 2.0),
+                                      Cs=(1.0, 10.0), cv_repeats=2, random_state=0).fit(X, y)
+    assert calls == [len(y) ** 2]
+    assert clf.cv_results_.shape == (4, 2)
+    calls.clear()
+    clf.predict(X[:5])
+    assert calls == [5 * clf.support_encodings_.shape[0]]
+
+
+def test_solver_parameters_reach_every_model(toy):
+    """tol and max_iter act on the RBF SVM too (None: its own tight default), and on the linear models."""
+    X, y = toy
+    kw = dict(n_directions=6, n_quantiles=4, C=1.0, cv=1, random_state=0)
+    default = SlicedWassersteinClassifier(**kw).fit(X, y)
+    assert default.model_.tol == 1e-8 and default.model_.max_iter == -1
+    set_ = SlicedWassersteinClassifier(tol=1e-2, max_iter=3, **kw)
+    with pytest.warns(ConvergenceWarning):
+        set_.fit(X, y)
+    assert set_.model_.tol == 1e-2 and set_.model_.max_iter == 3
+    assert not np.array_equal(set_.decision_function(X), default.decision_function(X))
+    lin = miFVClassifier(n_components=1, C=1.0, cv=1, tol=1e-2, max_iter=7, random_state=0).fit(X, y)
+    assert lin.model_.tol == 1e-2 and lin.model_.max_iter == 7
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=_id)
+def test_positive_class_is_deprecated(est, toy):
+    """It never had an effect (the models treat the classes alike): setting it warns."""
+    X, y = toy
+    with pytest.warns(FutureWarning, match="positive_class is deprecated"):
+        a = est.__class__(**{**est.get_params(), "positive_class": 0}).fit(X, y)
+    b = est.__class__(**est.get_params()).fit(X, y)
+    # (the same problem with the classes' roles swapped: the same solution, to the solver's tolerance)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_the_docstring_lists_each_parameter_once():
+    from numpydoc.docscrape import ClassDoc
+
+    for cls in (miFVClassifier, miVLADClassifier, KernelMeanClassifier, SlicedWassersteinClassifier):
+        names = [p.name for p in ClassDoc(cls)["Parameters"]]
+        assert len(names) == len(set(names)), cls.__name__

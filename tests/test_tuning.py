@@ -1,4 +1,4 @@
-"""mil._tuning: the inner-CV rules shared by MILES, MInD, BagKernelSVC, mi-SVM and MI-SVM."""
+"""mil._tuning: the engine and the inner-CV rules shared by every learner tuned inside fit."""
 
 import inspect
 
@@ -8,6 +8,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax
 
 from mil._tuning import best_index, fit_sigmoid, grid_scores, inner_folds, positive_weight_bags, select
+from mil.utils.estimator_checks import make_toy_bags
 
 
 def _platt_lr(scores, y, w, intercept):
@@ -215,3 +216,161 @@ def test_registry_rows_are_the_class_defaults(name):
     # repr: estimators (the wrappers' inner models) compare by their parameters, not identity.
     differ = {k for k in params if repr(params[k]) != repr(defaults[k])} - {"random_state", "kernel"}
     assert differ == set(DEFAULT_DIFFERENCES.get(name, ()))
+
+
+# -- the engine ------------------------------------------------------------------------
+
+def _mean_ridge_class():
+    """A tiny bag regressor on the engine: ridge regression on the bags' mean instances,
+    the means' multiplier a representation grid, alpha the model grid."""
+    from sklearn.base import BaseEstimator, RegressorMixin
+    from sklearn.linear_model import Ridge
+    from sklearn.utils import Bunch
+
+    from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin
+    from mil.utils.validation import check_bags
+
+    class MeanRidge(TunedRegressorMixin, RegressorMixin, BaseEstimator):
+        _parameter_constraints = {**REGRESSION_CONSTRAINTS, "alphas": ["array-like"], "factors": ["array-like"]}
+
+        def __init__(self, alphas=(0.01, 1.0, 100.0), factors=(1.0, 3.0), *, cv=4, cv_repeats=1,
+                     scoring="neg_mean_squared_error", random_state=None):
+            self.alphas, self.factors, self.cv, self.cv_repeats = alphas, factors, cv, cv_repeats
+            self.scoring, self.random_state = scoring, random_state
+
+        # what a regressors' base class supplies
+        def _validate_fit(self, X, y):
+            self._validate_params()
+            bags = check_bags(X)
+            self.n_features_in_ = bags.n_features
+            return bags, np.asarray(y, dtype=np.float64)
+
+        @staticmethod
+        def _bag_weights(sample_weight, y, n_bags):
+            return None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+
+        def _validate_predict(self, X):
+            return check_bags(X, n_features=self.n_features_in_)
+
+        offset_ = None  # no feature scaling
+
+        # the engine's hooks
+        @staticmethod
+        def _means(bags):
+            return np.add.reduceat(bags.instances, bags.offsets[:-1]) / np.diff(bags.offsets)[:, None]
+
+        def _represent(self, bags, target, seeds):
+            return Bunch(means=self._means(bags))
+
+        def _grid(self, rep):
+            return [{"factor": float(f)} for f in self.factors], [{"alpha": float(a)} for a in self.alphas]
+
+        def _design(self, fold, row):
+            return row["factor"] * fold.rep.means[fold.train], row["factor"] * fold.rep.means[fold.test]
+
+        def _cut(self, rep, train, test):
+            return Bunch(rep=rep, train=train, test=test)
+
+        def _model(self, row, col, seeds, inner):
+            return Ridge(alpha=col["alpha"])
+
+        def _keep(self, rep, fold, row, col, model, selection):
+            self.factor_, self.model_ = row["factor"], model
+
+        def _decision(self, bags):
+            return self.model_.predict(self.factor_ * self._means(bags))
+
+    return MeanRidge
+
+
+def _regression_bags(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(int(rng.integers(2, 6)), 3)) for _ in range(n)]
+    y = np.array([b[:, 0].mean() * 2.0 - b[:, 1].mean() for b in X]) + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+def test_engine_regression_path_is_kfold_on_the_representation():
+    """A regressor on the engine: plain shuffled KFold, neg MSE over the pooled out-of-fold
+    predictions, ties to the first alpha then the first row, no calibration; the refit on all."""
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import KFold
+
+    from mil._tuning import SEED_MAX
+
+    MeanRidge = _mean_ridge_class()
+    X, y = _regression_bags()
+    reg = MeanRidge(random_state=5).fit(X, y)
+    means = np.array([b.mean(axis=0) for b in X])
+    seed = np.random.RandomState(5).randint(SEED_MAX)
+    expected = np.zeros((2, 3))
+    for i, f in enumerate((1.0, 3.0)):
+        for j, a in enumerate((0.01, 1.0, 100.0)):
+            pred = np.empty(len(y))
+            for tr, te in KFold(4, shuffle=True, random_state=seed).split(means):
+                pred[te] = Ridge(alpha=a).fit(f * means[tr], y[tr]).predict(f * means[te])
+            expected[i, j] = -np.mean((pred - y) ** 2)
+    np.testing.assert_allclose(reg.cv_results_, expected, rtol=1e-12)
+    i, j = best_index(expected)
+    assert reg.best_params_ == {"factor": (1.0, 3.0)[i], "alpha": (0.01, 1.0, 100.0)[j]}
+    assert not hasattr(reg, "proba_scale_")
+    ref = Ridge(alpha=reg.best_params_["alpha"]).fit(reg.factor_ * means, y)
+    np.testing.assert_allclose(reg.predict(X), ref.predict(reg.factor_ * means), rtol=1e-12)
+    assert reg.score(X, y) > 0.8
+    # r2 and MAE are scorings too; cv=1 is the middle of each grid, no inner fit.
+    assert MeanRidge(scoring="r2", random_state=5).fit(X, y).cv_results_.max() <= 1.0
+    one = MeanRidge(cv=1).fit(X, y)
+    assert one.cv_results_ is None and one.best_params_ == {"factor": 3.0, "alpha": 1.0}
+    # Weight-0 bags are absent bags.
+    w = np.ones(len(y))
+    w[:5] = 0
+    a = MeanRidge(random_state=1).fit(X, y, sample_weight=w)
+    b = MeanRidge(random_state=1).fit(X[5:], y[5:], sample_weight=w[5:])
+    np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-12)
+
+
+def test_engine_draws_independent_seeds():
+    """The inner folds' shuffles come first from random_state's generator (as they always have),
+    then one independent seed per name: the model's seed is not the folds' seed."""
+    from sklearn.base import clone
+
+    from mil._tuning import SEED_MAX
+    from mil.embedding import miVLADClassifier
+
+    X, y = make_toy_bags(n_bags=30, random_state=0)
+    clf = miVLADClassifier(n_clusters=2, Cs=(1.0,), random_state=7).fit(X, y)
+    rng = np.random.RandomState(7)
+    fold_seed, model_seed, encoder_seed = (int(rng.randint(SEED_MAX)) for _ in range(3))
+    assert clf.encoder_.random_state == encoder_seed != fold_seed
+    assert len({fold_seed, model_seed, encoder_seed}) == 3
+    assert clf._draw_seeds() == ([fold_seed], {"model": model_seed, "encoder": encoder_seed})
+    # The same integer twice gives the same model; another gives other folds.
+    np.testing.assert_array_equal(clone(clf).fit(X, y).decision_function(X), clf.decision_function(X))
+
+
+def test_convergence_warnings_are_handled_in_at_most_two_modules():
+    import pathlib
+    import re
+
+    import mil
+
+    root = pathlib.Path(mil.__file__).parent
+    imports = re.compile(r"^\s*from sklearn\.exceptions import .*\bConvergenceWarning\b", re.MULTILINE)
+    hits = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if imports.search(p.read_text()))
+    assert len(hits) <= 2, hits
+
+
+def test_bag_argmax_is_the_first_maximum_of_each_bag():
+    from mil.utils._segments import bag_argmax, bag_rows
+
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(1, 6, size=50)
+    offsets = np.r_[0, np.cumsum(sizes)]
+    f = rng.integers(0, 3, size=offsets[-1]).astype(float)  # ties everywhere
+    f[rng.random(f.size) < 0.1] = -np.inf
+    bags = rng.permutation(50)[:30]
+    loop = [offsets[b] + int(np.argmax(f[offsets[b]:offsets[b + 1]])) for b in bags]
+    np.testing.assert_array_equal(bag_argmax(f, offsets, bags), loop)
+    np.testing.assert_array_equal(bag_rows(offsets, bags), np.concatenate([np.arange(offsets[b], offsets[b + 1])
+                                                                           for b in bags]))
+    assert bag_argmax(f, offsets, []).shape == (0,)

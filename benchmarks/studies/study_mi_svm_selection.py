@@ -39,9 +39,6 @@ from mil._learners import make_learner
 from mil.datasets import load_dataset
 from mil.evaluation import table_splits
 from mil._tuning import best_index, fit_sigmoid, grid_scores, inner_folds, out_of_fold
-from mil.preprocessing import _apply_scaling, _scaling
-from mil._tuning import positive_grid
-from mil.svm._mi_svm import _rbf_from_sq
 
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for the shared _data.py
 from _data import parse_params  # noqa: E402
@@ -55,32 +52,25 @@ def _fold(learner, params, X, y, tr, te):
     """Out-of-fold scores of every grid point and each point's test bag scores on one outer fold."""
     t = time.process_time()
     est = make_learner(learner, **params)
-    bags, y_enc = est._validate_fit([X[i] for i in tr], y[tr])
-    test = est._validate_predict([X[i] for i in te])
-    if est._setting("scale") is not None:
-        offset, scale = _scaling(bags.instances, est._setting("scale"))
-        bags, test = _apply_scaling(bags, offset, scale), _apply_scaling(test, offset, scale)
-    pos = y_enc == 1
-    Cs, rel = positive_grid(est.C, "C"), positive_grid(est._setting("gamma"), "gamma")
-    gammas = rel if est.kernel == "rbf" else rel[:1]
-    grid = [(float(g), float(c)) for g in gammas for c in Cs]
-    D2 = None
-    if est._exact(bags.instances.shape[0]):
-        D2 = est._sq_distances(est._points(bags.instances, bags.offsets, pos))
-    folds = inner_folds(est.cv, pos.astype(np.intp), random_state=est.random_state, repeats=est.cv_repeats)
-    rows, oof = out_of_fold(folds, lambda a, b: est._fold_scores(bags, pos, None, gammas, Cs, D2, a, b))
+    # The engine's own steps (mil._tuning): fit's inputs, representation, grid, folds, then every
+    # grid point's out-of-fold scores and its refit's test scores.
+    bags, target, weight, keep, n_total = est._fit_inputs([X[i] for i in tr], y[tr], None)
+    fold_seeds, seeds = est._draw_seeds()
+    rep = est._represent(bags, target, seeds)
+    rows_, cols = est._grid(rep)
+    grid = [(row["gamma"], col["C"]) for row in rows_ for col in cols]
+    folds = inner_folds(est.cv, target, seeds=fold_seeds)
+    rows, oof = out_of_fold(folds, lambda a, b: est._fold_outputs(rep, rows_, cols, target, None, seeds, a, b))
     oof = oof.reshape(len(grid), -1)
-    ref = est._gamma_ref(bags)
-    test_scores, K, last_g = [], None, None
-    for g, c in grid:
-        if D2 is not None and g != last_g:
-            K = None
-            K = _rbf_from_sq(D2, g / ref)
-            last_g = g
-        est._fit_one(bags, pos, None, g, c, K=K, ref=ref)
-        test_scores.append(est._bag_scores(test).tolist())
+    pos = target == 1
+    test = est._scaled([X[i] for i in te])
+    test_scores = []
+    for row in rows_:
+        for col in cols:
+            _, model = est._refit(rep, row, col, target, None, seeds)
+            test_scores.append(model.decision_function(test).tolist())
     positive = est.classes_[1]
-    return {"grid": grid, "shape": [len(gammas), len(Cs)], "oof": oof.tolist(), "train_pos": pos[rows].tolist(),
+    return {"grid": grid, "shape": [len(rows_), len(cols)], "oof": oof.tolist(), "train_pos": pos[rows].tolist(),
             "test_scores": test_scores, "test_pos": (y[te] == positive).tolist(),
             "cpu": time.process_time() - t}
 

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from mil._tuning import inner_folds
+from mil._tuning import inner_folds, select
 from mil.bags import Bags
 from mil.datasets import load_dataset
 from mil.embedding import MILESClassifier
@@ -57,15 +57,15 @@ class _Recording(MILESClassifier):
 
     tol_factor = 10.0
 
-    def _features(self, fold, sigma):
-        self._current = sigma
-        return super()._features(fold, sigma)
+    def _design(self, fold, row):
+        self._current = row["sigma"]
+        return super()._design(fold, row)
 
-    def _machine(self, C, inner=False):
-        machine = super()._machine(C, inner)
+    def _model(self, row, col, seeds, inner):
+        machine = super()._model(row, col, seeds, inner)
         if inner:
             machine.set_params(tol=self.tol_factor * self.tol)
-            clock, times, key = time.process_time, self._times, (self._current, C)
+            clock, times, key = time.process_time, self._times, (self._current, col["C"])
             fit = machine.fit
 
             def timed(*args, **kwargs):
@@ -79,41 +79,44 @@ class _Recording(MILESClassifier):
 
 def run_fold(bags, y, train, test, extra=False):
     rec = _Recording(random_state=0, Cs=CS, sigma_scales=SCALES)
-    # The state of a fit (scaling, centre, seed, concepts, M) without its grid: a fit at fixed C.
+    # The engine's steps of a fit (mil._tuning) without its selection: inputs, seeds, representation.
     rec.set_params(cv=1, C=1.0).fit(bags[train], y[train])
     rec.set_params(cv=5, C=None)
-    state = rec._prepare(rec._scaled(bags[train]))
-    target = (np.searchsorted(rec.classes_, y[train]) == rec._pos_index).astype(np.intp)
-    params = [s * rec.sigma_median_ for s in SCALES]
+    bags_fit, target, _, _, _ = rec._fit_inputs(bags[train], y[train], None)
+    fold_seeds, seeds = rec._draw_seeds()
+    rep = rec._represent(bags_fit, target, seeds)
+    rows = {row["_scale"]: row for row in rep.rows}
     out = {"inner": {}, "inner_time": {}}
     for label, n_folds, factor in EXTRA if extra else SETTINGS:
         rec.cv, rec.tol_factor, rec._times = n_folds, factor, {}
         scales, cs = (EXTRA_SCALES, EXTRA_CS) if extra else (SCALES, CS)
-        sub = [params[SCALES.index(q)] for q in scales]
-        folds = inner_folds(rec.cv, target, random_state=rec.random_state, repeats=rec.cv_repeats)
-        rec.cv_results_ = rec._select(state, target, None, sub, np.asarray(cs), folds).scores
+        sub, cols = [rows[q] for q in scales], [{"C": float(C)} for C in cs]
+        folds = inner_folds(rec.cv, target, seeds=fold_seeds)
+        scores = select(folds, (len(sub), len(cols)),
+                        lambda tr, te: rec._fold_outputs(rep, sub, cols, target, None, seeds, tr, te), target).scores
         # On the full grid's shape (NaN: not fitted).
         acc, seconds = np.full((len(SCALES), len(CS)), np.nan), np.zeros((len(SCALES), len(CS)))
         for i, q in enumerate(scales):
             for j, C in enumerate(cs):
-                acc[SCALES.index(q), CS.index(C)] = rec.cv_results_[i, j]
-                seconds[SCALES.index(q), CS.index(C)] = rec._times.get((sub[i], C), 0.0)
+                acc[SCALES.index(q), CS.index(C)] = scores[i, j]
+                seconds[SCALES.index(q), CS.index(C)] = rec._times.get((sub[i]["sigma"], C), 0.0)
         out["inner"][label] = acc.tolist()
         out["inner_time"][label] = seconds.tolist()
     if extra:
         return out
-    # A final fit (at tol) at every grid point; the test decisions as _finish / _decision make them
+    # A final fit (at tol) at every grid point; the test decisions as _keep / _decision make them
     # (the chosen point's agree with MILESClassifier(random_state=0).decision_function to rounding).
     everyone = np.arange(train.shape[0])
-    M_test = minima(one_bag(rec.concepts_), rec._scaled(bags[test]), centre=rec.centre_)
+    M_test = minima(one_bag(rec.concepts_), rec._scaled(bags[test]), centre=rec.center_)
     decisions = np.zeros((len(SCALES), len(CS), test.shape[0]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for p, sigma in enumerate(params):
-            F, _ = rec._features(rec._fold(state, everyone, everyone[:0]), sigma)
-            F_test = miles_features(M_test, sigma) - miles_features(state["M"], sigma).mean(axis=0)
+        for p, q in enumerate(SCALES):
+            row = rows[q]
+            F, _ = rec._design(rec._cut(rep, everyone, everyone[:0]), row)
+            F_test = miles_features(M_test, row["sigma"]) - miles_features(rep.M, row["sigma"]).mean(axis=0)
             for c, C in enumerate(CS):
-                decisions[p, c] = rec._machine(C).fit(F, target).decision_function(F_test)
+                decisions[p, c] = rec._model(row, {"C": C}, seeds, False).fit(F, target).decision_function(F_test)
     pos = rec.classes_[rec._pos_index]
     out.update(decisions=decisions.tolist(), y_test=(y[test] == pos).astype(int).tolist())
     return out
@@ -125,7 +128,7 @@ def check(name="musk1"):
     bags, y = Bags.from_list(d.bags), np.asarray(d.target)
     train, test = table_splits(d.folds[0])[0]
     f = run_fold(bags, y, train, test)
-    clf = MILESClassifier(random_state=0, Cs=CS, sigma_scales=SCALES).fit(bags[train], y[train])
+    clf = MILESClassifier(random_state=0, Cs=CS, sigma_scales=SCALES, cv=5).fit(bags[train], y[train])
     p, c = choose(f["inner"]["cv5"], range(len(SCALES)), range(len(CS)))
     dec = clf.decision_function(bags[test]) * (1 if clf._pos_index == 1 else -1)
     print(f"check {name}: largest difference {np.max(np.abs(dec - np.asarray(f['decisions'][p][c]))):.1e}")

@@ -26,25 +26,27 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from mil.datasets import load_dataset
-from mil._tuning import inner_folds
+from mil._tuning import best_index, inner_folds
 from mil.embedding import MILESClassifier
 from mil.embedding._minima import miles_features
 from mil.evaluation import table_splits
+from mil.utils._segments import bag_rows
 
 
-def grid_cost(clf, state, target, folds, center, tol):
-    params, Cs = clf._param_grid(state), clf._C_grid()
-    correct = np.zeros((len(params), len(Cs)))
+def grid_cost(clf, rep, seeds, target, folds, center, tol):
+    rows, cols = clf._grid(rep)
+    correct = np.zeros((len(rows), len(cols)))
     seconds = 0.0
     for train, test in folds:
-        M_train, M_test = clf._fold(state, train, test)
-        for p, sigma in enumerate(params):
-            F_train, F_test = miles_features(M_train, sigma), miles_features(M_test, sigma)
+        concepts = bag_rows(rep.offsets, train)  # an inner fold's concepts: its bags' instances
+        M_train, M_test = rep.M[np.ix_(concepts, train)], rep.M[np.ix_(concepts, test)]
+        for p, row in enumerate(rows):
+            F_train, F_test = miles_features(M_train, row["sigma"]), miles_features(M_test, row["sigma"])
             if center:
                 mean = F_train.mean(axis=0)
                 F_train, F_test = F_train - mean, F_test - mean
-            for c, C in enumerate(Cs):
-                svm = clf._machine(float(C))
+            for c, col in enumerate(cols):
+                svm = clf._model(row, col, seeds, False)
                 svm.set_params(tol=tol)
                 t0 = time.process_time()
                 with warnings.catch_warnings():
@@ -53,10 +55,8 @@ def grid_cost(clf, state, target, folds, center, tol):
                 seconds += time.process_time() - t0
                 correct[p, c] += ((svm.decision_function(F_test) > 0) == target[test]).sum()
     accuracy = correct / sum(len(test) for _, test in folds)
-    order = np.lexsort((np.arange(len(params))[:, None].repeat(len(Cs), 1).ravel(),
-                        np.tile(np.arange(len(Cs)), len(params)), -accuracy.ravel()))
-    p, c = divmod(int(order[0]), len(Cs))
-    return seconds, (clf.sigma_scales[p], float(Cs[c])), accuracy.max()
+    p, c = best_index(accuracy)
+    return seconds, (rows[p]["_scale"], cols[c]["C"]), accuracy.max()
 
 
 def main(argv=None):
@@ -68,18 +68,17 @@ def main(argv=None):
         data = load_dataset(name)
         train, _ = table_splits(data.folds[0])[0]
         bags, y = [data.bags[i] for i in train], data.target[train]
-        clf = MILESClassifier(random_state=0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            clf.fit(bags, y)  # sets the scaling, centre and seed as fit does; the grid is redone below
-        state = clf._prepare(clf._scaled(bags))
-        target = (np.searchsorted(clf.classes_, y) == clf._pos_index).astype(np.intp)
-        folds = inner_folds(clf.cv, target, random_state=clf.random_state, repeats=clf.cv_repeats)
+        clf = MILESClassifier(random_state=0, cv=5, Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0), sigma_scales=(2.0, 1.0, 0.5))
+        # The engine's steps of a fit (mil._tuning): inputs, seeds, representation, folds.
+        fit_bags, target, _, _, _ = clf._fit_inputs(bags, y, None)
+        fold_seeds, seeds = clf._draw_seeds()
+        rep = clf._represent(fit_bags, target, seeds)
+        folds = inner_folds(clf.cv, target, seeds=fold_seeds)
         base = None
         variants = (("uncentred, tol", False, clf.tol), ("uncentred, 10 x tol", False, 10 * clf.tol),
                     ("centred, tol", True, clf.tol), ("centred, 10 x tol (default)", True, 10 * clf.tol))
         for label, center, tol in variants:
-            seconds, chosen, acc = grid_cost(clf, state, target, folds, center, tol)
+            seconds, chosen, acc = grid_cost(clf, rep, seeds, target, folds, center, tol)
             base = base or seconds
             print(f"{name:9s} {label:28s} {seconds:10.2f} {seconds / base:6.2f}  {chosen}, {acc:.3f}",
                   flush=True)

@@ -27,9 +27,9 @@ GAMMA_SCALES = tuple(4.0 ** np.arange(-4, 5))
 class _Recording(MInDClassifier):
     """MInD that keeps the inner CV's choice (``best_params_`` holds the absolute gamma after the refit)."""
 
-    def _finish(self, fold, machine, param):
-        self.choice_ = (float(self.best_params_["C"]), float(param[1]))
-        super()._finish(fold, machine, param)
+    def _keep(self, rep, fold, row, col, model, selection):
+        self.choice_ = (float(col["C"]), float(row["_scale"]))
+        super()._keep(rep, fold, row, col, model, selection)
 
 
 def main(argv=None):

@@ -126,8 +126,8 @@ def test_grid_reuses_one_kernel_pass(monkeypatch):
     assert clf.C_ in (0.1, 1, 10)
 
     dist_calls = []
-    original_d = bag_svc._all_from_bags
-    monkeypatch.setattr(bag_svc, "_all_from_bags",
+    original_d = bag_svc.hausdorff
+    monkeypatch.setattr(bag_svc, "hausdorff",
                         lambda *a, **k: dist_calls.append(1) or original_d(*a, **k))
     BagKernelSVC(kernel="average", C=[1, 10], gamma=[0.5, 2], random_state=0).fit(X, y)
     assert len(dist_calls) == 1
@@ -226,8 +226,10 @@ def test_cv_1_fits_one_svm(monkeypatch):
     X, y = make_toy_bags(n_bags=40, random_state=4)
     ref = BagKernelSVC(C=10.0, gamma=1.0, random_state=0).fit(X, y)
     fits = []
-    original = BagKernelSVC._svc
-    monkeypatch.setattr(BagKernelSVC, "_svc", lambda self, C: fits.append(C) or original(self, C))
+    original = BagKernelSVC._model
+    monkeypatch.setattr(BagKernelSVC, "_model",
+                        lambda self, row, col, seeds, inner: fits.append(col["C"]) or original(self, row, col, seeds,
+                                                                                             inner))
     clf = BagKernelSVC(C=[1.0, 10.0, 100.0], gamma=[0.5, 1.0, 2.0], cv=1).fit(X, y)
     assert clf.C_ == 10.0 and clf.proba_scale_ == 1.0 and clf.cv_results_ is None and fits == [10.0]
     np.testing.assert_allclose(clf.decision_function(X), ref.decision_function(X), rtol=1e-12)

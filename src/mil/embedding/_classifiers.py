@@ -1,35 +1,33 @@
 """MILES and MInD bag classifiers, tuned inside ``fit`` on slices of one instance-to-bag pass.
 
 Both classifiers compute the instance-to-bag minima M of the training bags
-once (:mod:`mil.embedding._minima`). Their hyper-parameters (C and the
-embedding's sigma, or the RBF kernel's gamma) are chosen inside ``fit`` by
-a stratified k-fold cross-validation over the training bags, as
-scikit-learn's ``LogisticRegressionCV`` does: an inner fold's embedding is a
-slice of M (the concepts or prototypes of its training bags), so the grid
-costs only the linear or kernel machine fits, never a distance. The
-out-of-fold decision values at the chosen parameters also calibrate
-``predict_proba`` (one Platt-style slope, no intercept, so the probability
-and the decision value always agree on the class).
+once (:mod:`mil.embedding._minima`): that is their representation on the
+tuning engine (:mod:`mil._tuning`). An inner fold's embedding is a slice of
+M (the concepts or prototypes of its training bags), so the grid costs
+only the linear or kernel machine fits, never a distance. The out-of-fold
+decision values at the chosen parameters also calibrate ``predict_proba``
+(one Platt-style slope, no intercept, so the probability and the decision
+value always agree on the class).
 """
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
+from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
-from mil.embedding._vectors import column_scaling, sq_dists
+from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, split_by_bag
-from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, instance_rows, median_sigma,
-                                   miles_block_features, miles_features, minima, one_bag)
-from mil.embedding._concepts import concept_minima, dissimilarities_to, draw_prototypes
+from mil.embedding._concepts import concepts_for, kmeans_centres
+from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features,
+                                   miles_features, minima, one_bag, subset)
+from mil.embedding._vectors import column_scaling, sq_dists
 from mil.preprocessing import _absolute_unit, _fit_scaled
+from mil.utils._docstrings import fill_doc
+from mil.utils._segments import bag_rows
 
 __all__ = ["MILESClassifier", "MInDClassifier"]
 
@@ -37,138 +35,24 @@ _SCALES = [StrOptions({"standard", "minmax", "maxabs"}), None]
 _GRID = ["array-like"]
 
 
-def _rbf_fold(F_train, F_test, linear=False):
-    """Squared distances between dissimilarity vectors of a fold and their median (MInD's gamma scale).
-
-    `linear`: also the linear kernel ``Z Z'^T / n_columns`` of the vectors
-    standardised on the fold's training rows (``mean``, ``scale``).
-    """
-    S = sq_dists(F_train, F_train)
-    off = ~np.eye(S.shape[0], dtype=bool)
-    med = float(np.median(S[off])) if off.any() else 0.0
-    fold = {"S_train": S, "S_test": sq_dists(F_test, F_train), "median": med if med > 0 else 1.0,
-            "F_train": F_train}
-    if linear:
-        mean, scale = column_scaling(F_train)
-        Z_train = (F_train - mean) / scale
-        fold.update(mean=mean, scale=scale, K_train=_linear_kernel(Z_train, Z_train),
-                    K_test=_linear_kernel((F_test - mean) / scale, Z_train))
-    return fold
-
-
 def _linear_kernel(Z_a, Z_b):
     """The linear kernel of standardised dissimilarity vectors, divided by their length."""
     return Z_a @ Z_b.T / max(Z_a.shape[1], 1)
 
 
-class _EmbeddingClassifier(CalibratedScoresMixin, BaseBagClassifier):
-    """Shared fit of the embedding classifiers on :mod:`mil._tuning` (not public)."""
-
-    _binary_only = False
-
-    # -- subclass hooks -----------------------------------------------------------
-    def _prepare(self, bags):
-        """Compute what the folds slice (M and friends) from the scaled training bags."""
-        raise NotImplementedError
-
-    def _fold(self, state, train, test):
-        """Per-fold data shared by every grid point (slices of `state`)."""
-        raise NotImplementedError
-
-    def _features(self, fold, param):
-        """``(F_train, F_test)`` of a fold for one embedding parameter."""
-        raise NotImplementedError
-
-    def _machine(self, C, inner=False):
-        """The machine at C (`inner`: a grid point of the inner folds, which may stop earlier)."""
-        raise NotImplementedError
-
-    def _finish(self, fold, machine, param):
-        """Record the fitted model from the refit `fold` (every training bag) and its `machine`."""
-        raise NotImplementedError
-
-    def _release(self, fold):
-        """Drop what the refit `fold` holds beyond what :meth:`_finish` reads (its features are made)."""
-
-    # -- fitting ------------------------------------------------------------------
-    def fit(self, X, y, sample_weight=None):
-        """Fit on training bags, choosing C and the embedding parameter by inner cross-validation.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-        y : array-like of shape (n_bags,)
-        sample_weight : array-like of shape (n_bags,), default=None
-            One weight per bag (times `class_weight`): passed to the SVM and
-            used in the inner folds' scores and calibration. Bags of weight
-            0 are dropped first (as if absent).
-
-        Returns
-        -------
-        self
-        """
-        bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
-        bags = _fit_scaled(self, bags, rescale_extremes=True)
-        self.centre_ = bags.instances.mean(axis=0)
-        if len(self.classes_) == 2:
-            target = (y_enc == self._pos_index).astype(np.intp)  # 1 = positive class
-        else:
-            target = np.asarray(y_enc, dtype=np.intp)
-        self._seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        state = self._prepare(bags)
-        params, Cs = self._param_grid(state), self._C_grid()
-        folds = inner_folds(self.cv, target, random_state=self.random_state, repeats=self.cv_repeats,
-                            keep=keep, n_total=n_total)
-        sel = self._select(state, target, weight, params, Cs, folds)
-        p, c = sel.index
-        self.best_params_ = {"param": params[p], "C": float(Cs[c])}
-        self.cv_results_ = sel.scores
-        self.proba_scale_ = sel.scale
-        everyone = np.arange(bags.n_bags)
-        fold = self._fold(state, everyone, everyone[:0])
-        F, _ = self._features(fold, params[p])
-        # The refit needs only its features: free the distance pass before the machine copies them.
-        state.clear()
-        self._release(fold)
-        machine = self._machine(float(Cs[c]))
-        machine.fit(F, target, sample_weight=weight)
-        self._finish(fold, machine, params[p])
-        return self
-
-    def _select(self, state, target, weight, params, Cs, folds):
-        """The inner CV over (param, C) on slices of `state` (:func:`mil._tuning.select`)."""
-        k = len(self.classes_)
-
-        def fold_scores(train, test):
-            fold = self._fold(state, train, test)
-            w = None if weight is None else weight[train]
-            out = np.zeros((len(params), len(Cs), test.shape[0]) + (() if k == 2 else (k,)))
-            for p, param in enumerate(params):
-                F_train, F_test = self._features(fold, param)
-                for c, C in enumerate(Cs):
-                    with warnings.catch_warnings():
-                        # A grid point that stops at max_iter is still scored (the final fit warns).
-                        warnings.simplefilter("ignore", ConvergenceWarning)
-                        machine = self._machine(float(C), inner=True).fit(F_train, target[train],
-                                                                          sample_weight=w)
-                    out[p, c] = machine.decision_function(F_test)
-            return out
-
-        return select(folds, (len(params), len(Cs)), fold_scores, target, weight, scoring=self.scoring,
-                      untuned=(self._untuned_index(params), len(Cs) // 2))
-
-    def _C_grid(self):
-        return np.array([float(self.C)]) if self.C is not None else positive_grid(self.Cs, "Cs")
-
-    @staticmethod
-    def _untuned_index(params):
-        """The embedding parameter used without inner folds: the middle of the grid."""
-        return len(params) // 2
+def _median_off_diagonal(S):
+    """The median of the off-diagonal entries of the square S (1 when it is not > 0)."""
+    off = ~np.eye(S.shape[0], dtype=bool)
+    med = float(np.median(S[off])) if off.any() else 0.0
+    return med if med > 0 else 1.0
 
 
+def _C_grid(est):
+    return [{"C": float(C)} for C in ([est.C] if est.C is not None else positive_grid(est.Cs, "Cs"))]
 
-@inner_cv_doc(2)
-class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
+
+@fill_doc
+class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier):
     """MILES: a 1-norm linear SVM on the instance-similarity embedding (Chen, Bi and Wang, 2006).
 
     Every training instance is a concept ``c_k`` (or one of ``n_concepts``
@@ -188,16 +72,8 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
 
     By default C and sigma are chosen inside ``fit`` by a stratified inner
     cross-validation over the training bags, on slices of one distance
-    pass (no distance is recomputed for a grid point or a fold). The
-    default grid (2 sigmas x 4 C, 2 inner folds: 16 SVM fits) keeps the
-    points that the inner CV of the earlier default (3 sigmas x 6 C, 5
-    folds: 90 fits) chose on the five shipped sets' 250 published training
-    folds; the 2 inner folds keep a tuned fit within about 3 times the
-    distance pass on Musk2. On the published folds it measured 0.8 points
-    of accuracy below the earlier default on average (0.3 with ``cv=3``,
-    which costs about twice as much; see the results page). The earlier
-    default is ``Cs=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0),
-    sigma_scales=(2.0, 1.0, 0.5), cv=5``.
+    pass (no distance is recomputed for a grid point or a fold): 2 sigmas
+    x 4 values of C x 2 inner folds, 16 SVM fits.
 
     Parameters
     ----------
@@ -206,25 +82,21 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     sigma : float, default=None
         Embedding width; None chooses ``sigma_scales`` times the median
         heuristic (the square root of the median squared distance from a
-        training instance to the other training bags).
+        training instance to the other training bags, once per fit).
     Cs : array-like, default=(1.0, 3.0, 10.0, 30.0)
         Candidate values of C when ``C=None`` (the smallest is preferred at
-        equal inner accuracy). Smaller values were almost never chosen
-        (C = 0.1 on none of 250 published training folds, 0.3 on 5).
+        equal inner accuracy).
     sigma_scales : array-like, default=(2.0, 1.0)
         Candidate multiples of the median heuristic when ``sigma=None``
-        (the first is preferred at equal inner accuracy). A scale of 0.5
-        was chosen on 19 of 250 published training folds (13 of them
-        Musk2's) and is left out of the default.
+        (the first is preferred at equal inner accuracy).
     [inner-cv parameters]
     tol : float, default=1e-4
         Stopping tolerance of the final L1-SVM (liblinear); the inner
         grid's fits, which only rank the grid points, stop at ``10 * tol``.
-        The solution moves
-        within it when the distances change in their last bits (the other
-        backend, another instance order): outputs then agree to about the
-        tolerance, not to the last bit; a smaller value costs several times
-        the fit time (1e-8: about 4x on Musk1).
+        The solution moves within it when the distances change in their
+        last bits (the other backend, another instance order): outputs then
+        agree to about the tolerance, not to the last bit; a smaller value
+        costs several times the fit time.
     max_iter : int, default=5000
         Iteration limit of the L1-SVM.
     n_concepts : "auto", int or None, default="auto"
@@ -232,11 +104,11 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         centres of the training instances (large data; mini-batch k-means
         above 10 000 instances, see :class:`MILESEmbedding`). "auto": every
         instance up to 10 000 training instances, 1 000 k-means centres
-        above (the shipped sets are below, so their rows are exact MILES;
-        k-means concepts on them are measured on the results page).
+        above.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
     class_weight : "balanced", dict or None, default=None
+        Multiplies `sample_weight` (the SVM's per-bag C).
     positive_class : label, default=None
         Which of two labels is the multi-instance positive class (the
         orientation of :meth:`instance_contributions`); needed for labels other than
@@ -244,33 +116,45 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     n_jobs : int, default=None
         Threads of the distance pass.
     random_state : int, RandomState or None, default=None
-        Seeds the inner folds' shuffle and k-means.
+        Seeds the inner folds' shuffle and, through independent seeds drawn
+        from it, k-means and liblinear's coordinate order.
 
     Attributes
     ----------
     classes_ : ndarray
+        The class labels.
     best_params_ : dict
-        ``{"param": sigma, "C": C}`` chosen.
+        ``{"sigma": sigma_, "C": C}`` chosen.
     sigma_ : float
+        The embedding width used.
     cv_results_ : ndarray of shape (n_sigmas, n_Cs) or None
         The inner CV's `scoring` of each grid point (None without inner
         folds).
+    center_ : ndarray of shape (n_features,)
+        The mean of the scaled training instances (the distance pass
+        centres the instances on it).
     concepts_ : ndarray of shape (n_concepts, n_features)
         Concepts in the scaled feature space.
     n_concepts_ : int or None
-        The k-means centres used (None: every training instance).
+        The number of k-means centres (rows of `concepts_`; None: every
+        training instance is a concept).
     coef_ : ndarray of shape (1 or n_classes, n_concepts)
         Weights of the concepts (binary: towards the positive class).
     intercept_ : ndarray of shape (1 or n_classes,)
+        The intercepts on the uncentred embedding.
     selected_concepts_ : ndarray of int
         Concepts with a non-zero weight (for any class).
+    n_iter_ : int
+        Iterations of the final SVM's solver.
     proba_scale_ : float
         The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
     n_features_in_ : int
+        Number of features of the instances.
 
     See Also
     --------
-    MILESEmbedding, MInDClassifier
+    MILESEmbedding : The embedding alone, for any model.
+    MInDClassifier : An SVM on bag dissimilarities.
 
     References
     ----------
@@ -292,6 +176,9 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     array([0, 1, 0, 1])
     """
 
+    _binary_only = False
+    _seed_names = ("model", "concepts")
+
     _parameter_constraints = {
         "C": [Interval(Real, 0, None, closed="neither"), None],
         "sigma": [Interval(Real, 0, None, closed="neither"), None],
@@ -311,60 +198,76 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
                  random_state=None):
         keep_params(self, locals())
 
-    def _prepare(self, bags):
-        M, own = concept_minima(self, bags)
-        self.sigma_median_ = median_sigma(M, own)
-        return {"M": M, "offsets": bags.offsets, "per_bag": own is not None}
-
-    def _param_grid(self, state):
+    # -- the tuning engine's hooks ------------------------------------------------------
+    def _represent(self, bags, target, seeds):
+        bags = _fit_scaled(self, bags, rescale_extremes=True)
+        self.center_ = bags.instances.mean(axis=0)
+        n_centres = concepts_for(self.n_concepts, bags.instances.shape[0])
+        if n_centres is None:
+            self.concepts_ = bags.instances
+            M = minima(bags, centre=self.center_, n_jobs=self.n_jobs)
+            own = np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))
+            self.n_concepts_ = None
+        else:
+            self.concepts_ = kmeans_centres(bags.instances, n_centres, seeds.concepts)
+            M = minima(one_bag(self.concepts_), bags, centre=self.center_, n_jobs=self.n_jobs)
+            own = None
+            self.n_concepts_ = int(self.concepts_.shape[0])
+        sigma_median = median_sigma(M, own)
         if self.sigma is not None:
-            return [float(self.sigma) * np.sqrt(_absolute_unit(self, 2))]
-        return [float(s) * self.sigma_median_ for s in positive_grid(self.sigma_scales, "sigma_scales")]
+            rows = [{"sigma": float(self.sigma) * np.sqrt(_absolute_unit(self, 2))}]
+        else:
+            rows = [{"sigma": float(s) * sigma_median, "_scale": float(s)}
+                    for s in positive_grid(self.sigma_scales, "sigma_scales")]
+        return Bunch(M=M, offsets=bags.offsets, per_bag=own is not None, rows=rows)
 
-    def _fold(self, state, train, test):
+    def _grid(self, rep):
+        return rep.rows, _C_grid(self)
+
+    def _cut(self, rep, train, test):
         # Indices only: the features of a fold are built from M a block of concepts at a time.
-        everyone = np.array_equal(train, np.arange(state["M"].shape[1]))  # the refit: every bag, in order
+        everyone = train.shape[0] == rep.M.shape[1]  # the refit: every bag, in order
         rows = None
-        if state["per_bag"] and not everyone:
-            rows = instance_rows(state["offsets"], train)  # an inner fold's concepts: its bags' instances
-        return {"M": state["M"], "rows": rows, "train": None if everyone else train, "test": test}
+        if rep.per_bag and not everyone:
+            rows = bag_rows(rep.offsets, train)  # an inner fold's concepts: its bags' instances
+        return Bunch(M=rep.M, rows=rows, train=None if everyone else train, test=test)
 
-    def _features(self, fold, sigma):
+    def _design(self, fold, row):
         # Columns centred on the training bags: liblinear penalises the intercept like a weight, and
         # on uncentred features (all near 1 at a wide sigma) the concepts stand in for it, which
-        # slows its coordinate descent several times over; see _finish for the uncentred model.
-        M, rows = fold["M"], fold["rows"]
-        F_train, mean = miles_block_features(M, sigma, rows, fold["train"])
+        # slows its coordinate descent several times over; see _keep for the uncentred model.
+        F_train, mean = miles_block_features(fold.M, row["sigma"], fold.rows, fold.train)
         # F-ordered test rows: the inner folds' decision values round as they always have.
-        F_test, _ = miles_block_features(M, sigma, rows, fold["test"], mean=mean, order="F")
-        fold["mean"] = mean
+        F_test, _ = miles_block_features(fold.M, row["sigma"], fold.rows, fold.test, mean=mean, order="F")
+        fold.mean = mean
         return F_train, F_test
 
-    def _release(self, fold):
-        del fold["M"]
+    def _release(self, rep, fold):
+        # The refit needs only its features: free the distance pass before the SVM copies them.
+        rep.M = fold.M = None
 
-    def _machine(self, C, inner=False):
+    def _model(self, row, col, seeds, inner):
         # liblinear's coordinate descent visits the features in a random order: seeded. The
         # inner grid's fits stop at 10 x tol (they only rank grid points).
-        return LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=C, max_iter=self.max_iter,
-                         tol=10.0 * self.tol if inner else self.tol, random_state=self._seed)
+        return LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=col["C"], max_iter=self.max_iter,
+                         tol=10.0 * self.tol if inner else self.tol, random_state=seeds.model)
 
-    def _finish(self, fold, machine, sigma):
-        self.sigma_ = float(sigma)
-        self.coef_ = np.array(machine.coef_, dtype=np.float64)
+    def _keep(self, rep, fold, row, col, model, selection):
+        self.sigma_ = float(row["sigma"])
+        self.coef_ = np.array(model.coef_, dtype=np.float64)
         # The SVM saw centred columns: fold the training means into the intercept, so coef_ and
         # intercept_ act on the embedding itself.
-        mean = fold["mean"]
-        self.intercept_ = np.atleast_1d(np.array(machine.intercept_, dtype=np.float64) - self.coef_ @ mean)
+        self.intercept_ = np.atleast_1d(np.array(model.intercept_, dtype=np.float64) - self.coef_ @ fold.mean)
         self.selected_concepts_ = np.flatnonzero(np.any(self.coef_ != 0, axis=0))
-        self.n_iter_ = int(np.max(machine.n_iter_))
+        self.n_iter_ = int(np.max(model.n_iter_))
 
+    # -- prediction ----------------------------------------------------------------
     def _selected_minima(self, bags):
         """M of the selected concepts (rows) against the bags (columns)."""
         sel = self.selected_concepts_
         if sel.size == 0:
             return np.zeros((0, bags.n_bags))
-        return minima(one_bag(self.concepts_[sel]), bags, centre=self.centre_, n_jobs=self.n_jobs)
+        return minima(one_bag(self.concepts_[sel]), bags, centre=self.center_, n_jobs=self.n_jobs)
 
     def _decision(self, bags):
         F = miles_features(self._selected_minima(bags), self.sigma_)
@@ -389,6 +292,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            Bags whose instances are scored.
         per_bag : bool, default=False
             Return one array per bag instead of one over all instances
             (:func:`mil.base.split_by_bag`).
@@ -409,7 +313,7 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
             # Squared distances from every instance to each selected concept (one-instance bags).
             concepts = Bags._trusted(np.ascontiguousarray(self.concepts_[sel]),
                                      np.arange(sel.size + 1, dtype=np.intp))
-            D = minima(bags, concepts, centre=self.centre_, n_jobs=self.n_jobs)
+            D = minima(bags, concepts, centre=self.center_, n_jobs=self.n_jobs)
             starts = bags.offsets[:-1]
             sizes = np.diff(bags.offsets)
             nearest = np.repeat(np.minimum.reduceat(D, starts, axis=0), sizes, axis=0)
@@ -422,8 +326,9 @@ class MILESClassifier(InstanceOutputMixin, _EmbeddingClassifier):
         return split_by_bag(out, bags.offsets) if per_bag else out
 
 
-@inner_cv_doc(5)
-class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
+
+@fill_doc
+class MInDClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier):
     """MInD: an RBF SVM on each bag's dissimilarities to the training bags (Cheplygina, Tax and Loog, 2015).
 
     A bag becomes its vector of dissimilarities to the training bags (or
@@ -455,7 +360,9 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     gamma : float, default=None
         RBF width; None chooses ``gamma_scales`` divided by the median
         squared distance between the training bags' dissimilarity vectors
-        (the median heuristic).
+        (the median heuristic, once per fit; an inner fold, whose vectors
+        have one entry per prototype among its training bags, scales it by
+        the ratio of the vectors' lengths).
     kernel : {"rbf", "linear", "auto"}, default="rbf"
         The SVM's kernel on the dissimilarity vectors. ``"rbf"``:
         ``exp(-gamma ||u - v||^2)``. ``"linear"``: ``z(u) . z(v) / n`` with
@@ -467,73 +374,74 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     dissimilarity : {"meanmin", "minmin", "maxmin", "hausdorff", "average"}, default="average"
         How bags are compared (see :class:`BagDissimilarityEmbedding`).
         The average Hausdorff distance is mean-min made symmetric (the
-        mean over both bags' instances of the distance to the other bag);
-        on 2 published repetitions x 10 folds it measured above mean-min,
-        the original MInD's, on Musk2, Elephant, Fox and Tiger (by 0.4 to
-        3.5 points) and below on Musk1 (1.6); see the results page.
+        mean over both bags' instances of the distance to the other bag).
     Cs : array-like, default=(1.0, 10.0, 100.0, 1000.0, 10000.0)
         Candidate values of C when ``C=None``.
     gamma_scales : array-like, default=(1/256, 1/64, 1/16, 1/4, 1, 4, 16)
         Candidate multiples of the median heuristic when ``gamma=None``
-        (the first is preferred at equal inner accuracy). The two grids
-        are the points that a wider grid's inner CV (C from 0.01 to 1e4,
-        scales from 1/256 to 256) chose on the 250 published training
-        folds of the five shipped sets: C below 1 and scales above 16 were
-        never chosen; on Tiger the inner CV mostly chose C = 1e4 with the
-        scale 1/256 (a nearly linear kernel), which the earlier default
-        grid (C up to 1000, scales from 1/16) could not reach.
+        (the first is preferred at equal inner accuracy).
     [inner-cv parameters]
     n_prototypes : int, default=None
         None: every training bag is a prototype. An int: that many training
         bags drawn at random (seeded by `random_state`).
     scale : {"standard", "minmax", "maxabs"} or None, default=None
         Feature scaling fitted on the training instances. None (distances
-        on the raw features, as Cheplygina et al.) measured 1.5 to 4.4
-        points better than "standard" on Elephant, Tiger and Musk1 (2
-        published repetitions x 10 folds; see the results page). None
-        divides features of magnitude beyond about 1e120 or below 1e-120
-        by a power of two (exact; ``scale_``), so the model is the same at
-        any magnitude; an absolute ``gamma`` still refers to the features
-        as given.
+        on the raw features, as Cheplygina et al.) divides features of
+        magnitude beyond about 1e120 or below 1e-120 by a power of two
+        (exact; ``scale_``), so the model is the same at any magnitude; an
+        absolute ``gamma`` still refers to the features as given.
     class_weight : "balanced", dict or None, default=None
+        Multiplies `sample_weight` (the SVM's per-bag C).
     positive_class : label, default=None
         Accepted for the project's common interface; the model treats both
-        classes alike, so any two labels work without it.
+        classes alike, so it changes no output.
     n_jobs : int, default=None
         Threads of the distance pass.
     random_state : int, RandomState or None, default=None
-        Seeds the inner folds' shuffle and the prototype draw.
+        Seeds the inner folds' shuffle and, through an independent seed
+        drawn from it, the prototype draw.
 
     Attributes
     ----------
     classes_ : ndarray
+        The class labels.
     best_params_ : dict
-        ``{"param": gamma, "C": C}`` chosen (``"param": None`` for the
-        linear kernel).
+        ``{"kernel": kernel_, "gamma": gamma_, "C": C}`` chosen.
     kernel_ : {"rbf", "linear"}
         The kernel fitted (the inner CV's choice for ``kernel="auto"``).
     gamma_ : float or None
-        None for the linear kernel.
+        The RBF kernel's gamma on the training bags' vectors; None for the
+        linear kernel.
     cv_results_ : ndarray of shape (n_gammas, n_Cs) or None
         The inner CV's `scoring` of each grid point (None without inner
         folds); one row per gamma (``kernel="rbf"``), a single row (``"linear"``), or
         the gammas' rows then the linear kernel's (``"auto"``).
+    center_ : ndarray of shape (n_features,)
+        The mean of the scaled training instances (the distance pass
+        centres the instances on it).
     prototypes_ : Bags
         Prototype bags in the scaled feature space.
     prototype_indices_ : ndarray of int
+        Their indices among the training bags of positive weight.
+    svm_ : sklearn.svm.SVC
+        The SVM on the precomputed kernel.
     support_vectors_ : ndarray of shape (n_support, n_prototypes)
         The dissimilarity vectors of the SVM's support bags.
-    dissimilarity_mean_, dissimilarity_scale_ : ndarray of shape (n_prototypes,) or None
-        The training bags' column means and standard deviations of the
-        dissimilarity vectors (the linear kernel's standardisation); None
-        when the RBF kernel was chosen.
+    dissimilarity_mean_ : ndarray of shape (n_prototypes,) or None
+        The training bags' column means of the dissimilarity vectors (the
+        linear kernel's standardisation); None when the RBF kernel was
+        chosen.
+    dissimilarity_scale_ : ndarray of shape (n_prototypes,) or None
+        Their column standard deviations; None with the RBF kernel.
     proba_scale_ : float
         The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
     n_features_in_ : int
+        Number of features of the instances.
 
     See Also
     --------
-    BagDissimilarityEmbedding, MILESClassifier
+    BagDissimilarityEmbedding : The dissimilarity vectors alone, for any model.
+    MILESClassifier : A 1-norm SVM on instance similarities.
 
     References
     ----------
@@ -554,7 +462,9 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
     array([0, 1, 0, 1])
     """
 
+    _binary_only = False
     _classes_alike = True
+    _seed_names = ("model", "prototypes")
 
     _parameter_constraints = {
         "C": [Interval(Real, 0, None, closed="neither"), None],
@@ -576,62 +486,78 @@ class MInDClassifier(InstanceOutputMixin, _EmbeddingClassifier):
                  class_weight=None, positive_class=None, n_jobs=None, random_state=None):
         keep_params(self, locals())
 
-    def _prepare(self, bags):
-        index = draw_prototypes(self, bags)
-        D = bag_dissimilarities(bags, None, self.dissimilarity, centre=self.centre_, n_jobs=self.n_jobs)
-        return {"D": D, "prototype": index}
+    # -- the tuning engine's hooks ------------------------------------------------------
+    def _represent(self, bags, target, seeds):
+        bags = _fit_scaled(self, bags, rescale_extremes=True)
+        self.center_ = bags.instances.mean(axis=0)
+        index = np.arange(bags.n_bags)
+        if self.n_prototypes is not None and self.n_prototypes < bags.n_bags:
+            rng = np.random.RandomState(seeds.prototypes)
+            index = np.sort(rng.choice(bags.n_bags, self.n_prototypes, replace=False))
+        self.prototype_indices_ = index
+        self.prototypes_ = subset(bags, index)
+        D = bag_dissimilarities(bags, None, self.dissimilarity, centre=self.center_, n_jobs=self.n_jobs)
+        rows = []
+        if self.kernel != "linear":
+            if self.gamma is not None:
+                rows = [{"kernel": "rbf", "gamma": float(self.gamma) / _absolute_unit(self, 2), "_relative": False}]
+            else:
+                F = D[:, index]
+                ref = _median_off_diagonal(sq_dists(F, F))  # once per fit, over all training pairs
+                rows = [{"kernel": "rbf", "gamma": float(g) / ref, "_relative": True, "_scale": float(g)}
+                        for g in positive_grid(self.gamma_scales, "gamma_scales")]
+        if self.kernel != "rbf":
+            rows.append({"kernel": "linear", "gamma": None})
+        return Bunch(D=D, prototype=index, rows=rows)
 
-    def _fold(self, state, train, test):
+    def _grid(self, rep):
+        return rep.rows, _C_grid(self)
+
+    def _untuned(self, rows, cols):
+        rbf = [i for i, r in enumerate(rows) if r["kernel"] == "rbf"] or list(range(len(rows)))
+        return rbf[len(rbf) // 2], len(cols) // 2
+
+    def _cut(self, rep, train, test):
         # Prototypes of an inner fold: its training bags among the prototypes.
-        cols = np.intersect1d(state["prototype"], train) if train.size else state["prototype"]
+        cols = np.intersect1d(rep.prototype, train) if train.size else rep.prototype
         if cols.size == 0:
-            cols = state["prototype"]
-        D = state["D"]
-        return _rbf_fold(D[np.ix_(train, cols)], D[np.ix_(test, cols)], linear=self.kernel != "rbf")
+            cols = rep.prototype
+        F_train, F_test = rep.D[np.ix_(train, cols)], rep.D[np.ix_(test, cols)]
+        # A relative gamma refers to vectors of every prototype: a fold's shorter vectors have
+        # proportionally smaller squared distances.
+        fold = Bunch(F_train=F_train, S_train=sq_dists(F_train, F_train), S_test=sq_dists(F_test, F_train),
+                     length_ratio=rep.prototype.size / cols.size)
+        if self.kernel != "rbf":
+            mean, scale = column_scaling(F_train)
+            Z_train = (F_train - mean) / scale
+            fold.update(mean=mean, scale=scale, K_train=_linear_kernel(Z_train, Z_train),
+                        K_test=_linear_kernel((F_test - mean) / scale, Z_train))
+        return fold
 
-    def _param_grid(self, state):
-        if self.kernel == "linear":
-            return [("linear", None)]
-        if self.gamma is not None:
-            rbf = [("absolute", float(self.gamma) / _absolute_unit(self, 2))]
-        else:
-            rbf = [("median", float(g)) for g in positive_grid(self.gamma_scales, "gamma_scales")]
-        return rbf + [("linear", None)] if self.kernel == "auto" else rbf
+    def _design(self, fold, row):
+        if row["kernel"] == "linear":
+            return fold.K_train, fold.K_test
+        g = row["gamma"] * fold.length_ratio if row["_relative"] else row["gamma"]
+        return np.exp(-g * fold.S_train), np.exp(-g * fold.S_test)
 
-    @staticmethod
-    def _untuned_index(params):
-        rbf = [p for p in params if p[0] != "linear"] or params  # "auto" without inner folds: the RBF
-        return params.index(rbf[len(rbf) // 2])
-
-    @staticmethod
-    def _gamma(fold, param):
-        kind, value = param
-        return value / fold["median"] if kind == "median" else value
-
-    def _features(self, fold, param):
-        if param[0] == "linear":
-            return fold["K_train"], fold["K_test"]
-        g = self._gamma(fold, param)
-        return np.exp(-g * fold["S_train"]), np.exp(-g * fold["S_test"])
-
-    def _machine(self, C, inner=False):
+    def _model(self, row, col, seeds, inner):
         # A tight tolerance (cheap on bag-sized problems) keeps the solution
         # from moving with the last bits of the distances (backends, instance order).
-        return SVC(kernel="precomputed", C=C, tol=1e-8, decision_function_shape="ovr")
+        return SVC(kernel="precomputed", C=col["C"], tol=1e-8, decision_function_shape="ovr")
 
-    def _finish(self, fold, machine, param):
-        # The refit fold is every training bag: record gamma in absolute terms.
-        self.kernel_ = "linear" if param[0] == "linear" else "rbf"
-        self.gamma_ = None if self.kernel_ == "linear" else float(self._gamma(fold, param))
-        self.best_params_ = {"param": self.gamma_, "C": self.best_params_["C"]}
-        self.svm_ = machine
-        self.support_vectors_ = fold["F_train"][machine.support_]
+    def _keep(self, rep, fold, row, col, model, selection):
+        self.kernel_ = row["kernel"]
+        self.gamma_ = row["gamma"]
+        self.svm_ = model
+        self.support_vectors_ = fold.F_train[model.support_]
         self.dissimilarity_mean_ = self.dissimilarity_scale_ = None
         if self.kernel_ == "linear":
-            self.dissimilarity_mean_, self.dissimilarity_scale_ = fold["mean"], fold["scale"]
+            self.dissimilarity_mean_, self.dissimilarity_scale_ = fold.mean, fold.scale
 
+    # -- prediction ----------------------------------------------------------------
     def _decision(self, bags):
-        return self._svm_decision(dissimilarities_to(self, bags))
+        F = bag_dissimilarities(bags, self.prototypes_, self.dissimilarity, centre=self.center_, n_jobs=self.n_jobs)
+        return self._svm_decision(F)
 
     def _svm_decision(self, F):
         """The SVM's decision values for dissimilarity vectors `F` (rows: bags)."""

@@ -17,18 +17,20 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC, LinearSVC
-from sklearn.utils import check_random_state
+from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
+from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
+from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
-from mil.embedding._vectors import column_scaling, sq_dists
+from mil.distances import hausdorff
 from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
 from mil.embedding._kernel_mean import KernelMeanEmbedding
 from mil.embedding._sliced import SlicedWassersteinEmbedding
+from mil.embedding._vectors import column_scaling
+from mil.utils._docstrings import defaults_of, fill_doc
 
 __all__ = ["miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"]
 
@@ -44,44 +46,39 @@ def _sizes(value, name):
     return [int(v) for v in values]
 
 
-def _powered_dists(A, B, p):
-    """``d^p`` for the Euclidean distances d between the rows of A and B (B None: A against itself).
+def _distances(A, B=None):
+    """Euclidean distances between the rows of A and B (B None: A against itself).
 
-    p = 2 takes the squares from the BLAS expansion; other powers need d itself, whose square
-    root of that expansion near 0 (a bag against itself) would be off by about sqrt(eps) |u|,
-    so they come from the bag distances of :mod:`mil.distances` with one-instance bags, which
-    recompute such pairs exactly."""
-    if p == 2.0:
-        return sq_dists(A, A if B is None else B)
+    From the bag distances of :mod:`mil.distances` with one-instance bags,
+    which recompute near-zero pairs exactly (the square root of the BLAS
+    expansion near 0, a bag against itself, would be off by about
+    sqrt(eps) |u|)."""
     if A.shape[0] == 0 or (B is not None and B.shape[0] == 0):
         return np.zeros((A.shape[0], A.shape[0] if B is None else B.shape[0]))
-    from mil.bags import Bags
-    from mil.distances import hausdorff
 
     def rows(M):
         M = np.ascontiguousarray(M, dtype=np.float64)
         return Bags(M, np.arange(M.shape[0] + 1))
 
-    D = hausdorff(rows(A), None if B is None else rows(B), kind="minimal")
-    return D if p == 1.0 else D ** p
+    return hausdorff(rows(A), None if B is None else rows(B), kind="minimal")
 
 
-class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier):
+class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier):
     """Shared fit of the encoder classifiers on :mod:`mil._tuning` (not public).
 
     A subclass lists its encoder settings (``_encoders()``: unfitted
     encoders, the first preferred at equal inner scores); the RBF kernel's
-    settings (``p`` and ``gamma_scales``) come from ``_kernel_grid()``. The
-    grid's rows are the (encoder, kernel setting) pairs, its columns the
-    values of C.
+    settings (``p`` and ``gamma_scales``) make more rows. The grid's rows
+    are the (encoder, kernel setting) pairs, its columns the values of C.
+    The representation is the training bags' encodings (one per encoder)
+    and, for the RBF kernel, one distance matrix between them.
     """
 
     _binary_only = False
     _classes_alike = True
+    _seed_names = ("model", "encoder")
     #: Which models the class offers ("logistic", "svm", "rbf").
     _models = ("logistic", "svm")
-    #: The arguments of the docstring's example.
-    _example_arguments = "random_state=0"
 
     def _scaled(self, X):
         # The encoder scales the instances itself (its ``scale``), chunk by chunk.
@@ -90,109 +87,85 @@ class _EncoderClassifier(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClas
     def _encoders(self):
         raise NotImplementedError
 
-    def _kernel_grid(self):
-        """The model's kernel settings: (p, gamma scale) pairs for the RBF kernel, p-major."""
-        if self.model != "rbf":
-            return [None]
-        return [(float(q), float(g)) for q in positive_grid(self.p, "p")
-                for g in positive_grid(self.gamma_scales, "gamma_scales")]
-
-    def _machine(self, C):
-        if self.model == "logistic":
-            return LogisticRegression(C=C, max_iter=self.max_iter, tol=self.tol)
-        if self.model == "svm":
-            return LinearSVC(C=C, max_iter=self.max_iter, tol=self.tol, random_state=self._seed)
-        # A tight tolerance (cheap on bag-sized problems) keeps the solution from moving with
-        # the last bits of the encodings (the backends, the order of the instances).
-        return SVC(kernel="precomputed", C=C, tol=1e-8, decision_function_shape="ovr")
-
-    def _design(self, E_train, E_test, kernel):
-        """The model's inputs from the encodings of a fold's training and test bags, and what
-        the fitted model keeps to rebuild them (column scaling, the RBF kernel's p and gamma)."""
-        if self.model != "rbf":
-            if self.encoding_scale == "standard":
-                mean, scale = column_scaling(E_train)
-                return (E_train - mean) / scale, (E_test - mean) / scale, {"mean": mean, "scale": scale}
-            return E_train, E_test, {}
-        p, gamma_scale = kernel
-        S = _powered_dists(E_train, None, p)
-        off = ~np.eye(S.shape[0], dtype=bool)
-        med = float(np.median(S[off])) if off.any() else 0.0
-        gamma = gamma_scale / (med if med > 0 else 1.0)
-        return np.exp(-gamma * S), np.exp(-gamma * _powered_dists(E_test, E_train, p)), {"gamma": gamma, "p": p}
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit the encoder on the training bags and tune the model by inner cross-validation.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-        y : array-like of shape (n_bags,)
-        sample_weight : array-like of shape (n_bags,), default=None
-            One weight per bag (times `class_weight`): passed to the model
-            and used in the inner folds' scores and calibration. Bags of
-            weight 0 are dropped first (as if absent).
-
-        Returns
-        -------
-        self
-        """
+    # -- the tuning engine's hooks ------------------------------------------------------
+    def _represent(self, bags, target, seeds):
         if self.model not in self._models:
             raise ValueError(f"model must be one of {', '.join(map(repr, self._models))}; got {self.model!r}")
-        bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
-        if len(self.classes_) == 2:
-            target = (y_enc == self._pos_index).astype(np.intp)  # 1 = positive class
-        else:
-            target = np.asarray(y_enc, dtype=np.intp)
-        self._seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        encoders = [enc.set_params(random_state=self._seed).fit(bags) for enc in self._encoders()]
+        if self.positive_class is not None:
+            warnings.warn(f"positive_class is deprecated in {type(self).__name__} and will be removed: the "
+                          "model treats the two classes alike, so it has no effect", FutureWarning, stacklevel=4)
+        encoders = [enc.set_params(random_state=seeds.encoder).fit(bags) for enc in self._encoders()]
         encodings = [np.asarray(enc.transform(bags), dtype=np.float64) for enc in encoders]
-        kernels = self._kernel_grid()
-        params = [(e, g) for e in range(len(encoders)) for g in kernels]
-        Cs = np.array([float(self.C)]) if self.C is not None else positive_grid(self.Cs, "Cs")
-        folds = inner_folds(self.cv, target, random_state=self.random_state, repeats=self.cv_repeats,
-                            keep=keep, n_total=n_total)
-        k = len(self.classes_)
+        rows, powered = [], []
+        for e, enc in enumerate(encoders):
+            params = enc.get_params(deep=False)
+            if self.model != "rbf":
+                rows.append({"encoder": params, "_e": e})
+                continue
+            # One distance matrix per encoding, once per fit; gamma relative to the median of
+            # d^p over all the pairs of training bags.
+            D = _distances(encodings[e])
+            off = ~np.eye(D.shape[0], dtype=bool)
+            for q in positive_grid(self.p, "p"):
+                Dp = D if q == 1.0 else D ** q
+                med = float(np.median(Dp[off])) if off.any() else 0.0
+                for g in positive_grid(self.gamma_scales, "gamma_scales"):
+                    rows.append({"encoder": params, "p": float(q), "gamma": float(g) / (med if med > 0 else 1.0),
+                                 "_e": e, "_d": len(powered)})
+                powered.append(Dp)
+        Cs = [self.C] if self.C is not None else positive_grid(self.Cs, "Cs")
+        return Bunch(encoders=encoders, encodings=encodings, powered=powered, rows=rows,
+                     cols=[{"C": float(C)} for C in Cs])
 
-        def fold_scores(train, test):
-            out = np.zeros((len(params), len(Cs), test.shape[0]) + (() if k == 2 else (k,)))
-            w = None if weight is None else weight[train]
-            for p, (e, g) in enumerate(params):
-                A_train, A_test, _ = self._design(encodings[e][train], encodings[e][test], g)
-                for c, C in enumerate(Cs):
-                    with warnings.catch_warnings():
-                        # A grid point that stops at max_iter is still scored (the final fit warns).
-                        warnings.simplefilter("ignore", ConvergenceWarning)
-                        machine = self._machine(float(C)).fit(A_train, target[train], sample_weight=w)
-                    out[p, c] = machine.decision_function(A_test)
-            return out
+    def _grid(self, rep):
+        return rep.rows, rep.cols
 
-        sel = select(folds, (len(params), len(Cs)), fold_scores, target, weight, scoring=self.scoring,
-                     untuned=(len(params) // 2, len(Cs) // 2))
-        p, c = sel.index
-        e, g = params[p]
-        A, _, kept = self._design(encodings[e], encodings[e][:0], g)
-        machine = self._machine(float(Cs[c])).fit(A, target, sample_weight=weight)
-        self.encoder_ = encoders[e]
-        self.model_ = machine
-        self.n_iter_ = int(np.max(machine.n_iter_))
-        self.encoding_mean_, self.encoding_scale_ = kept.get("mean"), kept.get("scale")
-        self.gamma_ = kept.get("gamma")
-        self.p_ = kept.get("p")
-        self._support_encodings = encodings[e][machine.support_] if self.model == "rbf" else None
-        self.best_params_ = {"encoder": encoders[e].get_params(deep=False), "C": float(Cs[c])}
+    def _cut(self, rep, train, test):
+        return Bunch(rep=rep, train=train, test=test)
+
+    def _design(self, fold, row):
+        tr, te = fold.train, fold.test
         if self.model == "rbf":
-            self.best_params_.update(p=self.p_, gamma=self.gamma_)
-        self.cv_results_ = sel.scores
-        self.proba_scale_ = sel.scale
-        self.n_features_in_ = bags.n_features
-        return self
+            Dp = fold.rep.powered[row["_d"]]
+            return np.exp(-row["gamma"] * Dp[np.ix_(tr, tr)]), np.exp(-row["gamma"] * Dp[np.ix_(te, tr)])
+        E = fold.rep.encodings[row["_e"]]
+        E_train, E_test = E[tr], E[te]
+        fold.mean = fold.scale = None
+        if self.encoding_scale == "standard":
+            fold.mean, fold.scale = column_scaling(E_train)
+            return (E_train - fold.mean) / fold.scale, (E_test - fold.mean) / fold.scale
+        return E_train, E_test
 
+    def _model(self, row, col, seeds, inner):
+        C = col["C"]
+        tol = 1e-4 if self.tol is None else self.tol
+        max_iter = 5000 if self.max_iter is None else self.max_iter
+        if self.model == "logistic":
+            return LogisticRegression(C=C, max_iter=max_iter, tol=tol)
+        if self.model == "svm":
+            return LinearSVC(C=C, max_iter=max_iter, tol=tol, random_state=seeds.model)
+        # By default a tight tolerance (cheap on bag-sized problems) and no iteration limit keep
+        # the solution from moving with the last bits of the encodings (the backends, the order
+        # of the instances).
+        return SVC(kernel="precomputed", C=C, decision_function_shape="ovr",
+                   tol=1e-8 if self.tol is None else self.tol, max_iter=-1 if self.max_iter is None else self.max_iter)
+
+    def _keep(self, rep, fold, row, col, model, selection):
+        self.encoder_ = rep.encoders[row["_e"]]
+        self.model_ = model
+        self.n_iter_ = int(np.max(model.n_iter_))
+        self.encoding_mean_, self.encoding_scale_ = fold.get("mean"), fold.get("scale")
+        self.gamma_, self.p_ = row.get("gamma"), row.get("p")
+        rbf = self.model == "rbf"
+        self.support_encodings_ = rep.encodings[row["_e"]][model.support_] if rbf else None
+
+    # -- prediction ----------------------------------------------------------------
     def _decision(self, bags):
         E = np.asarray(self.encoder_.transform(bags), dtype=np.float64)
         if self.model == "rbf":
             K = np.zeros((E.shape[0], self.model_.shape_fit_[1]))
-            K[:, self.model_.support_] = np.exp(-self.gamma_ * _powered_dists(E, self._support_encodings, self.p_))
+            D = _distances(E, self.support_encodings_)
+            K[:, self.model_.support_] = np.exp(-self.gamma_ * (D if self.p_ == 1.0 else D ** self.p_))
             return self.model_.decision_function(K)
         if self.encoding_mean_ is not None:
             E = (E - self.encoding_mean_) / self.encoding_scale_
@@ -204,8 +177,8 @@ _COMMON = {
     "Cs": ["array-like"],
     "model": [StrOptions({"logistic", "svm", "rbf"})],
     "encoding_scale": [StrOptions({"standard"}), None],
-    "tol": [Interval(Real, 0, None, closed="neither")],
-    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="neither"), None],
+    "max_iter": [Interval(Integral, 1, None, closed="left"), None],
     "max_samples": [Interval(Integral, 1, None, closed="left"), None],
     "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
     "n_jobs": [Integral, None],
@@ -215,40 +188,58 @@ _COMMON = {
 _SIZES = [Interval(Integral, 1, None, closed="left"), "array-like"]
 _CODEBOOK_CONSTRAINTS = {"power": [Interval(Real, 0, 1, closed="right")], "normalize": [StrOptions({"l2", "intra"}), None]}
 
-_SHARED_DOC = """    C : float, default=None
+
+def _shared_doc(cls):
+    """C, Cs, model (unless the class documents its own), the inner CV's parameters."""
+    text = """    C : float, default=None
         Inverse regularisation strength of the model; None chooses it from
         `Cs` by the inner CV.
     Cs : array-like, default=(0.01, 0.1, 1, 10, 100, 1000)
         Candidate values of C when ``C=None`` (the smallest is preferred at
         equal inner scores).
-    model : {"logistic", "svm"}, default="logistic"
+"""
+    if "rbf" not in cls._models:
+        text += """    model : {"logistic", "svm"}, default="logistic"
         The linear model on the encodings: scikit-learn's
         ``LogisticRegression`` (L2, lbfgs) or ``LinearSVC``. Logistic
         regression is the default: on these unit-norm encodings
         ``LinearSVC`` needs tens of thousands of iterations at C >= 100.
-    [inner-cv parameters]
-    tol : float, default=1e-4
-        Stopping tolerance of the model.
-    max_iter : int, default=5000
-        Iteration limit of the model.
+"""
+    return text
+
+
+def _solver_doc(cls):
+    scale = repr(defaults_of(cls)["scale"]).replace("'", '"')
+    return f"""    tol : float or None, default=None
+        Stopping tolerance of the model; None: 1e-4 for the linear models,
+        1e-8 for the RBF SVM (which then does not move with the last bits
+        of the encodings).
+    max_iter : int or None, default=None
+        Iteration limit of the model; None: 5000 for the linear models, no
+        limit for the RBF SVM.
     max_samples : int or None, default=100_000
         The encoder is fitted on this many training instances drawn at
         random (seeded), all of them when there are fewer.
-    scale : {"standard", "minmax", "maxabs"} or None, default=[scale default]
+    scale : {{"standard", "minmax", "maxabs"}} or None, default={scale}
         Scaling of the instance features, fitted by the encoder on its sample.
     class_weight : "balanced", dict or None, default=None
+        Multiplies `sample_weight`.
     positive_class : label, default=None
-        Accepted for the project's common interface; the model treats both
-        classes alike.
+        Deprecated: the model treats both classes alike, so it has no
+        effect; setting it warns (FutureWarning), and it will be removed.
     n_jobs : int, default=None
         Threads of the encoding (chunks of bags).
     random_state : int, RandomState or None, default=None
-        Seeds the encoder (its sample, k-means / mixture initialisation,
-        random features or directions) and the inner folds' shuffle.
+        Seeds the inner folds' shuffle and, through independent seeds drawn
+        from it, the encoder (its sample, k-means / mixture initialisation,
+        random features or directions) and the model.
 """
 
+
 _SHARED_ATTRS = """    classes_ : ndarray
-    encoder_ : the fitted encoder chosen
+        The class labels.
+    encoder_ : estimator
+        The fitted encoder chosen.
     model_ : LogisticRegression, LinearSVC or SVC
         The model fitted on all the training bags' encodings.
     best_params_ : dict
@@ -257,41 +248,52 @@ _SHARED_ATTRS = """    classes_ : ndarray
     cv_results_ : ndarray of shape (n_settings, n_Cs) or None
         The inner CV's `scoring` of each grid point (None without inner
         folds).
+    encoding_mean_, encoding_scale_ : ndarray of shape (n_encoding,) or None
+        The encodings' column standardisation (``encoding_scale="standard"``).
     proba_scale_ : float
         The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
     n_iter_ : int
         Iterations of the final model's solver (the largest over classes).
     n_features_in_ : int
+        Number of features of the instances.
 """
 
-_INSTANCES_DOC = """
-    Instance outputs (``instance_scores``, ``instance_proba``,
+_INSTANCES_DOC = """    Instance outputs (``instance_scores``, ``instance_proba``,
     ``predict_instances``) are those of a bag holding the instance alone
     (:class:`mil.base.InstanceOutputMixin`): the encoding of a one-instance
     bag is that instance's own code. The bag's decision value is not a sum
     of per-instance terms (the power and L2 normalisations are not linear),
-    so no exact split of a bag's score over its instances exists."""
+    so no exact split of a bag's score over its instances exists.
+"""
 
 
-_EXAMPLES_DOC = """    Examples
+def _examples_doc(cls):
+    return f"""    Examples
     --------
     >>> import numpy as np
-    >>> from mil.embedding import {name}
+    >>> from mil.embedding import {cls.__name__}
     >>> rng = np.random.default_rng(0)
     >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
     >>> y = np.arange(30) % 2
     >>> for b, label in zip(bags, y):
     ...     b += 2 * label  # the positive bags' instances are shifted
-    >>> clf = {name}({arguments}).fit(bags, y)
+    >>> clf = {cls.__name__}({cls._example_arguments}).fit(bags, y)
     >>> clf.predict(bags[:4])
     array([0, 1, 0, 1])
 """
 
 
-_CODEBOOK_DOC = """    power : float, default=[power default]
+def _codebook_doc(cls):
+    return f"""    power : float, default={defaults_of(cls)["power"]!r}
         Signed power normalisation of the encoding (1 switches it off).
-    normalize : {"l2", "intra"} or None, default="l2"
-"""
+    normalize : {{"l2", "intra"}} or None, default="l2"
+        Normalisation of the encoding: L2 over the whole code, per block
+        ("intra"), or None.
+    encoding_scale : {{"standard"}} or None, default={defaults_of(cls)["encoding_scale"]!r}
+        Standardise each column of the encodings on the training bags
+        (of each inner fold) before the model.
+""".replace("'", '"')
+
 
 _WEI_DOC = """    References
     ----------
@@ -300,75 +302,57 @@ _WEI_DOC = """    References
     28(4), 2017.
 """
 
-
-def _document(cls):
-    import inspect
-
-    example = _EXAMPLES_DOC.format(name=cls.__name__, arguments=cls._example_arguments)
-    defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()}
-    shared = _SHARED_DOC.replace("[scale default]", repr(defaults["scale"]).replace("'", '"'))
-    codebook = _CODEBOOK_DOC.replace("[power default]", repr(defaults.get("power")))
-    cls.__doc__ = (cls.__doc__.replace("    [shared parameters]\n", shared)
-                   .replace("    [codebook parameters]\n", codebook)
-                   .replace("    [wei2017]\n", _WEI_DOC)
-                   .replace("    [examples]\n", example)
-                   .replace("    [shared attributes]\n", _SHARED_ATTRS)
-                   .replace("\n    [instance outputs]", _INSTANCES_DOC))
-    return cls
+_ENCODER_SECTIONS = dict(encoder_parameters=_shared_doc, solver_parameters=_solver_doc,
+                         encoder_attributes=_SHARED_ATTRS, instance_outputs=_INSTANCES_DOC,
+                         codebook_parameters=_codebook_doc, wei2017=_WEI_DOC, examples=_examples_doc)
 
 
-@inner_cv_doc(None)
-@_document
+@fill_doc(**_ENCODER_SECTIONS)
 class miFVClassifier(_EncoderClassifier):
-    """miFV: Fisher vectors of a Gaussian mixture + a linear model (Wei, Wu and Zhou, 2017).
+    """Fisher vectors of a Gaussian mixture and a linear model: miFV (Wei, Wu and Zhou, 2017).
 
     A diagonal Gaussian mixture of ``n_components`` is fitted on the
     training instances (:class:`FisherVectorEmbedding`); each bag becomes
-    its Fisher vector (gradients of its instances' log-likelihood with
-    respect to the mixture's weights, means and variances, with power and
-    L2 normalisation), the encodings' columns are standardised on the
+    its Fisher vector (the gradients of its instances' log-likelihood with
+    respect to the mixture's means and variances, 2 K d values, with power
+    and L2 normalisation), the encodings' columns are standardised on the
     training bags, and a logistic regression classifies them. C (and the
     mixture size when `n_components` is a list) are chosen inside ``fit``
     by a stratified inner cross-validation over the training bags.
-    [instance outputs]
 
-    The defaults were chosen on the five shipped sets' published folds
-    (5 repetitions x 10, seed 0): 2 components with standardised encodings
-    had the best five-set mean accuracy (79.0) of 1, 2, 4 and 8 components,
-    a mixture size tuned by the inner CV among 1, 2 and 4 (78.4), no column
-    standardisation (78.5), no power normalisation (77.5) and ``LinearSVC``
-    (77.4); see the results page.
+    [instance outputs]
 
     Parameters
     ----------
     n_components : int or array-like of int, default=2
         Mixture components; a list is a grid for the inner CV (the first
         preferred at equal inner scores).
-    [shared parameters]
     [codebook parameters]
-    encoding_scale : {"standard"} or None, default="standard"
-        Standardise each column of the encodings on the training bags
-        (of each inner fold) before the model.
+    [encoder parameters]
+    [inner-cv parameters]
+    [solver parameters]
 
     Attributes
     ----------
-    [shared attributes]
+    [encoder attributes]
 
     See Also
     --------
-    FisherVectorEmbedding, miVLADClassifier
+    FisherVectorEmbedding : The encoding alone, for any model.
+    miVLADClassifier : VLAD codes of a k-means codebook instead.
 
     [wei2017]
 
     [examples]
     """
 
+    _example_arguments = "random_state=0"
     _parameter_constraints = {**_COMMON, **_CODEBOOK_CONSTRAINTS, "n_components": _SIZES}
 
-    def __init__(self, n_components=2, *, C=None, Cs=DEFAULT_CS, model="logistic", cv=None, cv_repeats=1,
-                 scoring="accuracy", power=0.5, normalize="l2", encoding_scale="standard", tol=1e-4,
-                 max_iter=5000, max_samples=100_000, scale="standard", class_weight=None, positive_class=None,
-                 n_jobs=None, random_state=None):
+    def __init__(self, n_components=2, *, power=0.5, normalize="l2", encoding_scale="standard", C=None,
+                 Cs=DEFAULT_CS, model="logistic", cv=None, cv_repeats=1, scoring="accuracy", tol=None, max_iter=None,
+                 max_samples=100_000, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
+                 random_state=None):
         keep_params(self, locals())
 
     def _encoders(self):
@@ -377,10 +361,9 @@ class miFVClassifier(_EncoderClassifier):
                 for k in _sizes(self.n_components, "n_components")]
 
 
-@inner_cv_doc(None)
-@_document
+@fill_doc(**_ENCODER_SECTIONS)
 class miVLADClassifier(_EncoderClassifier):
-    """miVLAD: VLAD encodings on a k-means codebook + a linear model (Wei, Wu and Zhou, 2017).
+    """VLAD encodings on a k-means codebook and a linear model: miVLAD (Wei, Wu and Zhou, 2017).
 
     A k-means codebook of ``n_clusters`` centres is learned on the training
     instances (:class:`VLADEmbedding`); each bag becomes the sums of its
@@ -389,35 +372,27 @@ class miVLADClassifier(_EncoderClassifier):
     logistic regression classifies them. C (and the
     codebook size when `n_clusters` is a list) are chosen inside ``fit``
     by a stratified inner cross-validation over the training bags.
-    [instance outputs]
 
-    The defaults were chosen on the five shipped sets' published folds
-    (5 repetitions x 10): the codebook size with seed 0 (five-set mean
-    accuracy 77.5 with 2 centres, against 77.2 with 1, 77.0 with 4, 76.9
-    with 8 and 75.9 with 16), then over seeds 0-2 the raw features without
-    power normalisation (78.5, AUC 85.5), against standardised features
-    with the power 0.5 of Wei, Wu and Zhou (77.6, AUC 85.2), standardised
-    without it (78.0), raw with it (77.6) and the power 0.75 (77.8); see
-    the results page.
+    [instance outputs]
 
     Parameters
     ----------
     n_clusters : int or array-like of int, default=2
         Codebook size; a list is a grid for the inner CV (the first
         preferred at equal inner scores).
-    [shared parameters]
     [codebook parameters]
-    encoding_scale : {"standard"} or None, default=None
-        Standardise each column of the encodings on the training bags
-        (of each inner fold) before the model.
+    [encoder parameters]
+    [inner-cv parameters]
+    [solver parameters]
 
     Attributes
     ----------
-    [shared attributes]
+    [encoder attributes]
 
     See Also
     --------
-    VLADEmbedding, miFVClassifier
+    VLADEmbedding : The encoding alone, for any model.
+    miFVClassifier : Fisher vectors of a Gaussian mixture instead.
 
     [wei2017]
 
@@ -430,8 +405,8 @@ class miVLADClassifier(_EncoderClassifier):
     _example_arguments = "n_clusters=1, random_state=0"
     _parameter_constraints = {**_COMMON, **_CODEBOOK_CONSTRAINTS, "n_clusters": _SIZES}
 
-    def __init__(self, n_clusters=2, *, C=None, Cs=DEFAULT_CS, model="logistic", cv=None, cv_repeats=1,
-                 scoring="accuracy", power=1.0, normalize="l2", encoding_scale=None, tol=1e-4, max_iter=5000,
+    def __init__(self, n_clusters=2, *, power=1.0, normalize="l2", encoding_scale=None, C=None, Cs=DEFAULT_CS,
+                 model="logistic", cv=None, cv_repeats=1, scoring="accuracy", tol=None, max_iter=None,
                  max_samples=100_000, scale=None, class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
         keep_params(self, locals())
@@ -442,10 +417,9 @@ class miVLADClassifier(_EncoderClassifier):
                 for k in _sizes(self.n_clusters, "n_clusters")]
 
 
-@inner_cv_doc(None)
-@_document
+@fill_doc(**_ENCODER_SECTIONS)
 class KernelMeanClassifier(_EncoderClassifier):
-    """The normalised set kernel (NSK) made linear: kernel mean embeddings + a linear model.
+    """The normalised set kernel (NSK) made linear: kernel mean embeddings and a linear model.
 
     Each instance is mapped to a finite feature vector whose inner products
     approximate the Gaussian kernel ``exp(-gamma ||x - z||^2)``: a Nystroem
@@ -460,12 +434,8 @@ class KernelMeanClassifier(_EncoderClassifier):
     encoder's median heuristic) and C are chosen inside ``fit`` by a
     stratified inner cross-validation over the training bags; each width
     has its own map, fitted once.
-    [instance outputs]
 
-    The default map was chosen on the five shipped sets' published folds
-    (5 repetitions x 10, seeds 0-2): five-set mean accuracy 79.7 (AUC 87.0)
-    with 1000 Nystroem landmarks against 79.2 (86.9) with 1000 random
-    Fourier features; see the results page.
+    [instance outputs]
 
     Parameters
     ----------
@@ -477,15 +447,20 @@ class KernelMeanClassifier(_EncoderClassifier):
         (:class:`KernelMeanEmbedding`, ``gamma_scale="median"``), the first
         preferred at equal inner scores.
     method : {"nystroem", "rff"}, default="nystroem"
-    [shared parameters]
+        The instance feature map: Nystroem landmarks or random Fourier
+        features.
+    [encoder parameters]
+    [inner-cv parameters]
+    [solver parameters]
 
     Attributes
     ----------
-    [shared attributes]
+    [encoder attributes]
 
     See Also
     --------
-    KernelMeanEmbedding, mil.svm.BagKernelSVC
+    KernelMeanEmbedding : The encoding alone, for any model.
+    mil.svm.BagKernelSVC : The exact NSK SVM, quadratic in the instances.
 
     References
     ----------
@@ -504,8 +479,7 @@ class KernelMeanClassifier(_EncoderClassifier):
                               "gamma_scales": ["array-like"], "method": [StrOptions({"rff", "nystroem"})]}
 
     def __init__(self, n_components=1000, *, gamma_scales=(0.25, 0.5, 1.0, 2.0, 4.0), method="nystroem", C=None,
-                 Cs=DEFAULT_CS,
-                 model="logistic", cv=None, cv_repeats=1, scoring="accuracy", tol=1e-4, max_iter=5000,
+                 Cs=DEFAULT_CS, model="logistic", cv=None, cv_repeats=1, scoring="accuracy", tol=None, max_iter=None,
                  max_samples=100_000, scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
         keep_params(self, locals())
@@ -518,10 +492,9 @@ class KernelMeanClassifier(_EncoderClassifier):
                 for g in positive_grid(self.gamma_scales, "gamma_scales")]
 
 
-@inner_cv_doc(None)
-@_document
+@fill_doc(**_ENCODER_SECTIONS)
 class SlicedWassersteinClassifier(_EncoderClassifier):
-    """Sliced-Wasserstein embeddings + an SVM: a linear-time stand-in for the EMD kernel.
+    """Sliced-Wasserstein embeddings and an SVM: a linear-time stand-in for the EMD kernel.
 
     Each bag becomes the quantiles of its instances' projections on
     ``n_directions`` random directions (:class:`SlicedWassersteinEmbedding`,
@@ -534,22 +507,18 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
     but linear in the instances) classifies them; ``p=2`` makes it the
     Gaussian kernel, and ``model="logistic"`` or ``"svm"`` puts a linear
     model there instead. C and gamma (``gamma_scales`` times the inverse
-    median of ``||u - v||^p`` over the pairs of training bags) are chosen
-    inside ``fit`` by a stratified inner cross-validation over the training
-    bags.
-    [instance outputs]
+    median of ``||u - v||^p`` over the pairs of training bags, computed
+    once per fit from one distance matrix) are chosen inside ``fit`` by a
+    stratified inner cross-validation over the training bags.
 
-    The defaults were chosen on the five shipped sets' published folds
-    (5 repetitions x 10, seeds 0-2, five-set mean accuracy): ``p=1`` on the
-    raw features 80.1, on standardised features 79.6, the Gaussian kernel
-    (``p=2``) on standardised features 78.4, ``p`` tuned among 1 and 2 on
-    raw features 79.9; logistic regression on the encodings 75.9 (seed 0).
-    See the results page.
+    [instance outputs]
 
     Parameters
     ----------
     n_directions : int, default=64
+        Random directions of the projections.
     n_quantiles : int, default=16
+        Quantiles of each direction's projections.
     model : {"rbf", "logistic", "svm"}, default="rbf"
         The model on the encodings (see above).
     p : float > 0 or array-like of float, default=1.0
@@ -562,22 +531,27 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
         Candidate multiples of the inverse median of ``d^p`` over the pairs
         of training bags (``model="rbf"``), the first preferred at equal
         inner scores.
-    [shared parameters]
     encoding_scale : {"standard"} or None, default=None
         Linear models only: standardise each column of the encodings on
         the training bags before the model.
+    [encoder parameters]
+    [inner-cv parameters]
+    [solver parameters]
 
     Attributes
     ----------
-    [shared attributes]
+    [encoder attributes]
     gamma_ : float or None
         The RBF kernel's gamma on the encodings (None for a linear model).
     p_ : float or None
         The RBF kernel's power of the distance (None for a linear model).
+    support_encodings_ : ndarray of shape (n_support, n_encoding) or None
+        The RBF SVM's support bags' encodings (None for a linear model).
 
     See Also
     --------
-    SlicedWassersteinEmbedding, mil.svm.BagKernelSVC
+    SlicedWassersteinEmbedding : The encoding alone, for any model.
+    mil.svm.BagKernelSVC : The exact EMD kernel SVM (``kernel="emd"``).
 
     References
     ----------
@@ -588,14 +562,15 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
     """
 
     _models = ("rbf", "logistic", "svm")
+    _example_arguments = "random_state=0"
     _parameter_constraints = {**_COMMON, "n_directions": [Interval(Integral, 1, None, closed="left")],
                               "n_quantiles": [Interval(Integral, 1, None, closed="left")],
                               "p": [Interval(Real, 0, None, closed="neither"), "array-like"],
                               "gamma_scales": ["array-like"]}
 
     def __init__(self, n_directions=64, n_quantiles=16, *, model="rbf", p=1.0, gamma_scales=(0.25, 1.0, 4.0),
-                 C=None, Cs=DEFAULT_CS, cv=None, cv_repeats=1, scoring="accuracy", encoding_scale=None, tol=1e-4,
-                 max_iter=5000, max_samples=100_000, scale=None, class_weight=None, positive_class=None,
+                 encoding_scale=None, C=None, Cs=DEFAULT_CS, cv=None, cv_repeats=1, scoring="accuracy", tol=None,
+                 max_iter=None, max_samples=100_000, scale=None, class_weight=None, positive_class=None,
                  n_jobs=None, random_state=None):
         keep_params(self, locals())
 

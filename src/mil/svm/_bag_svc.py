@@ -3,24 +3,26 @@
 scikit-learn's ``SVC(kernel="precomputed")`` learns on a kernel between
 bags. The kernels of every gamma in the grid come from one pass (set
 kernels: one compiled pass over the squared instance distances; distance
-kernels ``exp(-gamma d^p)``: one distance matrix), and an inner
-cross-validation over the bags slices those matrices for every (gamma, C),
-so a grid over C never recomputes a kernel and a grid over gamma never
-recomputes a distance.
+kernels ``exp(-gamma d^p)``: one distance matrix) as the representation of
+:mod:`mil._tuning`, whose inner cross-validation over the bags slices those
+matrices for every (gamma, C), so a grid over C never recomputes a kernel
+and a grid over gamma never recomputes a distance.
 """
 
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.svm import SVC
+from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._tuning import CONSTRAINTS, CalibratedScoresMixin, fit_inputs, inner_cv_doc, inner_folds, positive_grid, select
+from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
-from mil.distances import _all_from_bags
+from mil.distances import hausdorff
 from mil.preprocessing import _absolute_unit, _fit_scaled
 from mil.svm._kernels import (EMD_METRICS, _normalised, _require_pot, _set_kernels_from_bags, bandwidth_reference,
                               emd_distances, median_sq_distance, migraph_weights)
+from mil.utils._docstrings import fill_doc
 
 __all__ = ["BagKernelSVC", "KERNELS"]
 
@@ -28,8 +30,10 @@ __all__ = ["BagKernelSVC", "KERNELS"]
 SET_KERNELS = ("nsk", "migraph")
 DISTANCE_KERNELS = ("emd", "minimal", "maximal", "average")
 KERNELS = SET_KERNELS + DISTANCE_KERNELS
-@inner_cv_doc(5)
-class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier):
+
+
+@fill_doc
+class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier):
     """Support vector machine on a kernel between bags (NSK, miGraph, EMD, Hausdorff).
 
     The bag kernels:
@@ -64,35 +68,35 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
     Parameters
     ----------
     kernel : {"nsk", "migraph", "emd", "minimal", "maximal", "average"}, default="nsk"
+        The bag kernel (see above).
     C : float or list of float, default=(0.1, 1.0, 10.0, 100.0)
         SVM regularisation (a list is tuned).
     gamma : float or list of float, default=(0.25, 0.5, 1.0, 2.0, 4.0)
         Kernel bandwidth (a list is tuned). With ``gamma_scale="median"``
-        a multiple of the median heuristic. The default grid (20 points,
-        5 inner folds: 100 SVM fits on the precomputed kernels, one kernel
-        pass per gamma) is the one the results page measures for every
-        kernel.
+        a multiple of the median heuristic. The default grid costs 20
+        points x 5 inner folds = 100 SVM fits on the precomputed kernels,
+        and one kernel pass per gamma.
     gamma_scale : {"median", "mean", "absolute"}, default="median"
-        "median": the bandwidth is ``gamma / m``, where m is the median
-        squared distance between training instances (set kernels) or the
-        median ``d^p`` over the pairs of training bags (distance kernels), so
-        the default suits data of any scale. "mean": the same with the mean
-        (``exp(-d / A)``, A the mean distance between training bags, is
-        Zhang et al.'s EMD kernel: ``gamma=1, p=1``). "absolute": ``gamma``
-        as given.
+        What `gamma` is relative to. "median": the bandwidth is
+        ``gamma / m``, where m is the median squared distance between
+        training instances (set kernels) or the median ``d^p`` over the
+        pairs of training bags (distance kernels), computed once per fit,
+        so the default suits data of any scale. "mean": the same with the
+        mean (``exp(-d / A)``, A the mean distance between training bags,
+        is Zhang et al.'s EMD kernel: ``gamma=1, p=1``). "absolute":
+        ``gamma`` as given.
     p : float > 0 or list of float, default=1.0
         Power of the distance in the distance kernels (a list is tuned
-        with gamma; the distances are computed once for all). The
-        results page's EMD row uses ``scale=None, p=(1.0, 2.0),
-        cv_repeats=3`` (the registry's ``emd-svm``).
+        with gamma; the distances are computed once for all).
     ground_metric : {"euclidean", "sqeuclidean", "cityblock"}, default="euclidean"
         The EMD's ground cost between instances (``kernel="emd"`` only;
         see :func:`emd_distances`). "sqeuclidean" makes the EMD the squared
         2-Wasserstein distance between the bags' instance distributions.
     normalize : {"cosine", "weights", "none"}, default="cosine"
-        Set kernels only (see :func:`set_kernel`).
+        Normalisation of the set kernels (see :func:`set_kernel`).
     epsilon : float or None, default=None
-        miGraph's edge threshold; None uses each bag's mean intra-bag distance.
+        The miGraph edge threshold; None uses each bag's mean intra-bag
+        distance.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances. None divides
         features of magnitude beyond about 1e120 or below 1e-120 by a power
@@ -102,7 +106,8 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
     class_weight : "balanced", dict or None, default=None
         Multiplies `sample_weight` (the SVM's per-bag C).
     positive_class : label or None, default=None
-        Accepted for a uniform interface; the SVM treats the classes alike.
+        Accepted for a uniform interface; the SVM treats the classes alike,
+        so it changes no output.
     n_jobs : int, default=None
         Threads for the kernel and distance passes.
     random_state : int, RandomState or None, default=None
@@ -111,18 +116,31 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
     Attributes
     ----------
     classes_ : ndarray
+        The class labels.
     gamma_ : float
         The bandwidth used (absolute).
     C_ : float
+        The C used.
     p_ : float or None
         The power used (distance kernels).
+    best_params_ : dict
+        ``{"gamma": gamma_, "C": C_}``, and ``"p"`` for the distance
+        kernels.
     cv_results_ : ndarray of shape (n_p * n_gammas, n_C) or None
         The inner CV's `scoring` of each (p, gamma) kernel and C (None
         without inner folds); rows are p-major.
     svc_ : sklearn.svm.SVC
+        The SVM on the training bags' kernel.
     proba_scale_ : float
         The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
     n_features_in_ : int
+        Number of features of the instances.
+
+    See Also
+    --------
+    mil.embedding.KernelMeanClassifier : The NSK made linear in the instances.
+    mil.embedding.SlicedWassersteinClassifier : A linear-time stand-in for the EMD kernel.
+    set_kernel : The set kernels themselves.
 
     References
     ----------
@@ -147,6 +165,7 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
 
     _binary_only = False
     _classes_alike = True
+    _seed_names = ()
 
     _parameter_constraints = {
         "kernel": [StrOptions(set(KERNELS))],
@@ -178,31 +197,76 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
     def _distances(self, X, Y):
         if self.kernel == "emd":
             return emd_distances(X, Y, metric=self.ground_metric, n_jobs=self.n_jobs)
-        return _all_from_bags(X, Y, n_jobs=self.n_jobs)[self.kernel]
+        return hausdorff(X, Y, kind=self.kernel, n_jobs=self.n_jobs)
 
-    def _train_kernels(self, bags, rel_gammas):
-        """Kernels of every gamma between the training bags: (n_gammas, n, n), absolute gammas."""
-        if self.kernel in SET_KERNELS:
-            w = self._instance_weights(bags)
-            ref = _absolute_unit(self, 2) if self.gamma_scale == "absolute" else median_sq_distance(
-                bags.instances, self.gamma_scale)
-            gammas = rel_gammas / ref
-            K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
-            sums = np.add.reduceat(w, bags.offsets[:-1])
-            return _normalised(K, diag, diag, self.normalize, sums, sums), gammas, diag
+    def _set_kernels(self, bags, rel_gammas):
+        """Set kernels of every gamma between the training bags: (n_gammas, n, n), and their rows."""
+        w = self._instance_weights(bags)
+        ref = _absolute_unit(self, 2) if self.gamma_scale == "absolute" else median_sq_distance(
+            bags.instances, self.gamma_scale)
+        gammas = rel_gammas / ref
+        K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
+        sums = np.add.reduceat(w, bags.offsets[:-1])
+        rows = [{"gamma": float(g), "_k": k} for k, g in enumerate(gammas)]
+        return _normalised(K, diag, diag, self.normalize, sums, sums), rows, diag
+
+    def _distance_kernels(self, bags, rel_gammas, ps):
+        """Distance kernels of every (p, gamma), p-major, from one distance matrix, and their rows."""
         D = self._distances(bags, None)
         off = ~np.eye(D.shape[0], dtype=bool)
-        kernels, gammas, ps = [], [], []
-        for p in self._ps:
+        kernels, rows = [], []
+        for p in ps:
             Dp = D ** p
-            ref = _absolute_unit(self, p) if self.gamma_scale == "absolute" else bandwidth_reference(Dp[off], self.gamma_scale)
+            ref = _absolute_unit(self, p) if self.gamma_scale == "absolute" else bandwidth_reference(
+                Dp[off], self.gamma_scale)
             for g in rel_gammas / ref:
+                rows.append({"p": float(p), "gamma": float(g), "_k": len(kernels)})
                 kernels.append(np.exp(-g * Dp))
-                gammas.append(g)
-                ps.append(p)
-        self._grid_p = np.array(ps)
-        return np.array(kernels), np.array(gammas), None
+        return np.array(kernels), rows
 
+    # -- the tuning engine's hooks ------------------------------------------------------
+    def _represent(self, bags, target, seeds):
+        if self.kernel == "emd":
+            _require_pot()
+        elif self.ground_metric != "euclidean":
+            raise ValueError(f"ground_metric={self.ground_metric!r} needs kernel='emd' (the other kernels "
+                             f"use the Euclidean distance); got kernel={self.kernel!r}")
+        Cs, rel = positive_grid(self.C, "C"), positive_grid(self.gamma, "gamma")
+        ps = positive_grid(self.p, "p")
+        bags = _fit_scaled(self, bags, rescale_extremes=True)
+        if self.kernel in SET_KERNELS:
+            K, rows, diag = self._set_kernels(bags, rel)
+        else:
+            (K, rows), diag = self._distance_kernels(bags, rel, ps), None
+        return Bunch(bags=bags, K=K, diag=diag, rows=rows, cols=[{"C": float(C)} for C in Cs])
+
+    def _grid(self, rep):
+        return rep.rows, rep.cols
+
+    def _cut(self, rep, train, test):
+        return Bunch(K=rep.K, train=train, test=test)
+
+    def _design(self, fold, row):
+        K, tr, te = fold.K[row["_k"]], fold.train, fold.test
+        return K[np.ix_(tr, tr)], K[np.ix_(te, tr)]
+
+    def _model(self, row, col, seeds, inner):
+        return SVC(kernel="precomputed", C=col["C"], decision_function_shape="ovr")
+
+    def _keep(self, rep, fold, row, col, model, selection):
+        self.gamma_, self.C_ = row["gamma"], col["C"]
+        self.p_ = row.get("p")
+        self.svc_ = model
+        self.n_train_ = rep.K.shape[1]
+        sup = model.support_
+        self.support_bags_ = rep.bags[sup]
+        if self.kernel in SET_KERNELS:
+            w = self._instance_weights(self.support_bags_)
+            self.support_weights_ = w
+            self.support_weight_sums_ = np.add.reduceat(w, self.support_bags_.offsets[:-1])
+            self.support_diag_ = rep.diag[row["_k"], sup]
+
+    # -- prediction -------------------------------------------------------------
     def _test_kernel(self, bags):
         """Kernel between `bags` and the support bags, placed in the training columns."""
         sup = self.support_bags_
@@ -220,76 +284,5 @@ class BagKernelSVC(InstanceOutputMixin, CalibratedScoresMixin, BaseBagClassifier
         full[:, self.svc_.support_] = Ks
         return full
 
-    # -- fitting --------------------------------------------------------------
-    def _svc(self, C):
-        return SVC(kernel="precomputed", C=C, decision_function_shape="ovr")
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit on training bags, tuning (gamma, C) by inner cross-validation when given lists.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-        y : array-like of shape (n_bags,)
-            Two or more classes (libsvm's one-vs-one; scores one-vs-rest).
-        sample_weight : array-like of shape (n_bags,), default=None
-            Per-bag weights (times `class_weight`), passed to the SVM and
-            the inner cross-validation's scores. Bags of weight 0 are
-            dropped first (as if absent).
-
-        Returns
-        -------
-        self
-        """
-        # Bags of weight 0 are dropped first: libsvm numbers its support vectors among the
-        # positively weighted samples, so kernel columns and support indices stay aligned.
-        bags, y_enc, weight, keep, n_total = fit_inputs(self, X, y, sample_weight)
-        if self.kernel == "emd":
-            _require_pot()
-        elif self.ground_metric != "euclidean":
-            raise ValueError(f"ground_metric={self.ground_metric!r} needs kernel='emd' (the other kernels "
-                             f"use the Euclidean distance); got kernel={self.kernel!r}")
-        Cs, rel = positive_grid(self.C, "C"), positive_grid(self.gamma, "gamma")
-        self._ps = positive_grid(self.p, "p")
-        bags = _fit_scaled(self, bags, rescale_extremes=True)
-        Ks, gammas, diag = self._train_kernels(bags, rel)
-        if len(self.classes_) == 2:
-            # The SVM learns "positive or not" (1 = the positive class), so naming
-            # the other class positive gives the very same problem, bit for bit.
-            y_enc = (y_enc == self._pos_index).astype(np.intp)
-        folds = inner_folds(self.cv, y_enc, random_state=self.random_state, repeats=self.cv_repeats,
-                            keep=keep, n_total=n_total)
-        multi = len(self.classes_) > 2
-
-        def fold_scores(tr, te):
-            w_tr = None if weight is None else weight[tr]
-            out = np.zeros((len(gammas), len(Cs), te.shape[0]) + ((len(self.classes_),) if multi else ()))
-            for a, K in enumerate(Ks):
-                for b, C in enumerate(Cs):
-                    svc = self._svc(C).fit(K[np.ix_(tr, tr)], y_enc[tr], sample_weight=w_tr)
-                    out[a, b] = svc.decision_function(K[np.ix_(te, tr)])
-            return out
-
-        sel = select(folds, (len(gammas), len(Cs)), fold_scores, y_enc, weight, scoring=self.scoring)
-        gi, ci = sel.index
-        self.cv_results_ = sel.scores
-        self.proba_scale_ = sel.scale
-        self.gamma_, self.C_ = float(gammas[gi]), float(Cs[ci])
-        self.p_ = float(self._grid_p[gi]) if self.kernel in DISTANCE_KERNELS else None
-        del self._ps
-        K = Ks[gi]
-        svc = self._svc(self.C_).fit(K, y_enc, sample_weight=weight)
-        self.svc_ = svc
-        self.n_train_ = K.shape[0]
-        sup = svc.support_
-        self.support_bags_ = bags[sup]
-        if self.kernel in SET_KERNELS:
-            w = self._instance_weights(self.support_bags_)
-            self.support_weights_ = w
-            self.support_weight_sums_ = np.add.reduceat(w, self.support_bags_.offsets[:-1])
-            self.support_diag_ = diag[gi, sup]
-        return self
-
-    # -- prediction -------------------------------------------------------------
     def _decision(self, bags):
         return self.svc_.decision_function(self._test_kernel(bags))
