@@ -252,3 +252,24 @@ def test_the_docstring_lists_each_parameter_once():
     for cls in (miFVClassifier, miVLADClassifier, KernelMeanClassifier, SlicedWassersteinClassifier):
         names = [p.name for p in ClassDoc(cls)["Parameters"]]
         assert len(names) == len(set(names)), cls.__name__
+
+
+@pytest.mark.parametrize("settings", [dict(p=2.0), dict(p=3.0), dict(model="logistic"), dict(model="svm")],
+                         ids=["p=2", "p=3", "logistic", "svm"])
+def test_sliced_wasserstein_off_its_defaults_at_extreme_magnitudes(settings, backend):
+    """Features times a power of two from 2^-990 to 2^990 give the model of magnitude one (the
+    features, or the distances before their power, are brought back by a power of two), and
+    x 1e+-300 / 1e+-150 a working model: before, p=2 was constant at 1e-300 and failed at 1e300,
+    logistic regression constant from 1e+-150."""
+    X, y = make_toy_bags(n_bags=30, n_features=3, random_state=2)
+    kw = dict(n_directions=6, n_quantiles=4, C=10.0, gamma_scales=(1.0,), cv=1, random_state=0, **settings)
+    ref = SlicedWassersteinClassifier(**kw).fit(X, y)
+    for k in (-990, 990):
+        Xs = [np.ldexp(b, k) for b in X]
+        got = SlicedWassersteinClassifier(**kw).fit(Xs, y)
+        np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(X), rtol=1e-6, atol=1e-8)
+    for factor in (1e-300, 1e300, 1e150):
+        Xs = [b * factor for b in X]
+        got = SlicedWassersteinClassifier(**kw).fit(Xs, y)
+        assert np.unique(got.predict_proba(Xs)[:, 1]).size > 1
+        assert np.mean(got.predict(Xs) == ref.predict(X)) >= 0.9

@@ -66,9 +66,12 @@ def make_cli_learner(learner, positive, seed, sparse=False, task="classification
     if LEARNERS[learner].task != task:
         kind = "a regressor" if LEARNERS[learner].task == "regression" else "a classifier"
         raise ValueError(f"{kind}, and the labels are {'real values (a regression)' if task == 'regression' else 'classes'}")
-    names = make_learner(learner).get_params(deep=False)
+    est = make_learner(learner)
+    names = est.get_params(deep=False)
     params = {}
-    if positive is not None and "positive_class" in names:
+    # A learner that treats the two classes alike takes no positive class (the encoder
+    # classifiers deprecate the parameter).
+    if positive is not None and "positive_class" in names and not getattr(est, "_classes_alike", False):
         params["positive_class"] = positive
     if sparse and "scale" in names:
         params["scale"] = None  # sparse bags stay sparse: no centring (MILWEB's published protocol)

@@ -30,6 +30,7 @@ from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
 from mil.embedding._kernel_mean import KernelMeanEmbedding
 from mil.embedding._sliced import SlicedWassersteinEmbedding
 from mil.embedding._vectors import column_scaling
+from mil.preprocessing import MAGNITUDE_EXPONENT, _fit_scaled
 from mil.utils._docstrings import defaults_of, fill_doc
 
 __all__ = ["miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"]
@@ -63,6 +64,19 @@ def _distances(A, B=None):
     return hausdorff(rows(A), None if B is None else rows(B), kind="minimal")
 
 
+def _distance_unit(d, p):
+    """1, or the power of two near the median of the distances `d` when ``d^p`` would leave
+    float64's comfortable range (``2^+-400``): then the kernel is taken on ``(d / unit)^p``."""
+    positive = d[d > 0]
+    if positive.size == 0:
+        return 1.0
+    exponent = int(np.frexp(float(np.median(positive)))[1])
+    top = int(np.frexp(float(positive.max()))[1])
+    if abs(exponent * p) <= MAGNITUDE_EXPONENT and abs(top * p) <= MAGNITUDE_EXPONENT:
+        return 1.0
+    return float(np.ldexp(1.0, exponent))
+
+
 class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier):
     """Shared fit of the encoder classifiers on :mod:`mil._tuning` (not public).
 
@@ -80,9 +94,8 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
     #: Which models the class offers ("logistic", "svm", "rbf").
     _models = ("logistic", "svm")
 
-    def _scaled(self, X):
-        # The encoder scales the instances itself (its ``scale``), chunk by chunk.
-        return self._validate_predict(X)
+    #: Whether the encodings are normalised (L2) already; SlicedWasserstein's are not.
+    _normalised_encodings = True
 
     def _encoders(self):
         raise NotImplementedError
@@ -94,11 +107,15 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
         if self.positive_class is not None:
             warnings.warn(f"positive_class is deprecated in {type(self).__name__} and will be removed: the "
                           "model treats the two classes alike, so it has no effect", FutureWarning, stacklevel=4)
+        # Features of extreme magnitude are divided by a power of two first (exact; the encoders'
+        # distances, squares and bandwidths then stay inside float64).
+        bags = _fit_scaled(self, bags, None, rescale_extremes=True)
         encoders = [enc.set_params(random_state=seeds.encoder).fit(bags) for enc in self._encoders()]
         encodings = [np.asarray(enc.transform(bags), dtype=np.float64) for enc in encoders]
-        rows, powered = [], []
+        rows, powered, units = [], [], []
         for e, enc in enumerate(encoders):
             params = enc.get_params(deep=False)
+            units.append(self._encoding_unit(encodings[e]))
             if self.model != "rbf":
                 rows.append({"encoder": params, "_e": e})
                 continue
@@ -107,15 +124,27 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
             D = _distances(encodings[e])
             off = ~np.eye(D.shape[0], dtype=bool)
             for q in positive_grid(self.p, "p"):
-                Dp = D if q == 1.0 else D ** q
+                unit = _distance_unit(D[off], q)
+                Dp = (D if unit == 1.0 else D / unit) ** q if q != 1.0 or unit != 1.0 else D
                 med = float(np.median(Dp[off])) if off.any() else 0.0
                 for g in positive_grid(self.gamma_scales, "gamma_scales"):
                     rows.append({"encoder": params, "p": float(q), "gamma": float(g) / (med if med > 0 else 1.0),
-                                 "_e": e, "_d": len(powered)})
+                                 "_e": e, "_d": len(powered), "_unit": unit})
                 powered.append(Dp)
         Cs = [self.C] if self.C is not None else positive_grid(self.Cs, "Cs")
-        return Bunch(encoders=encoders, encodings=encodings, powered=powered, rows=rows,
+        return Bunch(encoders=encoders, encodings=encodings, units=units, powered=powered, rows=rows,
                      cols=[{"C": float(C)} for C in Cs])
+
+    def _encoding_unit(self, E):
+        """What the linear models' encodings are divided by: 1, or for encodings that are not
+        normalised (``_normalised_encodings`` False) without column standardisation, the power
+        of two that brings their largest training magnitude into [0.5, 1), so that the model
+        does not depend on the features' unit beyond that power of two."""
+        if self._normalised_encodings or self.encoding_scale is not None or self.model == "rbf":
+            return 1.0
+        finite = np.abs(E[np.isfinite(E)])
+        top = float(finite.max()) if finite.size else 0.0
+        return float(np.ldexp(1.0, int(np.frexp(top)[1]))) if top > 0 else 1.0
 
     def _grid(self, rep):
         return rep.rows, rep.cols
@@ -128,8 +157,8 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
         if self.model == "rbf":
             Dp = fold.rep.powered[row["_d"]]
             return np.exp(-row["gamma"] * Dp[np.ix_(tr, tr)]), np.exp(-row["gamma"] * Dp[np.ix_(te, tr)])
-        E = fold.rep.encodings[row["_e"]]
-        E_train, E_test = E[tr], E[te]
+        E, unit = fold.rep.encodings[row["_e"]], fold.rep.units[row["_e"]]
+        E_train, E_test = (E[tr], E[te]) if unit == 1.0 else (E[tr] / unit, E[te] / unit)
         fold.mean = fold.scale = None
         if self.encoding_scale == "standard":
             fold.mean, fold.scale = column_scaling(E_train)
@@ -156,6 +185,7 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
         self.n_iter_ = int(np.max(model.n_iter_))
         self.encoding_mean_, self.encoding_scale_ = fold.get("mean"), fold.get("scale")
         self.gamma_, self.p_ = row.get("gamma"), row.get("p")
+        self.encoding_unit_ = row.get("_unit", rep.units[row["_e"]])
         rbf = self.model == "rbf"
         self.support_encodings_ = rep.encodings[row["_e"]][model.support_] if rbf else None
 
@@ -165,8 +195,12 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
         if self.model == "rbf":
             K = np.zeros((E.shape[0], self.model_.shape_fit_[1]))
             D = _distances(E, self.support_encodings_)
-            K[:, self.model_.support_] = np.exp(-self.gamma_ * (D if self.p_ == 1.0 else D ** self.p_))
+            unit = self.encoding_unit_
+            K[:, self.model_.support_] = np.exp(-self.gamma_ * ((D if unit == 1.0 else D / unit) ** self.p_
+                                                               if self.p_ != 1.0 or unit != 1.0 else D))
             return self.model_.decision_function(K)
+        if self.encoding_unit_ != 1.0:
+            E = E / self.encoding_unit_
         if self.encoding_mean_ is not None:
             E = (E - self.encoding_mean_) / self.encoding_scale_
         return self.model_.decision_function(E)
@@ -562,6 +596,7 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
     """
 
     _models = ("rbf", "logistic", "svm")
+    _normalised_encodings = False
     _example_arguments = "random_state=0"
     _parameter_constraints = {**_COMMON, "n_directions": [Interval(Integral, 1, None, closed="left")],
                               "n_quantiles": [Interval(Integral, 1, None, closed="left")],
