@@ -165,12 +165,9 @@ class _Alternation:
         bags, K = A.bags, A.K
         pos = np.asarray(target) == 1
         self.gamma_ = A.gamma
-        self.feature_map_ = None
+        self.feature_map_ = A.feature_map
         self.support_vectors_ = None
         n = bags.instances.shape[0]
-        if self.kernel == "rbf" and K is None:
-            self.feature_map_ = Nystroem(gamma=self.gamma_, n_components=min(self.n_components, n),
-                                         random_state=self.seeds.features).fit(bags.instances)
         inst_bag = np.repeat(np.arange(bags.n_bags), bags.sizes)
         w_inst = None if sample_weight is None else sample_weight[inst_bag]
         if K is not None:
@@ -178,7 +175,8 @@ class _Alternation:
             scored = bag_rows(bags.offsets, np.flatnonzero(pos)) if self.bag_means else None
             fit_rows, last = self._precomputed_solver(K, n, scored)
         else:
-            points = _points(self._features(bags.instances), bags.offsets, pos, self.bag_means)
+            features = bags.instances if A.features is None else A.features
+            points = _points(features, bags.offsets, pos, self.bag_means)
             fit_rows, last = self._feature_solver(points, n)
         self.n_iter_, self.witnesses_ = self.alternation(fit_rows, bags.offsets, inst_bag, pos, w_inst,
                                                          self.max_iter)
@@ -309,7 +307,8 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         D2 = None
         if self._exact(bags.instances.shape[0]):
             D2 = _sq_distances(_points(bags.instances, bags.offsets, target == 1, self._bag_means))
-        return Bunch(bags=bags, D2=D2, pos=target == 1, rows=rows, cols=[{"C": float(c)} for c in Cs])
+        return Bunch(bags=bags, D2=D2, pos=target == 1, rows=rows, cols=[{"C": float(c)} for c in Cs],
+                     seed=seeds.features)
 
     def _grid(self, rep):
         return rep.rows, rep.cols
@@ -332,14 +331,19 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
                 D2 = rep.D2
             else:
                 D2 = _take2(rep.D2, self._point_rows(rep.bags.offsets, rep.pos, train))
-        return Bunch(bags=sub, D2=D2, test=rep.bags[test], single=len(rep.rows) == 1)
+        return Bunch(bags=sub, D2=D2, test=rep.bags[test], single=len(rep.rows) == 1, seed=rep.seed)
 
     def _design(self, fold, row):
-        K = None
+        K = feature_map = features = None
         if fold.D2 is not None:  # one kernel matrix at a time, formed once per bandwidth
             # (in the distances' place when there is one bandwidth)
             K = _rbf_from_sq(fold.D2, row["gamma"], out=fold.D2 if fold.single else None)
-        return Bunch(bags=fold.bags, K=K, gamma=row["gamma"]), fold.test
+        elif self.kernel == "rbf":  # Nystroem features, once per bandwidth for every C
+            n = fold.bags.instances.shape[0]
+            feature_map = Nystroem(gamma=row["gamma"], n_components=min(self.n_components, n),
+                                   random_state=fold.seed).fit(fold.bags.instances)
+            features = feature_map.transform(fold.bags.instances)
+        return Bunch(bags=fold.bags, K=K, gamma=row["gamma"], feature_map=feature_map, features=features), fold.test
 
     def _release(self, rep, fold):
         rep.D2 = fold.D2 = None
