@@ -223,36 +223,19 @@ def test_registry_rows_are_the_class_defaults(name):
 def _mean_ridge_class():
     """A tiny bag regressor on the engine: ridge regression on the bags' mean instances,
     the means' multiplier a representation grid, alpha the model grid."""
-    from sklearn.base import BaseEstimator, RegressorMixin
     from sklearn.linear_model import Ridge
     from sklearn.utils import Bunch
 
     from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin
-    from mil.utils.validation import check_bags
+    from mil.base import BaseBagRegressor
 
-    class MeanRidge(TunedRegressorMixin, RegressorMixin, BaseEstimator):
+    class MeanRidge(TunedRegressorMixin, BaseBagRegressor):
         _parameter_constraints = {**REGRESSION_CONSTRAINTS, "alphas": ["array-like"], "factors": ["array-like"]}
 
         def __init__(self, alphas=(0.01, 1.0, 100.0), factors=(1.0, 3.0), *, cv=4, cv_repeats=1,
                      scoring="neg_mean_squared_error", random_state=None):
             self.alphas, self.factors, self.cv, self.cv_repeats = alphas, factors, cv, cv_repeats
             self.scoring, self.random_state = scoring, random_state
-
-        # what a regressors' base class supplies
-        def _validate_fit(self, X, y):
-            self._validate_params()
-            bags = check_bags(X)
-            self.n_features_in_ = bags.n_features
-            return bags, np.asarray(y, dtype=np.float64)
-
-        @staticmethod
-        def _bag_weights(sample_weight, y, n_bags):
-            return None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-
-        def _validate_predict(self, X):
-            return check_bags(X, n_features=self.n_features_in_)
-
-        offset_ = None  # no feature scaling
 
         # the engine's hooks
         @staticmethod

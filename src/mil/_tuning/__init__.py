@@ -15,9 +15,7 @@ The protocol
 ------------
 A classifier lists :class:`TunedClassifierMixin` before
 :class:`mil.base.BaseBagClassifier`; a regressor lists
-:class:`TunedRegressorMixin` before its base class (which supplies
-``_validate_fit(X, y) -> (bags, y)``, ``_bag_weights(sample_weight, y,
-n_bags)`` and ``_validate_predict(X)``). Its parameters include ``cv``,
+:class:`TunedRegressorMixin` before :class:`mil.base.BaseBagRegressor`. Its parameters include ``cv``,
 ``cv_repeats``, ``scoring`` and ``random_state`` (constraints:
 :data:`CONSTRAINTS`, :data:`REGRESSION_CONSTRAINTS`). It defines:
 

@@ -15,6 +15,7 @@ from mil._tuning._calibration import sigmoid_proba
 from mil._tuning._scores import SEED_MAX, inner_folds, positive_weight_bags, select
 from mil.preprocessing import _scaled_as_fitted
 from mil.utils._docstrings import defaults_of, register
+from mil.utils.validation import bag_sample_weight
 
 __all__ = ["TunedClassifierMixin", "TunedRegressorMixin", "quiet_fit"]
 
@@ -87,7 +88,8 @@ class _TunedMixin:
 
     def _scaled(self, X):
         """Validated new bags, scaled as the training bags were (:func:`mil.preprocessing._fit_scaled`)."""
-        return _scaled_as_fitted(self, self._validate_predict(X))
+        bags = self._validate_predict(X)
+        return bags if getattr(self, "offset_", None) is None else _scaled_as_fitted(self, bags)
 
     # -- the engine ---------------------------------------------------------------------
     def _draw_seeds(self):
@@ -241,9 +243,8 @@ class TunedClassifierMixin(_TunedMixin):
 class TunedRegressorMixin(_TunedMixin):
     """A regressor on the tuning engine: its ``fit`` and ``predict``.
 
-    Listed before the regressors' base class, which supplies
-    ``_validate_fit(X, y) -> (bags, y)`` (y as float64),
-    ``_bag_weights(sample_weight, y, n_bags) -> ndarray or None`` and
+    Listed before :class:`mil.base.BaseBagRegressor`, which supplies
+    ``_validate_fit(X, y) -> (bags, y)`` (y as float64) and
     ``_validate_predict(X) -> bags``. The learner defines the hooks of
     :mod:`mil._tuning` and ``_decision(bags)``: its predictions on
     validated, scaled bags.
@@ -255,7 +256,7 @@ class TunedRegressorMixin(_TunedMixin):
         """Validated bags, float64 targets, weights, kept bags and bag count (weight-0 bags dropped)."""
         bags, target = self._validate_fit(X, y)
         target = np.asarray(target, dtype=np.float64)
-        weight = self._bag_weights(sample_weight, target, bags.n_bags)
+        weight = bag_sample_weight(sample_weight, target, bags.n_bags)
         n_total = bags.n_bags
         keep = positive_weight_bags(weight)
         if keep is not None:
