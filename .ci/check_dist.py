@@ -82,7 +82,7 @@ def check_sdist(path):
     if not stems:
         problems.append("no src/mil/_core/*.pyx")
     needed = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE",
-              "src/mil/__init__.py",
+              "src/mil/__init__.py", "src/mil/_cost_model.json",
               "src/mil/cython_kernels.pxd", "src/mil/_core/_typedefs.pxd", "tests/conftest.py"]
     for stem in stems:
         needed += [f"src/mil/_core/{stem}.pxd", f"src/mil/_core/{stem}_py.py"]
@@ -104,7 +104,7 @@ def check_wheel(path):
             problems.append(f"no compiled module for {stem}")
         if f"mil/_core/{stem}.pxd" not in names:
             problems.append(f"missing mil/_core/{stem}.pxd")
-    for n in ("mil/cython_kernels.pxd", "mil/_core/_typedefs.pxd"):
+    for n in ("mil/cython_kernels.pxd", "mil/_core/_typedefs.pxd", "mil/_cost_model.json"):
         if n not in names:
             problems.append(f"missing {n}")
     if not any(n.startswith("mil/datasets/") and n.endswith(".npz") for n in names):

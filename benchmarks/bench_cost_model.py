@@ -101,6 +101,8 @@ def measure(args):
 
 def _read(path):
     with open(path) as fh:
+        if path.endswith(".json"):
+            return json.load(fh)["measurements"]
         return [json.loads(line) for line in fh if line.strip()]
 
 
@@ -139,8 +141,8 @@ def main(argv=None):
     f = sub.add_parser("fit")
     f.add_argument("measurements")
     f.add_argument("--write")
-    c = sub.add_parser("check")
-    c.add_argument("measurements")
+    c = sub.add_parser("check", help="measured / estimated CPU seconds at every measured size")
+    c.add_argument("measurements", help="a measurements file, or the shipped model (its measurements)")
     args = parser.parse_args(argv)
     if args.command == "measure":
         return measure(args)
@@ -148,7 +150,9 @@ def main(argv=None):
     if args.command == "fit":
         model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q",
                  "command": "python benchmarks/bench_cost_model.py measure; python benchmarks/bench_cost_model.py fit",
-                 "learners": fit(records)}
+                 "learners": fit(records),
+                 "measurements": [{k: r[k] for k in ("learner", "n_instances", "n_features", "cpu_s", "load")}
+                                  for r in records]}
         text = json.dumps(model, indent=1, sort_keys=True)
         if args.write:
             with open(args.write, "w") as fh:
