@@ -283,3 +283,18 @@ def test_inner_folds_slice_the_fit_distances(cls):
     own = cls(max_exact=n - 1, **kw).fit(X, y)
     assert sliced.feature_map_ is None and own.feature_map_ is not None
     np.testing.assert_array_equal(sliced.cv_results_, own.cv_results_)
+
+
+@pytest.mark.parametrize("cls", [miSVMClassifier, MISVMClassifier])
+def test_beyond_3000_training_instances_the_default_is_the_nystroem_path(cls):
+    # The exact kernel's fit grows with the square of the instances (39 s of CPU for one default
+    # fold at 4,232 instances); beyond 3,000 the default takes the linear-time path.
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(20, 3)) for _ in range(151)]
+    y = np.arange(151) % 2
+    for b in np.flatnonzero(y == 1):
+        X[b][0, 0] += 3.0
+    assert cls().max_exact == 3000
+    big = cls(C=1.0, gamma=1.0, cv=1, max_iter=3, random_state=0).fit(X, y)  # 3,020 instances
+    small = cls(C=1.0, gamma=1.0, cv=1, max_iter=3, random_state=0).fit(X[:150], y[:150])  # 3,000
+    assert big.feature_map_ is not None and small.feature_map_ is None

@@ -272,7 +272,7 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
     _auto = {}
 
     def __init__(self, kernel="rbf", *, C=(1.0, 10.0, 100.0), gamma="auto", gamma_scale="median",
-                 max_exact=10000, n_components=64, max_iter=50, scale="auto", cv=3, cv_repeats=1,
+                 max_exact=3000, n_components=64, max_iter=50, scale="auto", cv=3, cv_repeats=1,
                  threshold="cv", scoring="auto", class_weight=None, positive_class=None, random_state=None):
         keep_params(self, locals())
 
@@ -410,8 +410,10 @@ def _params_doc(cls):
         instances, computed once per fit. "auto": {auto["gamma"]}.
     gamma_scale : {{"median", "absolute"}}, default="median"
         What `gamma` is relative to: the median heuristic, or nothing.
-    max_exact : int, default=10000
-        Largest number of training instances for the exact RBF SVM. Its
+    max_exact : int, default=3000
+        Largest number of training instances for the exact RBF SVM (an
+        exact fit's cost grows about with the square of the instances;
+        beyond, the Nystroem path's grows about linearly). Its
         squared distances and an inner fold's kernel matrix are held during
         ``fit``: about 2 x 8 x n squared bytes for n training instances (up
         to 3 x for MI-SVM's witness kernel or several bandwidths); the
