@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from mil.bags import Bags
+from mil.datasets._leak import BagExtremes, warn_leaked_label
 
 __all__ = ["load_arff"]
 
@@ -145,6 +146,8 @@ def load_arff(path, *, encoding="utf-8", return_X_y=False):
 
     Warns
     -----
+    LeakedLabelWarning
+        A feature equals the bag label on every instance (a leaked label).
     UserWarning
         A bag id appears twice with the same label: the two rows are read
         as two bags (as Weka reads them; each data row is one bag), but a
@@ -237,6 +240,7 @@ def load_arff(path, *, encoding="utf-8", return_X_y=False):
 
     target = _labels(labels, class_values, path)
     container = Bags(np.concatenate(bags), np.concatenate([[0], np.cumsum([len(b) for b in bags])]))
+    warn_leaked_label(BagExtremes.of(container), target, [n for n, _ in inner], str(path))
     if return_X_y:
         return bags, target
     return Bunch(data=bags, target=target, bag_ids=np.array(bag_ids), bags=container,

@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["float_dtype", "positive_int", "real_number", "share_range", "size_range"]
+__all__ = ["float_dtype", "numeric_or_strings", "positive_int", "real_number", "share_range", "size_range"]
 
 
 def positive_int(value, name, minimum=1):
@@ -61,3 +61,27 @@ def share_range(value, name):
     if not 0 < low <= high <= 1:
         raise ValueError(f"{name} must lie in (0, 1] with low <= high; got {value!r}")
     return low, high
+
+
+def numeric_or_strings(cells, canonical=False, floats=False):
+    """Integers when every cell is one, else (with `floats`) floats when every cell is a number, else strings.
+
+    With `canonical`, integers only when every cell is written as Python
+    writes the integer (so ids "1" and "01" stay two bags, as written).
+    Each distinct cell is converted once.
+    """
+    unique, inverse = np.unique(np.asarray(cells, dtype=object), return_inverse=True)
+    inverse = inverse.ravel()
+    strings = [str(c) for c in unique]
+    try:
+        values = [int(c) for c in strings]
+    except ValueError:
+        values = None
+    if values is not None and not (canonical and any(str(v) != c for v, c in zip(values, strings))):
+        return np.array(values)[inverse]
+    if floats and values is None:
+        try:
+            return np.array([float(c) for c in strings])[inverse]
+        except ValueError:
+            pass
+    return np.array(strings)[inverse]

@@ -7,6 +7,7 @@ from sklearn.utils import Bunch, check_random_state
 
 from mil.bags import Bags
 from mil.datasets._checks import float_dtype, positive_int, real_number, share_range, size_range
+from mil.datasets._sink import InstanceSink
 
 __all__ = ["make_foundation_bags"]
 
@@ -15,13 +16,6 @@ def _orthonormal_rows(rng, n_rows, n_cols):
     """An (n_rows, n_cols) matrix with orthonormal rows (a random isometry of R^n_rows into R^n_cols)."""
     q, r = np.linalg.qr(rng.standard_normal((n_cols, n_rows)))
     return (q * np.sign(np.diag(r))).T
-
-
-def _instance_matrix(memmap, n_instances, n_features, dtype):
-    if memmap is None:
-        return np.empty((n_instances, n_features), dtype=dtype)
-    path = os.fspath(memmap)
-    return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n_instances, n_features))
 
 
 def make_foundation_bags(n_bags=200, *, n_features=768, bag_sizes=(500, 1500), intrinsic_dim=32,
@@ -84,11 +78,12 @@ def make_foundation_bags(n_bags=200, *, n_features=768, bag_sizes=(500, 1500), i
         Standard deviation of the ambient noise added to every feature.
     dtype : {numpy.float32, numpy.float64}, default=numpy.float32
     random_state : int, RandomState instance or None, default=None
-    memmap : str or path-like, default=None
+    memmap : None, True, str or path-like, default=None
         Write the instance matrix to this ``.npy`` file (created or
         overwritten) bag by bag and return bags backed by a read-only memory
         map of it, so that data larger than memory (2,000 bags x 1,000 x 768
-        float32 is 6 GB) never sits in RAM. None: an in-memory array.
+        float32 is 6 GB) never sits in RAM; True: a temporary file, deleted
+        when the bags are no longer used. None: an in-memory array.
 
     Returns
     -------
@@ -148,7 +143,7 @@ def make_foundation_bags(n_bags=200, *, n_features=768, bag_sizes=(500, 1500), i
 
     offsets = np.zeros(n_bags + 1, dtype=np.intp)
     np.cumsum(sizes, out=offsets[1:])
-    instances = _instance_matrix(memmap, int(offsets[-1]), n_features, dtype)
+    sink = InstanceSink(int(offsets[-1]), n_features, dtype, memmap)
     instance_labels = np.zeros(int(offsets[-1]), dtype=np.int8)
     for b in range(n_bags):
         gen = np.random.default_rng(int(seeds[b]))
@@ -163,16 +158,13 @@ def make_foundation_bags(n_bags=200, *, n_features=768, bag_sizes=(500, 1500), i
         block *= dtype.type(noise)
         block += (latent @ isometry + offset).astype(dtype)
         lo = int(offsets[b])
-        instances[lo:lo + size] = block
+        sink.put(lo, block)
         instance_labels[lo:lo + size] = witness
-    if memmap is not None:
-        instances.flush()
-        del instances
-        instances = np.load(os.fspath(memmap), mmap_mode="r")
-    bags = Bags(instances, offsets)
+    bags = Bags(sink.finish(), offsets)
     descr = (f"Foundation-model shaped bags\n\n{n_bags} bags ({int(target.sum())} positive) of {low}-{high} "
              f"instances ({int(offsets[-1])} in all) x {n_features} {dtype.name} features; latent "
              f"dimension {intrinsic_dim}, {n_clusters} background concepts, {share_low:g}-{share_high:g} "
              f"witness share in positive bags (witness separation {separation:g}, ambient noise {noise:g}).\n")
     return Bunch(data=bags, bags=bags, target=target, instance_labels=instance_labels,
-                 witness_counts=n_witness, memmap=None if memmap is None else os.fspath(memmap), DESCR=descr)
+                 witness_counts=n_witness, memmap=None if memmap is None or memmap is True else os.fspath(memmap),
+                 DESCR=descr)

@@ -1,12 +1,15 @@
 """Long tables (one row per instance: bag id, bag label, features) to bags."""
 
 import csv
-import io
+from array import array
 
 import numpy as np
 from sklearn.utils import Bunch
 
 from mil.datasets._arff import read_text
+from mil.datasets._checks import numeric_or_strings
+from mil.datasets._formats import check_table_format
+from mil.datasets._leak import BagExtremes, warn_leaked_label
 from mil.utils.validation import bags_from_instances, shown
 
 __all__ = ["from_frame", "load_csv"]
@@ -30,7 +33,8 @@ def _missing_labels(labels):
     return np.fromiter((missing(v) for v in labels.ravel()), dtype=bool, count=labels.size)
 
 
-def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, return_X_y, frame=None):
+def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, return_X_y, frame=None,
+                        source="the table"):
     if len(bag_ids) == 0:
         raise ValueError("the table has no rows")
     gone = _missing_labels(labels)
@@ -51,7 +55,8 @@ def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, re
         raise ValueError(f"bag {shown(bags.ids[b])} has rows with different values in the label column "
                          f"{label!r}; a bag has one label")
     bags = bags.with_feature_names(feature_names)
-    data = bags.to_list() if frame is None else _frames(bags, frame)
+    warn_leaked_label(BagExtremes.of(bags), bag_labels, feature_names, source)
+    data = list(bags) if frame is None else _frames(bags, frame)  # read-only views of the bags' rows
     if return_X_y:
         return data, bag_labels
     return Bunch(data=data, target=bag_labels, bags=bags, bag_ids=bags.ids,
@@ -82,11 +87,17 @@ def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False)
     data : Bunch
         ``data`` (list of bags ordered by sorted id: DataFrames with the
         feature columns when `df` is a pandas DataFrame with string column
-        names, else 2-D arrays), ``target`` (one label per bag), ``bags``
+        names, else read-only 2-D views of ``bags.instances``), ``target``
+        (one label per bag), ``bags``
         (:class:`~mil.Bags` with ``feature_names``), ``bag_ids``,
         ``feature_names``. ``(data, target)`` if `return_X_y`. Fitting on
         ``data`` or ``bags`` sets the estimator's ``feature_names_in_``,
         which its printed models (``export_text``) use.
+
+    Warns
+    -----
+    LeakedLabelWarning
+        When a feature column equals the bag label on every instance.
 
     Examples
     --------
@@ -121,6 +132,13 @@ def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False)
 def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8", return_X_y=False):
     """Read a long CSV file (header row; one row per instance) into bags.
 
+    The file is parsed by pyarrow's CSV reader when pyarrow is installed
+    (``pip install scikit-mil[parquet]``): the peak memory stays near that
+    of ``pandas.read_csv`` on the same file (``benchmarks/bench_csv_reader.py``
+    measures both). Without pyarrow, and to name the line of a malformed
+    row, the file is read row by row with Python's ``csv`` module (slower,
+    the same result).
+
     Parameters
     ----------
     path : str or path-like
@@ -129,7 +147,9 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8",
         numeric feature (empty cells and ``?`` are read as NaN). Bag ids are
         kept as written: integers when every id is an integer written
         canonically, else strings (so ``1`` and ``01`` are two bags); a row
-        without a bag id raises.
+        without a bag id raises. Labels are integers when every label is
+        one, else floats when every label is a number (a regression), else
+        strings.
     delimiter : str, default=","
     encoding : str, default="utf-8"
         Text encoding of the file (a UTF-8 byte-order mark is skipped).
@@ -138,61 +158,135 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8",
     Returns
     -------
     data : Bunch or tuple
-        As :func:`from_frame` (``data`` as 2-D arrays; ``bags`` carries the
+        As :func:`from_frame` (``data`` as read-only 2-D views of
+        ``bags.instances``, which holds the file once; ``bags`` carries the
         column names as ``feature_names``: fit on it to keep them).
+
+    Warns
+    -----
+    LeakedLabelWarning
+        When a feature column equals the bag label on every instance.
     """
-    reader = csv.reader(io.StringIO(read_text(path, encoding), newline=""), delimiter=delimiter)
-    try:
-        header = [h.strip() for h in next(reader)]
-    except StopIteration:
-        raise ValueError(f"{path} is empty") from None
-    rows, lines = [], []
-    for r in reader:
-        if r and any(cell.strip() for cell in r):
-            rows.append(r)
-            lines.append(reader.line_num)  # the file's line (blank lines and quoted newlines counted)
+    check_table_format(path, "load_csv", "a CSV text file (.csv, .tsv, .txt)")
+    header = _csv_header(path, delimiter, encoding)
     for name, what in ((bag, "bag"), (label, "label")):
         if name not in header:
-            raise ValueError(f"{path}: no {what} column {name!r} in the header {header}")
+            raise ValueError(f"{path}: no {what} column {name!r} in the header {_short_header(header)}")
     ib, il = header.index(bag), header.index(label)
     feats = [i for i in range(len(header)) if i not in (ib, il)]
     if not feats:
         raise ValueError(f"{path}: no feature columns")
-    values = np.empty((len(rows), len(feats)))
-    for r, row in enumerate(rows):
-        if len(row) != len(header):
-            raise ValueError(f"{path}: line {lines[r]} has {len(row)} fields; the header has {len(header)}")
-        for j, i in enumerate(feats):
-            cell = row[i].strip()
-            try:
-                values[r, j] = np.nan if cell in ("", "?") else float(cell)
-            except ValueError:
-                raise ValueError(f"{path}: line {lines[r]}, column {header[i]!r}: "
-                                 f"{cell!r} is not a number") from None
-    for r, row in enumerate(rows):
-        if not row[ib].strip():
-            raise ValueError(f"{path}: line {lines[r]} has no bag id (column {bag!r} is empty); "
-                             "every row needs one")
-    bag_ids = _maybe_numeric([row[ib].strip() for row in rows], canonical=True)
-    for r, row in enumerate(rows):
-        if row[il].strip().lower() in ("", "nan", "?"):
-            raise ValueError(f"{path}: line {lines[r]}: bag {row[ib].strip()!r} has no label "
-                             f"({row[il].strip()!r} in the column {label!r}); every bag needs one")
-    labels = _maybe_numeric([row[il].strip() for row in rows])
-    return _bunch_from_columns(bag_ids, labels, values, [header[i] for i in feats], bag, label,
-                               return_X_y)
+    columns = _read_with_arrow(path, header, ib, il, feats, delimiter, encoding)
+    if columns is None:
+        columns = _read_with_csv(path, header, ib, il, feats, delimiter, encoding, bag, label)
+    ids, labels, values = columns
+    return _bunch_from_columns(numeric_or_strings(ids, canonical=True), numeric_or_strings(labels, floats=True),
+                               values, [header[i] for i in feats], bag, label, return_X_y, source=str(path))
 
 
-def _maybe_numeric(cells, canonical=False):
-    """Integers when every cell is one, else the strings (ids and labels).
+def _short_header(header, limit=12):
+    """The header as a list, cut after `limit` names (a wrong-format file has one enormous "name")."""
+    shown_names = [h if len(h) <= 40 else h[:37] + "..." for h in header[:limit]]
+    return str(shown_names) if len(header) <= limit else str(shown_names)[:-1] + f", ... ({len(header)} columns)]"
 
-    With `canonical`, integers only when every cell is written as Python
-    writes the integer (so ids "1" and "01" stay two bags, as written).
-    """
+
+def _csv_header(path, delimiter, encoding):
+    """The stripped names of the first row of a CSV file."""
+    enc = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
     try:
-        values = [int(c) for c in cells]
-    except ValueError:
-        return np.array(cells)
-    if canonical and any(str(v) != c for v, c in zip(values, cells)):
-        return np.array(cells)
-    return np.array(values)
+        with open(path, encoding=enc, newline="") as fh:
+            first = next(csv.reader(fh, delimiter=delimiter), None)
+    except UnicodeDecodeError:
+        read_text(path, encoding)  # raises the error naming the byte and its offset
+        raise
+    except LookupError:
+        raise ValueError(f"unknown encoding {encoding!r}") from None
+    if first is None:
+        raise ValueError(f"{path} is empty")
+    return [h.strip() for h in first]
+
+
+def _read_with_arrow(path, header, ib, il, feats, delimiter, encoding):
+    """(bag ids, labels, features) parsed by pyarrow; None without pyarrow or when a row needs a closer look."""
+    try:
+        import pyarrow as pa
+        from pyarrow import csv as pa_csv
+    except ImportError:
+        return None
+    names = [f"c{i}" for i in range(len(header))]
+    read = pa_csv.ReadOptions(column_names=names, skip_rows=1, encoding=encoding, use_threads=True)
+    parse = pa_csv.ParseOptions(delimiter=delimiter)
+    types = {names[i]: pa.float64() for i in feats}
+    types[names[ib]] = types[names[il]] = pa.string()
+    convert = pa_csv.ConvertOptions(column_types=types, null_values=["", "?"], strings_can_be_null=False,
+                                    quoted_strings_can_be_null=False)
+    try:
+        table = pa_csv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert,
+                                memory_pool=pa.system_memory_pool())  # freed pages go back to malloc
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, OSError):
+        return None  # the row-by-row reader names the line and the problem
+    ids = np.asarray(table.column(ib).to_numpy(zero_copy_only=False), dtype=object)
+    labels = np.asarray(table.column(il).to_numpy(zero_copy_only=False), dtype=object)
+    if table.num_rows == 0 or _any_blank(ids) or _any_blank(labels):
+        return None
+    ids, labels = _stripped(ids), _stripped(labels)
+    # Rows in the bags' order (sorted id, file order within a bag), so that the grouping copies nothing.
+    order = np.argsort(numeric_or_strings(ids, canonical=True), kind="stable")
+    columns = [table.column(i) for i in feats]
+    del table
+    values = np.empty((len(ids), len(feats)))
+    for j in range(len(columns)):  # column by column, each Arrow buffer freed once copied
+        values[:, j] = columns[j].to_numpy(zero_copy_only=False)[order]
+        columns[j] = None
+    return ids[order], labels[order], values
+
+
+def _any_blank(cells):
+    """Whether a cell is empty or whitespace (a missing id), or a missing-label marker."""
+    unique = np.unique(cells)
+    return any(not c.strip() or c.strip().lower() in ("nan", "?") for c in unique)
+
+
+def _stripped(cells):
+    """`cells` with surrounding whitespace removed (each distinct value stripped once)."""
+    unique, inverse = np.unique(cells, return_inverse=True)
+    return np.array([c.strip() for c in unique], dtype=object)[inverse.ravel()]
+
+
+def _read_with_csv(path, header, ib, il, feats, delimiter, encoding, bag, label):
+    """(bag ids, labels, features) read row by row; errors name the file's line."""
+    enc = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+    ids, labels, values = [], [], array("d")
+    try:
+        with open(path, encoding=enc, newline="") as fh:
+            reader = csv.reader(fh, delimiter=delimiter)
+            next(reader)
+            for row in reader:
+                if not row or not any(cell.strip() for cell in row):
+                    continue
+                line = reader.line_num  # the file's line (blank lines and quoted newlines counted)
+                if len(row) != len(header):
+                    raise ValueError(f"{path}: line {line} has {len(row)} fields; the header has {len(header)}")
+                for i in feats:
+                    cell = row[i].strip()
+                    try:
+                        values.append(np.nan if cell in ("", "?") else float(cell))
+                    except ValueError:
+                        raise ValueError(f"{path}: line {line}, column {header[i]!r}: "
+                                         f"{cell!r} is not a number") from None
+                bag_id, value = row[ib].strip(), row[il].strip()
+                if not bag_id:
+                    raise ValueError(f"{path}: line {line} has no bag id (column {bag!r} is empty); "
+                                     "every row needs one")
+                if value.lower() in ("", "nan", "?"):
+                    raise ValueError(f"{path}: line {line}: bag {bag_id!r} has no label "
+                                     f"({value!r} in the column {label!r}); every bag needs one")
+                ids.append(bag_id)
+                labels.append(value)
+    except UnicodeDecodeError:
+        read_text(path, encoding)  # raises the error naming the byte and its offset
+        raise
+    if not ids:
+        raise ValueError("the table has no rows")
+    return (np.array(ids, dtype=object), np.array(labels, dtype=object),
+            np.frombuffer(values, dtype=np.float64).reshape(len(ids), len(feats)))
