@@ -16,19 +16,25 @@ one writer of tables, JSON, notes and timings).
 
 import sys
 
-from mil.cli._common import CLIError
+from mil.cli._common import CLIError, thread_budget
 from mil.cli._evaluate import cmd_default, cmd_evaluate, cmd_info
 from mil.cli._parser import build_parser
 from mil.cli._reproduce import COMMANDS
+from mil.utils._threads import limited_threads
 
 __all__ = ["build_parser", "main"]
+
+
+def _reproduce(args):
+    # The reproductions' folds run with the inner pools capped as mil evaluate's (see thread_budget).
+    with limited_threads(thread_budget(getattr(args, "jobs", None))):
+        return COMMANDS[args.target](args)
 
 
 def main(argv=None):
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
-    handlers = {None: cmd_default, "evaluate": cmd_evaluate, "info": cmd_info,
-                "reproduce": lambda a: COMMANDS[a.target](a)}
+    handlers = {None: cmd_default, "evaluate": cmd_evaluate, "info": cmd_info, "reproduce": _reproduce}
     try:
         return handlers[args.command](args)
     except CLIError as exc:

@@ -17,12 +17,12 @@ from joblib import effective_n_jobs
 from mil._costs import estimate_seconds, scaling_warning
 from mil._learners import DEFAULT_JOB, DEFAULT_REGRESSION_JOB, LEARNERS, available_learners, make_learner, resolve_learner
 from mil._progress import Progress, format_duration
-from mil.cli._common import CLIError, check_jobs
+from mil.cli._common import CLIError, check_jobs, thread_budget
 from mil.cli._planning import decide_task, plan_folds, positive_class
 from mil.cli._reading import load
 from mil.cli._report import print_json, table
 from mil.evaluation import evaluate, merge_warnings
-from mil.utils._threads import idle_cores, limited_threads
+from mil.utils._threads import limited_threads
 
 __all__ = ["cmd_default", "cmd_evaluate", "cmd_info", "learner_names", "make_cli_learner", "run_learners"]
 
@@ -310,18 +310,6 @@ def _print_text(records, skipped, data, positive, plan, source, task):
         print(f"skipped {learner}: {reason}")
 
 
-def _thread_budget(jobs, n_splits):
-    """Threads of the BLAS / OpenMP pools of each fold: the idle cores shared by the workers.
-
-    Inner pools sized for the whole machine fight the folds beside them and
-    the programs that keep cores busy (an OpenMP pool of two threads on a
-    machine with both cores busy made a fold of MIWrapper + gradient boosting
-    many times slower than one thread); the cores less the load average,
-    divided among the workers, keep workers x threads within the free cores.
-    """
-    return max(1, idle_cores() // max(min(effective_n_jobs(jobs), n_splits), 1))
-
-
 def cmd_evaluate(args):
     check_jobs(args)
     data = load(args)
@@ -338,7 +326,7 @@ def cmd_evaluate(args):
     quiet = args.quiet or args.json or args.csv
     with Progress(len(names) * len(splits), enabled=False if quiet else None,
                   pending="time left known after one fold of each learner") as bar, \
-            limited_threads(_thread_budget(args.jobs, len(splits))):
+            limited_threads(thread_budget(args.jobs, len(splits))):
         results, skipped = run_learners(names, data, splits, positive, args, bar, task)
     common = {"dataset": data.name, "folds": n_folds, "repeats": repeats, "fold_source": source,
               "positive_class": positive}
