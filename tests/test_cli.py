@@ -1087,3 +1087,57 @@ def test_every_line_on_stderr_says_it_comes_from_mil(tmp_path, capsys):
     assert main(["evaluate", "--dataset", path, "--folds", "3", "--model", "simplemi-reg"]) == 0
     err = capsys.readouterr().err
     assert err and all(line.startswith("mil: ") for line in err.splitlines())
+
+
+def _bag_folder(folder, suffix, n_bags=16):
+    rng = np.random.default_rng(0)
+    folder.mkdir()
+    rows = ["slide_id,label"]
+    for b in range(n_bags):
+        x = rng.normal(size=(int(rng.integers(3, 7)), 4)).astype(np.float32)
+        x[0, :2] += 3.0 * (b % 2)
+        name = f"slide_{b:02d}"
+        if suffix == ".npy":
+            np.save(folder / f"{name}.npy", x)
+        else:
+            import h5py
+
+            with h5py.File(folder / f"{name}.h5", "w") as fh:
+                fh.create_dataset("features", data=x)
+        rows.append(f"{name},{b % 2}")
+    return rows
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".h5"])
+def test_evaluate_a_folder_of_per_bag_files_with_its_labels_csv(tmp_path, capsys, suffix):
+    if suffix == ".h5":
+        pytest.importorskip("h5py")
+    rows = _bag_folder(tmp_path / "feats", suffix)
+    (tmp_path / "feats" / "labels.csv").write_text("\n".join(rows) + "\n")
+    assert main(["evaluate", "--dataset", str(tmp_path / "feats"), "--model", "bag-knn", "--folds", "4",
+                 "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)[0]
+    assert record["status"] == "ok" and record["dataset"] == "feats" and len(record["per_fold"]) == 4
+
+
+def test_evaluate_a_folder_with_labels_named_by_option(tmp_path, capsys):
+    rows = _bag_folder(tmp_path / "feats", ".npy")
+    (tmp_path / "my_labels.csv").write_text("\n".join(rows) + "\n")
+    assert main(["evaluate", "--dataset", str(tmp_path / "feats"), "--labels", str(tmp_path / "my_labels.csv"),
+                 "--model", "bag-knn", "--folds", "4", "--quiet"]) == 0
+    assert "bag-knn" in capsys.readouterr().out
+    assert main(["evaluate", "--dataset", str(tmp_path / "feats"), "--model", "bag-knn"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mil: error: cannot read") and err.count("\n") == 1
+
+
+def test_evaluate_a_long_parquet_table(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"bag": np.repeat(np.arange(16), 3), "label": np.repeat(np.arange(16) % 2, 3),
+                          "x1": rng.normal(size=48) + np.repeat(np.arange(16) % 2, 3) * 2, "x2": rng.normal(size=48)})
+    frame.to_parquet(tmp_path / "bags.parquet")
+    assert main(["evaluate", "--dataset", str(tmp_path / "bags.parquet"), "--model", "bag-knn", "--folds", "4",
+                 "--quiet"]) == 0
+    assert "bag-knn" in capsys.readouterr().out

@@ -17,8 +17,10 @@ def _evaluate_options(p):
                    help="shipped name (musk1, musk2, elephant, fox, tiger; milweb1..milweb9, the "
                         "nine MILWEB users with sparse bags and their 75/38 train/test split, "
                         "milweb alone is user 1) or a path to a Weka "
-                        "multi-instance ARFF file (.arff) or a long CSV file, one row per instance "
-                        "with a bag id column, a label column and numeric features (default: musk1)")
+                        "multi-instance ARFF file (.arff), a long CSV or Parquet file (one row per instance "
+                        "with a bag id column, a label column and numeric features) or a folder of per-bag "
+                        ".npy, .npz, .h5 (a 'features' dataset, as CLAM writes) or .parquet files, the bag "
+                        "id each file's name, with a labels.csv (or --labels) (default: musk1)")
     p.add_argument("--model", nargs="+", metavar="NAME",
                    help="learner name(s) from the list below, or all (every available learner); "
                         "default: the quick default job, the learners marked * (an estimate of the "
@@ -49,6 +51,10 @@ def _evaluate_options(p):
                         "0/1, -1/1 and False/True labels; an ARFF file's declared class order (the "
                         "second value, as in Weka, with a note); any other labels (words such as "
                         "active/inactive) need it, as in Python (positive_class=...)")
+    p.add_argument("--labels", metavar="FILE",
+                   help="with --dataset FOLDER (one .npy, .npz, .h5 or .parquet file per bag, the bag id "
+                        "its file name): the CSV table of bag ids and labels (default: the folder's "
+                        "labels.csv)")
     table = p.add_argument_group("CSV files")
     table.add_argument("--bag-column", metavar="NAME", help="column of bag ids (default: bag)")
     table.add_argument("--label-column", metavar="NAME", help="column of bag labels (default: label)")

@@ -1,4 +1,8 @@
-"""Reading a data set for the command line: a shipped name, an ARFF file or a long CSV file.
+"""Reading a data set for the command line: a shipped name, an ARFF, CSV or Parquet file, or a folder.
+
+A folder holds one feature file per bag (``.npy``, ``.npz``, ``.h5``,
+``.parquet``: :func:`mil.datasets.load_bag_files`) and a labels table; a
+Parquet file is one long table (:func:`mil.datasets.load_parquet`).
 
 A CSV file is read once: its separator is sniffed from its first lines, then
 the loader reads it; the order in which its bags first appear (which a folds
@@ -15,17 +19,19 @@ import numpy as np
 
 from mil.bags import Bags
 from mil.cli._common import CLIError
-from mil.datasets import DATASETS, load_arff, load_csv, load_dataset, load_milweb
+from mil.datasets import DATASETS, load_arff, load_bag_files, load_csv, load_dataset, load_milweb, load_parquet
 from mil.datasets._arff import read_text
 from mil.utils.validation import check_bags
 
 __all__ = ["Data", "READ_FORMATS", "load", "sniff_delimiter"]
 
 #: What ``--dataset`` reads, in the words of the error a user sees for anything else.
-READ_FORMATS = ("a shipped name, a Weka multi-instance ARFF file (.arff) or a long CSV file "
-                "(.csv, .tsv, .txt: one row per instance with a bag id column, a label column "
-                "and numeric features)")
-_OTHER_FORMATS = {".json": "JSON", ".xlsx": "Excel", ".xls": "Excel", ".parquet": "Parquet",
+READ_FORMATS = ("a shipped name, a Weka multi-instance ARFF file (.arff), a long CSV or Parquet file "
+                "(.csv, .tsv, .txt, .parquet: one row per instance with a bag id column, a label column "
+                "and numeric features) or a folder of per-bag .npy, .npz, .h5 or .parquet files with "
+                "a labels.csv")
+_PARQUET = (".parquet", ".pq")
+_OTHER_FORMATS = {".json": "JSON", ".xlsx": "Excel", ".xls": "Excel",
                   ".h5": "HDF5", ".hdf5": "HDF5", ".npy": "NumPy", ".npz": "NumPy", ".pkl": "pickle",
                   ".mat": "MATLAB", ".zip": "zip", ".gz": "gzip"}
 
@@ -90,8 +96,6 @@ def _shipped_names():
 
 def _check_format(path):
     """A clear error for a file of a format the command line does not read."""
-    if os.path.isdir(path):
-        raise CLIError(f"{path} is a folder; --dataset reads {READ_FORMATS}")
     suffix = os.path.splitext(path)[1].lower()
     if suffix in _OTHER_FORMATS:
         raise CLIError(f"{path} is a {_OTHER_FORMATS[suffix]} file; --dataset reads {READ_FORMATS}")
@@ -108,6 +112,24 @@ def _load_shipped(dataset, user):
           f"scale=None (the published MILWEB protocol); learners that need dense bags are skipped",
           file=sys.stderr)
     return Data(d.bags, d.target, d.name, split=(d.train_indices, d.test_indices))
+
+
+def _load_files(args, dataset):
+    """A folder of per-bag files, or a long Parquet table."""
+    folder = os.path.isdir(dataset)
+    labels = getattr(args, "labels", None)
+    if labels is not None and not folder:
+        raise CLIError(f"--labels applies to a folder of per-bag files; {dataset} is a file")
+    try:
+        if folder:
+            d = load_bag_files(dataset, labels=labels, bag_column=args.bag_column, label_column=args.label_column)
+        else:
+            d = load_parquet(dataset, bag=args.bag_column or "bag", label=args.label_column or "label")
+    except ImportError as exc:
+        raise CLIError(f"cannot read {dataset}: {exc}") from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise CLIError(f"cannot read {dataset}: {_shorter(str(exc), 600)}") from None
+    return d
 
 
 def load(args):
@@ -131,6 +153,14 @@ def load(args):
     if not os.path.exists(dataset):
         raise CLIError(f"unknown data set {dataset!r}: not a shipped name ({_shipped_names()}) nor an "
                        f"existing file; --dataset reads {READ_FORMATS}")
+    if os.path.isdir(dataset) or dataset.lower().endswith(_PARQUET):
+        if args.delimiter is not None or encoding is not None:
+            raise CLIError(f"--{'delimiter' if args.delimiter is not None else 'encoding'} applies to CSV and "
+                           f"ARFF files; {dataset} is " + ("a folder" if os.path.isdir(dataset) else "a Parquet file"))
+        d = _load_files(args, dataset)
+        return _checked(d.bags, d.target, os.path.basename(os.path.normpath(dataset)), dataset)
+    if getattr(args, "labels", None) is not None:
+        raise CLIError(f"--labels applies to a folder of per-bag files; {dataset} is a file")
     _check_format(dataset)
     encoding = encoding or "utf-8"
     bag, label = args.bag_column or "bag", args.label_column or "label"
@@ -150,16 +180,22 @@ def load(args):
         if is_csv:
             text = _shorter(text) + _column_hint(text, args, dataset, encoding, delimiter)
         raise CLIError(f"cannot read {dataset}: {text}") from None
-    name = os.path.basename(dataset)
     # Bags that carry the file's ids, so that error messages name bags as the file does.
     bags = Bags(d.bags.instances, d.bags.offsets, ids=np.asarray(d.bag_ids))
+    data = _checked(bags, d.target, os.path.basename(dataset), dataset)
+    data._order, data.declared = order, declared
+    return data
+
+
+def _checked(bags, target, name, dataset):
+    """The bags and labels as a :class:`Data`, after the checks every source gets."""
     try:
         check_bags(bags, allow_nan=True, name=name)
     except ValueError as exc:
         raise CLIError(f"{exc}") from None
-    if len(np.unique(d.target)) < 2:
+    if target is None or len(np.unique(target)) < 2:
         raise CLIError(f"{dataset} holds a single class; evaluation needs two")
-    return Data(bags, d.target, name, order=order, declared=declared)
+    return Data(bags, np.asarray(target), name)
 
 
 def _shorter(text, limit=300):
