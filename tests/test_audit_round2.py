@@ -243,7 +243,8 @@ def test_minima_and_set_kernel_reject_non_finite_instances_on_both_backends(back
 
 # -- item 6: Bags changed after construction ---------------------------------------------------
 from mil import Bags  # noqa: E402
-from mil.utils.validation import _bags_from_sequence, _dense_sequence, check_bags  # noqa: E402
+from mil._bag_arrays import stack_dense  # noqa: E402
+from mil.utils.validation import check_bags  # noqa: E402
 
 
 @pytest.mark.parametrize("change", ["negative", "decreasing", "past_end", "instances_1d"])
@@ -274,23 +275,22 @@ def test_item9_many_small_bags_vectorised_path_matches_loop():
     one = [rng.normal(size=(1, 30)) for _ in range(1593)]
     mixed = [rng.integers(0, 5, size=(rng.integers(1, 4), 3)) for _ in range(50)]
     for X in (one, mixed, tuple(mixed), np.stack([b for b in one[:20]])):
-        fast = _dense_sequence(X, allow_nan=False)
+        fast = stack_dense(X, allow_nan=False)
         assert fast is not None
-        ref = _bags_from_sequence(list(X), False, "X") if not isinstance(X, np.ndarray) else None
-        if ref is not None:
-            np.testing.assert_array_equal(fast.instances, ref.instances)
-            np.testing.assert_array_equal(fast.offsets, ref.offsets)
-        assert fast.instances.dtype == np.float64 and fast.instances.flags.c_contiguous
-        assert not np.shares_memory(fast.instances, X[0])
+        instances, offsets = fast
+        np.testing.assert_array_equal(instances, np.concatenate(list(X)).astype(np.float64))
+        np.testing.assert_array_equal(offsets, np.r_[0, np.cumsum([len(b) for b in X])])
+        assert instances.dtype == np.float64 and instances.flags.c_contiguous
+        assert not np.shares_memory(instances, X[0])
     # Anything unusual goes to the per-bag loop, which names the bag.
     bad = one[:5] + [np.array([[np.nan] * 30])]
-    assert _dense_sequence(bad, allow_nan=False) is None
+    assert stack_dense(bad, allow_nan=False) is None
     with pytest.raises(ValueError, match="bag 5"):
         check_bags(bad)
-    assert _dense_sequence(bad, allow_nan=True) is not None
-    assert _dense_sequence(one[:3] + [np.zeros((0, 30))], allow_nan=False) is None
-    assert _dense_sequence([np.zeros((2, 3)), np.zeros((2, 4))], allow_nan=False) is None
-    assert _dense_sequence([np.array([["a"]])], allow_nan=False) is None
+    assert stack_dense(bad, allow_nan=True) is not None
+    assert stack_dense(one[:3] + [np.zeros((0, 30))], allow_nan=False) is None
+    assert stack_dense([np.zeros((2, 3)), np.zeros((2, 4))], allow_nan=False) is None
+    assert stack_dense([np.array([["a"]])], allow_nan=False) is None
 
 
 # -- item 6: ARFF nominal values with quoted commas, duplicate bag ids --------------------------
@@ -333,13 +333,13 @@ from mil.distances import hausdorff  # noqa: E402
 
 def _spy_all_from_bags(monkeypatch):
     calls = []
-    real = _knn_module._all_from_bags
+    real = _knn_module.all_from_bags
 
     def spy(X, Y, n_jobs=None, block_size=None, out=None):
         calls.append((Y is None, None if out is None else sorted(out)))
         return real(X, Y, n_jobs=n_jobs, block_size=block_size, out=out)
 
-    monkeypatch.setattr(_knn_module, "_all_from_bags", spy)
+    monkeypatch.setattr(_knn_module, "all_from_bags", spy)
     return calls
 
 
@@ -391,13 +391,13 @@ def test_item2_citation_knn_tiny_features_beside_large_ones(backend):
     # Features of magnitude 1e-200 beside one instance of 1e3: before, the centred expansion
     # lost every small distance and Citation-KNN voted on ties; now it predicts as with
     # exact distances.
-    from mil.distances import _exact_pair
+    from mil._distance_exact import exact_pair
 
     rng = np.random.default_rng(5)
     X = [rng.uniform(1, 100, size=(rng.integers(1, 4), 2)) * 1e-200 for _ in range(24)]
     X[0] = np.vstack([X[0], [[1e3, 1e3]]])
     y = np.arange(24) % 2
-    exact = np.array([[0.0 if i == j else _exact_pair(a, b)[2] for j, b in enumerate(X)]
+    exact = np.array([[0.0 if i == j else exact_pair(a, b)[2] for j, b in enumerate(X)]
                       for i, a in enumerate(X)])
     ref = CitationKNNClassifier(metric="precomputed").fit(exact, y)
     est = CitationKNNClassifier(metric="average", scale=None).fit(X, y)

@@ -203,9 +203,9 @@ def test_deferred_value_checks_read_one_chunk_at_a_time(tmp_path):
 def test_building_bags_over_a_memory_map_holds_no_copy(tmp_path, monkeypatch):
     import tracemalloc
 
-    from mil.utils import validation
+    from mil import _bag_arrays
 
-    monkeypatch.setattr(validation, "_FINITE_BLOCK", 1 << 12)  # blocks of 4096 values
+    monkeypatch.setattr(_bag_arrays, "FINITE_BLOCK", 1 << 12)  # blocks of 4096 values
     mm = np.lib.format.open_memmap(tmp_path / "x.npy", "w+", np.float32, (20000, 8))
     mm[:] = 1.0
     mm[19999, 3] = np.inf

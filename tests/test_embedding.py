@@ -105,7 +105,7 @@ def test_dissimilarity_embedding_matches_brute_force(backend, random_bags, kind)
 
 def _minima_strips_small(monkeypatch, strip_bytes):
     """Kernel row blocks of a few instances and strips of `strip_bytes`: many strips on small bags."""
-    import mil.distances as md
+    import mil._distance_engine as md
 
     monkeypatch.setattr(md, "BLOCK_SIZE", 8)
     monkeypatch.setattr(md, "STRIP_BYTES", strip_bytes)

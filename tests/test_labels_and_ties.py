@@ -198,3 +198,94 @@ def test_gdbt_exact_zero_score_is_negative_everywhere(pos):
     assert (clf.predict(X[:4]) == negative).all()
     assert (clf.classes_[np.argmax(clf.predict_proba(X[:4]), axis=1)] == negative).all()
     assert ((clf.decision_function(X[:4]) > 0) == (negative == clf.classes_[1])).all()
+
+
+# -- one rule for string labels in every learner -------------------------------------------------
+from mil.embedding import (KernelMeanClassifier, MILESClassifier, MInDClassifier,  # noqa: E402
+                           SlicedWassersteinClassifier, miFVClassifier, miVLADClassifier)
+from mil.ensemble import BagRandomTreesClassifier, MIRandomForestClassifier  # noqa: E402
+from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier  # noqa: E402
+from mil.wrappers import SimpleMIClassifier, SingleInstanceClassifier  # noqa: E402
+
+#: Every public classifier, with small settings (the rule does not depend on them).
+_EVERY_LEARNER = {
+    "ID3MIClassifier": lambda **kw: ID3MIClassifier(**kw),
+    "C45MIClassifier": lambda **kw: C45MIClassifier(**kw),
+    "GDBTMIClassifier": lambda **kw: GDBTMIClassifier(n_estimators=5, random_state=0, **kw),
+    "RipperMIClassifier": lambda **kw: RipperMIClassifier(random_state=0, **kw),
+    "MIRandomForestClassifier": lambda **kw: MIRandomForestClassifier(n_estimators=5, random_state=0, **kw),
+    "BagRandomTreesClassifier": lambda **kw: BagRandomTreesClassifier(n_estimators=5, random_state=0, **kw),
+    "BagKNNClassifier": lambda **kw: BagKNNClassifier(**kw),
+    "CitationKNNClassifier": lambda **kw: CitationKNNClassifier(**kw),
+    "SimpleMIClassifier": lambda **kw: SimpleMIClassifier(**kw),
+    "MIWrapperClassifier": lambda **kw: MIWrapperClassifier(**kw),
+    # Rows as one-instance bags: the inner learner's rule applies (its positive_class).
+    "SingleInstanceClassifier": lambda **kw: SingleInstanceClassifier(C45MIClassifier(**kw)),
+    "BagKernelSVC": lambda **kw: BagKernelSVC(C=1.0, gamma=1.0, random_state=0, **kw),
+    "miSVMClassifier": lambda **kw: miSVMClassifier(kernel="linear", C=1.0, random_state=0, **kw),
+    "MISVMClassifier": lambda **kw: MISVMClassifier(kernel="linear", C=1.0, random_state=0, **kw),
+    "MILESClassifier": lambda **kw: MILESClassifier(Cs=(1.0,), sigma_scales=(1.0,), cv=2, random_state=0, **kw),
+    "MInDClassifier": lambda **kw: MInDClassifier(Cs=(1.0,), gamma_scales=(1.0,), cv=2, random_state=0, **kw),
+    "miFVClassifier": lambda **kw: miFVClassifier(n_components=1, Cs=(1.0,), cv=2, random_state=0, **kw),
+    "miVLADClassifier": lambda **kw: miVLADClassifier(n_clusters=1, Cs=(1.0,), cv=2, random_state=0, **kw),
+    "KernelMeanClassifier": lambda **kw: KernelMeanClassifier(n_components=20, gamma_scales=(1.0,), Cs=(1.0,),
+                                                              cv=2, random_state=0, **kw),
+    "SlicedWassersteinClassifier": lambda **kw: SlicedWassersteinClassifier(
+        n_directions=4, n_quantiles=3, gamma_scales=(1.0,), Cs=(1.0,), cv=2, random_state=0, **kw),
+}
+
+
+def _public_classifiers():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import mil
+    from sklearn.base import ClassifierMixin
+
+    found = set()
+    for info in pkgutil.walk_packages(mil.__path__, "mil."):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and issubclass(obj, ClassifierMixin) and obj.__module__ != "mil.base":
+                found.add(obj.__name__)
+    return found
+
+
+def test_the_string_label_rule_covers_every_public_classifier():
+    assert set(_EVERY_LEARNER) == _public_classifiers()
+
+
+@pytest.mark.parametrize("name", sorted(_EVERY_LEARNER))
+def test_string_labels_one_rule_in_every_learner(name):
+    # No learner picks the positive class by sort order: with 'active' / 'inactive' it either
+    # raises, naming both settings, or its model treats the classes alike (the same bags are
+    # predicted the same whichever label sorts first, and as with 0/1 labels).
+    make = _EVERY_LEARNER[name]
+    X, y = make_toy_bags(n_bags=24, random_state=1)
+    X_test, _ = make_toy_bags(n_bags=12, random_state=2)
+    if name == "SingleInstanceClassifier":  # a classifier of rows
+        X, X_test = np.array([b.max(axis=0) for b in X]), np.array([b.max(axis=0) for b in X_test])
+    named = np.array(["inactive", "active"])      # positive = "active", sorted first
+    flipped = np.array(["a_inactive", "z_active"])  # positive = "z_active", sorted last
+    base = make().fit(X, y).predict(X_test)
+    try:
+        est = make().fit(X, named[y])
+    except ValueError as exc:
+        assert "positive_class='active' or positive_class='inactive'" in str(exc), str(exc)
+        est = make(positive_class="active").fit(X, named[y])
+        np.testing.assert_array_equal(est.predict(X_test), named[base])
+        other = make(positive_class="z_active").fit(X, flipped[y])
+        np.testing.assert_array_equal(other.predict(X_test), flipped[base])
+        return
+    np.testing.assert_array_equal(est.predict(X_test), named[base])
+    np.testing.assert_array_equal(make().fit(X, flipped[y]).predict(X_test), flipped[base])
+    if "positive_class" in make().get_params(deep=False):
+        # Accepted for one interface across learners, checked against the labels; no effect here.
+        with pytest.raises(ValueError, match="is not one of the labels"):
+            make(positive_class="nope").fit(X, named[y])
+        np.testing.assert_array_equal(make(positive_class="inactive").fit(X, named[y]).predict(X_test),
+                                      named[base])

@@ -49,13 +49,51 @@ def test_bag_knn_weighted_vote_by_hand():
     # Votes 3 (class 0) and 2 (class 1), smoothing 2 each.
     np.testing.assert_allclose(heavy.predict_proba(q)[0], [5 / 9, 4 / 9])
     assert heavy.predict(q).tolist() == [0]
-    # A zero-weight reference casts no vote (bag 1 stays among the 3 nearest).
+    # A zero-weight bag is absent: the three nearest are bags 0 (class 0), 2 (class 1) and 3 (class 0).
     w0 = np.array([1.0, 0, 1, 1, 1])
     zero = BagKNNClassifier(n_neighbors=3, scale=None).fit(X, y, sample_weight=w0)
-    # 1 : 1 is a tie; the nearest voting reference (bag 0, class 0) wins it
-    # and counts half a vote more.
-    np.testing.assert_allclose(zero.predict_proba(q)[0], [3.5 / 6.5, 3 / 6.5])
+    np.testing.assert_allclose(zero.predict_proba(q)[0], [4 / 7, 3 / 7])
     assert zero.predict(q).tolist() == [0]
+
+
+@pytest.mark.parametrize("cls, params", [
+    (BagKNNClassifier, dict(n_neighbors=3)),
+    (CitationKNNClassifier, dict(references=2, citers=4)),
+    (CitationKNNClassifier, dict(references=2, citers=4, metric="integrated")),
+    (CitationKNNClassifier, dict(references=2, citers=4, algorithm="kd_tree")),
+    (BagKNNClassifier, dict(n_neighbors=3, algorithm="ball_tree")),
+])
+def test_zero_weight_bag_equals_dropped_bag(cls, params, backend):
+    # A weight-0 bag is neither a reference nor a citer, nor in the scaling, alpha or thresholds.
+    X, y = make_toy_bags(n_bags=36, random_state=6)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=24)
+    w[[1, 4, 9, 10]] = 0.0
+    keep = np.flatnonzero(w > 0)
+    a = cls(**params).fit(X[:24], y[:24], sample_weight=w)
+    b = cls(**params).fit([X[i] for i in keep], y[keep], sample_weight=w[keep])
+    np.testing.assert_array_equal(a.predict_proba(X[24:]), b.predict_proba(X[24:]))
+    np.testing.assert_array_equal(a.predict(X[24:]), b.predict(X[24:]))
+    if hasattr(b, "citer_threshold_"):
+        np.testing.assert_array_equal(a.citer_threshold_, b.citer_threshold_)
+
+
+@pytest.mark.parametrize("cls", [BagKNNClassifier, CitationKNNClassifier])
+def test_zero_weight_bag_equals_dropped_bag_precomputed(cls):
+    rng = np.random.default_rng(7)
+    P = rng.normal(size=(14, 2))
+    D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    y = np.array([0, 1] * 7)
+    Q = rng.normal(size=(5, 2))
+    Dq = np.sqrt(((Q[:, None] - P[None]) ** 2).sum(-1))
+    w = np.ones(14)
+    w[[0, 3]] = 0.0
+    keep = np.flatnonzero(w > 0)
+    a = cls(metric="precomputed").fit(D, y, sample_weight=w)
+    b = cls(metric="precomputed").fit(D[np.ix_(keep, keep)], y[keep])
+    np.testing.assert_array_equal(a.predict_proba(Dq), b.predict_proba(Dq[:, keep]))
+    # Predicting takes one column per training bag given to fit, dropped ones included.
+    with pytest.raises(ValueError, match="one column per training bag"):
+        a.predict(Dq[:, keep])
 
 
 def _imbalanced():

@@ -20,8 +20,8 @@ both kernel backends (compiled and ``MIL_PURE_PYTHON``) use it.
 import numpy as np
 import scipy.sparse as sp
 
-from mil._core._blocks_py import _bag_blocks
-from mil._core._hausdorff_py import _pair_values
+from mil._core._blocks_py import bag_blocks
+from mil._core._hausdorff_py import pair_values
 
 __all__ = ["sparse_hausdorff_matrices"]
 
@@ -71,7 +71,7 @@ def _row_block(X, sq_x, x_off, Y, sq_y, y_off, r0, r1, symmetric, outs):
     off_r = x_off[r0:r1 + 1] - i0
     Xr, sq_r = X[i0:i1], sq_x[i0:i1]
     n_cols = y_off.shape[0] - 1
-    cols = _bag_blocks(y_off, r0 if symmetric else 0, n_cols, COL_CHUNK)
+    cols = bag_blocks(y_off, r0 if symmetric else 0, n_cols, COL_CHUNK)
     for c0, c1 in zip(cols[:-1], cols[1:]):
         j0, j1 = y_off[c0], y_off[c1]
         off_c = y_off[c0:c1 + 1] - j0
@@ -88,7 +88,7 @@ def _row_block(X, sq_x, x_off, Y, sq_y, y_off, r0, r1, symmetric, outs):
             keep = np.ones((r1 - r0, c1 - c0), dtype=bool)
         _exact(Xr, sq_r, off_c, Yc, sq_c, row_min, np.repeat(keep, np.diff(off_r), axis=0))
         _exact(Yc, sq_c, off_r, Xr, sq_r, col_min.T, np.repeat(keep, np.diff(off_c), axis=1).T)
-        values = _pair_values(row_min, col_min, off_r, off_c)
+        values = pair_values(row_min, col_min, off_r, off_c)
         for out, val in zip(outs, values):
             if out is None:
                 continue
@@ -142,7 +142,7 @@ def sparse_hausdorff_matrices(X, Y=None, *, n_jobs=None, out=None):
     if out is None:
         out = {kind: np.zeros((n_rows, n_cols)) for kind in kinds}
     outs = [out.get(kind) for kind in kinds]
-    blocks = _bag_blocks(x_off, 0, n_rows, ROW_BLOCK)
+    blocks = bag_blocks(x_off, 0, n_rows, ROW_BLOCK)
     tasks = list(zip(blocks[:-1], blocks[1:]))
     n_threads = min(effective_n_jobs(n_jobs), len(tasks))
     if n_threads <= 1:

@@ -14,6 +14,9 @@ import numbers
 
 import numpy as np
 
+from mil._bag_arrays import (check_bag_values, check_instances, check_layout, check_offsets, concat_ranges,
+                             group_rows, shown, stack_bags)
+
 __all__ = ["Bags"]
 
 
@@ -71,8 +74,6 @@ class Bags:
     __slots__ = ("instances", "offsets", "ids", "feature_names", "_instance_bag")
 
     def __init__(self, instances, offsets, ids=None, feature_names=None):
-        from mil.utils.validation import check_instances, check_offsets
-
         self.instances = check_instances(instances, keep_float32=True)
         self.offsets = check_offsets(offsets, self.instances.shape[0])
         if ids is not None:
@@ -113,20 +114,25 @@ class Bags:
         -------
         bags : Bags
         """
-        from mil.utils.validation import bags_from_instances
-
-        return bags_from_instances(X, bag_ids)
+        return cls._trusted(*group_rows(X, bag_ids))
 
     @classmethod
     def from_list(cls, bags):
         """Build from a sequence of 2-D array-likes, one per bag (validated).
 
         Scipy sparse bags give a Bags with a CSR instance matrix (dense bags
-        among them are converted).
+        among them are converted). A Bags is checked and returned as it is
+        (float32 instances as a float64 copy).
         """
-        from mil.utils.validation import check_bags
-
-        return check_bags(bags, accept_sparse=True)
+        if isinstance(bags, Bags):
+            if bags.n_bags == 0:
+                raise ValueError("X is a Bags with no bags; at least one bag is needed")
+            check_layout(bags, "X")
+            check_bag_values(bags, "X", allow_nan=False)
+            if bags.is_sparse or bags.instances.dtype == np.float64:
+                return bags
+            return cls._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)
+        return cls._trusted(*stack_bags(bags, allow_nan=False, accept_sparse=True))
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -229,7 +235,7 @@ class Bags:
         sizes = self.sizes[indices]
         offsets = np.zeros(indices.size + 1, dtype=np.intp)
         np.cumsum(sizes, out=offsets[1:])
-        rows = _ranges(self.offsets[indices], sizes, offsets[-1])
+        rows = concat_ranges(self.offsets[indices], sizes)
         instances = self.instances[rows] if self.is_sparse else np.ascontiguousarray(self.instances[rows])
         ids = None if self.ids is None else self.ids[indices]
         return Bags._trusted(instances, offsets, ids, self.feature_names)
@@ -264,8 +270,6 @@ class Bags:
         from sklearn.utils import check_random_state
 
         if isinstance(max_instances, bool) or not isinstance(max_instances, numbers.Integral) or max_instances < 1:
-            from mil.utils.validation import shown
-
             raise ValueError(f"max_instances must be an integer >= 1; got {shown(max_instances)}")
         sizes = self.sizes
         if sizes.max() <= max_instances:
@@ -308,10 +312,7 @@ def _check_feature_names(names, n_features):
     return names
 
 
+# Concatenated ranges, under the name other modules imported while they switch to
+# mil._bag_arrays.concat_ranges (removed once none does).
 def _ranges(starts, sizes, total):
-    """Concatenate ``arange(s, s + n)`` for every (s, n) pair, vectorised."""
-    if total == 0:
-        return np.empty(0, dtype=np.intp)
-    # Each output position's offset from its range's start, plus that start.
-    group_start = np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.repeat(starts, sizes) + (np.arange(total, dtype=np.intp) - group_start)
+    return concat_ranges(starts, sizes)

@@ -13,6 +13,8 @@ import numbers
 
 import numpy as np
 
+from mil._bag_arrays import shown
+
 __all__ = ["as_array", "check_offsets", "check_bag_index", "check_int", "check_float"]
 
 
@@ -69,16 +71,10 @@ def check_bag_index(inst_bag, n_bags, name="inst_bag"):
     return idx
 
 
-def _shown(value):
-    from mil.utils.validation import shown  # here: mil.utils imports the kernels
-
-    return shown(value)
-
-
 def check_int(value, name, minimum=None, maximum=None):
     """An integer within [minimum, maximum]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {_shown(value)}")
+        raise TypeError(f"{name} must be an integer; got {shown(value)}")
     value = int(value)
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         raise ValueError(f"{name} must lie in [{minimum}, {maximum}]; got {value}")
@@ -88,7 +84,7 @@ def check_int(value, name, minimum=None, maximum=None):
 def check_float(value, name, positive=False):
     """A finite float (> 0 when `positive`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {_shown(value)}")
+        raise TypeError(f"{name} must be a real number; got {shown(value)}")
     value = float(value)
     if not np.isfinite(value) or (positive and not value > 0):
         raise ValueError(f"{name} must be finite{' and > 0' if positive else ''}; got {value!r}")

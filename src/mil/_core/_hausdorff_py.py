@@ -42,6 +42,16 @@ def _exact_minima(P, sq_p, off_q, Q, sq_q, mins, wanted):
     if rows.size == 0:
         return
     sizes = np.diff(off_q)[bags]
+    if 4 * int(sizes.sum()) > P.shape[0] * Q.shape[0]:
+        # Many entries (tied data: identical instances in many bags): the flagged rows against
+        # the whole chunk from differences, feature by feature, is cheaper than gathering pairs.
+        urows = np.unique(rows)
+        d2 = np.zeros((urows.shape[0], Q.shape[0]))
+        for k in range(P.shape[1]):
+            diff = np.subtract.outer(P[urows, k], Q[:, k])
+            d2 += diff * diff
+        mins[rows, bags] = np.minimum.reduceat(d2, off_q[:-1], axis=1)[np.searchsorted(urows, rows), bags]
+        return
     p_idx = np.repeat(rows, sizes)
     starts = np.repeat(off_q[bags] - np.cumsum(sizes) + sizes, sizes)
     q_idx = np.arange(sizes.sum()) + starts
@@ -72,10 +82,10 @@ def _block(blk):
     (the others, a bag against itself and the lower triangle, are never read).
     """
     row_min, col_min = _row_col_minima(blk, blk.pairs)
-    return _pair_values(row_min, col_min.T, blk.off_r, blk.off_c)
+    return pair_values(row_min, col_min.T, blk.off_r, blk.off_c)
 
 
-def _pair_values(row_min, col_min, off_r, off_c):
+def pair_values(row_min, col_min, off_r, off_c):
     """Minimal, maximal and average distances of every bag pair of a block: reductions per bag
     of its squared instance-to-bag minima, `row_min` (row instances, column bags) and `col_min`
     (row bags, column instances). Also the sparse path's (``mil._sparse_hausdorff``)."""

@@ -23,13 +23,15 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from mil._distance_engine import all_from_bags
+from mil._scaling import apply_scaling, fit_scaling
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, keep_params
-from mil.distances import KINDS, _all_from_bags, adapted_from, integrated_from
+from mil.distances import KINDS, adapted_from, integrated_from
 from mil.neighbors._alpha import select_alpha
 from mil.neighbors._search import TREES, BagTreeIndex
 from mil.neighbors._ties import DISTANCE_RTOL, rank_dense
-from mil.preprocessing import _apply_scaling, _scaling
+from mil.utils._docstrings import fill_doc, register
 from mil.utils.validation import check_bag_labels
 
 __all__ = ["BagKNNClassifier", "CitationKNNClassifier", "DISTANCE_RTOL"]
@@ -65,7 +67,7 @@ def _kth_by_strips(bags, kind, C, n_jobs):
         r1 = min(n, r0 + rows)
         strip = Bags._trusted(inst[off[r0]:off[r1]], off[r0:r1 + 1] - off[r0])
         rest = Bags._trusted(inst[off[r0]:], off[r0:] - off[r0])
-        D = _all_from_bags(strip, rest, n_jobs=n_jobs)[kind]
+        D = all_from_bags(strip, rest, n_jobs=n_jobs)[kind]
         D[np.arange(r1 - r0), np.arange(r1 - r0)] = np.inf  # a bag is not its own neighbour
         best[r0:r1] = np.partition(np.hstack([best[r0:r1], D]), C - 1, axis=1)[:, :C]
         if r1 < n:
@@ -73,31 +75,48 @@ def _kth_by_strips(bags, kind, C, n_jobs):
     return best.max(axis=1)
 
 
-#: The `algorithm` parameter's description, shared by both classifiers' docstrings.
-_ALGORITHM_DOC = """    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
+register("bag distance", """    metric : {"minimal", "maximal", "average", "adapted", "integrated", "precomputed"}, default="minimal"
+        Bag distance (:mod:`mil.distances`). "adapted" needs two classes;
+        test bags (label unknown) are compared with the average form.
+        "precomputed": ``X`` is a matrix of bag distances (square in
+        ``fit``; one column per training bag when predicting).
+    sigma : float, default=1.0
+        Bandwidth of the NCA objective that chooses alpha for
+        ``metric="integrated"``.
+    alpha : float in [0, 1] or None, default=None
+        Weight of the minimal distance in the integrated distance; None
+        selects it on the training bags (``alpha_``).
+    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
+        Feature scaling fitted on the training instances and applied to
+        every bag before distances (the measurements:
+        :doc:`/results/distances`). Sparse bags
+        (:doc:`/user_guide/sparse`) accept "maxabs" or None only: the
+        others subtract an offset, which would make them dense.
+    sigma_scale : {"absolute", "median"}, default="absolute"
+        "median": the NCA bandwidth is ``sigma`` times the median distance
+        between training bags (at alpha = 1/2), so one sigma grid suits
+        data of any scale.
+    alpha_search : {"golden", "grid-golden"}, default="golden"
+        How alpha maximises the NCA objective
+        (:func:`~mil.neighbors.select_alpha`).
+""")
+register("neighbour search", """    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
         How the nearest bags are found; every choice gives the same
         predictions. "brute": from the bag distance matrices (blocked BLAS
         kernels, strips of rows of bounded memory; time quadratic in the
         instances). "kd_tree" or "ball_tree" (``metric="minimal"`` and
         dense bags only): a search among the training instances in
         scikit-learn's KDTree or BallTree, without the bag matrix; memory
-        linear in the instances; when the instances have few intrinsic
-        dimensions, time growing somewhat faster than n log n (4.8x to
-        6.4x per 4x bags, measured), and slower than "brute" when they
-        have many. "auto": the KD-tree for the minimal distance
-        on dense bags with at least ``AUTO_MIN_INSTANCES`` (20,000)
-        training instances and at most ``AUTO_MAX_FEATURES`` (64)
-        features, if a sample of its searches computes distances to at
-        most ``AUTO_MAX_FRACTION`` (1/16) of the training instances;
-        "brute" otherwise (:doc:`/user_guide/neighbors`).
-"""
-
-
-def _algorithm_doc(cls):
-    """Class decorator: the docstring's line ``[algorithm parameter]`` becomes `_ALGORITHM_DOC`."""
-    if cls.__doc__:
-        cls.__doc__ = cls.__doc__.replace("    [algorithm parameter]\n", _ALGORITHM_DOC)
-    return cls
+        linear in the instances; time growing somewhat faster than
+        n log n when the instances have few intrinsic dimensions, and
+        slower than "brute" when they have many. "auto": the KD-tree for
+        the minimal distance on dense bags with at least
+        ``AUTO_MIN_INSTANCES`` (20,000) training instances and at most
+        ``AUTO_MAX_FEATURES`` (64) features, if a sample of its searches
+        computes distances to at most ``AUTO_MAX_FRACTION`` (1/16) of the
+        training instances; "brute" otherwise (see
+        :doc:`/user_guide/neighbors`).
+""")
 
 
 class BaseBagNeighbors(BaseBagClassifier):
@@ -139,15 +158,18 @@ class BaseBagNeighbors(BaseBagClassifier):
             Training bags; with ``metric="precomputed"`` the square matrix of
             distances between the training bags.
         y : array-like of shape (n_bags,)
+            The label of each training bag.
         sample_weight : array-like of shape (n_bags,), default=None
             One weight per training bag (times `class_weight`): the bag's
-            vote counts its weight, so a zero-weight bag casts no vote (it
-            still takes its place among the nearest bags). Scaling, alpha
-            and the citer thresholds do not use the weights.
+            vote counts its weight. A bag of weight 0 is as if absent: it is
+            neither a reference nor a citer, and the scaling, alpha and the
+            citer thresholds are fitted without it (they do not use the
+            other weights).
 
         Returns
         -------
-        self
+        self : object
+            The fitted classifier.
         """
         if self.metric == "precomputed":
             self._validate_params()
@@ -159,15 +181,21 @@ class BaseBagNeighbors(BaseBagClassifier):
                 y, D.shape[0], positive_class=self.positive_class,
                 require_positive=self._positive_class_matters(), estimator=type(self).__name__)
             self.n_train_ = D.shape[0]
-            self.vote_weight_ = self._bag_weights(sample_weight, y, D.shape[0])
+            weight = self._bag_weights(sample_weight, y, D.shape[0])
+            self._fit_columns = None  # the training bags kept (weight > 0), when some are dropped
+            if weight is not None and not (weight > 0).all():
+                self._fit_columns = np.flatnonzero(weight > 0)
+                D = D[np.ix_(self._fit_columns, self._fit_columns)]
+                y_enc, weight = y_enc[self._fit_columns], weight[self._fit_columns]
+            self.vote_weight_ = weight
             self.algorithm_ = "brute"
             self._fit_matrix(D, y_enc)
             return self
         bags, y_enc = self._validate_fit(X, y)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
+        bags, y_enc, weight = self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
         if self.scale is not None:
-            self.offset_, self.scale_ = _scaling(bags.instances, self.scale)
-            bags = _apply_scaling(bags, self.offset_, self.scale_)
+            self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale)
+            bags = apply_scaling(bags, self.offset_, self.scale_)
         self.train_bags_ = bags
         self.algorithm_, self._index = self._choose_algorithm(bags)
         n = bags.n_bags
@@ -183,7 +211,7 @@ class BaseBagNeighbors(BaseBagClassifier):
         # Only the train-vs-train matrices that fit uses (see _fit_kinds), each filled in
         # place strip by strip: memory is len(kinds) n x n matrices plus a few strips.
         kinds = self._fit_kinds()
-        mats = _all_from_bags(bags, None, n_jobs=self.n_jobs,
+        mats = all_from_bags(bags, None, n_jobs=self.n_jobs,
                               out={k: np.empty((n, n)) for k in kinds}) if kinds else {}
         self._fit_distances(mats, y_enc, bag_weight=weight, inplace=True)
         return self
@@ -307,21 +335,20 @@ class BaseBagNeighbors(BaseBagClassifier):
     def _scaled_queries(self, X):
         bags = self._validate_predict(X)
         if self.scale is not None:
-            bags = _apply_scaling(bags, self.offset_, self.scale_)
+            bags = apply_scaling(bags, self.offset_, self.scale_)
         return bags
 
     def _test_matrix(self, X):
         """The query-vs-training matrix of the metric, whole (for tests and studies)."""
         if self.metric == "precomputed":
             check_is_fitted(self, "classes_")
-            return self._check_precomputed(X, self.n_train_)
-        return self._compose(_all_from_bags(self._scaled_queries(X), self.train_bags_, n_jobs=self.n_jobs))
+            D = self._check_precomputed(X, self.n_train_)
+            cols = getattr(self, "_fit_columns", None)
+            return D if cols is None else D[:, cols]
+        return self._compose(all_from_bags(self._scaled_queries(X), self.train_bags_, n_jobs=self.n_jobs))
 
     def _decide(self, votes, ref_classes, binary_rule):
-        """Class index per row: binary rule (ties negative) or plurality with nearest tie-break.
-
-        `ref_classes` holds -1 for a reference that casts no vote (zero weight).
-        """
+        """Class index per row: binary rule (ties negative) or plurality with nearest tie-break."""
         if binary_rule and votes.shape[1] == 2:
             pos = self._pos_index
             return np.where(votes[:, pos] > votes[:, 1 - pos], pos, 1 - pos).astype(np.intp)
@@ -331,19 +358,15 @@ class BaseBagNeighbors(BaseBagClassifier):
         multi = np.flatnonzero(tied.sum(axis=1) > 1)
         for q in multi:
             for c in ref_classes[q]:
-                if c >= 0 and tied[q, c]:
+                if tied[q, c]:
                     pred[q] = c
                     break
         return pred
 
     def _weighted_refs(self, near):
         """Classes of the references and their vote weights (None: one vote each)."""
-        ref_classes = self.y_train_[near]
         w = self.vote_weight_
-        if w is None:
-            return ref_classes, None
-        ref_w = w[near]
-        return np.where(ref_w > 0, ref_classes, -1), ref_w
+        return self.y_train_[near], (None if w is None else w[near])
 
     def _tally(self, near, cites, m):
         """Votes per class of `m` query bags: references `near`, citers `cites` ((rows, cols) or None).
@@ -397,8 +420,9 @@ class BaseBagNeighbors(BaseBagClassifier):
 
         Parameters
         ----------
-        X : sequence of 2-D arrays, Bags, or ndarray (n_bags, n_train) with
-            ``metric="precomputed"``
+        X : sequence of 2-D arrays, Bags, or ndarray of shape (n_bags, n_train)
+            The bags to classify; with ``metric="precomputed"``, their
+            distances to the training bags (one column per training bag).
 
         Returns
         -------
@@ -421,7 +445,7 @@ class BaseBagNeighbors(BaseBagClassifier):
         for r0 in range(0, m, step):
             r1 = min(m, r0 + step)
             strip = bags if (r0, r1) == (0, m) else Bags._trusted(inst[off[r0]:off[r1]], off[r0:r1 + 1] - off[r0])
-            parts.append(self._proba_matrix(self._compose(_all_from_bags(strip, self.train_bags_,
+            parts.append(self._proba_matrix(self._compose(all_from_bags(strip, self.train_bags_,
                                                                           n_jobs=self.n_jobs))))
         return np.vstack(parts)
 
@@ -430,48 +454,27 @@ class BaseBagNeighbors(BaseBagClassifier):
         return np.argmax(self._proba_matrix(self._compose(mats)), axis=1)
 
 
-@_algorithm_doc
+@fill_doc
 class BagKNNClassifier(BaseBagNeighbors):
-    """k-nearest-neighbour classifier on bags with a Hausdorff bag distance.
+    """The k-nearest-neighbour classifier on bags, with a Hausdorff bag distance.
 
     The `n_neighbors` nearest training bags vote; a tie goes to the class
-    of the nearest bag among the tied classes (Wang & Zucker 2000; see
-    :doc:`/user_guide/labels_and_ties`).
-    ``predict`` is the argmax of ``predict_proba``, the smoothed vote
-    shares in which the tie's winner counts half a vote more.
+    of the nearest bag among the tied classes (Wang and Zucker 2000; see
+    :doc:`/user_guide/labels_and_ties`). ``predict`` is the argmax of
+    ``predict_proba``, the smoothed vote shares in which the tie's winner
+    counts half a vote more.
 
     Parameters
     ----------
     n_neighbors : int, default=3
-    metric : {"minimal", "maximal", "average", "adapted", "integrated", "precomputed"}, default="minimal"
-        Bag distance (:mod:`mil.distances`). "adapted" needs two classes;
-        test bags (label unknown) are compared with the average form.
-    sigma : float, default=1.0
-        Bandwidth of the NCA objective that chooses alpha for
-        ``metric="integrated"``.
-    alpha : float in [0, 1] or None, default=None
-        Weight of the minimal distance in the integrated distance; None
-        selects it on the training bags (``alpha_``).
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Feature scaling fitted on the training instances and applied to
-        every bag before distances (see :doc:`/results/distances` for the
-        measurements). Sparse bags (:doc:`/user_guide/sparse`) accept
-        "maxabs" or None only: the others subtract an offset, which would
-        make them dense.
-    sigma_scale : {"absolute", "median"}, default="absolute"
-        "median": the NCA bandwidth is ``sigma`` times the median distance
-        between training bags (at alpha = 1/2), so one sigma grid suits
-        data of any scale.
-    alpha_search : {"golden", "grid-golden"}, default="golden"
-        How alpha maximises the NCA objective (:func:`select_alpha`).
+        Number of nearest training bags that vote.
+    [bag distance]
     smoothing : float >= 0, default=2.0
         Pseudo-votes added to every class before the vote shares become
         probabilities (additive smoothing): a unanimous vote no longer
         gives probability 1, so a wrong one costs a bounded log loss. The
         same for every class, so the vote order and ``predict`` do not
-        change; 0 gives the raw vote shares. The default is the smallest
-        of 0.5, 1, 2 and 5 whose out-of-fold log loss is below the constant
-        prior's on all five shipped sets for both classifiers (see
+        change; 0 gives the raw vote shares (the choice of the default:
         :doc:`/user_guide/labels_and_ties`).
     class_weight : "balanced", dict or None, default=None
         Weights of the classes, multiplying ``sample_weight`` in the vote:
@@ -482,19 +485,28 @@ class BagKNNClassifier(BaseBagNeighbors):
         minimal distance). With that metric, labels other than {0, 1},
         {-1, 1} or {False, True} need it (``fit`` raises otherwise); the
         other metrics treat both classes alike and ignore it.
-    [algorithm parameter]
+    [neighbour search]
     n_jobs : int, default=None
         Threads: over strips of the distance matrices, or over blocks of
         bags in the tree search.
 
     Attributes
     ----------
-    classes_ : ndarray
+    classes_ : ndarray of shape (n_classes,)
+        The sorted labels.
     alpha_ : float
-        Only with ``metric="integrated"``.
+        The weight of the minimal distance (``metric="integrated"`` only).
     algorithm_ : str
         The search used: "brute", "kd_tree" or "ball_tree".
     n_features_in_ : int
+        Number of features per instance seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        The feature names seen in ``fit`` (DataFrame bags only).
+
+    See Also
+    --------
+    CitationKNNClassifier : References and citers vote.
+    mil.distances.hausdorff : The bag distances.
 
     Examples
     --------
@@ -532,9 +544,9 @@ class BagKNNClassifier(BaseBagNeighbors):
         return self._index.nearest(batch, self.n_neighbors, n_jobs=self.n_jobs), None
 
 
-@_algorithm_doc
+@fill_doc
 class CitationKNNClassifier(BaseBagNeighbors):
-    """Citation-KNN (Wang & Zucker 2000) with a Hausdorff bag distance.
+    """Citation-KNN (Wang and Zucker 2000): references and citers vote, with a Hausdorff bag distance.
 
     For a query bag Q, the references are its `references` nearest
     training bags; the citers are the training bags b for which Q is among
@@ -552,18 +564,12 @@ class CitationKNNClassifier(BaseBagNeighbors):
     Parameters
     ----------
     references : int, default=2
+        Number of nearest training bags that vote.
     citers : int, default=4
+        Rank up to which a training bag cites a query bag (its `citers`
+        nearest neighbours among the other training bags and the query);
         0 disables citers.
-    metric : {"minimal", "maximal", "average", "adapted", "integrated", "precomputed"}, default="minimal"
-    sigma : float, default=1.0
-        Bandwidth of the NCA objective choosing alpha (``metric="integrated"``).
-    alpha : float in [0, 1] or None, default=None
-        None selects alpha on the training bags (``alpha_``).
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        See :class:`BagKNNClassifier` (sparse bags: "maxabs" or None).
-    sigma_scale : {"absolute", "median"}, default="absolute"
-    alpha_search : {"golden", "grid-golden"}, default="golden"
-        See :class:`BagKNNClassifier`.
+    [bag distance]
     smoothing : float >= 0, default=2.0
         Pseudo-votes added to every class before normalising the vote
         shares (see :class:`BagKNNClassifier`); ``predict`` does not change.
@@ -575,20 +581,30 @@ class CitationKNNClassifier(BaseBagNeighbors):
         (ties negative). Labels other than {0, 1}, {-1, 1} or
         {False, True} need it when there are two classes: ``fit`` raises
         rather than pick one by sort order.
-    [algorithm parameter]
+    [neighbour search]
     n_jobs : int, default=None
-        Threads (see :class:`BagKNNClassifier`).
+        Threads: over strips of the distance matrices, or over blocks of
+        bags in the tree search.
 
     Attributes
     ----------
-    classes_ : ndarray
+    classes_ : ndarray of shape (n_classes,)
+        The sorted labels.
     alpha_ : float
-        Only with ``metric="integrated"``.
+        The weight of the minimal distance (``metric="integrated"`` only).
     algorithm_ : str
         The search used: "brute", "kd_tree" or "ball_tree".
     citer_threshold_ : ndarray of shape (n_train,)
         The `citers`-th smallest distance from each training bag to another.
     n_features_in_ : int
+        Number of features per instance seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        The feature names seen in ``fit`` (DataFrame bags only).
+
+    See Also
+    --------
+    BagKNNClassifier : Only the nearest bags vote.
+    mil.distances.hausdorff : The bag distances.
 
     Examples
     --------

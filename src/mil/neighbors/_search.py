@@ -46,7 +46,8 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.neighbors import BallTree, KDTree
 
-from mil.distances import _power_of_two_exponent, _scaled_by
+from mil._bag_arrays import concat_ranges
+from mil._distance_exact import power_of_two_exponent, scaled_by
 from mil.neighbors._ties import DISTANCE_RTOL, group_starts, rank_rows
 
 __all__ = ["BagTreeIndex", "TREES", "pair_distances"]
@@ -96,15 +97,6 @@ def _parallel(fn, tasks, n_jobs):
     return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(t) for t in tasks)
 
 
-def _segments(starts, lengths):
-    """Concatenated ``arange(s, s + n)`` for every (s, n)."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.intp)
-    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.repeat(starts, lengths) + (np.arange(total, dtype=np.intp) - offsets)
-
-
 def _min_per_key(keys, vals):
     """Unique keys (sorted) with the smallest value of each."""
     if keys.size == 0:
@@ -135,7 +127,7 @@ class BagTreeIndex:
         self.bags = bags
         self.algorithm = algorithm
         X = bags.instances
-        self.exponent = _power_of_two_exponent([X])
+        self.exponent = power_of_two_exponent([X])
         # Principal axes of the training instances (about their mean, in the power-of-two scale).
         self.centre = self._normalised(X).mean(axis=0)
         gram = np.zeros((X.shape[1], X.shape[1]))
@@ -182,7 +174,7 @@ class BagTreeIndex:
         return self.bags.n_bags
 
     def _normalised(self, X):
-        return _scaled_by(X, self.exponent) if self.exponent else X
+        return scaled_by(X, self.exponent) if self.exponent else X
 
     def embed(self, X):
         """Instances in the tree's coordinates (power-of-two scale, centred, rotated); None if unsafe."""
@@ -328,7 +320,7 @@ class BagTreeIndex:
         n, N = self.n_bags, self.n_instances
         sizes = np.diff(batch.offsets)[bags]
         nb = bags.shape[0]
-        rows = _segments(batch.offsets[bags], sizes)  # the block's instances (batch rows)
+        rows = concat_ranges(batch.offsets[bags], sizes)  # the block's instances (batch rows)
         inst_bag = np.repeat(np.arange(nb, dtype=np.intp), sizes)
         first = np.zeros(nb, dtype=np.intp)
         np.cumsum(sizes[:-1], out=first[1:])
@@ -480,7 +472,7 @@ def _settle_rank(qb, tb, v, R, nb, k, out):
     idx = np.flatnonzero(done)
     if idx.size:
         lengths = last[idx] - ptr[idx] + 1
-        sub = _segments(ptr[idx], lengths)
+        sub = concat_ranges(ptr[idx], lengths)
         sub_ptr = np.zeros(idx.shape[0] + 1, dtype=np.intp)
         np.cumsum(lengths, out=sub_ptr[1:])
         out[idx] = rank_rows(sub_ptr, tb[sub], v[sub], k)

@@ -1,0 +1,155 @@
+"""Per-feature scaling fitted on the training instances and applied to every bag.
+
+The arithmetic behind :class:`mil.preprocessing.BagScaler` and behind each
+estimator's ``scale`` parameter: :func:`fit_scaling` learns one offset and
+one scale per feature, :func:`apply_scaling` maps bags with them. With no
+method, :func:`fit_scaling` can still bring features of extreme magnitude
+back into range by an exact power of two (``rescale_extremes``), and
+:func:`absolute_unit` converts a bandwidth given on the features as passed
+into the scaled units.
+"""
+
+import numpy as np
+
+from mil.bags import Bags
+
+__all__ = ["MAGNITUDE_EXPONENT", "absolute_unit", "apply_scaling", "fit_scaling"]
+
+#: With no scaling method, features whose largest magnitude lies within ``2**+-MAGNITUDE_EXPONENT``
+#: are left as they are; beyond, a power of two brings them back (:func:`fit_scaling`).
+MAGNITUDE_EXPONENT = 400
+
+
+def fit_scaling(instances, method, *, rescale_extremes=False):
+    """Per-feature ``(offset, scale)`` of `method`, fitted on an instance matrix (dense or sparse).
+
+    A transformed instance is ``(x - offset) / scale`` (:func:`apply_scaling`).
+
+    Parameters
+    ----------
+    instances : ndarray or scipy sparse matrix of shape (n_instances, n_features)
+        The training instances; NaN is ignored.
+    method : {"standard", "minmax", "maxabs"} or None
+        "standard": mean and standard deviation; "minmax": the training
+        range to [0, 1]; "maxabs": the largest absolute value (no offset, the
+        only method for sparse instances). Constant features get scale 1.
+    rescale_extremes : bool, default=False
+        Only with ``method=None``: when the largest finite magnitude lies
+        beyond ``2**MAGNITUDE_EXPONENT`` or below ``2**-MAGNITUDE_EXPONENT``
+        (about 1e120 and 1e-120), divide every feature by one power of two
+        (offset 0), which is exact, so that distances, their squares and
+        the bandwidths fitted from them stay inside float64 (below 1e-154
+        the squares underflow, above 1e154 they overflow). Large magnitudes
+        come down to ``2**MAGNITUDE_EXPONENT`` (smaller features keep their
+        room), small ones up to [0.5, 1). Models fitted on features times
+        any power of two are then the same models. For learners whose
+        output does not depend on the features' unit.
+
+    Returns
+    -------
+    offset, scale : ndarray of shape (n_features,), or None, None
+        None when nothing is to be done (no method, and no rescaling).
+    """
+    if method is None:
+        return _magnitude_scaling(instances) if rescale_extremes else (None, None)
+    return _method_scaling(instances, method)
+
+
+def apply_scaling(bags, offset, scale):
+    """``(x - offset) / scale`` for every instance of `bags`, as a new Bags (`bags` when offset is None).
+
+    Sparse bags have offset 0 (:func:`fit_scaling` with "maxabs") and stay sparse.
+    """
+    if offset is None:
+        return bags
+    if bags.is_sparse:
+        import scipy.sparse as sp
+
+        scaled = (bags.instances @ sp.diags(1.0 / scale)).tocsr()
+        return Bags._trusted(scaled, bags.offsets, bags.ids)
+    return Bags._trusted((bags.instances - offset) / scale, bags.offsets, bags.ids)
+
+
+def absolute_unit(estimator, power):
+    """``s**-power``, ``s`` the power of two by which ``scale=None`` divided the features (1 if none).
+
+    For a kernel ``exp(-gamma d**power)``, a bandwidth given in absolute
+    terms on the features as passed is ``gamma / unit`` on the scaled ones
+    (``d = s * d_scaled``); when a scaling method was asked for, bandwidths
+    refer to the scaled features and the unit is 1. Clipped to
+    ``2**+-1000``: beyond, the kernel is 1 everywhere, or 0 between distinct
+    instances, in float64 either way.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Its ``scale`` parameter and fitted ``scale_`` (from
+        :func:`fit_scaling` with ``rescale_extremes=True``).
+    power : float
+
+    Returns
+    -------
+    unit : float
+    """
+    scale = getattr(estimator, "scale_", None)
+    if estimator.scale is not None or scale is None:
+        return 1.0
+    exponent = -float(power) * (int(np.frexp(scale[0])[1]) - 1)  # scale[0] = 2**(frexp - 1)
+    return float(np.exp2(np.clip(exponent, -1000.0, 1000.0)))
+
+
+def _method_scaling(instances, method):
+    if not isinstance(instances, np.ndarray):  # scipy sparse
+        if method != "maxabs":
+            raise ValueError(
+                f"scale={method!r} subtracts a per-feature offset, which would make sparse bags "
+                "dense; use scale='maxabs' (divides by the largest absolute training value, keeps "
+                "them sparse) or scale=None, or densify with Bags.toarray()")
+        scale = abs(instances).max(axis=0).toarray().ravel() if instances.shape[0] else np.ones(0)
+        return np.zeros(instances.shape[1]), np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+    if method == "maxabs":
+        offset = np.zeros(instances.shape[1])
+        scale = np.nanmax(np.abs(instances), axis=0)
+    elif method == "standard":
+        # Mean and standard deviation of x / max|x|, scaled back: the square
+        # inside the variance overflows above ~1e154 and underflows below
+        # ~1e-162 on raw values, which switched the scaling off (scale 1) at
+        # extreme magnitudes; on values in [-1, 1] it does neither, so a
+        # rescaling of the data only rescales offset and scale.
+        big = _feature_maxabs(instances)
+        unit = instances / big
+        offset = np.nanmean(unit, axis=0) * big
+        scale = np.nanstd(unit, axis=0) * big
+    else:
+        offset = np.nanmin(instances, axis=0)
+        top = np.nanmax(instances, axis=0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scale = top - offset
+        # max - min overflows for ranges beyond ~1.8e308: halve both first.
+        scale = np.where(np.isinf(scale) & np.isfinite(offset) & np.isfinite(top),
+                         2.0 * (top * 0.5 - offset * 0.5), scale)
+    scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+    offset = np.where(np.isfinite(offset), offset, 0.0)
+    return offset, scale
+
+
+def _magnitude_scaling(instances):
+    """The power-of-two rescaling of :func:`fit_scaling` with ``rescale_extremes`` (None, None if not needed)."""
+    values = instances.data if not isinstance(instances, np.ndarray) else instances
+    finite = np.abs(values[np.isfinite(values)]) if values.size else np.zeros(0)
+    top = float(finite.max()) if finite.size else 0.0
+    if top == 0.0 or 2.0 ** -MAGNITUDE_EXPONENT <= top <= 2.0 ** MAGNITUDE_EXPONENT:
+        return None, None
+    exponent = int(np.frexp(top)[1])  # top in [2**(exponent - 1), 2**exponent)
+    if exponent > 0:
+        exponent -= MAGNITUDE_EXPONENT
+    return np.zeros(instances.shape[1]), np.full(instances.shape[1], np.ldexp(1.0, exponent))
+
+
+def _feature_maxabs(instances):
+    """Per-feature largest finite absolute value (1 where there is none, or it is 0)."""
+    a = np.abs(instances)
+    a = np.where(np.isfinite(a), a, np.nan)
+    with np.errstate(all="ignore"):
+        big = np.nanmax(a, axis=0) if a.shape[0] else np.ones(a.shape[1])
+    return np.where(np.isfinite(big) & (big > 0), big, 1.0)
