@@ -49,10 +49,10 @@ def manual_nested(estimator, grid, X, y, outer, inner_cv, scale):
                 est = clone(estimator).set_params(**p)
                 if scale is not None:
                     # nested_cv scales with the outer training part: do the same.
-                    from mil.preprocessing import _scaling
+                    from mil._scaling import fit_scaling
                     from mil.bags import Bags
                     allb = Bags.from_list(X)
-                    off, fac = _scaling(allb.instances[np.isin(allb.instance_bag, tr)], scale)
+                    off, fac = fit_scaling(allb.instances[np.isin(allb.instance_bag, tr)], scale)
                     Xs = [(x - off) / fac for x in X]
                     est.set_params(scale=None)
                 else:

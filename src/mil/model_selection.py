@@ -24,9 +24,9 @@ from sklearn.base import clone, is_regressor
 from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid, StratifiedKFold
 from sklearn.utils import Bunch
 
-from mil.distances import _all_from_bags
+from mil._distance_engine import all_from_bags
+from mil._scaling import apply_scaling, fit_scaling
 from mil.evaluation import fold_indices
-from mil.preprocessing import _apply_scaling, _scaling
 from mil.utils._threads import inner_threads, limited_threads
 from mil.utils.validation import check_bag_labels, check_bags
 
@@ -139,9 +139,9 @@ def _distance_score(template, params, mats, y, train, test, alpha_cache, sliced=
 
 def _scaled_matrices(bags, train, scale):
     if scale is None:
-        return _all_from_bags(bags, None)
-    offset, factor = _scaling(bags.instances[np.isin(bags.instance_bag, train)], scale)
-    return _all_from_bags(_apply_scaling(bags, offset, factor), None)
+        return all_from_bags(bags, None)
+    offset, factor = fit_scaling(bags.instances[np.isin(bags.instance_bag, train)], scale)
+    return all_from_bags(apply_scaling(bags, offset, factor), None)
 
 
 def _alpha_cache(cache, scale, train):
@@ -270,7 +270,7 @@ def nested_cv(estimator, param_grid, X, y, outer_folds=10, inner_cv=5, n_jobs=No
         cache = {} if cache is None else cache
         if any(p.get("scale", estimator.scale) is None for p in grid) and ("mats", None, None) not in cache:
             t = time.perf_counter()
-            cache["mats", None, None] = _all_from_bags(bags, None)
+            cache["mats", None, None] = all_from_bags(bags, None)
             distance_time = time.perf_counter() - t
         else:
             distance_time = 0.0

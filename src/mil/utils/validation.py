@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
-from mil._bag_arrays import (bag_name, check_bag_values, check_finite, check_instances, check_layout,
-                             check_offsets, group_rows, id_name, shown, sparse_error, stack_bags)
+from mil._bag_arrays import (NUMERIC_KINDS, bag_name, check_bag_values, check_finite, check_instances, check_layout,
+                             check_offsets, group_rows, id_name, is_sparse, shown, sparse_error, stack_bags)
 from mil.bags import Bags
 
 __all__ = [
@@ -356,7 +356,7 @@ def check_bag_targets(y, n_bags, *, ids=None, estimator=None):
     who = f"{estimator} " if estimator else ""
     if y is None:
         raise ValueError(f"{who or 'this estimator '}requires y to be passed, but the target y is None")
-    if _is_sparse(y):
+    if is_sparse(y):
         raise TypeError("y is a scipy sparse matrix; give one real-valued target per bag as a 1-D array")
     y_arr = np.asarray(y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
@@ -371,12 +371,12 @@ def check_bag_targets(y, n_bags, *, ids=None, estimator=None):
                          "give exactly one target per bag")
     if y_arr.dtype.kind == "c":
         raise ValueError("y holds complex values; a regressor needs real-valued targets")
-    if y_arr.dtype.kind not in _NUMERIC_KINDS:
+    if y_arr.dtype.kind not in NUMERIC_KINDS:
         try:
             y_arr = y_arr.astype(np.float64)
         except (TypeError, ValueError):
             bad = next(b for b, v in enumerate(y_arr.tolist()) if not _is_number(v))
-            where = f"bag {bad}" if ids is None else _id_name(ids[bad])
+            where = f"bag {bad}" if ids is None else id_name(ids[bad])
             raise ValueError(f"y holds a non-numeric target ({shown(y_arr[bad])} for {where}); "
                              f"{who or 'a regressor '}needs one real number per bag "
                              "(class labels need a classifier)") from None
@@ -385,7 +385,7 @@ def check_bag_targets(y, n_bags, *, ids=None, estimator=None):
     if bad.any():
         b = int(np.flatnonzero(bad)[0])
         kind = "NaN" if np.isnan(y_arr[b]) else "infinity"
-        where = f"bag {b}" if ids is None else _id_name(ids[b])
+        where = f"bag {b}" if ids is None else id_name(ids[b])
         raise ValueError(f"Input y contains {kind} (the target of {where}); every bag needs a finite "
                          "real-valued target")
     return y_arr
