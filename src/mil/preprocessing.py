@@ -4,7 +4,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mil._scaling import absolute_unit, apply_scaling, fit_scaling
+from mil._scaling import MAGNITUDE_EXPONENT, absolute_unit, apply_scaling, fit_scaling  # noqa: F401 (MAGNITUDE_EXPONENT: read here by the encoder classifiers)
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
 
 __all__ = ["BagScaler", "scale_bags"]
