@@ -28,6 +28,7 @@ statistics without a copy of M.
 import numpy as np
 
 from mil.bags import Bags
+from mil.utils._segments import bag_rows
 from mil.distances import _minima_from_bags, _minima_strips
 
 __all__ = ["DISSIMILARITIES", "bag_dissimilarities", "miles_block_features", "miles_features", "median_sigma",
@@ -242,17 +243,9 @@ def _symmetrised(D, kind, sizes, block=1024):
             D[b:b + block, a:a + block] = value.T
 
 
-def instance_rows(offsets, bags):
-    """Row indices (instances) of the bags `bags`, in order."""
-    offsets = np.asarray(offsets)
-    starts, stops = offsets[bags], offsets[np.asarray(bags) + 1]
-    sizes = stops - starts
-    return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
-
-
 def subset(bags, index):
     """The bags `index` of validated Bags, as Bags (dense)."""
-    rows = instance_rows(bags.offsets, index)
+    rows = bag_rows(bags.offsets, index)
     sizes = np.diff(bags.offsets)[index]
     return Bags._trusted(bags.instances[rows], np.r_[0, np.cumsum(sizes)].astype(np.intp))
 

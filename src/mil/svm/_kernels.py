@@ -35,8 +35,8 @@ import threading
 import numpy as np
 
 from mil._core import kernel, twins, use_backend
-from mil.bags import _ranges
 from mil.distances import _bag_radii, _fill_by_rows, _scaled_by
+from mil.utils._segments import ranges
 from mil.utils.validation import check_bags, shown
 
 __all__ = ["set_kernel", "migraph_weights", "emd_distances", "BLOCK_SIZE"]
@@ -224,7 +224,7 @@ def _bag_subset(instances, offsets, weights, index):
     """Instances, offsets and weights of the bags `index` (in order)."""
     sizes = np.diff(offsets)[index]
     new = np.r_[0, np.cumsum(sizes)].astype(np.intp)
-    rows = _ranges(offsets[index], sizes, int(new[-1]))
+    rows = ranges(offsets[index], sizes)
     return np.ascontiguousarray(instances[rows]), new, np.ascontiguousarray(weights[rows])
 
 

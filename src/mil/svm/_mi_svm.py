@@ -323,14 +323,12 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 
     def _cut(self, rep, train, test):
         sub = rep.bags if train.shape[0] == rep.bags.n_bags else rep.bags[train]
+        # The path (exact or Nystroem) is the refit's, chosen by the fit's instance count: the inner
+        # folds rank the model that is refitted.
         D2 = None
-        if self._exact(sub.instances.shape[0]):
-            if rep.D2 is None:  # the fit itself is beyond max_exact, this fold is not
-                D2 = _sq_distances(_points(sub.instances, sub.offsets, rep.pos[train], self._bag_means))
-            elif train.shape[0] == rep.bags.n_bags:  # the refit: every bag, in order
-                D2 = rep.D2
-            else:
-                D2 = _take2(rep.D2, self._point_rows(rep.bags.offsets, rep.pos, train))
+        if rep.D2 is not None:
+            D2 = rep.D2 if train.shape[0] == rep.bags.n_bags else _take2(
+                rep.D2, self._point_rows(rep.bags.offsets, rep.pos, train))
         return Bunch(bags=sub, D2=D2, test=rep.bags[test], single=len(rep.rows) == 1, seed=rep.seed)
 
     def _design(self, fold, row):
