@@ -26,8 +26,8 @@ from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.wrappers import (MIWrapperClassifier, MIWrapperRegressor, SimpleMIClassifier, SimpleMIRegressor,
-                          SingleInstanceClassifier)
+from mil.wrappers import (MIWrapperClassifier, MIWrapperRegressor, PrimaryInstanceRegressor, SimpleMIClassifier,
+                          SimpleMIRegressor, SingleInstanceClassifier)
 
 __all__ = ["LEARNERS", "SEED_PARAMS", "DEFAULT_JOB", "DEFAULT_REGRESSION_JOB", "DEFAULT_DIFFERENCES", "DEPRECATED_NAMES", "Learner", "available_learners",
            "make_learner", "missing_requirement", "resolve_learner"]
@@ -125,6 +125,9 @@ LEARNERS = {
     "miwrapper-hgb-reg": _row(MIWrapperRegressor, lambda: {"estimator": HistGradientBoostingRegressor()},
                               "MIWrapper + HistGradientBoosting on instances (regression)",
                               task="regression"),
+    "primary-instance-reg": _row(PrimaryInstanceRegressor, {},
+                                 "primary-instance regression: one instance per bag carries the label",
+                                 task="regression"),
 }
 
 #: Former names that keep working, with a deprecation note: former -> registered name.
@@ -180,6 +183,7 @@ SEED_PARAMS = {
     # A factory's seed is its own argument (make_recommended_classifier passes it on to
     # every member's random_state).
     "recommended": "random_state",
+    "primary-instance-reg": "random_state",
 }
 
 #: Registered learners whose parameters differ from their class's defaults beyond the kernel

@@ -16,7 +16,7 @@ one writer of tables, JSON, notes and timings).
 
 import sys
 
-from mil.cli._common import CLIError, thread_budget
+from mil.cli._common import CLIError, check_jobs, thread_budget
 from mil.cli._evaluate import cmd_default, cmd_evaluate, cmd_info
 from mil.cli._parser import build_parser
 from mil.cli._reproduce import COMMANDS
@@ -27,6 +27,8 @@ __all__ = ["build_parser", "main"]
 
 def _reproduce(args):
     # The reproductions' folds run with the inner pools capped as mil evaluate's (see thread_budget).
+    if hasattr(args, "jobs"):
+        check_jobs(args)
     with limited_threads(thread_budget(getattr(args, "jobs", None))):
         return COMMANDS[args.target](args)
 
