@@ -321,3 +321,20 @@ def test_arff_warns_for_a_leaked_label(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.warns(LeakedLabelWarning, match=r"feature column 'is_musk' equals the bag label"):
         load_arff(path)
+
+
+def test_mil_evaluate_says_a_leaked_label_in_one_line(tmp_path, capsys):
+    from mil.cli import main
+
+    rng = np.random.default_rng(0)
+    lines = ["bag,label,x1,x2,class"]
+    for b in range(30):
+        for _ in range(3):
+            x = rng.normal(size=2)
+            lines.append(f"b{b},{b % 2},{x[0]:.3f},{x[1]:.3f},{b % 2}")
+    path = tmp_path / "leak.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["evaluate", "--dataset", str(path), "--model", "c45-mi", "--folds", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "mil: warning: " in err and "feature column 'class' equals the bag label on every instance" in err
+    assert "LeakedLabelWarning" not in err

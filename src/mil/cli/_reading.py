@@ -14,12 +14,14 @@ import csv
 import io
 import os
 import sys
+import warnings
 
 import numpy as np
 
 from mil.bags import Bags
 from mil.cli._common import CLIError
-from mil.datasets import DATASETS, load_arff, load_bag_files, load_csv, load_dataset, load_milweb, load_parquet
+from mil.datasets import (DATASETS, LeakedLabelWarning, load_arff, load_bag_files, load_csv, load_dataset, load_milweb,
+                          load_parquet)
 from mil.datasets._arff import read_text
 from mil.utils.validation import check_bags
 
@@ -133,7 +135,23 @@ def _load_files(args, dataset):
 
 
 def load(args):
-    """The data set of ``--dataset`` (and the CSV options), checked; a :class:`Data`."""
+    """The data set of ``--dataset`` (and the CSV options), checked; a :class:`Data`.
+
+    A leaked label (a feature column that copies the bag label) is said on
+    stderr as ``mil: warning: ...``.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LeakedLabelWarning)
+        data = _load(args)
+    for w in caught:
+        if issubclass(w.category, LeakedLabelWarning):
+            print(f"mil: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return data
+
+
+def _load(args):
     dataset = args.dataset
     encoding = getattr(args, "encoding", None)
     csv_options = {"--bag-column": args.bag_column, "--label-column": args.label_column,

@@ -84,7 +84,7 @@ def _label_copies(extremes, target):
     return [int(c) for c in columns[equal]]
 
 
-def warn_leaked_label(extremes, target, feature_names=None, source="the data"):
+def warn_leaked_label(extremes, target, feature_names=None, source="the data", stacklevel=3):
     """Warn (:class:`LeakedLabelWarning`) for each feature column that copies the bag label.
 
     A column copies the label when it is constant within each bag and its
@@ -102,6 +102,9 @@ def warn_leaked_label(extremes, target, feature_names=None, source="the data"):
         Names of the columns (None: ``column j``).
     source : str, default="the data"
         What the warning names as the data's origin (a file or folder).
+    stacklevel : int, default=3
+        As :func:`warnings.warn`'s, counted from this function: 3 points
+        at the caller of the reader that calls it.
 
     Returns
     -------
@@ -114,5 +117,5 @@ def warn_leaked_label(extremes, target, feature_names=None, source="the data"):
         which = ("feature column " + names[0]) if len(names) == 1 else "feature columns " + ", ".join(names)
         warnings.warn(f"{source}: {which} equals the bag label on every instance (a leaked label: a "
                       "learner would read the answer from it); drop it before fitting",
-                      LeakedLabelWarning, stacklevel=3)
+                      LeakedLabelWarning, stacklevel=stacklevel)
     return columns

@@ -55,7 +55,7 @@ def _bunch_from_columns(bag_ids, labels, features, feature_names, bag, label, re
         raise ValueError(f"bag {shown(bags.ids[b])} has rows with different values in the label column "
                          f"{label!r}; a bag has one label")
     bags = bags.with_feature_names(feature_names)
-    warn_leaked_label(BagExtremes.of(bags), bag_labels, feature_names, source)
+    warn_leaked_label(BagExtremes.of(bags), bag_labels, feature_names, source, stacklevel=4)
     data = list(bags) if frame is None else _frames(bags, frame)  # read-only views of the bags' rows
     if return_X_y:
         return data, bag_labels
