@@ -9,6 +9,7 @@ checks run under the active backend; a last test feeds them broken estimators.
 import numpy as np
 import pytest
 import sklearn
+from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.fixes import parse_version
 
 from mil.embedding import (FisherVectorEmbedding, KernelMeanClassifier, KernelMeanEmbedding, MILESClassifier,
@@ -42,6 +43,7 @@ ESTIMATORS = [
     BagRandomTreesClassifier(n_estimators=10, random_state=0),
     SimpleMIClassifier(),
     MIWrapperClassifier(),
+    MIWrapperClassifier(DecisionTreeClassifier(max_depth=3, random_state=0), calibration="sigmoid", random_state=0),
     # Small grids keep the checks fast; the defaults' grids are exercised in tests/svm.
     BagKernelSVC(C=1.0, gamma=1.0, random_state=0),
     BagKernelSVC(kernel="migraph", C=[1.0, 10.0], gamma=1.0, random_state=0),
@@ -257,7 +259,7 @@ def test_dataframe_feature_names_transformers(estimator):
     X, _ = make_toy_bags(n_bags=24, n_features=3, random_state=5)
     cols = ["a", "b", "c"]
     frames = [pd.DataFrame(b, columns=cols) for b in X]
-    est = estimator.__class__(**estimator.get_params()).fit(frames)
+    est = estimator.__class__(**estimator.get_params(deep=False)).fit(frames)
     assert est.feature_names_in_.tolist() == cols
     import warnings
 
@@ -278,7 +280,7 @@ def test_dataframe_feature_names(estimator):
     X, y = make_toy_bags(n_bags=24, n_features=3, random_state=5)
     cols = ["a", "b", "c"]
     frames = [pd.DataFrame(b, columns=cols) for b in X]
-    est = estimator.__class__(**estimator.get_params()).fit(frames, y)
+    est = estimator.__class__(**estimator.get_params(deep=False)).fit(frames, y)
     assert est.feature_names_in_.dtype == object and est.feature_names_in_.tolist() == cols
     expected = est.predict(X)  # arrays: a warning, same predictions
     import warnings

@@ -421,3 +421,47 @@ def test_registry_wrappers_beat_the_prior_on_musk1(name):
     res = evaluate(make_learner(name), data.bags, data.target, table_splits(data.folds[0]))
     assert np.mean(res["log_loss"]) < np.mean(res["prior_log_loss"]) - 0.05
     assert np.mean(res["accuracy"]) > 0.7
+
+
+# -- the bag cut learned out of fold (calibration="sigmoid") ---------------------
+
+def _few_witness_bags(n, seed):
+    # Positive bags: 2-10 % of their 100-200 instances shifted along feature 0.
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for i in range(n):
+        bag = rng.normal(size=(int(rng.integers(100, 200)), 3))
+        if i % 2:
+            bag[:max(1, int(rng.uniform(0.02, 0.1) * len(bag))), 0] += 4.0
+        X.append(bag)
+        y.append(i % 2)
+    return X, np.array(y)
+
+
+def test_calibration_learns_the_bag_cut():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import roc_auc_score
+
+    X, y = _few_witness_bags(60, 0)
+    Xt, yt = _few_witness_bags(60, 1)
+    hgb = HistGradientBoostingClassifier(max_iter=30, random_state=0)
+    weka = MIWrapperClassifier(hgb, combine="max").fit(X, y)
+    cut = MIWrapperClassifier(hgb, combine="max", calibration="sigmoid", random_state=0).fit(X, y)
+    # The same ranking of the bags (a monotone map of the combined log-odds) ...
+    assert roc_auc_score(yt, weka.decision_function(Xt)) > 0.95
+    np.testing.assert_array_equal(np.argsort(weka.decision_function(Xt), kind="stable"),
+                                  np.argsort(cut.decision_function(Xt), kind="stable"))
+    # ... but the cut at 1/2 puts every bag on one side; the learned cut does not.
+    assert (weka.predict(Xt) == yt).mean() <= 0.6 < 0.9 <= (cut.predict(Xt) == yt).mean()
+    a, b = cut.calibration_
+    np.testing.assert_allclose(cut.decision_function(Xt), a * weka.decision_function(Xt) + b, rtol=1e-9)
+    np.testing.assert_array_equal(cut.predict(Xt), cut.classes_[np.argmax(cut.predict_proba(Xt), axis=1)])
+    again = MIWrapperClassifier(hgb, combine="max", calibration="sigmoid", random_state=0).fit(X, y)
+    assert again.calibration_ == cut.calibration_
+
+
+def test_calibration_needs_two_classes():
+    X, y = make_toy_bags(n_bags=30, n_classes=3)
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        MIWrapperClassifier(calibration="sigmoid").fit(X, y)
+    assert MIWrapperClassifier().fit(X, y).calibration_ is None

@@ -20,6 +20,7 @@ classic benchmark sets (see the "Wrappers" page of the user guide).
 import warnings
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, StrOptions
@@ -27,7 +28,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, has
                                       validate_data)
 
 from mil.bags import Bags
-from mil.base import BaseBagClassifier, InstanceOutputMixin
+from mil.base import BaseBagClassifier, InstanceOutputMixin, log_odds
 from mil.tree import C45MIClassifier
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names, shown
 from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights
@@ -383,12 +384,33 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         For ``combine="max"`` with two classes: the class whose probability
         is the maximum over the instances. None is the larger label for
         0/1, -1/1 and False/True; other labels must name it (``fit`` raises).
+    calibration : {None, "sigmoid"}, default=None
+        None: a bag's probabilities are the combined ones, and the bag
+        goes to the class of the larger (Weka). ``"sigmoid"`` (two classes):
+        the combined log-odds s of a bag become ``sigmoid(a s + b)``, with
+        a and b fitted by Platt's method on out-of-fold bag scores (`cv`
+        folds over the training bags, each fold's model fitted on the other
+        folds): the cut between the classes is learned, not fixed at 1/2.
+        It matters where few instances of a positive bag carry its label
+        (2-10 % witnesses): every bag's combined probability then sits near
+        the share of positive instances, on either side of 1/2, however
+        well the bags are ranked. Costs `cv` more fits on a share
+        (cv - 1) / cv of the bags.
+    cv : int, cross-validation splitter or iterable, default=3
+        Folds of the out-of-fold scores for ``calibration="sigmoid"``: an
+        int k is k stratified, shuffled folds (at most the smallest class's
+        bag count); a splitter or (train, test) pairs are used as given.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the folds' shuffle for ``calibration="sigmoid"``.
 
     Attributes
     ----------
     estimator_ : classifier
         The fitted inner estimator (its classes are 0 .. n_classes - 1,
         indices into ``classes_``).
+    calibration_ : tuple of (float, float) or None
+        The (a, b) of ``calibration="sigmoid"``; None without calibration
+        (or with fewer than two folds).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
@@ -420,20 +442,32 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         "combine": [StrOptions({"arithmetic", "geometric", "max"})],
         "weighting": [StrOptions({"bag", "inverse_size", "uniform"})],
         "positive_class": "no_validation",
+        "calibration": [StrOptions({"sigmoid"}), None],
+        "cv": ["cv_object"],
+        "random_state": ["random_state"],
     }
 
     def _positive_class_matters(self):
         return self.combine == "max"  # the positive class takes the largest instance probability
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = self.calibration is None
+        return tags
+
     @staticmethod
     def _default_estimator():
         return _j48_like(pruning=True, mdl_correction=True, min_split="j48")
 
-    def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None):
+    def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None, calibration=None,
+                 cv=3, random_state=None):
         self.estimator = estimator
         self.combine = combine
         self.weighting = weighting
         self.positive_class = positive_class
+        self.calibration = calibration
+        self.cv = cv
+        self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
         """Fit the inner estimator on the instances, labelled by their bags.
@@ -454,6 +488,12 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         """
         bags, y_enc = self._validate_fit(X, y)
         bag_weight = self._check_bag_weight(sample_weight, bags.n_bags)
+        if self.calibration is not None and self.classes_.shape[0] != 2:
+            raise ValueError(f"Only binary classification is supported with calibration={self.calibration!r}: "
+                             f"it fits one cut between two classes; y has {self.classes_.shape[0]}")
+        self.calibration_ = None
+        if self.calibration is not None:
+            self.calibration_ = self._out_of_fold_sigmoid(bags, y_enc, bag_weight)
         per_bag = bag_instance_weights(bags, self.weighting, bag_weight)
         if bag_weight is None and np.all(per_bag == 1.0):
             per_bag = None  # every weight 1: fit unweighted
@@ -467,9 +507,37 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         self._fit_inner(bags.instances, y_enc[bags.instance_bag], weight)
         return self
 
-    def _bag_proba(self, X):
+    def _out_of_fold_sigmoid(self, bags, y_enc, bag_weight):
+        """Platt's (a, b) on the combined log-odds of each training bag, from a model that did not see it."""
+        from mil._tuning import fit_sigmoid, inner_folds
+
+        folds = inner_folds(self.cv, y_enc, random_state=self.random_state)
+        if not folds:
+            return None
+        scores = np.zeros(bags.n_bags)
+        seen = np.zeros(bags.n_bags, dtype=bool)
+        plain = clone(self).set_params(calibration=None)
+        labels = self.classes_[y_enc]
+        for train, test in folds:
+            w = None if bag_weight is None else bag_weight[train]
+            model = clone(plain).fit(bags.subset(train), labels[train], sample_weight=w)
+            scores[test] = log_odds(model._bag_proba(bags.subset(test), calibrated=False)[:, 1])
+            seen[test] = True
+        w = None if bag_weight is None else bag_weight[seen]
+        return fit_sigmoid(scores[seen], y_enc[seen], w, intercept=True)
+
+    def _bag_proba(self, X, calibrated=True):
         check_is_fitted(self, "estimator_")
         bags = self._validate_predict(X)
+        proba = self._combined(bags)
+        if calibrated and getattr(self, "calibration_", None) is not None:
+            a, b = self.calibration_
+            p = expit(a * log_odds(proba[:, 1]) + b)
+            proba = np.column_stack([1.0 - p, p])
+        return proba
+
+    def _combined(self, bags):
+        """The bags' class probabilities combined from their instances' (see `combine`)."""
         P = self._inner_proba(bags.instances)
         starts, sizes = bags.offsets[:-1], bags.sizes[:, None]
         if self.combine == "arithmetic":
