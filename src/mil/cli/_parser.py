@@ -232,6 +232,16 @@ def build_parser():
                                 "or maxabs)")
             r.add_argument("--alpha", choices=["nca", "cv"], default="nca",
                            help="integrated distance: alpha by NCA (paper) or by the inner CV")
+    text = ("multi-instance regression on generated bags beside the published rows: law (Law et al. 2018's "
+            "chi-square bags, test MSE), primary (Chauhan et al. 2024's primary-instance bags, instance MSE "
+            "and attribution), entropy (rotated Gaussians, R^2); seeds 0..S-1")
+    r = rep_sub.add_parser("regression", help=text, description=text)
+    r.add_argument("table", choices=["law", "primary", "entropy"])
+    r.add_argument("--quick", action="store_true", help="reduced data in seconds (a smoke run, not the benchmark)")
+    r.add_argument("--seeds", type=int, default=3, metavar="S", help="seeds 0..S-1 (default: 3)")
+    r.add_argument("--learners", nargs="+", metavar="NAME", help="a subset of the table's rows")
+    r.add_argument("--json", action="store_true", help="print the rows as JSON")
+    r.add_argument("--quiet", action="store_true", help="no progress")
     text = ("every registered learner on bags of scikit-learn's 8x8 digits labelled by four multi-instance "
             "assumptions (make_digit_bags: presence of a digit, several digits together, a digit's absence, "
             "at least two of a digit), and absence again with positive_class=0; 10-fold CV, accuracy and "
