@@ -1141,3 +1141,12 @@ def test_evaluate_a_long_parquet_table(tmp_path, capsys):
     assert main(["evaluate", "--dataset", str(tmp_path / "bags.parquet"), "--model", "bag-knn", "--folds", "4",
                  "--quiet"]) == 0
     assert "bag-knn" in capsys.readouterr().out
+
+
+def test_reproduce_regression_quick(capsys):
+    assert main(["reproduce", "regression", "law", "--quick", "--seeds", "1", "--quiet", "--learners",
+                 "mean pooling + ridge", "SimpleMI"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Regression, law: test MSE") and "SimpleMI" in out and "published: Bayes-optimal" in out
+    assert main(["reproduce", "regression", "law", "--learners", "no-such-row"]) == 2
+    assert "unknown learner 'no-such-row'" in capsys.readouterr().err
