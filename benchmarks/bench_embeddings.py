@@ -50,7 +50,7 @@ import numpy as np
 from mil import datasets
 from mil._core import compiled_available, use_backend
 from mil.bags import Bags
-from mil.distances import _all_from_bags, _minima_from_bags
+from mil._distance_engine import all_from_bags, minima_from_bags
 from mil.embedding import BagDissimilarityEmbedding, MILESClassifier, MILESEmbedding, MInDClassifier
 
 
@@ -78,8 +78,8 @@ def minima_ratio(repeat):
             print("compiled kernel not available")
             continue
         with use_backend(kind):
-            t = best_time(lambda: _minima_from_bags(bags), repeat)
-            h = best_time(lambda: _all_from_bags(bags, None), repeat)
+            t = best_time(lambda: minima_from_bags(bags), repeat)
+            h = best_time(lambda: all_from_bags(bags, None), repeat)
         print(f"M, {kind:8s}                              {t:7.3f} s   ratio {t / base:.2f}")
         print(f"Hausdorff matrices, {kind:8s}             {h:7.3f} s   ratio {h / base:.2f}")
 
@@ -137,7 +137,7 @@ def _time_setups(setups, repeat):
     test = np.flatnonzero(data.folds[0] == 0)
     bags = Bags.from_list(data.data)
     Xtr, Xte, ytr = bags[train], bags[test], data.target[train]
-    base = best_time(lambda: _minima_from_bags(Xtr), repeat)
+    base = best_time(lambda: minima_from_bags(Xtr), repeat)
     print(f"\nM on the 92 training bags of Musk2 fold 0: {base:.3f} s")
     for label, est in setups:
         def run():

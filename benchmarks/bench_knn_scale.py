@@ -126,7 +126,7 @@ def crossover_child(kind, n, threads):
     from mil import Bags
     from mil.neighbors import CitationKNNClassifier
     from mil.neighbors._search import BagTreeIndex
-    from mil.preprocessing import _apply_scaling, _scaling
+    from mil._scaling import apply_scaling, fit_scaling
 
     n_test = n // 10
     if kind.startswith("gauss"):
@@ -142,8 +142,8 @@ def crossover_child(kind, n, threads):
         est = CitationKNNClassifier(algorithm=algorithm, n_jobs=threads)
         _, w, c = _timed(lambda: est.fit(train, y[:n]).predict_proba(test))
         out[algorithm] = c
-    offset, scale = _scaling(train.instances, "standard")
-    out["inspected"] = BagTreeIndex(_apply_scaling(train, offset, scale)).inspected_fraction()
+    offset, scale = fit_scaling(train.instances, "standard")
+    out["inspected"] = BagTreeIndex(apply_scaling(train, offset, scale)).inspected_fraction()
     return out
 
 

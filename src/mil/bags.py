@@ -310,9 +310,3 @@ def _check_feature_names(names, n_features):
     if names.shape != (n_features,):
         raise ValueError(f"feature_names has {names.shape[0]} names; the bags have {n_features} features")
     return names
-
-
-# Concatenated ranges, under the name other modules imported while they switch to
-# mil._bag_arrays.concat_ranges (removed once none does).
-def _ranges(starts, sizes, total):
-    return concat_ranges(starts, sizes)

@@ -23,8 +23,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from mil.utils.validation import (_implicit_positive, check_bag_targets, check_bags, check_bags_y,
-                                  check_feature_names, positive_index, set_feature_names, bag_sample_weight)
+from mil.utils.validation import (bag_sample_weight, check_bag_targets, check_bags, check_bags_y,
+                                  check_feature_names, implicit_positive, positive_index, set_feature_names)
 
 __all__ = ["BaseBagClassifier", "BaseBagRegressor", "InstanceOutputMixin", "InstancePredictionMixin",
            "keep_params", "split_by_bag"]
@@ -190,7 +190,7 @@ class BaseBagClassifier(BagInputMixin, ClassifierMixin, BaseEstimator):
     def _pos_index(self):
         """Index of the positive class in ``classes_`` (two classes)."""
         pc = getattr(self, "positive_class", None)
-        if pc is None and not _implicit_positive(self.classes_):
+        if pc is None and not implicit_positive(self.classes_):
             return 1  # a learner for which the positive class changes nothing
         return positive_index(self.classes_, pc)
 

@@ -274,17 +274,3 @@ def hausdorff(X, Y=None, *, kind="minimal", alpha=0.5, y=None, y_other=None, n_j
     if kind == "integrated":
         return integrated_from(mats, float(alpha))
     return mats[kind]
-
-
-# The engine's helpers under the names other modules imported while they switch to
-# mil._distance_engine and mil._distance_exact (removed once none does).
-from mil._distance_engine import fill_by_rows as _fill_by_rows  # noqa: E402
-from mil._distance_engine import inside_dask_task as _inside_dask_task  # noqa: E402
-from mil._distance_engine import minima_strips as _minima_strips  # noqa: E402
-from mil._distance_exact import bag_radii as _bag_radii  # noqa: E402
-from mil._distance_exact import exact_pair as _exact_pair  # noqa: E402
-from mil._distance_exact import power_of_two_exponent as _power_of_two_exponent  # noqa: E402
-from mil._distance_exact import scaled_by as _scaled_by  # noqa: E402
-
-_all_from_bags = all_from_bags
-_minima_from_bags = minima_from_bags

@@ -4,7 +4,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mil._scaling import MAGNITUDE_EXPONENT, absolute_unit, apply_scaling, fit_scaling  # noqa: F401 (MAGNITUDE_EXPONENT: read here by the encoder classifiers)
+from mil._scaling import apply_scaling, fit_scaling
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
 
 __all__ = ["BagScaler", "scale_bags"]
@@ -195,20 +195,3 @@ def scale_bags(train, others=(), method="standard"):
         return bags
     offset, scale = fit_scaling(train.instances, method)
     return [apply_scaling(b, offset, scale) for b in bags]
-
-
-# The helpers under the names other modules imported while they switch to mil._scaling
-# (removed once none does).
-def _fit_scaled(est, bags, method="scale", *, rescale_extremes=False):
-    est.offset_, est.scale_ = fit_scaling(bags.instances, est.scale if method == "scale" else method,
-                                          rescale_extremes=rescale_extremes)
-    return apply_scaling(bags, est.offset_, est.scale_)
-
-
-def _scaled_as_fitted(est, bags):
-    return apply_scaling(bags, est.offset_, est.scale_)
-
-
-_scaling = fit_scaling
-_apply_scaling = apply_scaling
-_absolute_unit = absolute_unit

@@ -11,9 +11,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils import Bunch, check_random_state
 
+from mil._scaling import apply_scaling
 from mil._tuning._calibration import sigmoid_proba
 from mil._tuning._scores import SEED_MAX, inner_folds, positive_weight_bags, select
-from mil.preprocessing import _scaled_as_fitted
 from mil.utils._docstrings import defaults_of, register
 from mil.utils.validation import bag_sample_weight
 
@@ -87,9 +87,9 @@ class _TunedMixin:
         return False
 
     def _scaled(self, X):
-        """Validated new bags, scaled as the training bags were (:func:`mil.preprocessing._fit_scaled`)."""
+        """Validated new bags, scaled as the training bags were (:func:`mil._scaling.fit_scaling`)."""
         bags = self._validate_predict(X)
-        return bags if getattr(self, "offset_", None) is None else _scaled_as_fitted(self, bags)
+        return bags if getattr(self, "offset_", None) is None else apply_scaling(bags, self.offset_, self.scale_)
 
     # -- the engine ---------------------------------------------------------------------
     def _draw_seeds(self):

@@ -19,13 +19,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
+from mil._scaling import absolute_unit, apply_scaling, fit_scaling
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, split_by_bag
 from mil.embedding._concepts import concepts_for, kmeans_centres
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features,
                                    miles_features, minima, one_bag, subset)
 from mil.embedding._vectors import column_scaling, sq_dists
-from mil.preprocessing import _absolute_unit, _fit_scaled
 from mil.utils._docstrings import fill_doc
 from mil.utils._segments import bag_rows
 
@@ -200,7 +200,8 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 
     # -- the tuning engine's hooks ------------------------------------------------------
     def _represent(self, bags, target, seeds):
-        bags = _fit_scaled(self, bags, rescale_extremes=True)
+        self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale, rescale_extremes=True)
+        bags = apply_scaling(bags, self.offset_, self.scale_)
         self.center_ = bags.instances.mean(axis=0)
         n_centres = concepts_for(self.n_concepts, bags.instances.shape[0])
         if n_centres is None:
@@ -215,7 +216,7 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
             self.n_concepts_ = int(self.concepts_.shape[0])
         sigma_median = median_sigma(M, own)
         if self.sigma is not None:
-            rows = [{"sigma": float(self.sigma) * np.sqrt(_absolute_unit(self, 2))}]
+            rows = [{"sigma": float(self.sigma) * np.sqrt(absolute_unit(self, 2))}]
         else:
             rows = [{"sigma": float(s) * sigma_median, "_scale": float(s)}
                     for s in positive_grid(self.sigma_scales, "sigma_scales")]
@@ -488,7 +489,8 @@ class MInDClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifie
 
     # -- the tuning engine's hooks ------------------------------------------------------
     def _represent(self, bags, target, seeds):
-        bags = _fit_scaled(self, bags, rescale_extremes=True)
+        self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale, rescale_extremes=True)
+        bags = apply_scaling(bags, self.offset_, self.scale_)
         self.center_ = bags.instances.mean(axis=0)
         index = np.arange(bags.n_bags)
         if self.n_prototypes is not None and self.n_prototypes < bags.n_bags:
@@ -500,7 +502,7 @@ class MInDClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifie
         rows = []
         if self.kernel != "linear":
             if self.gamma is not None:
-                rows = [{"kernel": "rbf", "gamma": float(self.gamma) / _absolute_unit(self, 2), "_relative": False}]
+                rows = [{"kernel": "rbf", "gamma": float(self.gamma) / absolute_unit(self, 2), "_relative": False}]
             else:
                 F = D[:, index]
                 ref = _median_off_diagonal(sq_dists(F, F))  # once per fit, over all training pairs

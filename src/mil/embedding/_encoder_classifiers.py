@@ -23,6 +23,7 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
+from mil._scaling import MAGNITUDE_EXPONENT, apply_scaling, fit_scaling
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.distances import hausdorff
@@ -30,7 +31,6 @@ from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
 from mil.embedding._kernel_mean import KernelMeanEmbedding
 from mil.embedding._sliced import SlicedWassersteinEmbedding
 from mil.embedding._vectors import column_scaling
-from mil.preprocessing import MAGNITUDE_EXPONENT, _fit_scaled
 from mil.utils._docstrings import defaults_of, fill_doc
 
 __all__ = ["miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"]
@@ -109,7 +109,8 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
                           "model treats the two classes alike, so it has no effect", FutureWarning, stacklevel=4)
         # Features of extreme magnitude are divided by a power of two first (exact; the encoders'
         # distances, squares and bandwidths then stay inside float64).
-        bags = _fit_scaled(self, bags, None, rescale_extremes=True)
+        self.offset_, self.scale_ = fit_scaling(bags.instances, None, rescale_extremes=True)
+        bags = apply_scaling(bags, self.offset_, self.scale_)
         encoders = [enc.set_params(random_state=seeds.encoder).fit(bags) for enc in self._encoders()]
         encodings = [np.asarray(enc.transform(bags), dtype=np.float64) for enc in encoders]
         rows, powered, units = [], [], []

@@ -22,8 +22,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
+from mil._scaling import fit_scaling
 from mil.bags import Bags
-from mil.preprocessing import _scaling
 from mil.utils.validation import (check_bag_chunk, check_bags, check_feature_names, set_feature_names)
 
 __all__ = ["CHUNK_BYTES", "chunk_bounds"]
@@ -85,7 +85,7 @@ def _output_dtype(X):
 
 
 def _inside_dask_task():
-    from mil.distances import _inside_dask_task as inside
+    from mil._distance_engine import inside_dask_task as inside
 
     return inside()
 
@@ -160,7 +160,7 @@ class _BagEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
         if self.scale is not None:
-            self.offset_, self.scale_ = _scaling(Z, self.scale)
+            self.offset_, self.scale_ = fit_scaling(Z, self.scale)
             Z -= self.offset_
             Z /= self.scale_
         else:

@@ -18,7 +18,7 @@ MILES) or the bags x bags dissimilarities (for MInD): the concepts
 is computed again for any hyper-parameter or fold.
 
 Memory: the dissimilarities are reduced from M strip by strip of row bags
-(:func:`mil.distances._minima_strips`), so only the bags x bags result and
+(:func:`mil._distance_engine.minima_strips`), so only the bags x bags result and
 one strip are held, never M. MILES holds M (its inner folds slice it) and
 builds each embedding from it a block of concepts at a time, straight into
 the C-ordered array its SVM reads; the median heuristic selects its order
@@ -27,9 +27,9 @@ statistics without a copy of M.
 
 import numpy as np
 
+from mil._distance_engine import minima_from_bags, minima_strips
 from mil.bags import Bags
 from mil.utils._segments import bag_rows
-from mil.distances import _minima_from_bags, _minima_strips
 
 __all__ = ["DISSIMILARITIES", "bag_dissimilarities", "miles_block_features", "miles_features", "median_sigma",
            "minima", "sorted_values"]
@@ -40,8 +40,8 @@ DISSIMILARITIES = ("meanmin", "minmin", "maxmin", "hausdorff", "average")
 
 def minima(rows, cols=None, *, both=False, centre=None, n_jobs=None, root=False):
     """M between validated dense Bags (`cols` None: symmetric train-vs-train); `root`: sqrt(M), exact
-    over the whole float64 range (see :func:`mil.distances._minima_from_bags`)."""
-    return _minima_from_bags(rows, cols, both=both, n_jobs=n_jobs, centre=centre, root=root)
+    over the whole float64 range (see :func:`mil._distance_engine.minima_from_bags`)."""
+    return minima_from_bags(rows, cols, both=both, n_jobs=n_jobs, centre=centre, root=root)
 
 
 def miles_features(M_concepts_bags, sigma):
@@ -190,7 +190,7 @@ def bag_dissimilarities(rows, cols=None, kind="meanmin", *, centre=None, n_jobs=
     average Hausdorff distance (the mean over both bags' instances).
 
     The instance-to-bag distances come in strips of row bags
-    (:func:`mil.distances._minima_strips`, at most about `strip_bytes` a
+    (:func:`mil._distance_engine.minima_strips`, at most about `strip_bytes` a
     strip) and are reduced into the result as they come: the memory is the
     bags x bags result and one strip, never the instances x bags minima.
     They come as roots, so every dissimilarity is within the relative
@@ -205,7 +205,7 @@ def bag_dissimilarities(rows, cols=None, kind="meanmin", *, centre=None, n_jobs=
               "average": np.add}[kind]
     off = rows.offsets
     D = np.empty((rows.n_bags, rows.n_bags if cols is None else cols.n_bags))
-    for r0, r1, square, xy, yx in _minima_strips(rows, cols, both=two_way, centre=centre, n_jobs=n_jobs,
+    for r0, r1, square, xy, yx in minima_strips(rows, cols, both=two_way, centre=centre, n_jobs=n_jobs,
                                                  root=True, strip_bytes=strip_bytes):
         strip = off[r0:r1 + 1] - off[r0]
         if cols is None:  # the strip against itself, the later bags, and the later bags against it

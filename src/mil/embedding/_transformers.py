@@ -6,9 +6,9 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from mil._scaling import apply_scaling, fit_scaling
 from mil.embedding._concepts import concept_minima, dissimilarities_to, draw_prototypes
 from mil.embedding._minima import DISSIMILARITIES, median_sigma, miles_block_features, minima, one_bag
-from mil.preprocessing import _fit_scaled, _scaled_as_fitted
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
 
 __all__ = ["MILESEmbedding", "BagDissimilarityEmbedding"]
@@ -31,14 +31,16 @@ class _BagTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         bags = check_bags(X, estimator=type(self).__name__)
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
-        bags = _fit_scaled(self, bags)
+        self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale)
+        bags = apply_scaling(bags, self.offset_, self.scale_)
         self.centre_ = bags.instances.mean(axis=0)
         return bags
 
     def _bags(self, X):
         check_is_fitted(self, "centre_")
         check_feature_names(self, X)
-        return _scaled_as_fitted(self, check_bags(X, n_features=self.n_features_in_, estimator=type(self).__name__))
+        return apply_scaling(check_bags(X, n_features=self.n_features_in_, estimator=type(self).__name__),
+                             self.offset_, self.scale_)
 
 
 class MILESEmbedding(_BagTransformer):

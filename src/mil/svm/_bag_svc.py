@@ -17,9 +17,9 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
+from mil._scaling import absolute_unit, apply_scaling, fit_scaling
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.distances import hausdorff
-from mil.preprocessing import _absolute_unit, _fit_scaled
 from mil.svm._kernels import (EMD_METRICS, _normalised, _require_pot, _set_kernels_from_bags, bandwidth_reference,
                               emd_distances, median_sq_distance, migraph_weights)
 from mil.utils._docstrings import fill_doc
@@ -202,7 +202,7 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
     def _set_kernels(self, bags, rel_gammas):
         """Set kernels of every gamma between the training bags: (n_gammas, n, n), and their rows."""
         w = self._instance_weights(bags)
-        ref = _absolute_unit(self, 2) if self.gamma_scale == "absolute" else median_sq_distance(
+        ref = absolute_unit(self, 2) if self.gamma_scale == "absolute" else median_sq_distance(
             bags.instances, self.gamma_scale)
         gammas = rel_gammas / ref
         K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
@@ -217,7 +217,7 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         kernels, rows = [], []
         for p in ps:
             Dp = D ** p
-            ref = _absolute_unit(self, p) if self.gamma_scale == "absolute" else bandwidth_reference(
+            ref = absolute_unit(self, p) if self.gamma_scale == "absolute" else bandwidth_reference(
                 Dp[off], self.gamma_scale)
             for g in rel_gammas / ref:
                 rows.append({"p": float(p), "gamma": float(g), "_k": len(kernels)})
@@ -233,7 +233,8 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
                              f"use the Euclidean distance); got kernel={self.kernel!r}")
         Cs, rel = positive_grid(self.C, "C"), positive_grid(self.gamma, "gamma")
         ps = positive_grid(self.p, "p")
-        bags = _fit_scaled(self, bags, rescale_extremes=True)
+        self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale, rescale_extremes=True)
+        bags = apply_scaling(bags, self.offset_, self.scale_)
         if self.kernel in SET_KERNELS:
             K, rows, diag = self._set_kernels(bags, rel)
         else:

@@ -35,7 +35,8 @@ import threading
 import numpy as np
 
 from mil._core import kernel, twins, use_backend
-from mil.distances import _bag_radii, _fill_by_rows, _scaled_by
+from mil._distance_engine import fill_by_rows
+from mil._distance_exact import bag_radii, scaled_by
 from mil.utils._segments import ranges
 from mil.utils.validation import check_bags, shown
 
@@ -126,7 +127,7 @@ def _unit_scaled(A):
     if top == 0.0:
         return A, 0
     exponent = int(np.frexp(top)[1])
-    return _scaled_by(A, exponent), exponent
+    return scaled_by(A, exponent), exponent
 
 
 def _kernel_pass(Xc, x_off, x_w, Yc, y_off, y_w, gammas, n_jobs):
@@ -141,7 +142,7 @@ def _kernel_pass(Xc, x_off, x_w, Yc, y_off, y_w, gammas, n_jobs):
     args = (Xc, x_off, x_w, Xc if symmetric else Yc, x_off if symmetric else y_off,
             x_w if symmetric else y_w, symmetric, gammas, out)
     # The Hausdorff pass's row strips, same block boundaries.
-    _fill_by_rows(k.set_kernel_matrices, args, x_off, symmetric, min(effective_n_jobs(n_jobs), n_x),
+    fill_by_rows(k.set_kernel_matrices, args, x_off, symmetric, min(effective_n_jobs(n_jobs), n_x),
                   BLOCK_SIZE)
     return out
 
@@ -214,7 +215,7 @@ def _centring_suspects(Xc, offsets, gmax):
     most ``2 sqrt(746 gamma) E + gamma E**2``. A pair beyond TERM_RTOL holds
     a bag with ``r > (r_i + r_j) / 2``: those bags are returned.
     """
-    E = _U * (1.0 + 4.0 * _U) * 2.0 * _bag_radii(Xc, offsets)
+    E = _U * (1.0 + 4.0 * _U) * 2.0 * bag_radii(Xc, offsets)
     with np.errstate(over="ignore"):
         bound = 2.0 * np.sqrt(_EXP_UNDERFLOW * gmax) * E + gmax * E * E
     return np.flatnonzero(bound > TERM_RTOL)
@@ -244,7 +245,7 @@ def _set_kernels_from_bags(X, Y, gammas, x_w, y_w, n_jobs):
     """
     sides = [X] if Y is None else [X, Y]
     k, g = _kernel_units([b.instances for b in sides], gammas)
-    scaled = [_scaled_by(b.instances, -k) if k else b.instances for b in sides]
+    scaled = [scaled_by(b.instances, -k) if k else b.instances for b in sides]
     centre = scaled[-1].mean(axis=0)
     Xc = scaled[0] - centre
     if Y is None:
@@ -422,7 +423,7 @@ def _ground_costs(A, B, metric):
 
     top = max(float(np.abs(A).max()), float(np.abs(B).max()))
     e = int(np.frexp(top)[1]) - EMD_TOP_EXPONENT if top > 0 else 0
-    As, Bs = (_scaled_by(A, e), _scaled_by(B, e)) if e else (A, B)
+    As, Bs = (scaled_by(A, e), scaled_by(B, e)) if e else (A, B)
     if metric == "cityblock":
         return cdist(As, Bs, "cityblock"), e
     M = cdist(As, Bs, "euclidean")

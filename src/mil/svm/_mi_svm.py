@@ -40,8 +40,8 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, SCORING_CONSTRAINT, TunedClassifierMixin, positive_grid, quiet_fit
+from mil._scaling import absolute_unit, apply_scaling, fit_scaling
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
-from mil.preprocessing import _absolute_unit, _fit_scaled, _scaled_as_fitted
 from mil.svm._kernels import median_sq_distance
 from mil.utils._docstrings import fill_doc
 from mil.utils._segments import bag_argmax, bag_rows
@@ -293,13 +293,14 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 
     def _represent(self, bags, target, seeds):
         Cs, rel = positive_grid(self.C, "C"), positive_grid(self._setting("gamma"), "gamma")
-        bags = _fit_scaled(self, bags, self._setting("scale"))
+        self.offset_, self.scale_ = fit_scaling(bags.instances, self._setting("scale"))
+        bags = apply_scaling(bags, self.offset_, self.scale_)
         # The gamma grid is relative to the median squared distance between the training
         # instances, once per fit (every fold and the refit use the same bandwidths).
         if self.kernel != "rbf":
             rows = [{"gamma": None}]
         else:
-            ref = median_sq_distance(bags.instances) if self.gamma_scale == "median" else _absolute_unit(self, 2)
+            ref = median_sq_distance(bags.instances) if self.gamma_scale == "median" else absolute_unit(self, 2)
             rows = [{"gamma": float(g) / ref} for g in rel]
         # The exact RBF kernel: squared distances between the fit's points (its instances;
         # MI-SVM: and its positive bags' means) once, for every inner fold, bandwidth and C
@@ -388,7 +389,7 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
     def _instance_scores(self, bags):
         # The instance's SVM decision value: the score of the bag that holds it alone
         # (a bag's score is the largest of its instances'), oriented towards classes_[1].
-        return self._oriented(self.model_.instance_decision(_scaled_as_fitted(self, bags).instances)
+        return self._oriented(self.model_.instance_decision(apply_scaling(bags, self.offset_, self.scale_).instances)
                               - self.threshold_)
 
 

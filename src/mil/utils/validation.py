@@ -596,7 +596,3 @@ def bag_sample_weight(sample_weight, y, n_bags, class_weight=None):
     if not weight.sum() > 0:
         raise ValueError("the bag weights sum to zero; at least one bag needs a positive weight")
     return weight
-
-
-# The name base.py imported; removed once it imports implicit_positive.
-_implicit_positive = implicit_positive
