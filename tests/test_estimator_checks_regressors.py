@@ -14,6 +14,8 @@ from sklearn.linear_model import Ridge
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.fixes import parse_version
 
+from mil.embedding import (KernelMeanRegressor, MInDRegressor, SlicedWassersteinRegressor, miFVRegressor,
+                           miVLADRegressor)
 from mil.utils.estimator_checks import (REGRESSOR_CHECKS, check_bag_regressor, expected_failed_checks,
                                         make_toy_regression_bags, one_instance_bags)
 from mil.wrappers import MIWrapperRegressor, PrimaryInstanceRegressor, SimpleMIRegressor
@@ -27,10 +29,21 @@ REGRESSORS = [
                        weighting="inverse_size"),
     PrimaryInstanceRegressor(random_state=0),
     PrimaryInstanceRegressor(Ridge(), assignment="soft", init="random", random_state=0),
+    # Small grids keep the encoder regressors fast.
+    KernelMeanRegressor(n_components=50, instance_gamma_scales=(1.0,), alphas=(0.1, 10.0), cv=3, random_state=0),
+    KernelMeanRegressor(n_components=50, instance_gamma_scales=(1.0,), model="rbf", gamma_scales=(1.0,),
+                        alphas=(0.01, 1.0), cv=3, random_state=0),
+    miFVRegressor(n_components=1, alphas=(0.1, 10.0), cv=3, random_state=0),
+    miVLADRegressor(n_clusters=1, model="svr", gamma_scales=(1.0,), Cs=(1.0,), cv=3, random_state=0),
+    SlicedWassersteinRegressor(n_directions=32, n_quantiles=3, gamma_scales=(1.0,), alphas=(0.01, 1.0), cv=3,
+                               random_state=0),
+    MInDRegressor(gamma_scales=(1.0,), alphas=(0.01, 1.0), cv=3, random_state=0),
 ]
 GRIDS = {"SimpleMIRegressor": {"summary": ["mean", ("mean", "std")]},
          "MIWrapperRegressor": {"pooling": ["mean", "max"]},
-         "PrimaryInstanceRegressor": {"assignment": ["hard", "soft"]}}
+         "PrimaryInstanceRegressor": {"assignment": ["hard", "soft"]},
+         **{name: {"cv": [2, 3]} for name in ("KernelMeanRegressor", "miFVRegressor", "miVLADRegressor",
+                                               "SlicedWassersteinRegressor", "MInDRegressor")}}
 
 
 def _id(est):
@@ -39,7 +52,7 @@ def _id(est):
 
 def _expected(estimator):
     failures = expected_failed_checks(estimator)
-    if isinstance(estimator.get_params()["estimator"], HistGradientBoostingRegressor):
+    if isinstance(estimator.get_params().get("estimator"), HistGradientBoostingRegressor):
         # scikit-learn's own: min_samples_leaf counts rows, not weights, and the bins are drawn
         # from the rows.
         failures["check_sample_weight_equivalence_on_dense_data"] = (

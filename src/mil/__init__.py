@@ -13,6 +13,8 @@ from mil.bags import Bags
 from mil.embedding import (BagDissimilarityEmbedding, FisherVectorEmbedding, KernelMeanClassifier, KernelMeanEmbedding,
                            MILESClassifier, MILESEmbedding, MInDClassifier, SlicedWassersteinClassifier,
                            SlicedWassersteinEmbedding, VLADEmbedding, miFVClassifier, miVLADClassifier)
+from mil.embedding import (KernelMeanRegressor, MInDRegressor, SlicedWassersteinRegressor, miFVRegressor,
+                           miVLADRegressor)
 from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier,
                           make_recommended_classifier)
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
@@ -51,4 +53,6 @@ __all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "Bag
            "miSVMClassifier", "MIWrapperClassifier", "MIWrapperRegressor", "RipperMIClassifier",
            "PrimaryInstanceRegressor", "SimpleMIClassifier", "SimpleMIRegressor",
            "SingleInstanceClassifier", "SlicedWassersteinClassifier", "SlicedWassersteinEmbedding",
-           "VLADEmbedding", "get_include", "make_recommended_classifier", "show_config", "__version__"]
+           "VLADEmbedding", "KernelMeanRegressor", "MInDRegressor", "SlicedWassersteinRegressor",
+           "miFVRegressor", "miVLADRegressor", "get_include", "make_recommended_classifier", "show_config",
+           "__version__"]

@@ -22,9 +22,12 @@ from mil.embedding._encoder_classifiers import (KernelMeanClassifier, SlicedWass
                                                 miVLADClassifier)
 from mil.embedding._encoding import CHUNK_BYTES  # noqa: F401  (the encoders' chunk budget)
 from mil.embedding._kernel_mean import KernelMeanEmbedding
+from mil.embedding._regressors import (KernelMeanRegressor, MInDRegressor, SlicedWassersteinRegressor, miFVRegressor,
+                                       miVLADRegressor)
 from mil.embedding._sliced import SlicedWassersteinEmbedding
 from mil.embedding._transformers import BagDissimilarityEmbedding, MILESEmbedding
 
 __all__ = ["MILESEmbedding", "BagDissimilarityEmbedding", "MILESClassifier", "MInDClassifier",
            "VLADEmbedding", "FisherVectorEmbedding", "KernelMeanEmbedding", "SlicedWassersteinEmbedding",
-           "miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"]
+           "miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier",
+           "KernelMeanRegressor", "MInDRegressor", "miFVRegressor", "miVLADRegressor", "SlicedWassersteinRegressor"]

@@ -385,7 +385,9 @@ _FAILS_BY_CLASS["MInDClassifier"] = dict(_EMBEDDING_WEIGHTS)
 # The bag encoders learn their model (mixture, codebook, feature scaling, median bandwidth)
 # from the training instances, which a repeated bag adds to and a weight does not; the
 # repeated bag also changes the inner tuning folds.
-for _name in ("miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"):
+for _name in ("miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier",
+              "miFVRegressor", "miVLADRegressor", "KernelMeanRegressor", "SlicedWassersteinRegressor",
+              "MInDRegressor"):
     _FAILS_BY_CLASS[_name] = {"check_sample_weight_equivalence_on_dense_data": (
         "the encoder is fitted on the training instances (a repeated bag adds its instances, a "
         "weight does not) and a repeated bag changes the inner tuning folds; a weight scales its "

@@ -1,0 +1,66 @@
+"""The encoder regressors (distribution regression) on the tuning engine: models by hand, the grid, the data."""
+
+import numpy as np
+import pytest
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.svm import SVR
+
+from mil.embedding import (KernelMeanRegressor, MInDRegressor, SlicedWassersteinRegressor, miFVRegressor,
+                           miVLADRegressor)
+from mil.wrappers import SimpleMIRegressor
+
+
+def _spread_bags(n=60, seed=0, size=30):
+    rng = np.random.default_rng(seed)
+    y = rng.uniform(0.5, 2.0, size=n)
+    return [rng.normal(scale=s, size=(size, 2)) for s in y], y
+
+
+@pytest.mark.parametrize("model", ["rbf", "svr"])
+def test_kernel_models_by_hand(model):
+    X, y = _spread_bags()
+    reg = SlicedWassersteinRegressor(n_directions=8, n_quantiles=4, model=model, gamma_scales=(1.0,),
+                                     alphas=(0.1,), Cs=(1.0,), cv=1, random_state=0).fit(X[:40], y[:40])
+    E_train = reg.encoder_.transform(X[:40])
+    E_test = reg.encoder_.transform(X[40:])
+    D = euclidean_distances(E_train)
+    gamma = 1.0 / np.median(D[~np.eye(40, dtype=bool)] ** 2)
+    np.testing.assert_allclose(reg.gamma_, gamma, rtol=1e-9)
+    K = np.exp(-gamma * D ** 2)
+    K_test = np.exp(-gamma * euclidean_distances(E_test, E_train) ** 2)
+    if model == "rbf":
+        expected = KernelRidge(alpha=0.1, kernel="precomputed").fit(K, y[:40]).predict(K_test)
+    else:
+        s = np.std(y[:40])
+        expected = SVR(kernel="precomputed", C=s, epsilon=0.1 * s, tol=1e-6).fit(K, y[:40]).predict(K_test)
+    np.testing.assert_allclose(reg.predict(X[40:]), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_the_grid_is_chosen_by_inner_cv():
+    X, y = _spread_bags()
+    reg = KernelMeanRegressor(n_components=60, instance_gamma_scales=(0.5, 2.0), alphas=(0.01, 1.0), cv=3,
+                              random_state=0).fit(X, y)
+    assert reg.cv_results_.shape == (2, 2)
+    assert set(reg.best_params_) == {"encoder", "alpha"}
+    assert reg.best_params_["encoder"]["normalize"] == "weights"  # the kernel mean embedding
+
+
+@pytest.mark.parametrize("cls, params", [
+    (KernelMeanRegressor, {"n_components": 100}), (SlicedWassersteinRegressor, {}),
+    (miFVRegressor, {}), (miVLADRegressor, {}), (MInDRegressor, {}),
+])
+def test_the_spread_is_learned(cls, params):
+    # The target is each bag's standard deviation: the mean cannot see it.
+    X, y = _spread_bags(80)
+    reg = cls(cv=3, random_state=0, **params).fit(X[:60], y[:60])
+    blind = SimpleMIRegressor(summary="mean").fit(X[:60], y[:60]).score(X[60:], y[60:])
+    assert reg.score(X[60:], y[60:]) > 0.5 > blind
+
+
+def test_law_chisq_bags_smoke():
+    from mil.datasets import make_chisq_bags
+
+    train, test = make_chisq_bags(60, bag_size=100, random_state=0), make_chisq_bags(30, bag_size=100, random_state=1)
+    reg = KernelMeanRegressor(n_components=100, cv=3, random_state=0).fit(train.bags, train.target)
+    assert np.mean((reg.predict(test.bags) - test.target) ** 2) < np.var(test.target)
