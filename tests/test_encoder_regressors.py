@@ -64,3 +64,33 @@ def test_law_chisq_bags_smoke():
     train, test = make_chisq_bags(60, bag_size=100, random_state=0), make_chisq_bags(30, bag_size=100, random_state=1)
     reg = KernelMeanRegressor(n_components=100, cv=3, random_state=0).fit(train.bags, train.target)
     assert np.mean((reg.predict(test.bags) - test.target) ** 2) < np.var(test.target)
+
+
+# -- the bag-kernel regressors (mil.svm.BagKernelSVR) ------------------------------
+
+@pytest.mark.parametrize("model", ["svr", "ridge"])
+def test_bag_kernel_svr_by_hand(model):
+    from mil.svm import BagKernelSVR, set_kernel
+    from mil.svm._kernels import median_sq_distance
+
+    X, y = _spread_bags(40, size=10)
+    reg = BagKernelSVR(model=model, gamma=1.0, C=1.0, alphas=(0.1,), scale=None, cv=1).fit(X[:30], y[:30])
+    gamma = 1.0 / median_sq_distance(np.vstack(X[:30]))
+    np.testing.assert_allclose(reg.gamma_, gamma, rtol=1e-12)
+    K = set_kernel(X[:30], gamma=gamma)
+    K_test = set_kernel(X[30:], X[:30], gamma=gamma)
+    if model == "svr":
+        s = np.std(y[:30])
+        expected = SVR(kernel="precomputed", C=s, epsilon=0.1 * s, tol=1e-6).fit(K, y[:30]).predict(K_test)
+    else:
+        expected = KernelRidge(alpha=0.1, kernel="precomputed").fit(K, y[:30]).predict(K_test)
+    np.testing.assert_allclose(reg.predict(X[30:]), expected, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["nsk", "migraph", "emd", "average"])
+def test_bag_kernel_svr_learns_the_spread(kernel):
+    from mil.svm import BagKernelSVR
+
+    X, y = _spread_bags(60, size=15)
+    reg = BagKernelSVR(kernel, cv=3, random_state=0).fit(X[:45], y[:45])
+    assert reg.score(X[45:], y[45:]) > 0.2

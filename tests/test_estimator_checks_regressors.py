@@ -16,6 +16,7 @@ from sklearn.utils.fixes import parse_version
 
 from mil.embedding import (KernelMeanRegressor, MInDRegressor, SlicedWassersteinRegressor, miFVRegressor,
                            miVLADRegressor)
+from mil.svm import BagKernelSVR
 from mil.utils.estimator_checks import (REGRESSOR_CHECKS, check_bag_regressor, expected_failed_checks,
                                         make_toy_regression_bags, one_instance_bags)
 from mil.wrappers import MIWrapperRegressor, PrimaryInstanceRegressor, SimpleMIRegressor
@@ -38,12 +39,14 @@ REGRESSORS = [
     SlicedWassersteinRegressor(n_directions=32, n_quantiles=3, gamma_scales=(1.0,), alphas=(0.01, 1.0), cv=3,
                                random_state=0),
     MInDRegressor(gamma_scales=(1.0,), alphas=(0.01, 1.0), cv=3, random_state=0),
+    BagKernelSVR(gamma=(1.0,), C=(1.0, 10.0), cv=3, random_state=0),
+    BagKernelSVR("average", model="ridge", gamma=(1.0,), alphas=(0.01, 0.1), cv=3, random_state=0),
 ]
 GRIDS = {"SimpleMIRegressor": {"summary": ["mean", ("mean", "std")]},
          "MIWrapperRegressor": {"pooling": ["mean", "max"]},
          "PrimaryInstanceRegressor": {"assignment": ["hard", "soft"]},
          **{name: {"cv": [2, 3]} for name in ("KernelMeanRegressor", "miFVRegressor", "miVLADRegressor",
-                                               "SlicedWassersteinRegressor", "MInDRegressor")}}
+                                               "SlicedWassersteinRegressor", "MInDRegressor", "BagKernelSVR")}}
 
 
 def _id(est):

@@ -20,7 +20,7 @@ from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomFo
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.preprocessing import BagScaler
 from mil.rules import RipperMIClassifier
-from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
+from mil.svm import BagKernelSVC, BagKernelSVR, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.wrappers import (MIWrapperClassifier, MIWrapperRegressor, PrimaryInstanceRegressor, SimpleMIClassifier,
                           SimpleMIRegressor, SingleInstanceClassifier)
@@ -46,7 +46,8 @@ def get_include():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKNNClassifier", "BagRandomTreesClassifier", "Bags",
+__all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKernelSVR", "BagKNNClassifier", "BagRandomTreesClassifier",
+           "Bags",
            "BagScaler", "C45MIClassifier", "CitationKNNClassifier", "FisherVectorEmbedding", "GDBTMIClassifier",
            "ID3MIClassifier", "KernelMeanClassifier", "KernelMeanEmbedding", "miFVClassifier", "miVLADClassifier",
            "MILESClassifier", "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier",

@@ -680,7 +680,7 @@ def check_bag_invariants(estimator, X=None, y=None, *, skip=()):
             raise AssertionError(f"check {name!r} failed: {exc}") from exc
 # BagKernelSVC scales the features and sets the median-heuristic bandwidth from the
 # training instances, which a repeated bag changes and a weight does not.
-_FAILS_BY_CLASS["BagKernelSVC"] = {"check_sample_weight_equivalence_on_dense_data": (
+_FAILS_BY_CLASS["BagKernelSVC"] = _FAILS_BY_CLASS["BagKernelSVR"] = {"check_sample_weight_equivalence_on_dense_data": (
     "the feature scaling and the median-heuristic bandwidth are computed on the training "
     "instances, which a repeated bag changes and a weight of 2 does not")}
 # mi-SVM / MI-SVM: the same (scaling and bandwidth from the instances), and the

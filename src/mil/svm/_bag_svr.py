@@ -1,0 +1,230 @@
+"""Regression on bag kernels: epsilon-SVR or kernel ridge on the NSK, miGraph, EMD and Hausdorff kernels.
+
+The regression counterpart of :class:`~mil.svm.BagKernelSVC`: the same bag
+kernels (:func:`~mil.svm.set_kernel` for the set kernels, one pass for
+every gamma of the grid; ``exp(-gamma d^p)`` from one matrix of bag
+distances for the distance kernels), and scikit-learn's ``SVR`` or
+``KernelRidge`` on the precomputed kernel, the grid tuned inside ``fit`` by
+the inner cross-validation of :mod:`mil._tuning`.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.svm import SVR
+from sklearn.utils import Bunch
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from mil._scaling import apply_scaling, fit_scaling
+from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin, positive_grid
+from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
+from mil.distances import hausdorff
+from mil.svm._kernels import emd_distances, median_sq_distance, set_kernel
+from mil.utils._docstrings import fill_doc
+
+__all__ = ["BagKernelSVR"]
+
+SET_KERNELS = ("nsk", "migraph")
+DISTANCE_KERNELS = ("emd", "minimal", "maximal", "average")
+
+
+@fill_doc
+class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegressor):
+    """Epsilon-SVR or kernel ridge regression on a kernel between bags (NSK, miGraph, EMD, Hausdorff).
+
+    The bag kernels are those of :class:`~mil.svm.BagKernelSVC`:
+
+    - ``"nsk"``: the normalised set kernel (Gaertner, Flach, Kowalczyk and
+      Smola 2002), ``sum_a sum_b exp(-gamma ||a - b||^2)`` divided by
+      ``sqrt(K(A, A) K(B, B))``;
+    - ``"migraph"``: the same with instance weights 1 / degree in each
+      bag's epsilon-graph (Zhou, Sun and Li 2009);
+    - ``"emd"``: ``exp(-gamma EMD(A, B)^p)``, the earth mover's distance
+      with a Euclidean ground cost (through POT);
+    - ``"minimal"``, ``"maximal"``, ``"average"``: ``exp(-gamma d(A, B)^p)``
+      with a Hausdorff distance (:mod:`mil.distances`).
+
+    scikit-learn's ``SVR`` (``model="svr"``; C and epsilon in units of the
+    training targets' standard deviation) or ``KernelRidge``
+    (``model="ridge"``) learns on the precomputed kernel. gamma (relative
+    to the median heuristic) and C or alpha are chosen inside ``fit`` by
+    the inner cross-validation over the training bags, from one kernel pass
+    per fit. Quadratic in the bags and in their instances: for many or
+    large bags, see :class:`~mil.embedding.KernelMeanRegressor` (the NSK
+    made linear) and :class:`~mil.embedding.SlicedWassersteinRegressor`
+    (a linear-time stand-in for the EMD kernel). ``predict_instances``
+    gives each instance the prediction of a bag holding it alone.
+
+    Parameters
+    ----------
+    kernel : {"nsk", "migraph", "emd", "minimal", "maximal", "average"}, default="nsk"
+        The bag kernel (see above).
+    model : {"svr", "ridge"}, default="svr"
+        Epsilon-SVR or kernel ridge regression on the kernel.
+    C : float or array-like of float, default=(0.1, 1.0, 10.0, 100.0)
+        The SVR's C in units of the targets' standard deviation (a list is
+        tuned; ``model="svr"``).
+    epsilon : float, default=0.1
+        The SVR's insensitive margin in units of the targets' standard
+        deviation.
+    alphas : array-like, default=(0.001, 0.01, 0.1, 1.0)
+        Candidate penalties of the kernel ridge (``model="ridge"``).
+    gamma : float or array-like of float, default=(0.25, 0.5, 1.0, 2.0, 4.0)
+        Kernel bandwidths, multiples of the median heuristic: the median
+        squared distance between training instances (set kernels) or the
+        median ``d^p`` over the pairs of training bags (distance kernels).
+    p : float > 0 or array-like of float, default=1.0
+        Power of the distance in the distance kernels (a list is tuned).
+    epsilon_graph : float or None, default=None
+        The miGraph edge threshold; None uses each bag's mean intra-bag
+        distance.
+    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
+        Feature scaling fitted on the training instances.
+    [inner-cv regression parameters]
+    n_jobs : int, default=None
+        Threads for the kernel and distance passes.
+    random_state : int, RandomState or None, default=None
+        Seeds the shuffles of an int `cv`.
+
+    Attributes
+    ----------
+    model_ : sklearn.svm.SVR or sklearn.kernel_ridge.KernelRidge
+        The model on the training bags' kernel.
+    gamma_ : float
+        The bandwidth used (absolute, on the scaled features).
+    p_ : float or None
+        The power used (distance kernels).
+    best_params_ : dict
+        The chosen gamma (and p) and C (and epsilon) or alpha.
+    cv_results_ : ndarray of shape (n_p * n_gammas, n_penalties) or None
+        The inner CV's `scoring` of each grid point (None without inner
+        folds).
+    train_bags_ : Bags
+        The scaled training bags the kernel of a new bag is taken against
+        (the SVR's support bags).
+    dual_coef_ : ndarray of shape (n_train_bags,)
+        The prediction is ``K @ dual_coef_ + intercept_``, K the kernel
+        against ``train_bags_``.
+    intercept_ : float
+        The SVR's intercept (0 for the kernel ridge).
+    n_features_in_ : int
+        Number of features of the instances.
+    feature_names_in_ : ndarray of str
+        The features' names, when the training bags had string names.
+
+    See Also
+    --------
+    mil.svm.BagKernelSVC : The classifier on the same kernels.
+    mil.embedding.KernelMeanRegressor : The NSK made linear in the instances.
+
+    References
+    ----------
+    T. Gaertner, P. A. Flach, A. Kowalczyk and A. J. Smola, "Multi-instance
+    kernels", ICML 2002. Z.-H. Zhou, Y.-Y. Sun and Y.-F. Li, "Multi-instance
+    learning by treating instances as non-i.i.d. samples", ICML 2009.
+    A. J. Smola and B. Schoelkopf, "A tutorial on support vector
+    regression", Statistics and Computing 14, 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.svm import BagKernelSVR
+    >>> rng = np.random.default_rng(0)
+    >>> spread = rng.uniform(0.5, 2.0, size=40)
+    >>> bags = [rng.normal(scale=s, size=(20, 2)) for s in spread]
+    >>> reg = BagKernelSVR("average", random_state=0).fit(bags[:30], spread[:30])
+    >>> bool(reg.score(bags[30:], spread[30:]) > 0.5)
+    True
+    """
+
+    _seed_names = ()
+    _parameter_constraints = {
+        "kernel": [StrOptions(set(SET_KERNELS + DISTANCE_KERNELS))],
+        "model": [StrOptions({"svr", "ridge"})],
+        "C": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "alphas": ["array-like"],
+        "gamma": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "p": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "epsilon_graph": [Interval(Real, 0, None, closed="neither"), None],
+        "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
+        "n_jobs": [Integral, None],
+        **REGRESSION_CONSTRAINTS,
+    }
+
+    def __init__(self, kernel="nsk", *, model="svr", C=(0.1, 1.0, 10.0, 100.0), epsilon=0.1,
+                 alphas=(0.001, 0.01, 0.1, 1.0), gamma=(0.25, 0.5, 1.0, 2.0, 4.0), p=1.0, epsilon_graph=None,
+                 scale="standard", cv=5, cv_repeats=1, scoring="neg_mean_squared_error", n_jobs=None,
+                 random_state=None):
+        keep_params(self, locals())
+
+    def _kernel(self, X, Y, gamma, p=None):
+        """The bag kernel between X and Y (None: X itself) for one or several gammas."""
+        if self.kernel in SET_KERNELS:
+            return set_kernel(X, Y, gamma=gamma, weights=self.kernel, epsilon=self.epsilon_graph, n_jobs=self.n_jobs)
+        return np.exp(-np.multiply.outer(np.atleast_1d(gamma), self._distances(X, Y) ** p))
+
+    def _distances(self, X, Y):
+        if self.kernel == "emd":
+            return emd_distances(X, Y, n_jobs=self.n_jobs)
+        return hausdorff(X, Y, kind=self.kernel, n_jobs=self.n_jobs)
+
+    # -- the tuning engine's hooks ------------------------------------------------------
+    def _represent(self, bags, target, seeds):
+        self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale, rescale_extremes=True)
+        bags = apply_scaling(bags, self.offset_, self.scale_)
+        rel = np.asarray(positive_grid(self.gamma, "gamma"), dtype=np.float64)
+        kernels, rows = [], []
+        if self.kernel in SET_KERNELS:
+            gammas = rel / median_sq_distance(bags.instances)
+            kernels = list(set_kernel(bags, gamma=gammas, weights=self.kernel, epsilon=self.epsilon_graph,
+                                      n_jobs=self.n_jobs))
+            rows = [{"gamma": float(g), "_k": k} for k, g in enumerate(gammas)]
+        else:
+            D = self._distances(bags, None)  # once per fit
+            off = ~np.eye(D.shape[0], dtype=bool)
+            for p in positive_grid(self.p, "p"):
+                Dp = D ** p
+                med = float(np.median(Dp[off])) if off.any() else 0.0
+                for g in rel / (med if med > 0 else 1.0):
+                    rows.append({"gamma": float(g), "p": float(p), "_k": len(kernels)})
+                    kernels.append(np.exp(-g * Dp))
+        spread = float(np.std(target)) or 1.0
+        if self.model == "svr":
+            cols = [{"C": float(C) * spread, "epsilon": self.epsilon * spread} for C in positive_grid(self.C, "C")]
+        else:
+            cols = [{"alpha": float(a)} for a in positive_grid(self.alphas, "alphas")]
+        return Bunch(bags=bags, K=kernels, rows=rows, cols=cols)
+
+    def _grid(self, rep):
+        return rep.rows, rep.cols
+
+    def _cut(self, rep, train, test):
+        return Bunch(K=rep.K, train=train, test=test)
+
+    def _design(self, fold, row):
+        K, tr, te = fold.K[row["_k"]], fold.train, fold.test
+        return K[np.ix_(tr, tr)], K[np.ix_(te, tr)]
+
+    def _model(self, row, col, seeds, inner):
+        if self.model == "svr":
+            return SVR(kernel="precomputed", C=col["C"], epsilon=col["epsilon"], tol=1e-6)
+        return KernelRidge(alpha=col["alpha"], kernel="precomputed")
+
+    def _keep(self, rep, fold, row, col, model, selection):
+        self.model_ = model
+        self.gamma_, self.p_ = row["gamma"], row.get("p")
+        if self.model == "svr":
+            self.train_bags_ = rep.bags[model.support_]
+            self.dual_coef_ = model.dual_coef_[0]
+            self.intercept_ = float(model.intercept_[0])
+        else:
+            self.train_bags_ = rep.bags
+            self.dual_coef_ = np.asarray(model.dual_coef_, dtype=np.float64).ravel()
+            self.intercept_ = 0.0
+
+    def _decision(self, bags):
+        K = self._kernel(bags, self.train_bags_, self.gamma_, self.p_)
+        K = K[0] if K.ndim == 3 else K
+        return K @ self.dual_coef_ + self.intercept_
