@@ -357,3 +357,72 @@ def test_bag_argmax_is_the_first_maximum_of_each_bag():
     np.testing.assert_array_equal(bag_rows(offsets, bags), np.concatenate([np.arange(offsets[b], offsets[b + 1])
                                                                            for b in bags]))
     assert bag_argmax(f, offsets, []).shape == (0,)
+
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("max_iter", [-1, 3])
+def test_inner_svc_through_libsvm_is_svc_fit(weighted, max_iter):
+    """The inner grid's libsvm path gives the decision values of the SVC fitted by SVC.fit to the
+    last bit (stopped early too; as the engine computes them from the dual coefficients, and to
+    rounding as SVC.decision_function does), and declines what it does not reproduce (so the
+    engine fits the SVC itself)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC, LinearSVC
+
+    from mil._tuning._engine import _decision_values
+    from mil._tuning._libsvm import svc_decision
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(40, 3))
+    K = np.exp(-0.5 * ((Z[:, None] - Z[None]) ** 2).sum(-1))
+    y = (Z[:, 0] + 0.5 * rng.normal(size=40) > 0).astype(np.intp)
+    w = rng.uniform(0.5, 2.0, size=30) if weighted else None
+    for C in (0.01, 1.0, 100.0):
+        model = SVC(kernel="precomputed", C=C, tol=1e-8, max_iter=max_iter)
+        fast = svc_decision(model, K[:30, :30], y[:30], w, K[30:, :30])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(K[:30, :30], y[:30], sample_weight=w)
+        np.testing.assert_array_equal(fast, _decision_values(model, K[30:, :30]))
+        np.testing.assert_allclose(fast, model.decision_function(K[30:, :30]), rtol=1e-12, atol=1e-12)
+    # Declined: another model, a class weight, one class, labels other than 0 / 1.
+    train, test = K[:30, :30], K[30:, :30]
+    assert svc_decision(LinearSVC(), train, y[:30], None, test) is None
+    assert svc_decision(SVC(kernel="precomputed", class_weight="balanced"), train, y[:30], None, test) is None
+    assert svc_decision(SVC(kernel="precomputed"), train, np.zeros(30, int), None, test) is None
+    assert svc_decision(SVC(kernel="precomputed"), train, y[:30] + 1, None, test) is None
+
+
+@pytest.mark.parametrize("make", ["mind", "bag-svc", "sliced"])
+def test_engine_inner_svms_through_libsvm_choose_as_svc_fit(make, monkeypatch):
+    """The kernel learners' grid scores, choice, calibration and outputs are those of fitting
+    every inner SVM through SVC.fit."""
+    from mil._tuning import _engine
+    from mil._tuning._libsvm import svc_decision
+    from mil.embedding import MInDClassifier, SlicedWassersteinClassifier
+    from mil.svm import BagKernelSVC
+
+    X, y = make_toy_bags(n_bags=40, random_state=2)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(y))
+    est = {"mind": MInDClassifier(Cs=(1.0, 100.0), gamma_scales=(0.25, 1.0), random_state=0),
+           "bag-svc": BagKernelSVC(random_state=0),
+           "sliced": SlicedWassersteinClassifier(n_directions=8, random_state=0)}[make]
+    answered = []
+
+    def counted(*args):
+        out = svc_decision(*args)
+        answered.append(out is not None)
+        return out
+
+    monkeypatch.setattr(_engine, "svc_decision", counted)
+    fast = est.fit(X, y, sample_weight=w)
+    assert answered and all(answered)  # every inner SVM went through libsvm directly
+    got = (fast.cv_results_.copy(), fast.best_params_, fast.proba_scale_, fast.decision_function(X))
+    monkeypatch.setattr(_engine, "svc_decision", lambda *args: None)
+    slow = est.fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(got[0], slow.cv_results_)
+    assert got[1] == slow.best_params_ and got[2] == slow.proba_scale_
+    np.testing.assert_array_equal(got[3], slow.decision_function(X))

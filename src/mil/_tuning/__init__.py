@@ -93,6 +93,11 @@ Warnings
     The inner grid's fits run with ``ConvergenceWarning`` silenced
     (:func:`quiet_fit`): a stopped solution still has a score. The refit
     warns.
+Inner SVMs (:mod:`mil._tuning._libsvm`)
+    A two-class ``SVC(kernel="precomputed")`` of the inner grid is fitted
+    by the libsvm call ``SVC.fit`` makes, without ``SVC.fit``'s checks of
+    the kernel the engine built (the same decision values); any other
+    model, and the refit, through its own ``fit``.
 Ties (:func:`best_index`)
     The highest score wins; at equal scores the first column (the first C
     of the list: the smallest, in every default grid), then the first row.

@@ -13,6 +13,7 @@ from sklearn.utils import Bunch, check_random_state
 
 from mil._scaling import apply_scaling
 from mil._tuning._calibration import sigmoid_proba
+from mil._tuning._libsvm import svc_decision
 from mil._tuning._scores import SEED_MAX, inner_folds, positive_weight_bags, select
 from mil.utils._docstrings import defaults_of, register
 from mil.utils.validation import bag_sample_weight
@@ -146,8 +147,7 @@ class _TunedMixin:
         for i, row in enumerate(rows):
             A_train, A_test = self._design(fold, row)
             for j, col in enumerate(cols):
-                model = _inner_fit(self._model(row, col, seeds, True), A_train, target[train], w)
-                s = self._inner_output(model, A_test)
+                s = self._inner_output(self._model(row, col, seeds, True), A_train, target[train], w, A_test)
                 if out is None:
                     out = np.empty((len(rows), len(cols)) + s.shape)
                 out[i, j] = s
@@ -195,8 +195,12 @@ class TunedClassifierMixin(_TunedMixin):
         return bags, target, weight, keep, n_total
 
     @staticmethod
-    def _inner_output(model, A):
-        return _decision_values(model, A)
+    def _inner_output(model, A_train, y, w, A_test):
+        """An inner grid point's decision values on `A_test` after its fit on `A_train`: a
+        two-class SVM on a precomputed kernel straight through libsvm (:mod:`mil._tuning._libsvm`,
+        the same values), any other model through its quiet ``fit``."""
+        s = svc_decision(model, A_train, y, w, A_test)
+        return s if s is not None else _decision_values(_inner_fit(model, A_train, y, w), A_test)
 
     def decision_function(self, X):
         """Decision values of the fitted model.
@@ -264,8 +268,8 @@ class TunedRegressorMixin(_TunedMixin):
         return bags, target, weight, keep, n_total
 
     @staticmethod
-    def _inner_output(model, A):
-        return model.predict(A)
+    def _inner_output(model, A_train, y, w, A_test):
+        return _inner_fit(model, A_train, y, w).predict(A_test)
 
     def predict(self, X):
         """Predict the target value of each bag.

@@ -77,6 +77,12 @@ def _distance_unit(d, p):
     return float(np.ldexp(1.0, exponent))
 
 
+def _rbf(D, gamma):
+    """``exp(-gamma D)`` into one new array."""
+    K = np.multiply(D, -gamma)
+    return np.exp(K, out=K)
+
+
 class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier):
     """Shared fit of the encoder classifiers on :mod:`mil._tuning` (not public).
 
@@ -156,8 +162,11 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
     def _design(self, fold, row):
         tr, te = fold.train, fold.test
         if self.model == "rbf":
-            Dp = fold.rep.powered[row["_d"]]
-            return np.exp(-row["gamma"] * Dp[np.ix_(tr, tr)]), np.exp(-row["gamma"] * Dp[np.ix_(te, tr)])
+            if fold.get("d") != row["_d"]:  # one slice of a distance matrix per fold, shared by its gammas
+                Dp = fold.rep.powered[row["_d"]]
+                everyone = te.size == 0 and tr.size == Dp.shape[0]  # the refit: every bag, in order
+                fold.d, fold.D_train, fold.D_test = row["_d"], Dp if everyone else Dp[np.ix_(tr, tr)], Dp[np.ix_(te, tr)]
+            return _rbf(fold.D_train, row["gamma"]), _rbf(fold.D_test, row["gamma"])
         E, unit = fold.rep.encodings[row["_e"]], fold.rep.units[row["_e"]]
         E_train, E_test = (E[tr], E[te]) if unit == 1.0 else (E[tr] / unit, E[te] / unit)
         fold.mean = fold.scale = None
