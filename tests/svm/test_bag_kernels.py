@@ -113,13 +113,13 @@ def test_set_kernel_normalisations(backend):
 def test_grid_reuses_one_kernel_pass(monkeypatch):
     X, y = make_toy_bags(n_bags=30, random_state=1)
     calls = []
-    original = bag_svc._set_kernels_from_bags
+    original = bag_svc.set_kernels_from_bags
 
     def counting(*args, **kwargs):
         calls.append(len(args[2]))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(bag_svc, "_set_kernels_from_bags", counting)
+    monkeypatch.setattr(bag_svc, "set_kernels_from_bags", counting)
     clf = BagKernelSVC(C=[0.1, 1, 10], gamma=[0.5, 1, 2, 4], random_state=0).fit(X, y)
     assert calls == [4]  # one pass for the four gammas, none per C or per inner fold
     assert clf.cv_results_.shape == (4, 3)

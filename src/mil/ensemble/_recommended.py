@@ -10,7 +10,7 @@ from sklearn.ensemble import VotingClassifier
 from mil.embedding import MInDClassifier
 from mil.ensemble._blrt import BagRandomTreesClassifier
 from mil.svm import BagKernelSVC
-from mil.svm._kernels import _require_pot
+from mil.svm._kernels import require_pot
 
 __all__ = ["RECOMMENDED_MEMBERS", "make_recommended_classifier"]
 
@@ -94,7 +94,7 @@ def make_recommended_classifier(random_state=None, n_jobs=None):
     >>> clf.fit(X[:30], y[:30]).predict_proba(X[30:]).shape
     (10, 2)
     """
-    _require_pot()
+    require_pot()
     common = {"random_state": random_state, "n_jobs": n_jobs}
     members = [MInDClassifier(**common),
                BagKernelSVC(kernel="emd", scale=None, p=(1.0, 2.0), cv_repeats=3, **common),

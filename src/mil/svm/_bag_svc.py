@@ -20,7 +20,7 @@ from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
 from mil._scaling import absolute_unit, apply_scaling, fit_scaling
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.distances import hausdorff
-from mil.svm._kernels import (EMD_METRICS, _normalised, _require_pot, _set_kernels_from_bags, bandwidth_reference,
+from mil.svm._kernels import (EMD_METRICS, bandwidth_reference, normalize_kernels, require_pot, set_kernels_from_bags,
                               emd_distances, median_sq_distance, migraph_weights)
 from mil.utils._docstrings import fill_doc
 
@@ -205,10 +205,10 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         ref = absolute_unit(self, 2) if self.gamma_scale == "absolute" else median_sq_distance(
             bags.instances, self.gamma_scale)
         gammas = rel_gammas / ref
-        K, diag, _ = _set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
+        K, diag, _ = set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
         sums = np.add.reduceat(w, bags.offsets[:-1])
         rows = [{"gamma": float(g), "_k": k} for k, g in enumerate(gammas)]
-        return _normalised(K, diag, diag, self.normalize, sums, sums), rows, diag
+        return normalize_kernels(K, diag, diag, self.normalize, sums, sums), rows, diag
 
     def _distance_kernels(self, bags, rel_gammas, ps):
         """Distance kernels of every (p, gamma), p-major, from one distance matrix, and their rows."""
@@ -227,7 +227,7 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
     # -- the tuning engine's hooks ------------------------------------------------------
     def _represent(self, bags, target, seeds):
         if self.kernel == "emd":
-            _require_pot()
+            require_pot()
         elif self.ground_metric != "euclidean":
             raise ValueError(f"ground_metric={self.ground_metric!r} needs kernel='emd' (the other kernels "
                              f"use the Euclidean distance); got kernel={self.kernel!r}")
@@ -274,11 +274,11 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         g = np.array([self.gamma_])
         if self.kernel in SET_KERNELS:
             w = self._instance_weights(bags)
-            K, dx, _ = _set_kernels_from_bags(bags, sup, g, w, self.support_weights_, self.n_jobs)
+            K, dx, _ = set_kernels_from_bags(bags, sup, g, w, self.support_weights_, self.n_jobs)
             # The support bags' self-kernels from fit (the same bags, the training centring).
             dy = self.support_diag_[None]
             sums = np.add.reduceat(w, bags.offsets[:-1])
-            Ks = _normalised(K, dx, dy, self.normalize, sums, self.support_weight_sums_)[0]
+            Ks = normalize_kernels(K, dx, dy, self.normalize, sums, self.support_weight_sums_)[0]
         else:
             Ks = np.exp(-self.gamma_ * self._distances(bags, sup) ** self.p_)
         full = np.zeros((bags.n_bags, self.n_train_))

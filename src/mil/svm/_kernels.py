@@ -229,7 +229,7 @@ def _bag_subset(instances, offsets, weights, index):
     return np.ascontiguousarray(instances[rows]), new, np.ascontiguousarray(weights[rows])
 
 
-def _set_kernels_from_bags(X, Y, gammas, x_w, y_w, n_jobs):
+def set_kernels_from_bags(X, Y, gammas, x_w, y_w, n_jobs):
     """Unnormalised kernels plus both sides' self-kernels, for validated Bags.
 
     Returns ``(K, diag_x, diag_y)``: K of shape (n_gammas, n_x, n_y), the
@@ -285,7 +285,7 @@ def _recompute_symmetric(K, Xs, offsets, w, rows, g, n_jobs):
         K[:, rest[:, None], rows[None, :]] = R.transpose(0, 2, 1)
 
 
-def _normalised(K, diag_x, diag_y, normalize, wsum_x=None, wsum_y=None):
+def normalize_kernels(K, diag_x, diag_y, normalize, wsum_x=None, wsum_y=None):
     """Apply the normalisation in place ("cosine", "weights" or "none")."""
     if normalize == "cosine":
         K /= np.sqrt(diag_x[:, :, None] * diag_y[:, None, :])
@@ -367,13 +367,13 @@ def set_kernel(X, Y=None, *, gamma=1.0, weights="nsk", epsilon=None, normalize="
     else:
         ws = [migraph_weights(b, epsilon) for b in side]
     x_w, y_w = ws[0], ws[-1]
-    K, dx, dy = _set_kernels_from_bags(X, Y, gammas, x_w, None if Y is None else y_w, n_jobs)
+    K, dx, dy = set_kernels_from_bags(X, Y, gammas, x_w, None if Y is None else y_w, n_jobs)
     sums = [np.add.reduceat(w, b.offsets[:-1]) for w, b in zip(ws, side)]
-    K = _normalised(K, dx, dy, normalize, sums[0], sums[-1])
+    K = normalize_kernels(K, dx, dy, normalize, sums[0], sums[-1])
     return K[0] if scalar else K
 
 
-def _require_pot():
+def require_pot():
     try:
         import ot
     except ImportError as exc:
@@ -529,7 +529,7 @@ def emd_distances(X, Y=None, *, metric="euclidean", n_jobs=None, num_iter_max=1_
     """
     if metric not in EMD_METRICS:
         raise ValueError(f"metric must be one of {', '.join(map(repr, EMD_METRICS))}; got {metric!r}")
-    ot = _require_pot()
+    ot = require_pot()
     from joblib import Parallel, delayed, effective_n_jobs
 
     X = _as_bags(X, "X")
