@@ -1,4 +1,4 @@
-"""Every registered classifier on foundation-model shaped bags: fit and predict CPU time, peak memory, accuracy / AUC, instance AUC.
+"""Every registered classifier on foundation-model shaped bags: CPU time, peak memory, accuracy / AUC, instance AUC.
 
 The workload of mil.datasets.make_foundation_bags: by default 200 bags of
 500-1,500 instances x 768 float32 features (about 197,000 instances,
@@ -52,7 +52,10 @@ from sklearn.metrics import roc_auc_score
 from mil import Bags
 from mil._learners import SEED_PARAMS, make_learner
 
-data_dir, name, seed, limit = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+data_dir, name = sys.argv[1], sys.argv[2]
+seed, limit, memory_gb = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+if memory_gb > 0:  # address space, the memory map included: an allocation beyond it raises MemoryError
+    resource.setrlimit(resource.RLIMIT_AS, (int(memory_gb * 2**30), resource.RLIM_INFINITY))
 meta = np.load(os.path.join(data_dir, "meta.npz"))
 instances = np.load(os.path.join(data_dir, "instances.npy"), mmap_mode="r")
 bags = Bags(instances, meta["offsets"])
@@ -147,11 +150,12 @@ def _children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run_one(data_dir, name, seed, limit, wall_factor):
+def run_one(data_dir, name, seed, limit, wall_factor, memory_gb=0.0):
     env = dict(os.environ, **ONE_THREAD)
     cpu0 = _children_cpu()
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, data_dir, name, str(seed), str(limit)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    argv = [sys.executable, "-c", CHILD, data_dir, name, str(seed), str(limit), str(memory_gb)]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
         out, err = proc.communicate(timeout=limit * wall_factor)
         timed_out = False
@@ -173,6 +177,8 @@ def run_one(data_dir, name, seed, limit, wall_factor):
             last["instance_status"] = what if over else "error"
         if not over:
             last["error"] = err.strip().splitlines()[-1][:300] if err.strip() else f"exit {proc.returncode}"
+            if "MemoryError" in last["error"] or "Unable to allocate" in last["error"]:
+                last["status"] = f"over the {memory_gb:g} GB memory limit"
     else:
         last["status"] = "ok"
     return last
@@ -199,24 +205,24 @@ def table(path):
         m, s, n = stat
         return f"{m * scale:.{digits}f}" + (f" ± {s * scale:.{digits}f}" if n > 1 else "")
 
-    print(".. list-table::\n   :header-rows: 1\n")
-    head = ["learner", "seeds", "fit CPU s", "predict CPU s", "peak MB (anon)", "accuracy %", "AUC %",
-            "instance AUC %"]
-    print("   * - " + "\n     - ".join(head))
+    print(".. csv-table::\n   :header: learner, seeds, fit CPU s, predict CPU s, peak memory MB, accuracy %, AUC %, "
+          "instance AUC %\n")
     for name, rs in by_learner.items():
-        seeds = ",".join(str(r["seed"]) for r in rs if r.get("seed") is not None) or "-"
-        if any(r.get("status") != "ok" for r in rs):
-            bad = next(r for r in rs if r.get("status") != "ok")
-            cells = [name, seeds, bad["status"] + (f": {bad.get('error', '')}" if bad.get("error") else ""),
-                     "", "", "", "", ""]
+        seeds = " ".join(str(r["seed"]) for r in rs if r.get("seed") is not None) or "-"
+        bad = [r for r in rs if r.get("status") != "ok"]
+        if bad:
+            r = bad[0]
+            status = r["status"] + (f" ({r['error']})" if r.get("error") else "")
+            cells = [f"``{name}``", seeds, f'"{status}"', "-", "-", "-", "-", "-"]
         else:
             inst = mean([r.get("instance_auc") for r in rs])
-            cells = [name, seeds, fmt(mean([r["fit_cpu"] for r in rs]), digits=0),
+            inst_cell = fmt(inst, 100) if inst else (f'"{rs[0]["instance_status"]}"' if rs[0].get("instance_status")
+                                                     else "-")
+            cells = [f"``{name}``", seeds, fmt(mean([r["fit_cpu"] for r in rs]), digits=0),
                      fmt(mean([r["predict_cpu"] for r in rs]), digits=1),
                      fmt(mean([r["anon_peak_mb"] for r in rs]), digits=0),
-                     fmt(mean([r["accuracy"] for r in rs]), 100), fmt(mean([r["auc"] for r in rs]), 100),
-                     fmt(inst, 100) if inst else (rs[0].get("instance_status", "") or "")]
-        print("   * - " + "\n     - ".join(cells))
+                     fmt(mean([r["accuracy"] for r in rs]), 100), fmt(mean([r["auc"] for r in rs]), 100), inst_cell]
+        print("   " + ", ".join(cells))
 
 
 def main():
@@ -230,6 +236,8 @@ def main():
     parser.add_argument("--timeout", type=int, default=600, help="CPU seconds for fit + predict")
     parser.add_argument("--wall-factor", type=float, default=4.0,
                         help="wall-clock limit = timeout x this (a busy machine)")
+    parser.add_argument("--memory-limit", type=float, default=0.0, metavar="GB",
+                        help="address-space limit of each learner's process, the memory map included (0: none)")
     parser.add_argument("--out", default="foundation.jsonl")
     parser.add_argument("--data-dir", default=None, help="keep the generated data here (default: a temporary folder)")
     parser.add_argument("--table", metavar="JSONL", help="print the tables of a results file and exit")
@@ -255,7 +263,8 @@ def main():
         for name in names:
             for seed in (seeds if name in SEED_PARAMS else [None]):
                 t = time.perf_counter()
-                rec = run_one(data_dir, name, 0 if seed is None else seed, args.timeout, args.wall_factor)
+                rec = run_one(data_dir, name, 0 if seed is None else seed, args.timeout, args.wall_factor,
+                              args.memory_limit)
                 rec.update(seed=seed, load=os.getloadavg(), wall_total=time.perf_counter() - t)
                 with open(args.out, "a") as fh:
                     fh.write(json.dumps(rec) + "\n")
