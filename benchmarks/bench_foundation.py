@@ -27,6 +27,7 @@ with ``--seeds`` (default 0). Results are appended to a JSON-lines file
 
     nice -n 10 python benchmarks/bench_foundation.py --out foundation-200.jsonl [--learners a,b] [--seeds 0,1,2]
     python benchmarks/bench_foundation.py --bags 2000 --sizes 1000 --learners nystroem-nsk,... --out foundation-2000.jsonl
+    python benchmarks/bench_foundation.py --variant "miwrapper-hgb calibration=sigmoid" --out foundation-200.jsonl
     python benchmarks/bench_foundation.py --table foundation-200.jsonl
 """
 
@@ -46,13 +47,17 @@ ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_N
                                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
 
 CHILD = r"""
-import json, os, resource, sys, threading, time, warnings
+import json, os, resource, shlex, sys, threading, time, warnings
 import numpy as np
 from sklearn.metrics import roc_auc_score
 from mil import Bags
 from mil._learners import SEED_PARAMS, make_learner
 
-data_dir, name = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[6])
+from _data import parse_params
+
+data_dir, variant = sys.argv[1], sys.argv[2]
+name, *items = shlex.split(variant)  # a registry name and KEY=VALUE parameters
 seed, limit, memory_gb = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
 if memory_gb > 0:  # address space, the memory map included: an allocation beyond it raises MemoryError
     resource.setrlimit(resource.RLIMIT_AS, (int(memory_gb * 2**30), resource.RLIM_INFINITY))
@@ -83,11 +88,11 @@ def emit(record):
     print(json.dumps(record), flush=True)
 
 X_train, X_test = bags[:n_train], bags[n_train:]  # views of the memory map, no copies
-est = make_learner(name, seed=seed if name in SEED_PARAMS else None)
+est = make_learner(name, seed=seed if name in SEED_PARAMS else None, **parse_params(items))
 anon0, rss0 = anon_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 threading.Thread(target=sample, daemon=True).start()
 resource.setrlimit(resource.RLIMIT_CPU, (int(cpu()) + limit, resource.RLIM_INFINITY))
-record = {"learner": name, "seed": seed if name in SEED_PARAMS else None}
+record = {"learner": variant, "seed": seed if name in SEED_PARAMS else None}
 c0, w0 = cpu(), time.perf_counter()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -153,7 +158,8 @@ def _children_cpu():
 def run_one(data_dir, name, seed, limit, wall_factor, memory_gb=0.0):
     env = dict(os.environ, **ONE_THREAD)
     cpu0 = _children_cpu()
-    argv = [sys.executable, "-c", CHILD, data_dir, name, str(seed), str(limit), str(memory_gb)]
+    argv = [sys.executable, "-c", CHILD, data_dir, name, str(seed), str(limit), str(memory_gb),
+            os.path.dirname(os.path.abspath(__file__))]
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
@@ -232,6 +238,9 @@ def main():
     parser.add_argument("--features", type=int, default=768)
     parser.add_argument("--data-seed", type=int, default=0)
     parser.add_argument("--learners", default=None, help="comma-separated registry names (default: every classifier)")
+    parser.add_argument("--variant", action="append", default=[],
+                        help='a registry name with KEY=VALUE parameters, one quoted string '
+                             '(e.g. "miwrapper-hgb calibration=sigmoid"); repeatable, run after --learners')
     parser.add_argument("--seeds", default="0", help="seeds of the randomised learners, e.g. 0,1,2")
     parser.add_argument("--timeout", type=int, default=600, help="CPU seconds for fit + predict")
     parser.add_argument("--wall-factor", type=float, default=4.0,
@@ -247,7 +256,9 @@ def main():
         return
     from mil._learners import SEED_PARAMS, available_learners
 
-    names = args.learners.split(",") if args.learners else available_learners("classification")
+    names = args.learners.split(",") if args.learners else ([] if args.variant else
+                                                             available_learners("classification"))
+    names += args.variant
     seeds = [int(s) for s in args.seeds.split(",")]
     sizes = tuple(int(s) for s in args.sizes.split(","))
     sizes = sizes[0] if len(sizes) == 1 else sizes
@@ -261,7 +272,7 @@ def main():
                                  "load": os.getloadavg()}) + "\n")
     try:
         for name in names:
-            for seed in (seeds if name in SEED_PARAMS else [None]):
+            for seed in (seeds if name.split()[0] in SEED_PARAMS else [None]):
                 t = time.perf_counter()
                 rec = run_one(data_dir, name, 0 if seed is None else seed, args.timeout, args.wall_factor,
                               args.memory_limit)
