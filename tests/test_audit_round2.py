@@ -327,7 +327,7 @@ def test_item6_arff_duplicate_bag_ids(tmp_path):
 
 
 # -- item 7: fit keeps (and computes) only the matrices it needs -------------------------------
-import mil.neighbors._classifiers as _knn_module  # noqa: E402
+import mil.neighbors._base as _knn_module  # noqa: E402
 from mil.distances import hausdorff  # noqa: E402
 
 

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mil.neighbors._classifiers as clf_mod
+import mil.neighbors._base as clf_mod
 from mil import Bags
 from mil.datasets import load_dataset
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier

@@ -17,7 +17,7 @@ from mil.embedding import (KernelMeanRegressor, MInDRegressor, SlicedWasserstein
                            miVLADRegressor)
 from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier,
                           make_recommended_classifier)
-from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
+from mil.neighbors import BagKNNClassifier, BagKNNRegressor, CitationKNNClassifier, CitationKNNRegressor
 from mil.preprocessing import BagScaler
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, BagKernelSVR, MISVMClassifier, miSVMClassifier
@@ -46,9 +46,9 @@ def get_include():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-__all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKernelSVR", "BagKNNClassifier", "BagRandomTreesClassifier",
-           "Bags",
-           "BagScaler", "C45MIClassifier", "CitationKNNClassifier", "FisherVectorEmbedding", "GDBTMIClassifier",
+__all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKernelSVR", "BagKNNClassifier", "BagKNNRegressor",
+           "BagRandomTreesClassifier", "Bags", "BagScaler", "C45MIClassifier", "CitationKNNClassifier",
+           "CitationKNNRegressor", "FisherVectorEmbedding", "GDBTMIClassifier",
            "ID3MIClassifier", "KernelMeanClassifier", "KernelMeanEmbedding", "miFVClassifier", "miVLADClassifier",
            "MILESClassifier", "MILESEmbedding", "MInDClassifier", "MIRandomForestClassifier", "MISVMClassifier",
            "miSVMClassifier", "MIWrapperClassifier", "MIWrapperRegressor", "RipperMIClassifier",

@@ -22,7 +22,7 @@ from mil.embedding import (KernelMeanClassifier, MILESClassifier, MInDClassifier
                            miFVClassifier, miVLADClassifier)
 from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier,
                           make_recommended_classifier)
-from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
+from mil.neighbors import BagKNNClassifier, BagKNNRegressor, CitationKNNClassifier, CitationKNNRegressor
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier
@@ -128,6 +128,11 @@ LEARNERS = {
     "primary-instance-reg": _row(PrimaryInstanceRegressor, {},
                                  "primary-instance regression: one instance per bag carries the label",
                                  task="regression"),
+    "citation-knn-reg": _row(CitationKNNRegressor, {},
+                             "Citation-KNN regression: mean target of references and citers, minimal "
+                             "Hausdorff distance (R=2, C=4)", task="regression"),
+    "bag-knn-reg": _row(BagKNNRegressor, {}, "bag k-nearest neighbours regression: mean target of the k=3 "
+                        "nearest bags, minimal Hausdorff distance", task="regression"),
 }
 
 #: Former names that keep working, with a deprecation note: former -> registered name.

@@ -235,27 +235,36 @@ class BagTreeIndex:
         """Distance from each training bag to its C-th nearest other training bag (1 <= C < n_bags)."""
         return self._search(self._training_batch(), ("kth", C), True, n_jobs)
 
-    def nearest(self, batch, k, n_jobs=None):
-        """The k nearest training bags of each query bag of `batch` (:meth:`queries`), as :func:`rank_rows`."""
+    def nearest(self, batch, k, n_jobs=None, return_distance=False):
+        """The k nearest training bags of each query bag of `batch` (:meth:`queries`), as :func:`rank_rows`.
+
+        With `return_distance`, also their distances (each the smallest
+        exact distance of a pair of their instances).
+        """
         self._build()
-        return self._search(batch, ("rank", min(k, self.n_bags)), False, n_jobs)
+        near, dist = self._search(batch, ("rank", min(k, self.n_bags)), False, n_jobs)
+        return (near, dist) if return_distance else near
 
     def citers(self, batch, radius, n_jobs=None):
-        """(query bag, training bag) pairs with ``d(b, Q) <= radius[b]``, sorted.
+        """(query bag, training bag) pairs with ``d(b, Q) <= radius[b]``, sorted, and their distances.
 
         `radius` holds one radius per training bag (original units); -inf
         cites nothing, +inf every query bag. Each training instance queries
-        the batch's tree with its bag's radius.
+        the batch's tree with its bag's radius; a pair's distance is the
+        smallest exact distance of the instance pairs found (its closest
+        pair is within the radius, so among them).
         """
         self._build()
         tree_X, n = self.bags.instances, self.n_bags
         q_off = batch.offsets
         m = q_off.shape[0] - 1
         q_bag = np.repeat(np.arange(m, dtype=np.intp), np.diff(q_off))
-        keys = []
+        keys, dists = [], []
         every = np.flatnonzero(radius == np.inf)
         if every.size:
-            keys.append((np.arange(m, dtype=np.int64)[:, None] * n + every[None, :]).ravel())
+            pairs = (np.arange(m, dtype=np.int64)[:, None] * n + every[None, :]).ravel()
+            keys.append(pairs)
+            dists.append(self._pair_minima(batch, pairs // n, pairs % n))
         finite = np.isfinite(radius) & (radius >= 0)
         T, Q = self._build(), batch.layout
         inst = np.flatnonzero(finite[self.bag_of[T.perm]])  # training tree rows, in tree order
@@ -268,17 +277,33 @@ class BagTreeIndex:
                 found = Q.tree.query_radius(T.Y[rows], r)
                 lens = np.fromiter((a.shape[0] for a in found), dtype=np.intp, count=found.shape[0])
                 if not lens.sum():
-                    return np.zeros(0, dtype=np.int64)
+                    return np.zeros(0, dtype=np.int64), np.zeros(0)
                 qi = Q.perm[np.concatenate(found)]
                 ti = np.repeat(ti, lens)
                 d = pair_distances(tree_X, ti, batch.X, qi)
                 keep = d <= radius[self.bag_of[ti]]
-                return np.unique(q_bag[qi[keep]].astype(np.int64) * n + self.bag_of[ti[keep]])
+                return _min_per_key(q_bag[qi[keep]].astype(np.int64) * n + self.bag_of[ti[keep]], d[keep])
 
             step = max(1, min(_ROWS, -(-inst.shape[0] // (4 * effective_n_jobs(n_jobs)))))
-            keys += _parallel(block, [inst[a:a + step] for a in range(0, inst.shape[0], step)], n_jobs)
-        keys = np.unique(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
-        return (keys // n).astype(np.intp), (keys % n).astype(np.intp)
+            for k_, d_ in _parallel(block, [inst[a:a + step] for a in range(0, inst.shape[0], step)], n_jobs):
+                keys.append(k_)
+                dists.append(d_)
+        if not keys:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0)
+        keys, dists = _min_per_key(np.concatenate(keys), np.concatenate(dists))
+        return (keys // n).astype(np.intp), (keys % n).astype(np.intp), dists
+
+    def _pair_minima(self, batch, q, b):
+        """The minimal distance between query bag ``q[i]`` and training bag ``b[i]``, from all their pairs."""
+        X, off = self.bags.instances, self.bags.offsets
+        out = np.empty(q.shape[0])
+        for i, (qq, bb) in enumerate(zip(q.tolist(), b.tolist())):
+            qa, qn = batch.offsets[qq], batch.offsets[qq + 1] - batch.offsets[qq]
+            ta, tn = off[bb], off[bb + 1] - off[bb]
+            ia = np.repeat(np.arange(qa, qa + qn), tn)
+            ib = np.tile(np.arange(ta, ta + tn), qn)
+            out[i] = pair_distances(batch.X, ia, X, ib).min()
+        return out
 
     @property
     def bag_of(self):
@@ -290,7 +315,7 @@ class BagTreeIndex:
         sizes = np.diff(q_off)
         m = sizes.shape[0]
         kind, count = rule
-        out = np.empty(m) if kind == "kth" else np.empty((m, count), dtype=np.intp)
+        out = _answers(kind, m, count)
         if m == 0:
             return out
         k0 = self._first_k(sizes, rule)
@@ -303,7 +328,10 @@ class BagTreeIndex:
         blocks = [order[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
         for bags, res in zip(blocks, _parallel(lambda bags: self._block(batch, bags, k0, rule, exclude_self),
                                                blocks, n_jobs)):
-            out[bags] = res
+            if kind == "kth":
+                out[bags] = res
+            else:
+                out[0][bags], out[1][bags] = res
         return out
 
     def _first_k(self, sizes, rule):
@@ -329,7 +357,7 @@ class BagTreeIndex:
         own = bags if exclude_self else None
         keys, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
         kind, count = rule
-        out = np.empty(nb) if kind == "kth" else np.empty((nb, count), dtype=np.intp)
+        out = _answers(kind, nb, count)
         settle = _settle_kth if kind == "kth" else _settle_rank
         active = np.ones(nb, dtype=bool)
         todo = np.arange(rows.shape[0], dtype=np.intp)
@@ -435,6 +463,13 @@ class _Batch:
         self.X, self.offsets, self.layout, self.slack = X, offsets, layout, slack
 
 
+def _answers(kind, m, count):
+    """Room for `m` bags' answers: C-th distances ("kth"), or the k nearest and their distances ("rank")."""
+    if kind == "kth":
+        return np.empty(m)
+    return np.empty((m, count), dtype=np.intp), np.empty((m, count))
+
+
 def _row_counts(qb, v, R, nb):
     """Entries per bag, and how many of them lie at or below the bag's bound R (the exact ones)."""
     cnt_all = np.bincount(qb, minlength=nb)
@@ -475,5 +510,5 @@ def _settle_rank(qb, tb, v, R, nb, k, out):
         sub = concat_ranges(ptr[idx], lengths)
         sub_ptr = np.zeros(idx.shape[0] + 1, dtype=np.intp)
         np.cumsum(lengths, out=sub_ptr[1:])
-        out[idx] = rank_rows(sub_ptr, tb[sub], v[sub], k)
+        out[0][idx], out[1][idx] = rank_rows(sub_ptr, tb[sub], v[sub], k, return_distance=True)
     return done, target, False

@@ -35,7 +35,7 @@ def group_starts(rows, vals):
     return new
 
 
-def rank_rows(ptr, cols, vals, k):
+def rank_rows(ptr, cols, vals, k, return_distance=False):
     """The k nearest columns of each sparse row: by distance, ties (within DISTANCE_RTOL) by column.
 
     Row ``i`` holds the entries ``ptr[i]:ptr[i + 1]`` of `cols` (training
@@ -48,14 +48,19 @@ def rank_rows(ptr, cols, vals, k):
     Returns
     -------
     near : ndarray of shape (n_rows, k)
+    distance : ndarray of shape (n_rows, k)
+        Their distances (with `return_distance`).
     """
     ptr = np.asarray(ptr, dtype=np.intp)
     rows, order = _sorted_entries(ptr, cols, vals)
     c, v, r = cols[order], vals[order], rows[order]
     group = np.cumsum(group_starts(r, v))
     # Groups increase along the rows, so this orders by row, group, then column.
-    c = c[np.lexsort((c, group))]
-    return c[ptr[:-1, None] + np.arange(k)[None, :]]
+    order = np.lexsort((c, group))
+    take = ptr[:-1, None] + np.arange(k)[None, :]
+    if return_distance:
+        return c[order][take], v[order][take]
+    return c[order][take]
 
 
 def rank_dense(D, k):

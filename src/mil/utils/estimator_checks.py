@@ -344,6 +344,10 @@ _FAILS_BY_CLASS["GDBTMIClassifier"] = {**_FAILS_BINARY, "check_sample_weight_equ
     "bags and features are drawn at random per round: two copies of a bag are two draws, a "
     "weight of 2 is one (with subsample=1.0 and max_features=None the check passes)")}
 _FAILS_BY_CLASS["CitationKNNClassifier"] = {**_FAILS_BINARY, **_KNN_WEIGHTS}
+# The neighbour regressors average the k nearest bags' targets: the same places as the votes.
+for _name in ("BagKNNRegressor", "CitationKNNRegressor"):
+    _FAILS_BY_CLASS[_name] = {"check_sample_weight_equivalence_on_dense_data":
+                              _KNN_WEIGHTS["check_sample_weight_equivalence_on_dense_data"]}
 # RIPPER-MI sums bag weights in every count, but its grow/prune split draws bags at
 # random (two copies of a bag can fall on both sides, a weight of 2 cannot), and a
 # bag no rule covers gets the default rule's class: the majority of the training
