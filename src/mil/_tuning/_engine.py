@@ -328,6 +328,13 @@ default="{defaults.get("scoring")}"
 """
 
 
+_ATTRIBUTES_DOC = """    proba_scale_ : float
+        The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
+    n_features_in_ : int
+        Number of features of the instances.
+"""
+
 register("inner-cv folds", _cv_doc)
 register("inner-cv parameters", _classifier_cv_doc)
 register("inner-cv regression parameters", _regressor_cv_doc)
+register("inner-cv attributes", _ATTRIBUTES_DOC)

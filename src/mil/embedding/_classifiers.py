@@ -146,10 +146,7 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         Concepts with a non-zero weight (for any class).
     n_iter_ : int
         Iterations of the final SVM's solver.
-    proba_scale_ : float
-        The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
-    n_features_in_ : int
-        Number of features of the instances.
+    [inner-cv attributes]
 
     See Also
     --------
@@ -434,10 +431,7 @@ class MInDClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifie
         chosen.
     dissimilarity_scale_ : ndarray of shape (n_prototypes,) or None
         Their column standard deviations; None with the RBF kernel.
-    proba_scale_ : float
-        The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
-    n_features_in_ : int
-        Number of features of the instances.
+    [inner-cv attributes]
 
     See Also
     --------

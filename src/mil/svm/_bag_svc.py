@@ -131,10 +131,7 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         without inner folds); rows are p-major.
     svc_ : sklearn.svm.SVC
         The SVM on the training bags' kernel.
-    proba_scale_ : float
-        The scale ``a`` of ``predict_proba`` (:ref:`inner-cv`).
-    n_features_in_ : int
-        Number of features of the instances.
+    [inner-cv attributes]
 
     See Also
     --------

@@ -34,10 +34,10 @@ import threading
 
 import numpy as np
 
+from mil._bag_arrays import concat_ranges
 from mil._core import kernel, twins, use_backend
 from mil._distance_engine import fill_by_rows
 from mil._distance_exact import bag_radii, scaled_by
-from mil.utils._segments import ranges
 from mil.utils.validation import check_bags, shown
 
 __all__ = ["set_kernel", "migraph_weights", "emd_distances", "BLOCK_SIZE"]
@@ -225,7 +225,7 @@ def _bag_subset(instances, offsets, weights, index):
     """Instances, offsets and weights of the bags `index` (in order)."""
     sizes = np.diff(offsets)[index]
     new = np.r_[0, np.cumsum(sizes)].astype(np.intp)
-    rows = ranges(offsets[index], sizes)
+    rows = concat_ranges(offsets[index], sizes)
     return np.ascontiguousarray(instances[rows]), new, np.ascontiguousarray(weights[rows])
 
 

@@ -516,8 +516,16 @@ def _example(cls):
 """
 
 
-@fill_doc(alternating_svm_parameters=_params_doc, alternating_svm_more_parameters=_more_params_doc, alternating_svm_attributes=_ATTRIBUTES_DOC,
-          alternating_svm_references=_REFERENCES_DOC, examples=_example)
+def _all_params_doc(cls):
+    """The whole Parameters section (both classes take the same parameters)."""
+    return "    Parameters\n    ----------\n" + _params_doc(cls) + "    [inner-cv folds]\n" + _more_params_doc(cls)
+
+
+_SECTIONS = dict(alternating_svm_parameters=_all_params_doc, alternating_svm_attributes=_ATTRIBUTES_DOC,
+                 alternating_svm_references=_REFERENCES_DOC, examples=_example)
+
+
+@fill_doc(**_SECTIONS)
 class miSVMClassifier(_AlternatingSVM):
     """Instance-level SVM with the instance labels of positive bags inferred (mi-SVM).
 
@@ -526,11 +534,7 @@ class miSVMClassifier(_AlternatingSVM):
     one per positive bag staying positive (its highest-scoring instance),
     until no label changes (Andrews, Tsochantaridis and Hofmann 2002).
 
-    Parameters
-    ----------
     [alternating svm parameters]
-    [inner-cv folds]
-    [alternating svm more parameters]
 
     Attributes
     ----------
@@ -550,8 +554,7 @@ class miSVMClassifier(_AlternatingSVM):
     _auto = {"gamma": (0.25, 1.0, 4.0, 16.0), "scale": "standard", "scoring": "roc_auc"}
 
 
-@fill_doc(alternating_svm_parameters=_params_doc, alternating_svm_more_parameters=_more_params_doc, alternating_svm_attributes=_ATTRIBUTES_DOC,
-          alternating_svm_references=_REFERENCES_DOC, examples=_example)
+@fill_doc(**_SECTIONS)
 class MISVMClassifier(_AlternatingSVM):
     """SVM on one witness per positive bag and every negative instance (MI-SVM).
 
@@ -559,11 +562,7 @@ class MISVMClassifier(_AlternatingSVM):
     instance, then its highest-scoring instance under the current SVM, until
     no witness changes (Andrews, Tsochantaridis and Hofmann 2002).
 
-    Parameters
-    ----------
     [alternating svm parameters]
-    [inner-cv folds]
-    [alternating svm more parameters]
 
     Attributes
     ----------

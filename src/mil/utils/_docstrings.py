@@ -9,10 +9,13 @@ section's text is, in square brackets::
     [inner-cv parameters]
 
 and the class is decorated with :func:`fill_doc`, which replaces each such
-line by the registered text. A section is a string, or a callable taking the
-class and returning one (for text that names the class or quotes one of its
-defaults). An unknown name, or a bracketed placeholder left over, is an
-error at import time, so a typo cannot reach the rendered documentation.
+line by the registered text, in the class's docstring and in those of the
+methods it defines (a placeholder indented deeper, as in a method's
+docstring, receives the text indented as deep). A section is a string, or a
+callable taking the class and returning one (for text that names the class
+or quotes one of its defaults); its text may name other sections in turn.
+An unknown name, or a bracketed placeholder left over, is an error at
+import time, so a typo cannot reach the rendered documentation.
 
 Modules register their sections with :func:`register` at import, next to
 the code the text describes.
@@ -25,7 +28,7 @@ __all__ = ["register", "fill_doc", "defaults_of"]
 
 #: name -> str or callable(cls) -> str
 _SECTIONS = {}
-_PLACEHOLDER = re.compile(r"^ {4}\[([a-z0-9][a-z0-9 \-]*)\]\n", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"^ {4}( *)\[([a-z0-9][a-z0-9 \-]*)\]\n", re.MULTILINE)
 
 
 def register(name, text):
@@ -49,6 +52,9 @@ def defaults_of(cls):
 def fill_doc(cls=None, **local):
     """Class (or function) decorator: replace every ``    [name]`` line of the docstring.
 
+    On a class, the docstrings of the functions the class itself defines
+    are filled too.
+
     Parameters
     ----------
     cls : type or callable, optional
@@ -69,20 +75,33 @@ def fill_doc(cls=None, **local):
         A placeholder names no section.
     """
     def decorate(obj):
-        doc = obj.__doc__
-        if not doc:
-            return obj
         sections = {**_SECTIONS, **{k.replace("_", " "): v for k, v in local.items()}}
-
-        def fill(match):
-            name = match.group(1)
-            if name not in sections:
-                raise KeyError(f"{obj.__qualname__}'s docstring names the unknown section [{name}]")
-            text = sections[name]
-            text = text(obj) if callable(text) else text
-            return text if text.endswith("\n") else text + "\n"
-
-        obj.__doc__ = _PLACEHOLDER.sub(fill, doc)
+        _fill(obj, obj, sections)
+        if inspect.isclass(obj):
+            for member in vars(obj).values():
+                if inspect.isfunction(member):
+                    _fill(member, obj, sections)
         return obj
 
     return decorate if cls is None else decorate(cls)
+
+
+def _fill(target, owner, sections):
+    """Replace the placeholders of ``target.__doc__`` (callable sections are given `owner`)."""
+    doc = target.__doc__
+    if not doc:
+        return
+
+    def fill(match):
+        extra, name = match.group(1), match.group(2)
+        if name not in sections:
+            raise KeyError(f"{target.__qualname__}'s docstring names the unknown section [{name}]")
+        text = sections[name]
+        text = text(owner) if callable(text) else text
+        text = text if text.endswith("\n") else text + "\n"
+        text = _PLACEHOLDER.sub(fill, text)  # a section naming others
+        if extra:
+            text = "".join(extra + line if line.strip() else line for line in text.splitlines(True))
+        return text
+
+    target.__doc__ = _PLACEHOLDER.sub(fill, doc)

@@ -1,40 +1,15 @@
 """Index helpers over concatenated segments (the bags' instances, by their offsets).
 
-One implementation of "concatenate ``arange(s, s + n)``" and of a
-per-bag argmax, for every module that gathers a subset of bags' instances.
+The rows of a subset of bags (over :func:`mil._bag_arrays.concat_ranges`, the
+one implementation of "concatenate ``arange(s, s + n)``") and a per-bag
+argmax, for every module that gathers a subset of bags' instances.
 """
 
 import numpy as np
 
-__all__ = ["ranges", "bag_rows", "bag_argmax"]
+from mil._bag_arrays import concat_ranges
 
-
-def ranges(starts, sizes):
-    """Concatenate ``arange(s, s + n)`` for every (s, n) pair, vectorised.
-
-    Parameters
-    ----------
-    starts, sizes : array-like of int
-        The segments' first indices and lengths (>= 0).
-
-    Returns
-    -------
-    rows : ndarray of intp
-        ``sum(sizes)`` indices, segment after segment.
-
-    Examples
-    --------
-    >>> ranges([5, 0], [2, 3]).tolist()
-    [5, 6, 0, 1, 2]
-    """
-    starts = np.asarray(starts, dtype=np.intp)
-    sizes = np.asarray(sizes, dtype=np.intp)
-    total = int(sizes.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.intp)
-    # Each output position's offset from its segment's start, plus that start.
-    group_start = np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.repeat(starts, sizes) + (np.arange(total, dtype=np.intp) - group_start)
+__all__ = ["bag_rows", "bag_argmax"]
 
 
 def bag_rows(offsets, bags):
@@ -47,7 +22,7 @@ def bag_rows(offsets, bags):
     """
     offsets = np.asarray(offsets, dtype=np.intp)
     bags = np.asarray(bags, dtype=np.intp)
-    return ranges(offsets[bags], offsets[bags + 1] - offsets[bags])
+    return concat_ranges(offsets[bags], offsets[bags + 1] - offsets[bags])
 
 
 def bag_argmax(values, offsets, bags):
