@@ -17,6 +17,7 @@ from sklearn.utils import Bunch
 from mil._learners import SEED_PARAMS, make_learner
 from mil.datasets import load_dataset
 from mil.evaluation import evaluate, fold_indices
+from mil.utils._docstrings import fill_doc
 
 __all__ = ["DATASET_NAMES", "TREE_LEARNERS", "KERNEL_LEARNERS", "EMBEDDING_LEARNERS", "PUBLISHED_EMBEDDINGS",
            "ENCODER_LEARNERS", "PUBLISHED_ENCODERS", "reproduce_encoders",
@@ -45,6 +46,20 @@ PUBLISHED_ENCODERS = {
 }
 #: Data sets whose GDBT-MI error against rounds is plotted (the GDBT-MI paper's figure).
 STAGED_DATASETS = ("musk1", "musk2")
+
+
+#: Parameters shared by the reproductions on the published folds of the five shipped sets.
+_FIVE_SETS_SECTIONS = dict(published_folds="""\
+    progress : mil._progress.Progress, default=None
+    n_jobs : int, default=None
+        Worker processes over the folds (results do not depend on it).
+    repeats : int, default=5
+        Published repetitions of the 10-fold CV (1 to 5).
+""", learner_params="""\
+    params : dict, default=None
+        Parameters given to every learner run, over the registry's (for
+        example ``{"n_concepts": 1000}``: MILES with k-means concepts).
+""")
 
 
 def _splits(data, quick, repeats=1):
@@ -149,6 +164,7 @@ def reproduce_trees(datasets=None, learners=None, quick=False, progress=None, n_
     return result
 
 
+@fill_doc(**_FIVE_SETS_SECTIONS)
 def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=None, n_jobs=None,
                          repeats=5, seeds=1, params=None):
     """Bag-level 10-fold CV of MILES and MInD on the shipped sets, tuned only inside training folds.
@@ -168,17 +184,11 @@ def reproduce_embeddings(datasets=None, learners=None, quick=False, progress=Non
         Registry names (default: :data:`EMBEDDING_LEARNERS`).
     quick : bool, default=False
         Two folds of Musk1 (smoke test).
-    progress : mil._progress.Progress, default=None
-    n_jobs : int, default=None
-        Worker processes over the folds (results do not depend on it).
-    repeats : int, default=5
-        Published repetitions of the 10-fold CV (1 to 5).
+    [published folds]
     seeds : int, default=1
         Each learner (both are randomised: inner folds, k-means) runs with
         the seeds 0 .. `seeds` - 1.
-    params : dict, default=None
-        Parameters given to every learner run, over the registry's (for
-        example ``{"n_concepts": 1000}``: MILES with k-means concepts).
+    [learner params]
 
     Returns
     -------
@@ -561,6 +571,7 @@ KERNEL_PUBLISHED = {
 }
 
 
+@fill_doc(**_FIVE_SETS_SECTIONS)
 def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, n_jobs=None, repeats=5,
                       seeds=1, params=None):
     """Bag-kernel SVMs and mi-SVM / MI-SVM on the shipped sets, published folds.
@@ -578,17 +589,11 @@ def reproduce_kernels(datasets=None, learners=None, quick=False, progress=None, 
         left out when POT is not installed).
     quick : bool, default=False
         Two folds of Musk1, smaller inner grids.
-    progress : mil._progress.Progress, default=None
-    n_jobs : int, default=None
-        Worker processes over the folds (results do not depend on it).
-    repeats : int, default=5
-        Published repetitions of the 10-fold CV (1 to 5).
+    [published folds]
     seeds : int, default=1
         Each learner (all are randomised: the inner folds) runs with the
         seeds 0 .. `seeds` - 1.
-    params : dict, default=None
-        Parameters given to every learner run, over the registry's (for
-        example ``{"n_concepts": 1000}``: MILES with k-means concepts).
+    [learner params]
 
     Returns
     -------

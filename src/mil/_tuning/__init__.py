@@ -33,13 +33,16 @@ A classifier lists :class:`TunedClassifierMixin` before
     folds' shuffles.
 ``_grid(rep) -> (rows, cols)``
     Two lists of dicts: the representation settings (a bandwidth, an
-    encoder, a kernel) and the model settings (C, alpha). A bandwidth
-    relative to a median heuristic is made absolute here, from `rep`: the
-    median over all the training pairs, once per fit (the one convention
-    of the package), so every fold and the refit use the same value.
+    encoder, a kernel) and the model settings (C, alpha); default
+    ``rep.rows, rep.cols`` (a representation that carries its grid). A
+    bandwidth relative to a median heuristic is made absolute from `rep`:
+    the median over all the training pairs, once per fit (the one
+    convention of the package), so every fold and the refit use the same
+    value.
 ``_cut(rep, train, test) -> fold``
     What an inner fold shares between its grid points (default: a Bunch
-    of the two index arrays). The refit is the fold ``(every bag, none)``.
+    of `rep` and the two index arrays, ``fold.rep``, ``fold.train``,
+    ``fold.test``). The refit is the fold ``(every bag, none)``.
 ``_design(fold, row) -> (A_train, A_test)``
     The model's inputs at one representation setting (a kernel slice,
     features, an object the learner's own model reads).
@@ -142,13 +145,13 @@ tuned with alpha)::
 """
 
 from mil._tuning._calibration import fit_sigmoid, sigmoid_proba
-from mil._tuning._engine import TunedClassifierMixin, TunedRegressorMixin, quiet_fit
+from mil._tuning._engine import TunedClassifierMixin, TunedRegressorMixin, fold_blocks, quiet_fit
 from mil._tuning._scores import (CONSTRAINTS, CV_CONSTRAINT, DEFAULT_FOLDS, REGRESSION_CONSTRAINTS,
                                  REGRESSION_SCORINGS, REPEATS_CONSTRAINT, SCORING_CONSTRAINT, SCORINGS, SEED_MAX,
                                  best_index, grid_scores, inner_folds, out_of_fold, positive_grid,
                                  positive_weight_bags, select)
 
-__all__ = ["TunedClassifierMixin", "TunedRegressorMixin", "quiet_fit", "fit_sigmoid", "sigmoid_proba",
+__all__ = ["TunedClassifierMixin", "TunedRegressorMixin", "quiet_fit", "fold_blocks", "fit_sigmoid", "sigmoid_proba",
            "CONSTRAINTS", "REGRESSION_CONSTRAINTS", "CV_CONSTRAINT", "REPEATS_CONSTRAINT", "SCORING_CONSTRAINT",
            "SCORINGS", "REGRESSION_SCORINGS", "DEFAULT_FOLDS", "SEED_MAX", "best_index", "grid_scores",
            "inner_folds", "out_of_fold", "positive_grid", "positive_weight_bags", "select"]

@@ -18,7 +18,7 @@ from mil._tuning._scores import SEED_MAX, inner_folds, positive_weight_bags, sel
 from mil.utils._docstrings import defaults_of, register
 from mil.utils.validation import bag_sample_weight
 
-__all__ = ["TunedClassifierMixin", "TunedRegressorMixin", "quiet_fit"]
+__all__ = ["TunedClassifierMixin", "TunedRegressorMixin", "quiet_fit", "fold_blocks"]
 
 
 def quiet_fit(model, *args, **kwargs):
@@ -32,6 +32,17 @@ def quiet_fit(model, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return model.fit(*args, **kwargs)
+
+
+def fold_blocks(M, fold):
+    """The blocks of the square bag-by-bag matrix `M` an inner fold's model reads.
+
+    ``M[train, train]`` (the training bags against each other) and
+    ``M[test, train]`` (the held-out bags against the training bags), for
+    the index arrays ``fold.train`` and ``fold.test``.
+    """
+    tr, te = fold.train, fold.test
+    return M[np.ix_(tr, tr)], M[np.ix_(te, tr)]
 
 
 def _inner_fit(model, A, y, w):
@@ -61,10 +72,10 @@ class _TunedMixin:
         raise NotImplementedError
 
     def _grid(self, rep):
-        raise NotImplementedError
+        return rep.rows, rep.cols
 
     def _cut(self, rep, train, test):
-        return Bunch(train=train, test=test)
+        return Bunch(rep=rep, train=train, test=test)
 
     def _design(self, fold, row):
         raise NotImplementedError

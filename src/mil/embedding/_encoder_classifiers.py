@@ -153,12 +153,6 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
         top = float(finite.max()) if finite.size else 0.0
         return float(np.ldexp(1.0, int(np.frexp(top)[1]))) if top > 0 else 1.0
 
-    def _grid(self, rep):
-        return rep.rows, rep.cols
-
-    def _cut(self, rep, train, test):
-        return Bunch(rep=rep, train=train, test=test)
-
     def _design(self, fold, row):
         tr, te = fold.train, fold.test
         if self.model == "rbf":

@@ -16,7 +16,7 @@ from sklearn.svm import SVC
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
+from mil._tuning import CONSTRAINTS, TunedClassifierMixin, fold_blocks, positive_grid
 from mil._scaling import absolute_unit, apply_scaling, fit_scaling
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.distances import hausdorff
@@ -108,10 +108,7 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
     positive_class : label or None, default=None
         Accepted for a uniform interface; the SVM treats the classes alike,
         so it changes no output.
-    n_jobs : int, default=None
-        Threads for the kernel and distance passes.
-    random_state : int, RandomState or None, default=None
-        Seeds the shuffles of an int `cv`.
+    [bag kernel jobs]
 
     Attributes
     ----------
@@ -238,15 +235,8 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
             (K, rows), diag = self._distance_kernels(bags, rel, ps), None
         return Bunch(bags=bags, K=K, diag=diag, rows=rows, cols=[{"C": float(C)} for C in Cs])
 
-    def _grid(self, rep):
-        return rep.rows, rep.cols
-
-    def _cut(self, rep, train, test):
-        return Bunch(K=rep.K, train=train, test=test)
-
     def _design(self, fold, row):
-        K, tr, te = fold.K[row["_k"]], fold.train, fold.test
-        return K[np.ix_(tr, tr)], K[np.ix_(te, tr)]
+        return fold_blocks(fold.rep.K[row["_k"]], fold)
 
     def _model(self, row, col, seeds, inner):
         return SVC(kernel="precomputed", C=col["C"], decision_function_shape="ovr")

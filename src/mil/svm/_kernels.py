@@ -38,6 +38,7 @@ from mil._bag_arrays import concat_ranges
 from mil._core import kernel, twins, use_backend
 from mil._distance_engine import fill_by_rows
 from mil._distance_exact import bag_radii, scaled_by
+from mil.utils._docstrings import register
 from mil.utils.validation import check_bags, shown
 
 __all__ = ["set_kernel", "migraph_weights", "emd_distances", "BLOCK_SIZE"]
@@ -47,6 +48,13 @@ BLOCK_SIZE = 1024
 
 #: Instances sampled (evenly spaced) for the median heuristic of the RBF bandwidths.
 MEDIAN_SAMPLE = 2000
+
+register("bag kernel jobs", """\
+    n_jobs : int, default=None
+        Threads for the kernel and distance passes.
+    random_state : int, RandomState or None, default=None
+        Seeds the shuffles of an int `cv`.
+""")
 
 
 def bandwidth_reference(d, how):

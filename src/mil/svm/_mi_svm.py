@@ -311,9 +311,6 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         return Bunch(bags=bags, D2=D2, pos=target == 1, rows=rows, cols=[{"C": float(c)} for c in Cs],
                      seed=seeds.features)
 
-    def _grid(self, rep):
-        return rep.rows, rep.cols
-
     def _point_rows(self, offsets, pos, tr):
         """Indices of the points of the bags `tr` (a fit on bags[tr]) among the points of all bags."""
         rows = bag_rows(offsets, tr)
