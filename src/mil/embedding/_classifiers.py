@@ -153,11 +153,7 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
     MILESEmbedding : The embedding alone, for any model.
     MInDClassifier : An SVM on bag dissimilarities.
 
-    References
-    ----------
-    Y. Chen, J. Bi and J. Z. Wang, "MILES: Multiple-instance learning via
-    embedded instance selection", IEEE Transactions on Pattern Analysis and
-    Machine Intelligence 28(12), 2006.
+    [chen2006]
 
     Examples
     --------
@@ -438,10 +434,7 @@ class MInDClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifie
     BagDissimilarityEmbedding : The dissimilarity vectors alone, for any model.
     MILESClassifier : A 1-norm SVM on instance similarities.
 
-    References
-    ----------
-    V. Cheplygina, D. M. J. Tax and M. Loog, "Multiple instance learning
-    with bag dissimilarities", Pattern Recognition 48(1), 2015.
+    [cheplygina2015]
 
     Examples
     --------

@@ -29,6 +29,7 @@ import numpy as np
 
 from mil._distance_engine import minima_from_bags, minima_strips
 from mil.bags import Bags
+from mil.utils._docstrings import register
 from mil.utils._segments import bag_rows
 
 __all__ = ["DISSIMILARITIES", "bag_dissimilarities", "miles_block_features", "miles_features", "median_sigma",
@@ -36,6 +37,20 @@ __all__ = ["DISSIMILARITIES", "bag_dissimilarities", "miles_block_features", "mi
 
 #: Bag dissimilarities offered by :class:`~mil.embedding.BagDissimilarityEmbedding`.
 DISSIMILARITIES = ("meanmin", "minmin", "maxmin", "hausdorff", "average")
+
+register("chen2006", """\
+    References
+    ----------
+    Y. Chen, J. Bi and J. Z. Wang, "MILES: Multiple-instance learning via
+    embedded instance selection", IEEE Transactions on Pattern Analysis and
+    Machine Intelligence 28(12), 2006.
+""")
+register("cheplygina2015", """\
+    References
+    ----------
+    V. Cheplygina, D. M. J. Tax and M. Loog, "Multiple instance learning
+    with bag dissimilarities", Pattern Recognition 48(1), 2015.
+""")
 
 
 def minima(rows, cols=None, *, both=False, centre=None, n_jobs=None, root=False):
