@@ -276,6 +276,69 @@ def test_row_sweep_equals_shared_sweep(d, n, n_bags, data):
 
 def test_kernel_exports():
     compiled, python = twins("_tree_split")
-    assert set(python.__all__) == {"best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply"}
+    assert set(python.__all__) == {"best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply",
+                                   "add_tree_values"}
     if compiled is not None:
         assert set(compiled.__all__) == set(python.__all__)
+
+
+def _random_tree(rng, n_features, n_splits):
+    """A random tree as flat arrays (children after parents), thresholds on a coarse grid (ties with X)."""
+    feature, threshold, missing, left, right = [-1], [np.nan], [0], [-1], [-1]
+    for _ in range(n_splits):
+        leaf = int(rng.choice([i for i in range(len(feature)) if left[i] < 0]))
+        feature[leaf], threshold[leaf], missing[leaf] = int(rng.integers(n_features)), rng.integers(-2, 3) / 2, \
+            int(rng.integers(2))
+        left[leaf], right[leaf] = len(feature), len(feature) + 1
+        for _ in range(2):
+            feature.append(-1), threshold.append(np.nan), missing.append(0), left.append(-1), right.append(-1)
+    return (np.array(feature, dtype=np.intp), np.array(threshold), np.array(missing, dtype=np.uint8),
+            np.array(left, dtype=np.intp), np.array(right, dtype=np.intp), rng.normal(size=len(feature)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), n_trees=st.integers(1, 6), n_columns=st.integers(1, 3),
+       float32=st.booleans())
+def test_add_tree_values_is_a_loop_over_the_trees_on_both_twins(seed, n_trees, n_columns, float32):
+    # out[i, c_t] += scale * value of i's leaf in tree t, tree after tree: bit-identical to the loop
+    # over apply (ties with the thresholds and NaN included), on both twins, across a block boundary.
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(0, 150)), 3
+    X = rng.integers(-2, 3, size=(n, d)) / 2
+    X[rng.random(X.shape) < 0.15] = np.nan
+    X = X.astype(np.float32 if float32 else np.float64)
+    trees = [_random_tree(rng, d, int(rng.integers(0, 8))) for _ in range(n_trees)]
+    columns = rng.integers(0, n_columns, size=n_trees)
+    offsets = np.concatenate([[0], np.cumsum([t[0].shape[0] for t in trees])])
+    packed = [np.concatenate([t[j] for t in trees]) for j in range(6)]
+    start = rng.normal(size=(n, n_columns))
+    want = start.copy()
+    ts_py = twins("_tree_split")[1]
+    for t, c in zip(trees, columns):
+        want[:, c] = want[:, c] + 0.1 * t[5][ts_py.apply(X, *t[:5])]
+    for ts in [m for m in twins("_tree_split") if m is not None]:
+        out = start.copy()
+        ts.add_tree_values(X, *packed, offsets, columns, 0.1, out)
+        np.testing.assert_array_equal(out, want)
+
+
+def test_add_tree_values_checks(backend):
+    ts = kernel("_tree_split")
+    f, t, m, lft, rgt = (np.array([0, -1, -1]), np.array([0.0, np.nan, np.nan]), np.zeros(3, np.uint8),
+                         np.array([1, -1, -1]), np.array([2, -1, -1]))
+    X, value, out = np.array([[-1.0], [1.0]]), np.array([0.0, 1.0, 2.0]), np.zeros((2, 1))
+    ts.add_tree_values(X, f, t, m, lft, rgt, value, [0, 3], [0], 2.0, out)
+    np.testing.assert_array_equal(out[:, 0], [2.0, 4.0])
+    with pytest.raises(ValueError, match="node_offsets must rise strictly from 0 to the 3 nodes"):
+        ts.add_tree_values(X, f, t, m, lft, rgt, value, [0, 2], [0], 1.0, out)
+    with pytest.raises(ValueError, match="columns holds output columns from 1 to 1"):
+        ts.add_tree_values(X, f, t, m, lft, rgt, value, [0, 3], [1], 1.0, out)
+    with pytest.raises(ValueError, match="value has 2 entries but feature has 3"):
+        ts.add_tree_values(X, f, t, m, lft, rgt, value[:2], [0, 3], [0], 1.0, out)
+    with pytest.raises(ValueError, match="out has 1 rows but X has 2"):
+        ts.add_tree_values(X, f, t, m, lft, rgt, value, [0, 3], [0], 1.0, out[:1])
+    with pytest.raises(TypeError, match="out must be a writable"):
+        ts.add_tree_values(X, f, t, m, lft, rgt, value, [0, 3], [0], 1.0, out.astype(np.float32))
+    with pytest.raises(ValueError, match="numbered after their parent"):  # tree 1 with its root as its own child
+        ts.add_tree_values(X, np.r_[f, f], np.r_[t, t], np.r_[m, m], np.r_[lft, [0, -1, -1]], np.r_[rgt, rgt],
+                           np.r_[value, value], [0, 3, 6], [0, 0], 1.0, out)

@@ -76,7 +76,7 @@ def test_hist_rounds_copy_no_instances(monkeypatch, options):
     X = X.astype(np.float32)
     bags = Bags(X, offsets)
     grown_on = []
-    import mil.ensemble._gdbt as gdbt
+    import mil.ensemble._gdbt_trees as gdbt
 
     def spy(instances, *args, **kwargs):
         grown_on.append(instances)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mil.ensemble import GDBTMIClassifier
-from mil.ensemble._gdbt import _bag_loss
+from mil.ensemble._gdbt_losses import BinomialLoss
 from mil.utils.estimator_checks import make_toy_bags
 
 _FAST = dict(n_estimators=8, random_state=0)
@@ -62,7 +62,7 @@ def test_class_weight_balanced_by_hand():
                          class_weight={0: 28 / 50, 1: 28 / 6}).fit(X, y)
     w = np.where(y == 1, 28 / 6, 28 / 50)
     S = d.decision_function(X)
-    np.testing.assert_allclose(d.train_score_[-1], _bag_loss(S, y, w), rtol=1e-9)
+    np.testing.assert_allclose(d.train_score_[-1], BinomialLoss()(S[:, None], y[:, None].astype(float), w), rtol=1e-9)
 
 
 def test_zero_weight_removes_the_bag(backend):

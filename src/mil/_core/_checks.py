@@ -243,6 +243,36 @@ def check_tree_walk(feature, threshold, missing_left, left, right, n_features):
         _check_index_range(np.asarray(feature)[nodes], 0, n_features, "feature", "split features")
 
 
+def tree_values_args(X, feature, threshold, missing_left, left, right, value, node_offsets, columns, scale, out):
+    """Arguments of ``_tree_split.add_tree_values``: trees stored one after another, each walk inside its tree.
+
+    Tree t holds nodes ``node_offsets[t]:node_offsets[t + 1]`` of the node
+    arrays, its children numbered from its own root (as in a single tree),
+    and adds to column ``columns[t]`` of `out`, one row per instance.
+    """
+    X, feature, threshold, missing_left, left, right = tree_apply_args(X, feature, threshold, missing_left,
+                                                                        left, right)
+    value = as_array(value, "value", np.float64, 1)
+    if value.shape[0] != feature.shape[0]:
+        raise ValueError(f"value has {value.shape[0]} entries but feature has {feature.shape[0]}; one per node")
+    offsets = as_array(node_offsets, "node_offsets", np.intp, 1)
+    if offsets.shape[0] < 1 or offsets[0] != 0 or offsets[-1] != feature.shape[0] or \
+            (np.diff(offsets) <= 0).any():
+        raise ValueError(f"node_offsets must rise strictly from 0 to the {feature.shape[0]} nodes "
+                         "(each tree holds at least its root)")
+    out = as_array(out, "out", np.float64, 2, writable=True)
+    if out.shape[0] != X.shape[0]:
+        raise ValueError(f"out has {out.shape[0]} rows but X has {X.shape[0]} instances")
+    columns = as_array(columns, "columns", np.intp, 1)
+    if columns.shape[0] != offsets.shape[0] - 1:
+        raise ValueError(f"columns has {columns.shape[0]} entries for {offsets.shape[0] - 1} trees; one per tree")
+    _check_index_range(columns, 0, out.shape[1], "columns", "output columns")
+    for lo, hi in zip(offsets[:-1], offsets[1:]):
+        check_tree_walk(feature[lo:hi], threshold[lo:hi], missing_left[lo:hi], left[lo:hi], right[lo:hi],
+                        X.shape[1])
+    return X, feature, threshold, missing_left, left, right, value, offsets, columns, check_float(scale, "scale"), out
+
+
 def bag_blocks_args(offsets, start, stop, block_size):
     off = as_array(offsets, "offsets", np.intp, 1)
     if off.shape[0] == 0:

@@ -52,9 +52,10 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 import numpy as np
 
 from mil._core._checks import (binned_features as _binned_features, binned_search_args, check_tree_walk,
-                               tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args)
+                               tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args,
+                               tree_values_args)
 
-__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply"]
+__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply", "add_tree_values"]
 
 
 cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
@@ -722,26 +723,62 @@ cdef void c_apply(
     _walk(X, n, n_features, feature, threshold, missing_left, left, right, out)
 
 
+cdef inline intp_t _leaf(
+    const cython.floating* x, const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
+    const intp_t* left, const intp_t* right,
+) noexcept nogil:
+    # The leaf instance `x` reaches (a float32 value is compared after an
+    # exact conversion to float64, as the binning kernel does).
+    cdef intp_t node = 0
+    cdef float64_t v
+    cdef bint go
+    while left[node] >= 0:
+        v = <float64_t>x[feature[node]]
+        if isnan(v):
+            go = missing_left[node]
+        else:
+            go = v <= threshold[node]
+        node = left[node] if go else right[node]
+    return node
+
+
 cdef void _walk(
     const cython.floating* X, intp_t n, intp_t n_features,
     const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
     const intp_t* left, const intp_t* right, intp_t* out,
 ) noexcept nogil:
-    # c_apply for float64 or float32 instances (a float32 value is compared
-    # after an exact conversion to float64, as the binning kernel does).
-    cdef intp_t i, node
-    cdef float64_t v
-    cdef bint go
+    # c_apply for float64 or float32 instances.
+    cdef intp_t i
     for i in range(n):
-        node = 0
-        while left[node] >= 0:
-            v = <float64_t>X[i * n_features + feature[node]]
-            if isnan(v):
-                go = missing_left[node]
-            else:
-                go = v <= threshold[node]
-            node = left[node] if go else right[node]
-        out[i] = node
+        out[i] = _leaf(X + i * n_features, feature, threshold, missing_left, left, right)
+
+
+cdef enum:
+    _VALUE_BLOCK = 64  # instances whose rows stay in cache while every tree walks them
+
+
+cdef void _add_values(
+    const cython.floating* X, intp_t n, intp_t n_features,
+    const intp_t* feature, const float64_t* threshold, const uint8_t* missing_left,
+    const intp_t* left, const intp_t* right, const float64_t* value,
+    const intp_t* node_offsets, const intp_t* columns, intp_t n_trees, intp_t n_columns,
+    float64_t scale, float64_t* out,
+) noexcept nogil:
+    # out[i, columns[t]] += scale * value of the leaf of tree t, tree after
+    # tree for each instance (the order of a loop over the trees). Each walk
+    # reads a few scattered features of the instance's row: a block of rows
+    # is walked by every tree before the next block is read, so a wide row
+    # comes from memory once rather than once per tree.
+    cdef intp_t i0 = 0, i, t, m, base
+    while i0 < n:
+        m = n - i0 if n - i0 < _VALUE_BLOCK else _VALUE_BLOCK
+        for t in range(n_trees):
+            base = node_offsets[t]
+            for i in range(i0, i0 + m):
+                out[i * n_columns + columns[t]] += scale * value[base + _leaf(
+                    X + i * n_features, feature + base, threshold + base, missing_left + base, left + base,
+                    right + base)]
+        i0 += m
 
 
 # Python wrappers. The public ones check sizes, dtypes, segment bounds and
@@ -1165,3 +1202,45 @@ def _apply(const cython.floating[:, ::1] X, const intp_t[::1] feature, const flo
         _walk(&X[0, 0], n, X.shape[1], &feature[0], &threshold[0], &missing_left[0],
                 &left[0], &right[0], &o[0])
     return out
+
+
+def add_tree_values(X, feature, threshold, missing_left, left, right, value, node_offsets, columns, scale, out):
+    """Add the scaled leaf values of several trees to one row per instance, in place.
+
+    Parameters
+    ----------
+    X : ndarray of float64 or float32, shape (n_instances, n_features)
+    feature, threshold, missing_left, left, right, value : ndarray, shape (n_nodes,)
+        The trees' node arrays one after another (as :func:`apply` takes
+        them for one tree), children numbered from each tree's own root.
+    node_offsets : ndarray of intp, shape (n_trees + 1,)
+        Tree t holds nodes ``node_offsets[t]:node_offsets[t + 1]``.
+    columns : ndarray of intp, shape (n_trees,)
+        The column of `out` each tree adds to.
+    scale : float
+        Every value is multiplied by it before it is added.
+    out : ndarray of float64, shape (n_instances, n_columns)
+        C-contiguous; ``out[i, columns[t]] += scale * value[leaf of i in t]``,
+        tree after tree, which rounds as a loop over the trees adding
+        ``scale * tree_values`` does.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a wrong dtype or shape, node offsets that do not cover the node
+        arrays, a column outside `out`, or a tree whose walk leaves it.
+    """
+    _add_tree_values(*tree_values_args(X, feature, threshold, missing_left, left, right, value, node_offsets,
+                                       columns, scale, out))
+
+
+def _add_tree_values(const cython.floating[:, ::1] X, const intp_t[::1] feature, const float64_t[::1] threshold,
+                     const uint8_t[::1] missing_left, const intp_t[::1] left, const intp_t[::1] right,
+                     const float64_t[::1] value, const intp_t[::1] node_offsets, const intp_t[::1] columns,
+                     float64_t scale, float64_t[:, ::1] out):
+    if X.shape[0] == 0 or columns.shape[0] == 0:
+        return
+    with nogil:
+        _add_values(&X[0, 0], X.shape[0], X.shape[1], &feature[0], &threshold[0], &missing_left[0], &left[0],
+                    &right[0], &value[0], &node_offsets[0], &columns[0], columns.shape[0], out.shape[1], scale,
+                    &out[0, 0])

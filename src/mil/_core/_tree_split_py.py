@@ -14,9 +14,9 @@ import math
 import numpy as np
 
 from mil._core._checks import (binned_features, binned_search_args, check_tree_walk, tree_apply_args,
-                               tree_gather_args, tree_partition_args, tree_search_args)
+                               tree_gather_args, tree_partition_args, tree_search_args, tree_values_args)
 
-__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply"]
+__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply", "add_tree_values"]
 
 N_FIELDS = 8  # gain, split info, threshold, NaN-left flag, left and right weight, admissible cuts, partitions
 
@@ -391,3 +391,20 @@ def _apply(X, feature, threshold, missing_left, left, right):
         node[active] = np.where(go, left[nd], right[nd])
         active = active[left[node[active]] >= 0]
     return node
+
+
+def add_tree_values(X, feature, threshold, missing_left, left, right, value, node_offsets, columns, scale, out):
+    """Add the scaled leaf values of several trees to one row per instance, in place.
+
+    See the compiled twin; the arguments are checked the same way.
+    """
+    _add_tree_values(*tree_values_args(X, feature, threshold, missing_left, left, right, value, node_offsets,
+                                       columns, scale, out))
+
+
+def _add_tree_values(X, feature, threshold, missing_left, left, right, value, node_offsets, columns, scale, out):
+    # Tree after tree, as the compiled loop adds them (the same roundings).
+    for t in range(columns.shape[0]):
+        lo, hi = node_offsets[t], node_offsets[t + 1]
+        leaves = _apply(X, feature[lo:hi], threshold[lo:hi], missing_left[lo:hi], left[lo:hi], right[lo:hi])
+        out[:, columns[t]] += scale * value[lo:hi][leaves]

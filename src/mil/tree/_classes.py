@@ -29,14 +29,21 @@ __all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concep
 
 
 def resolve_max_features(max_features, n_features):
-    """Number of features searched at a node: None (all), "sqrt", "log2", an int or a fraction."""
+    """Number of features searched: None (all, returned as None), "sqrt", "log2", an int or a fraction.
+
+    An int above `n_features` is an error (as in scikit-learn's trees), not
+    silently lowered: the trees, the forest, BLRT and GDBT-MI share this rule.
+    """
     if max_features is None:
         return None
     if isinstance(max_features, str):
         k = np.sqrt(n_features) if max_features == "sqrt" else np.log2(n_features)
         return max(1, int(k))
     if isinstance(max_features, Integral):
-        return min(int(max_features), n_features)
+        if max_features > n_features:
+            raise ValueError(f"max_features={max_features} is more than the {n_features} features of X; "
+                             f"give at most {n_features}, a fraction, 'sqrt', 'log2' or None")
+        return int(max_features)
     return max(1, int(max_features * n_features))
 
 

@@ -119,7 +119,7 @@ class TreeExportMixin:
     _default_print_index = None
 
     def export_text(self, index=None, feature_names=None, decimals=2, max_lines=None):
-        """The model's tree, or one tree of the ensemble, as indented text.
+        """Print the model's tree, or one tree of the ensemble, as indented text.
 
         Parameters
         ----------
@@ -130,12 +130,14 @@ class TreeExportMixin:
             Defaults to ``feature_names_in_`` when fitted on named
             features, else ``x0``, ``x1``, ...
         decimals : int, default=2
+            Decimals of the thresholds and probabilities printed.
         max_lines : int or None, default=None
             Print at most this many lines, then a line saying how many were cut.
 
         Returns
         -------
         text : str
+            One line per rule side and per leaf, indented by depth.
         """
         if index is None:
             index = self._default_print_index

@@ -16,6 +16,7 @@ leaf's direction (used by the Newton step of GDBT-MI).
   f_i adds c to S); a = softmax(r f) within the bag.
 - ``"noisy-or"``: instance probabilities p_i = sigmoid(f_i) and
   P(bag) = 1 - prod_i (1 - p_i); S = logit P(bag); a_i = p_i / P(bag).
+- ``"mean"``: S = mean_i f_i; a_i = 1 / n (linear: no curvature of its own).
 """
 
 import numpy as np
@@ -23,7 +24,7 @@ from scipy.special import expit
 
 __all__ = ["pool", "POOLINGS"]
 
-POOLINGS = ("max", "lse", "noisy-or")
+POOLINGS = ("max", "lse", "noisy-or", "mean")
 
 
 def pool(f, offsets, method, sharpness=1.0, derivatives=False):
@@ -35,7 +36,7 @@ def pool(f, offsets, method, sharpness=1.0, derivatives=False):
         Instance scores, bag after bag.
     offsets : ndarray of intp, shape (n_bags + 1,)
         Bag b holds instances ``offsets[b]:offsets[b + 1]`` (all non-empty).
-    method : {"max", "lse", "noisy-or"}
+    method : {"max", "lse", "noisy-or", "mean"}
     sharpness : float
         r of the log-sum-exp pooling.
     derivatives : bool, default=False
@@ -88,4 +89,10 @@ def pool(f, offsets, method, sharpness=1.0, derivatives=False):
         pb = np.repeat(p_bag, sizes)
         a = p / pb
         return S, a, a * (1.0 - p), 1.0 - p_bag
+    if method == "mean":
+        S = np.add.reduceat(f, starts) / sizes
+        if not derivatives:
+            return S
+        a = np.repeat(1.0 / sizes, sizes)
+        return S, a, np.zeros_like(f), np.zeros_like(S)
     raise ValueError(f"unknown pooling {method!r}; expected one of {POOLINGS}")
