@@ -58,7 +58,7 @@ def main():
     os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", BENCH_TREE_THREADS="1")
 
     from mil.ensemble import GDBTMIClassifier
-    from mil.tree._builder import AUTO_HIST_INSTANCES
+    from mil.tree._rows import AUTO_HIST_INSTANCES
 
     assert GDBTMIClassifier().splitter == "auto"
     rows = []

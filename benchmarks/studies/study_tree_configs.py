@@ -83,7 +83,7 @@ for _tag, _cls in (("id3", "ID3MIClassifier"), ("c45", "C45MIClassifier")):
     _add(f"{_tag}-defaults-mdl", "mil.tree", _cls, mdl_correction=True)
     _add(f"{_tag}-defaults-mdl-partitions", "mil.tree", _cls, mdl_correction="partitions")
 
-# Where the chosen split's threshold goes (mil.tree._builder.place_cut), at each learner's defaults.
+# Where the chosen split's threshold goes (mil.tree._split_choice.place_cut), at each learner's defaults.
 for _tag, _cls in (("id3", "ID3MIClassifier"), ("c45", "C45MIClassifier")):
     for _cut in ("training-value", "run-middle", "instances"):
         _add(f"{_tag}-defaults-cut-{_cut}", "mil.tree", _cls, cut_placement=_cut)

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mil._core import kernel, twins
-from mil.tree._builder import _Binned, _Presorted, bin_edges, build_tree
+from mil.tree._builder import build_tree
+from mil.tree._rows import BinnedRows, PresortedRows, bin_edges
 
 EXACT_FIELDS = [0, 1, 3, 4, 5, 6, 7]  # all but the threshold (bin edge vs midpoint of the node's values)
 
@@ -27,7 +28,7 @@ def _node_search(X, inst_bag, bag_pos, weight, ids, binned, **kw):
     present[inst_bag[ids]] = True
     tp = float(np.cumsum(weight[present & (bag_pos == 1)])[-1]) if (present & (bag_pos == 1)).any() else 0.0
     tn = float(np.cumsum(weight[present & (bag_pos == 0)])[-1]) if (present & (bag_pos == 0)).any() else 0.0
-    pre = _Presorted(np.ascontiguousarray(X[ids]), inst_bag[ids])
+    pre = PresortedRows(np.ascontiguousarray(X[ids]), inst_bag[ids])
     ts = kernel("_tree_split")
     args = (bag_pos, weight, tp, tn, kw.get("min_weight", 1.0), 1e-12, kw.get("shares", False))
     exact = ts.best_splits(pre.vals, pre.bag, 0, ids.shape[0], *args)
@@ -41,7 +42,7 @@ def test_binned_gains_equal_exact_when_each_value_has_a_bin(backend, seed, share
     rng = np.random.RandomState(seed)
     X, inst_bag, bag_pos = _random_bags(rng)
     weight = rng.randint(1, 4, bag_pos.shape[0]).astype(np.float64)  # integer weights: sums are exact
-    binned = _Binned(X)
+    binned = BinnedRows(X)
     assert (binned.n_bins <= 9).all()
     for node in range(5):
         ids = np.flatnonzero(rng.rand(X.shape[0]) < (1.0 if node == 0 else 0.6)).astype(np.intp)
@@ -68,7 +69,7 @@ def test_binned_twins_identical(seed, n_values, nan_rate):
     rng = np.random.RandomState(seed)
     X, inst_bag, bag_pos = _random_bags(rng, n_bags=30, max_size=20, d=3, n_values=n_values, nan_rate=nan_rate)
     X += rng.rand(*X.shape) * (n_values > 255)
-    binned = _Binned(X)
+    binned = BinnedRows(X)
     weight = rng.rand(bag_pos.shape[0]) + 0.1
     ids = np.flatnonzero(rng.rand(X.shape[0]) < 0.7).astype(np.intp)
     args = (binned.codes, binned.edges, binned.n_bins, ids, inst_bag, bag_pos, weight, 5.0, 4.0, 1.0, 1e-12)

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from mil._core import kernel, twins
 from mil._core._bag_counts_py import sweep_distinct_bags
 from mil._core._tree_split_py import sweep_rows
-from mil.tree._builder import _Presorted, choose_feature
+from mil.tree._rows import PresortedRows
+from mil.tree._split_choice import choose_feature
 
 
 def info(p, n):
@@ -24,7 +25,7 @@ def info(p, n):
 def node_layout(values, bag_of_instance):
     """Presorted (n_features, n) arrays of a node holding every instance."""
     X = np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(len(bag_of_instance), -1))
-    pre = _Presorted(X, np.asarray(bag_of_instance, dtype=np.intp))
+    pre = PresortedRows(X, np.asarray(bag_of_instance, dtype=np.intp))
     return pre
 
 
@@ -277,7 +278,7 @@ def test_row_sweep_equals_shared_sweep(d, n, n_bags, data):
 def test_kernel_exports():
     compiled, python = twins("_tree_split")
     assert set(python.__all__) == {"best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply",
-                                   "add_tree_values"}
+                                   "add_tree_values", "entropy_mass", "midpoints"}
     if compiled is not None:
         assert set(compiled.__all__) == set(python.__all__)
 
@@ -342,3 +343,43 @@ def test_add_tree_values_checks(backend):
     with pytest.raises(ValueError, match="numbered after their parent"):  # tree 1 with its root as its own child
         ts.add_tree_values(X, np.r_[f, f], np.r_[t, t], np.r_[m, m], np.r_[lft, [0, -1, -1]], np.r_[rgt, rgt],
                            np.r_[value, value], [0, 3, 6], [0, 0], 1.0, out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5000).map(float) | st.floats(1e-3, 1e6), st.floats(1e-3, 1e6) | st.just(0.0)),
+                min_size=1, max_size=20))
+def test_entropy_mass_and_midpoints_are_bit_identical_twins(pairs):
+    # The builder's C4.5 cut placement and bin edges read these through the dispatch: each twin must
+    # give the other's bits (whole counts use the compiled table, fractions libm's log2 on both).
+    p, n = np.array(pairs).T
+    compiled, python = twins("_tree_split")
+    lo, hi = np.minimum(p, n), np.maximum(p, n)
+    want_mass, want_mid = python.entropy_mass(p, n), python.midpoints(lo, hi)
+    assert np.all((want_mid >= lo) & ((want_mid < hi) | (lo == hi)))
+    # (the difference of three x log2 x terms cancels: absolute error about 1e-15 of (p + n) log2(p + n))
+    np.testing.assert_allclose(want_mass, [(a + b) * info(a, b) for a, b in zip(p, n)], rtol=1e-9,
+                               atol=1e-12 * float((p + n).max()) * 64)
+    if compiled is not None:
+        np.testing.assert_array_equal(compiled.entropy_mass(p, n), want_mass)
+        np.testing.assert_array_equal(compiled.midpoints(lo, hi), want_mid)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.booleans())
+def test_choose_feature_ties_agree_on_both_twins(seed, gain_ratio):
+    # tie_break="instances" asks the kernel for every tied feature: the compiled and the NumPy
+    # choices, ties included, are the same.
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(1, 8))
+    found = (rng.random(d) < 0.8).astype(np.uint8)
+    stats = np.zeros((d, 8))
+    stats[:, 0] = rng.integers(0, 3, d) / 4  # ties
+    stats[:, 1] = rng.integers(1, 3, d) / 2
+    rank = rng.permutation(d).astype(np.intp)
+    compiled, python = twins("_tree_split")
+    args = (found, stats, gain_ratio, rank, 1e-12, 0.0, 1e-10)
+    ties, best = python._choose_feature(*args, return_ties=True), python._choose_feature(*args)
+    assert (best == -1) == (ties.size == 0) and (best == -1 or best in ties)
+    if compiled is not None:
+        np.testing.assert_array_equal(compiled._choose_feature(*args, return_ties=True), ties)
+        assert compiled._choose_feature(*args) == best

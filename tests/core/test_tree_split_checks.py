@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mil._core import kernel
-from mil.tree._builder import _Presorted
+from mil.tree._rows import PresortedRows
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def layout(seed=0, n=12, d=3, n_bags=4):
     X = np.round(rng.normal(size=(n, d)), 1)
     bag = np.sort(rng.integers(0, n_bags, n)).astype(np.intp)
     bag[:n_bags] = np.arange(n_bags)
-    return X, bag, _Presorted(X, bag)
+    return X, bag, PresortedRows(X, bag)
 
 
 def split_args(n_bags=4):
@@ -125,7 +125,7 @@ def test_gathered_search_equals_the_partitioned_segment(ts, seed):
     n, d, n_bags = 40, 5, 9
     X, bag, pre = layout(seed, n, d, n_bags)
     X[rng.random(X.shape) < 0.1] = np.nan
-    pre = _Presorted(X, bag)
+    pre = PresortedRows(X, bag)
     pos = (np.arange(n_bags) % 2).astype(np.uint8)
     w = rng.uniform(0.5, 2.0, n_bags)
     ids = np.sort(rng.choice(n, 25, replace=False))

@@ -14,7 +14,7 @@ from mil.ensemble._gdbt_trees import newton_leaf_values
 from mil.ensemble._plot import staged_errors
 from mil.tree._pooling import POOLINGS, pool
 from mil.tree import C45MIClassifier
-from mil.tree._builder import _Presorted
+from mil.tree._rows import PresortedRows
 from mil.tree._classes import resolve_max_features
 from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
 
@@ -196,13 +196,13 @@ def test_presorted_subset_equals_a_fresh_sort():
     rng = np.random.default_rng(0)
     X = [rng.integers(0, 4, size=(rng.integers(1, 5), 3)).astype(float) for _ in range(10)]
     bags = Bags.from_list(X)
-    full = _Presorted(bags.instances, bags.instance_bag)
+    full = PresortedRows(bags.instances, bags.instance_bag)
     keep_bags = np.array([0, 2, 3, 7, 9])
     keep = np.isin(bags.instance_bag, keep_bags)
     bag_map = np.full(10, -1)
     bag_map[keep_bags] = np.arange(5)
     sub = bags.subset(keep_bags)
-    got, want = full.subset(keep, bag_map), _Presorted(sub.instances, sub.instance_bag)
+    got, want = full.subset(keep, bag_map), PresortedRows(sub.instances, sub.instance_bag)
     # Same sorted values; ids and bags consistent with the subset (ties may be
     # ordered differently: the builder only cuts between distinct values).
     np.testing.assert_array_equal(got.vals, want.vals)

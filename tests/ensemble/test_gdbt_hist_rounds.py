@@ -7,7 +7,8 @@ import pytest
 
 from mil import Bags
 from mil.ensemble import GDBTMIClassifier
-from mil.tree._builder import _Binned, build_tree
+from mil.tree._builder import build_tree
+from mil.tree._rows import BinnedRows
 
 
 def _bags(seed=0, n_bags=70, d=6, coarse=True):
@@ -39,7 +40,7 @@ def test_zero_weight_bags_and_features_grow_the_tree_of_the_copied_bags(backend,
     keep = np.zeros(n_bags, dtype=bool)
     keep[inbag] = True
     kw = dict(criterion="gain_ratio", growth="best", split_shares="children", splitter=splitter)
-    presorted = _Binned(X) if splitter == "hist" else None  # the bins of all the bags, as in a fit
+    presorted = BinnedRows(X) if splitter == "hist" else None  # the bins of all the bags, as in a fit
     a, leaf_a = build_tree(np.ascontiguousarray(sub.instances[:, cols]), sub.instance_bag, y[inbag], weight,
                            presorted=None if presorted is None else presorted.rows(cols).subset(keep[bag]), **kw)
     full_w = np.zeros(n_bags)

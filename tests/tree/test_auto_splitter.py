@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import mil.tree._builder as builder
+import mil.tree._rows as builder
 from mil import Bags
 from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
 from mil.tree import C45MIClassifier, ID3MIClassifier

@@ -8,7 +8,8 @@ import pytest
 from mil import Bags
 from mil._core import compiled_available, use_backend
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.tree._builder import build_tree, choose_feature
+from mil.tree._builder import build_tree
+from mil.tree._split_choice import choose_feature
 
 
 def info(*counts):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mil.tree import C45MIClassifier, ID3MIClassifier, Tree
-from mil.tree._builder import cost_complexity_path, prune_cost_complexity
+from mil.tree._pruning import cost_complexity_path, prune_cost_complexity
 
 
 def small_tree():

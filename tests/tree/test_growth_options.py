@@ -8,7 +8,7 @@ from mil import Bags
 from mil._core import compiled_available, use_backend
 from mil.tree import C45MIClassifier, ID3MIClassifier
 from mil.tree._builder import build_tree
-from mil.tree._classes import _cv_leaf_budget, prefix_errors
+from mil.tree._pruning import cv_leaf_budget, prefix_errors
 
 from .test_reduced_error import small_tree  # root x0 <= 0.5 -> leaf 1 (+) / node 2: x1 <= 0.5 -> 3 (+) / 4 (-)
 
@@ -140,7 +140,7 @@ def test_cv_budget_is_the_least_error_prefix(backend):
     width = max(len(e) for e in totals)
     total = sum(np.array(e + [e[-1]] * (width - len(e))) for e in totals)
     budget = int(np.argmin(total)) + 1
-    assert _cv_leaf_budget(b, y8, None, None, {**grow_kw, "rank": np.arange(4)}, None) == budget
+    assert cv_leaf_budget(b, y8, None, None, {**grow_kw, "rank": np.arange(4)}, None) == budget
     assert 1 < budget < width  # neither the root alone nor the whole tree, on these bags
     est = C45MIClassifier(min_bags_leaf=2, max_leaf_nodes="cv").fit(X, y)
     assert est.tree_ == C45MIClassifier(min_bags_leaf=2, max_leaf_nodes=budget).fit(X, y).tree_

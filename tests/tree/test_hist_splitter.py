@@ -90,13 +90,15 @@ def test_max_instances_per_bag_is_seeded(make):
     lambda **k: GDBTMIClassifier(n_estimators=3, **k),
 ])
 def test_max_instances_per_bag_fits_the_subsampled_bags(make):
-    # The model is the one fitted on Bags.subsample_instances(k, random_state),
-    # with zero-weight bags dropped after the draw (the draw sees every bag).
+    # The model is the one fitted on Bags.subsample_instances(k, seed), the seed the first draw of
+    # the fit's generator (which goes on to the fit's other draws), with zero-weight bags dropped
+    # after the draw (the draw sees every bag).
     X, y = make_toy_bags(n_bags=60, random_state=0)
     w = np.ones(len(y))
     w[::7] = 0.0
-    small = Bags.from_list(X).subsample_instances(2, random_state=0)
+    rng = np.random.RandomState(0)
+    small = Bags.from_list(X).subsample_instances(2, random_state=int(rng.randint(np.iinfo(np.int32).max)))
     assert (small.sizes < Bags.from_list(X).sizes).any()
     a = make(max_instances_per_bag=2, random_state=0).fit(X, y, sample_weight=w)
-    b = make(random_state=0).fit(small, y, sample_weight=w)
+    b = make(random_state=rng).fit(small, y, sample_weight=w)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))

@@ -8,7 +8,8 @@ import pytest
 from mil import Bags
 from mil._core import compiled_available, use_backend
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.tree._builder import build_tree, choose_feature, mdl_corrected_gains
+from mil.tree._builder import build_tree
+from mil.tree._split_choice import choose_feature, mdl_corrected_gains
 
 
 def info(p, n):
@@ -123,9 +124,9 @@ def test_cut_points_and_partitions_differ_in_multi_instance_bags(backend):
     X, y = partition_bags()
     b = Bags.from_list(X)
     from mil._core import kernel
-    from mil.tree._builder import _Presorted
+    from mil.tree._rows import PresortedRows
 
-    pre = _Presorted(b.instances, b.instance_bag)
+    pre = PresortedRows(b.instances, b.instance_bag)
     found, stats = kernel("_tree_split").best_splits(pre.vals, pre.bag, 0, b.instances.shape[0],
                                                      y.astype(np.uint8), np.ones(8), 4.0, 4.0, 1.0, 1e-12)
     assert list(found) == [1, 1]

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from mil import Bags
 from mil.datasets import load_dataset
 from mil.tree import C45MIClassifier
-from mil.tree._builder import build_tree, prune_pessimistic
+from mil.tree._builder import build_tree
+from mil.tree._pruning import prune_pessimistic
 from mil.wrappers import SimpleMIClassifier
 
 Z = 0.6744897501960817  # norm.isf(0.25): C4.5's default confidence
@@ -124,7 +125,7 @@ def test_unit_weight_pruning_is_unchanged(case, backend):
 
 
 def test_j48_min_leaf_by_hand():
-    from mil.tree._builder import j48_min_leaf
+    from mil.tree._split_choice import j48_min_leaf
     # 0.1 W / 2: raised to -M when at most -M, capped at 25.
     assert j48_min_leaf(30.0, 2) == 2.0  # 1.5 <= 2
     assert j48_min_leaf(40.0, 2) == 2.0  # exactly 2

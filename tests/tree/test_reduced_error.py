@@ -7,7 +7,7 @@ from sklearn.utils.validation import check_random_state
 
 from mil import Bags
 from mil.tree import C45MIClassifier, ID3MIClassifier, Tree, prune_reduced_error
-from mil.tree._classes import _held_out_bags
+from mil.tree._pruning import held_out_bags
 
 
 def small_tree():
@@ -91,7 +91,7 @@ def test_estimator_grows_on_the_rest_and_prunes_on_the_held_out_bags(cls, backen
     # The same draws as the estimator: the feature tie order, then the held-out bags.
     rng = check_random_state(3)
     rng.permutation(3)
-    held = _held_out_bags(y, None, 1 / 3, rng)
+    held = held_out_bags(y, None, 1 / 3, rng)
     assert held.sum() == 20 and held[y == 1].sum() == 10  # a third of each class
     grown = cls(min_bags_leaf=1, random_state=3).fit([X[i] for i in np.flatnonzero(~held)], y[~held]).tree_
     assert grown.n_pos_bags[0] + grown.n_neg_bags[0] == 40

@@ -218,7 +218,7 @@ def test_pruning_collapses_noise():
 
 
 def test_pessimistic_errors_reference_values():
-    from mil.tree._builder import pessimistic_errors
+    from mil.tree._pruning import pessimistic_errors
     # No errors: the exact binomial limit, N (1 - CF^(1/N)).
     assert pessimistic_errors(6, 0, 0.25) == pytest.approx(6 * (1 - 0.25 ** (1 / 6)))
     # Wilson-style upper limit with continuity correction for E >= 1.

@@ -55,7 +55,8 @@ from mil._core._checks import (binned_features as _binned_features, binned_searc
                                tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args,
                                tree_values_args)
 
-__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply", "add_tree_values"]
+__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply", "add_tree_values",
+           "entropy_mass", "midpoints"]
 
 
 cdef inline float64_t _xlogx(float64_t x) noexcept nogil:
@@ -1017,7 +1018,7 @@ def _binned_best_splits(const uint8_t[:, ::1] codes, const float64_t[:, ::1] edg
 
 def _choose_feature(const uint8_t[::1] found, const float64_t[:, ::1] stats, bint gain_ratio,
                     const intp_t[::1] rank, float64_t tol, float64_t average_gain_tolerance,
-                    float64_t min_split_info):
+                    float64_t min_split_info, bint return_ties=False):
     """The builder's choice of a node's split feature among the features' best cuts (unchecked).
 
     ID3-MI (``gain_ratio`` False): largest gain. C4.5-MI: largest gain ratio
@@ -1026,21 +1027,26 @@ def _choose_feature(const uint8_t[::1] found, const float64_t[:, ::1] stats, bin
     tol)`` and whose split information exceeds `min_split_info`. Scores
     within ``tol * max(1, |best|)`` of the best tie; the lowest `rank` wins
     (the first feature on equal ranks). The twin's ``_choose_feature`` does
-    the same in NumPy; ``mil.tree._builder.choose_feature`` documents it.
+    the same in NumPy; ``mil.tree._split_choice.choose_feature`` documents it.
 
     Returns
     -------
     feature : int
         Row of `stats`, -1 when no feature qualifies.
+    ties : ndarray of intp
+        Instead, with `return_ties`: every feature whose score ties with the
+        best, ascending (empty when none qualifies).
     """
-    cdef intp_t f, n = found.shape[0], n_ok = 0, n_cand = 0, best_f = -1
+    cdef intp_t f, n = found.shape[0], n_ok = 0, n_cand = 0, best_f = -1, n_ties = 0
     cdef float64_t total = 0.0, threshold = 0.0, score, best = -INFINITY, cut
+    ties = np.empty(n, dtype=np.intp)
+    cdef intp_t[::1] tied = ties
     for f in range(n):
         if found[f]:
             total += stats[f, 0]
             n_ok += 1
     if n_ok == 0:
-        return -1
+        return ties[:0] if return_ties else -1
     if gain_ratio:
         threshold = total / n_ok - (average_gain_tolerance if average_gain_tolerance > tol else tol)
     for f in range(n):
@@ -1051,15 +1057,74 @@ def _choose_feature(const uint8_t[::1] found, const float64_t[:, ::1] stats, bin
         if score > best:
             best = score
     if n_cand == 0:
-        return -1
+        return ties[:0] if return_ties else -1
     cut = best - tol * (fabs(best) if fabs(best) > 1.0 else 1.0)
     for f in range(n):
         if not found[f] or (gain_ratio and not (stats[f, 0] >= threshold and stats[f, 1] > min_split_info)):
             continue
         score = stats[f, 0] / stats[f, 1] if gain_ratio else stats[f, 0]
-        if score >= cut and (best_f < 0 or rank[f] < rank[best_f]):
-            best_f = f
-    return best_f
+        if score >= cut:
+            tied[n_ties] = f
+            n_ties += 1
+            if best_f < 0 or rank[f] < rank[best_f]:
+                best_f = f
+    return ties[:n_ties] if return_ties else best_f
+
+
+def entropy_mass(p, n):
+    """(p + n) * Info_multi(p, n) in bits, elementwise: the entropy term of the split criteria.
+
+    Parameters
+    ----------
+    p, n : array-like of float64
+        Positive and negative bag weights (one shape).
+
+    Returns
+    -------
+    mass : ndarray of float64
+        ``X(p + n) - X(p) - X(n)`` with ``X(x) = x log2 x`` (0 for x <= 0),
+        with the split search's own arithmetic.
+    """
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    n = np.ascontiguousarray(n, dtype=np.float64)
+    if p.shape != n.shape:
+        raise ValueError(f"p and n must have one shape; got {p.shape} and {n.shape}")
+    out = np.empty(p.shape)
+    cdef const float64_t[::1] pv = p.reshape(-1), nv = n.reshape(-1)
+    cdef float64_t[::1] o = out.reshape(-1)
+    cdef intp_t i
+    with nogil:
+        for i in range(pv.shape[0]):
+            o[i] = _entropy_mass(pv[i], nv[i])
+    return out
+
+
+def midpoints(a, b):
+    """The split search's threshold between values ``a <= b``, elementwise.
+
+    Parameters
+    ----------
+    a, b : array-like of float64
+        Lower and upper values (one shape).
+
+    Returns
+    -------
+    t : ndarray of float64
+        ``a / 2 + b / 2`` where that lies in ``[a, b)``, else `a` (rounding
+        must not send `b` to the lower side).
+    """
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have one shape; got {a.shape} and {b.shape}")
+    out = np.empty(a.shape)
+    cdef const float64_t[::1] av = a.reshape(-1), bv = b.reshape(-1)
+    cdef float64_t[::1] o = out.reshape(-1)
+    cdef intp_t i
+    with nogil:
+        for i in range(av.shape[0]):
+            o[i] = _midpoint(av[i], bv[i])
+    return out
 
 
 def _partition_ids(intp_t[::1] samples, intp_t start, intp_t end, const cython.floating[:, ::1] X,

@@ -16,7 +16,8 @@ import numpy as np
 from mil._core._checks import (binned_features, binned_search_args, check_tree_walk, tree_apply_args,
                                tree_gather_args, tree_partition_args, tree_search_args, tree_values_args)
 
-__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply", "add_tree_values"]
+__all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply", "add_tree_values",
+           "entropy_mass", "midpoints"]
 
 N_FIELDS = 8  # gain, split info, threshold, NaN-left flag, left and right weight, admissible cuts, partitions
 
@@ -92,6 +93,30 @@ def _new_partitions(valid, counts):
 def _midpoint(a, b):
     t = a / 2.0 + b / 2.0
     return np.where((t >= a) & (t < b), t, a)
+
+
+def entropy_mass(p, n):
+    """(p + n) * Info_multi(p, n) in bits, elementwise: the entropy term of the split criteria.
+
+    See the compiled twin.
+    """
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    n = np.ascontiguousarray(n, dtype=np.float64)
+    if p.shape != n.shape:
+        raise ValueError(f"p and n must have one shape; got {p.shape} and {n.shape}")
+    return _entropy_mass(p.reshape(-1), n.reshape(-1)).reshape(p.shape)
+
+
+def midpoints(a, b):
+    """The split search's threshold between values ``a <= b``, elementwise.
+
+    See the compiled twin.
+    """
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have one shape; got {a.shape} and {b.shape}")
+    return np.asarray(_midpoint(a, b), dtype=np.float64).reshape(a.shape)
 
 
 def best_splits(vals, inst_bag, start, end, bag_pos, bag_weight, total_pos, total_neg,
@@ -294,7 +319,7 @@ def _choose_feature(found, stats, gain_ratio, rank, tol, average_gain_tolerance,
     ok = np.flatnonzero(found)
     gain = stats[ok, 0]
     if ok.size == 0:
-        return ok if return_ties else -1
+        return ok.astype(np.intp) if return_ties else -1
     if not gain_ratio:
         cand, score = ok, gain
     else:
@@ -304,10 +329,10 @@ def _choose_feature(found, stats, gain_ratio, rank, tol, average_gain_tolerance,
         keep = (gain >= avg - max(average_gain_tolerance, tol)) & (stats[ok, 1] > min_split_info)
         cand = ok[keep]
         if cand.size == 0:
-            return cand if return_ties else -1
+            return cand.astype(np.intp) if return_ties else -1
         score = gain[keep] / stats[cand, 1]
     best = score.max()
-    ties = cand[score >= best - tol * max(1.0, abs(best))]
+    ties = cand[score >= best - tol * max(1.0, abs(best))].astype(np.intp)
     if return_ties:
         return ties
     return int(ties[np.argmin(rank[ties])])

@@ -79,11 +79,14 @@ class BaggedTreesMixin:
     mean of the trees' class probabilities on validated bags.
     """
 
-    def _draw_samples(self, n_bags):
-        """Seeds and bootstrap counts (None: every bag once) of the trees; sets ``estimators_samples_``."""
+    def _draw_samples(self, n_bags, rng=None):
+        """Seeds and bootstrap counts (None: every bag once) of the trees; sets ``estimators_samples_``.
+
+        The seeds come from `rng`, the fit's generator (None: one from ``random_state``).
+        """
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")
-        seeds = tree_seeds(self.random_state, self.n_estimators)
+        seeds = tree_seeds(self.random_state if rng is None else rng, self.n_estimators)
         if self.bootstrap:
             draws = n_drawn(self.max_samples, n_bags)
             counts = [bootstrap_counts(seed, n_bags, draws) for seed in seeds]

@@ -25,11 +25,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
-from mil.ensemble._bagging import MAX_SEED
 from mil.ensemble._gdbt_losses import BinomialLoss, MultinomialLoss
 from mil.ensemble._gdbt_trees import BagRatioTrees, InstanceTrees, newton_leaf_values, residual_tree_inputs
-from mil.tree._builder import resolve_splitter
-from mil.tree._classes import resolve_max_features
+from mil.tree._rows import resolve_splitter
+from mil.tree._classes import resolve_max_features, subsample_instances
 from mil.tree._export import TreeExportMixin, boosting_tree_printout, ensemble_member
 from mil.tree._pooling import POOLINGS
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
@@ -89,12 +88,6 @@ class _GDBTMIBoosting:
                        remove_positive_bags=self.positive_bag_removal, n_jobs=self.n_jobs)
         return InstanceTrees(self.pooling, self.sharpness, options, self.feature_sampling,
                              getattr(self, "splitter_", "exact"))
-
-    def _subsampled_bags(self, bags, rng):
-        """`bags` cut to ``max_instances_per_bag`` instances each, drawn with a seed of its own from `rng`."""
-        if self.max_instances_per_bag is None:
-            return bags
-        return bags.subsample_instances(self.max_instances_per_bag, int(rng.randint(MAX_SEED)))
 
     def _held_out(self, bags, Y, w, stratify, rng):
         """The training part and the validation bags of early stopping (``(bags, Y, w)`` each)."""
@@ -541,7 +534,7 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
         """
         bags, y_enc = self._validate_fit(X, y)
         rng = check_random_state(self.random_state)
-        bags = self._subsampled_bags(bags, rng)
+        bags = subsample_instances(bags, self.max_instances_per_bag, rng)
         bags, y_enc, w = self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
         n_classes = self.classes_.shape[0]
         loss = BinomialLoss() if n_classes == 2 else MultinomialLoss(n_classes)

@@ -29,7 +29,8 @@ import numpy as np
 from mil._core import kernel
 from mil.ensemble._bagging import MAX_SEED
 from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
-from mil.tree._builder import build_tree, prepare_layout
+from mil.tree._builder import build_tree
+from mil.tree._rows import prepare_layout
 from mil.tree._pooling import pool
 
 __all__ = ["BagRatioTrees", "InstanceTrees", "exact_weights", "leaf_sums", "newton_leaf_values",

@@ -14,7 +14,8 @@ trees, alone or as a member of a fitted ensemble.
 """
 
 from mil.tree._bag_ratio import BagRatioTree
-from mil.tree._classes import C45MIClassifier, ID3MIClassifier, prune_reduced_error
+from mil.tree._classes import C45MIClassifier, ID3MIClassifier
+from mil.tree._pruning import prune_reduced_error
 from mil.tree._export import export_text
 from mil.tree._tree import Tree
 

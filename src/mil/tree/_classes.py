@@ -19,13 +19,15 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
-from mil.tree._builder import (build_tree, prepare_layout, cost_complexity_path, prune_cost_complexity,
-                               prune_pessimistic, resolve_splitter)
+from mil.tree._builder import build_tree
+from mil.tree._pruning import (cv_leaf_budget, held_out_bags, prune_cost_complexity, prune_pessimistic,
+                               prune_reduced_error, cost_complexity_path)
+from mil.tree._rows import prepare_layout, resolve_splitter
 from mil.tree._export import TreeExportMixin, concept_tree_printout, member_index, not_fitted
 from mil.tree._pooling import pool
+from mil.utils._docstrings import defaults_of, fill_doc, register
 
-__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels",
-           "prune_reduced_error"]
+__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels", "subsample_instances"]
 
 
 def resolve_max_features(max_features, n_features):
@@ -47,207 +49,23 @@ def resolve_max_features(max_features, n_features):
     return max(1, int(max_features * n_features))
 
 
+def subsample_instances(bags, max_instances, rng):
+    """`bags` cut to `max_instances` instances each (None: as they are), drawn with a seed of its own.
+
+    The seed is drawn from `rng`, the fit's generator, so the instance draw
+    and the fit's other draws are independent (as scikit-learn draws
+    sub-seeds), not two streams started from the same integer.
+    """
+    if max_instances is None:
+        return bags
+    return bags.subsample_instances(max_instances, int(rng.randint(np.iinfo(np.int32).max)))
+
+
 def concept_labels(y_enc, n_classes, pos_index=1):
     """The 0/1 bag labels of each concept: one for two classes (class `pos_index`), one per class for more."""
     if n_classes == 2:
         return [(y_enc == pos_index).astype(np.uint8)]
     return [(y_enc == c).astype(np.uint8) for c in range(n_classes)]
-
-
-def _held_out_bags(y_enc, bag_weight, fraction, rng):
-    """Bags set aside for reduced-error pruning: a `fraction` of each class, drawn at random.
-
-    Only bags of positive weight are drawn. Returns a boolean mask over the bags.
-    """
-    held = np.zeros(y_enc.shape[0], dtype=bool)
-    eligible = np.ones(y_enc.shape[0], dtype=bool) if bag_weight is None else bag_weight > 0
-    for c in np.unique(y_enc):
-        members = np.flatnonzero(eligible & (y_enc == c))
-        n_held = int(np.floor(fraction * members.size))
-        if n_held:
-            held[rng.choice(members, n_held, replace=False)] = True
-    return held
-
-
-def prune_reduced_error(tree, instances, instance_bag, bag_pos, bag_weight=None):
-    """Reduced-error pruning (Quinlan 1987) of a multi-instance tree on held-out bags.
-
-    The internal nodes are visited bottom-up (every node after all of its
-    descendants). A node becomes a leaf, labelled by its own training counts
-    (positive iff pi > nu), when that does not increase the bag-level error on
-    the held-out bags, the current pruned tree being applied as the tree's
-    predictions are: a bag is predicted positive iff one of its instances
-    reaches a positive leaf. Pruning a node can thus change the prediction of
-    a bag whose other instances end elsewhere; the error is always that of
-    the whole pruned tree. A node that no held-out instance reaches is pruned
-    (it cannot increase the error).
-
-    Parameters
-    ----------
-    tree : Tree
-        The tree grown without the held-out bags.
-    instances : ndarray of float64, shape (n_instances, n_features)
-        Instances of the held-out bags (C-contiguous).
-    instance_bag : ndarray of intp, shape (n_instances,)
-        Held-out bag index (0 .. n_held - 1) of each instance.
-    bag_pos : ndarray of shape (n_held,)
-        1 (or True) for the positive held-out bags.
-    bag_weight : ndarray of float64, shape (n_held,), default=None
-        Weight of each held-out bag in the error (ones by default).
-
-    Returns
-    -------
-    tree : Tree
-        A pruned copy (or `tree` itself when nothing is pruned).
-
-    References
-    ----------
-    J. R. Quinlan, "Simplifying decision trees", International Journal of
-    Man-Machine Studies 27(3), 1987.
-    """
-    n_nodes = tree.node_count
-    left, right = tree.children_left, tree.children_right
-    internal = np.flatnonzero(left >= 0)
-    if internal.size == 0:
-        return tree
-    instance_bag = np.asarray(instance_bag, dtype=np.intp)
-    target = np.asarray(bag_pos).astype(bool)
-    n_held = target.shape[0]
-    weight = np.ones(n_held) if bag_weight is None else np.asarray(bag_weight, dtype=np.float64)
-    parent = np.full(n_nodes, -1, dtype=np.intp)
-    parent[left[internal]] = internal
-    parent[right[internal]] = internal
-    node_positive = (tree.leaf_pos > tree.leaf_neg).astype(np.intp)  # the label of every node made a leaf
-    leaf = tree.apply(instances)
-    # (node, instance) for every node on every instance's root-to-leaf path.
-    path_nodes, path_inst = [], []
-    node, inst = leaf, np.arange(leaf.shape[0], dtype=np.intp)
-    while inst.size:
-        path_nodes.append(node)
-        path_inst.append(inst)
-        up = parent[node]
-        node, inst = up[up >= 0], inst[up >= 0]
-    path_nodes, path_inst = np.concatenate(path_nodes), np.concatenate(path_inst)
-    by_node = np.argsort(path_nodes, kind="stable")
-    path_inst = path_inst[by_node]
-    bounds = np.searchsorted(path_nodes[by_node], np.arange(n_nodes + 1))
-
-    label = node_positive[leaf]  # current label of the leaf each instance reaches
-    n_pos = np.bincount(instance_bag, weights=label, minlength=n_held).astype(np.intp)
-
-    def error(pos_count):
-        return float(weight[(pos_count > 0) != target].sum())
-
-    err = error(n_pos)
-    tol = 1e-12 * max(float(weight.sum()), 1.0)
-    make_leaf = np.zeros(n_nodes, dtype=bool)
-    # Children are numbered after their parents: a reverse scan is bottom-up.
-    for node in internal[::-1]:
-        through = path_inst[bounds[node]:bounds[node + 1]]
-        delta = node_positive[node] - label[through]
-        changed = delta != 0
-        if changed.any():
-            new_pos = n_pos.copy()
-            np.add.at(new_pos, instance_bag[through[changed]], delta[changed])
-            new_err = error(new_pos)
-            if new_err > err + tol:
-                continue
-            n_pos, err = new_pos, new_err
-            label[through] = node_positive[node]
-        make_leaf[node] = True
-    if not make_leaf.any():
-        return tree
-    return tree.subtree(make_leaf)
-
-
-def prefix_errors(tree, split_order, instances, instance_bag, bag_pos, bag_weight=None):
-    """Bag-level error of every prefix of a tree's growth on some bags.
-
-    The prefix with s splits keeps the nodes whose split came first in the
-    growth (``split_order < s``) and makes the others leaves, labelled as
-    prediction labels leaves (positive iff ``leaf_pos > leaf_neg``); a bag is
-    positive iff one of its instances stops at a positive node.
-
-    Parameters
-    ----------
-    tree : Tree
-    split_order : ndarray of intp, shape (n_nodes,)
-        From ``build_tree(..., return_split_order=True)``.
-    instances : ndarray of float64, shape (n_instances, n_features)
-    instance_bag : ndarray of intp, shape (n_instances,)
-        Bag index (0 .. n_bags - 1) of each instance.
-    bag_pos : ndarray of shape (n_bags,)
-        1 (or True) for positive bags.
-    bag_weight : ndarray of float64, shape (n_bags,), default=None
-
-    Returns
-    -------
-    errors : ndarray of float64, shape (n_splits + 1,)
-        Weighted bag errors of the prefixes with 0 .. n_splits splits.
-    """
-    target = np.asarray(bag_pos).astype(bool)
-    weight = np.ones(target.shape[0]) if bag_weight is None else np.asarray(bag_weight, dtype=np.float64)
-    n_splits = int(split_order.max()) + 1
-    n = instances.shape[0]
-    node_pos = (tree.leaf_pos > tree.leaf_neg).astype(np.intp)
-    # diff[i, s] accumulates, per instance, the label of the node it stops at for s splits.
-    diff = np.zeros((n, n_splits + 2), dtype=np.intp)
-    inst = np.arange(n, dtype=np.intp)
-    node = np.zeros(n, dtype=np.intp)
-    lo = np.zeros(n, dtype=np.intp)
-    while inst.size:
-        order = split_order[node]
-        hi = np.where(order < 0, n_splits, order)
-        np.add.at(diff, (inst, lo), node_pos[node])
-        np.add.at(diff, (inst, hi + 1), -node_pos[node])
-        down = order >= 0
-        inst, node, lo = inst[down], node[down], hi[down] + 1
-        v = instances[inst, tree.feature[node]]
-        left = np.where(np.isnan(v), tree.missing_left[node].astype(bool), v <= tree.threshold[node])
-        node = np.where(left, tree.children_left[node], tree.children_right[node])
-    positive = np.cumsum(diff, axis=1)[:, :n_splits + 1] > 0
-    bag_positive = np.zeros((target.shape[0], n_splits + 1), dtype=bool)
-    np.logical_or.at(bag_positive, instance_bag, positive)
-    return ((bag_positive != target[:, None]) * weight[:, None]).sum(axis=0)
-
-
-def _cv_leaf_budget(bags, bag_pos, bag_weight, leaf_weight, grow, random_state, n_folds=3):
-    """The number of leaves chosen by internal cross-validation on the training bags.
-
-    The bags of each class are dealt round-robin into `n_folds` folds (in
-    their order, or in an order drawn from `random_state` when it is not
-    None); on each fold's complement a full tree is grown with `grow`, and
-    the bag error of every prefix of its growth (:func:`prefix_errors`) is
-    measured on the fold. The budget is the prefix size (splits + 1 leaves)
-    of least summed error, the smallest on ties.
-    """
-    n_bags = bag_pos.shape[0]
-    eligible = np.ones(n_bags, dtype=bool) if bag_weight is None else bag_weight > 0
-    fold = np.full(n_bags, -1, dtype=np.intp)
-    rng = None if random_state is None else check_random_state(random_state)
-    for c in (0, 1):
-        members = np.flatnonzero(eligible & (bag_pos == c))
-        if rng is not None:
-            members = rng.permutation(members)
-        fold[members] = np.arange(members.size) % n_folds
-    total = np.zeros(1)
-    for f in range(n_folds):
-        train, val = np.flatnonzero((fold >= 0) & (fold != f)), np.flatnonzero(fold == f)
-        if train.size == 0 or val.size == 0:
-            continue
-        sub, held = bags.subset(train), bags.subset(val)
-        tree, _, order = build_tree(
-            sub.instances, sub.instance_bag, bag_pos[train], None if bag_weight is None else bag_weight[train],
-            leaf_weight=None if leaf_weight is None else leaf_weight[train], return_split_order=True,
-            random_state=np.random.RandomState(0), **grow)
-        errors = prefix_errors(tree, order, held.instances, held.instance_bag, bag_pos[val],
-                               None if bag_weight is None else bag_weight[val])
-        if errors.size < total.size:
-            errors = np.concatenate([errors, np.full(total.size - errors.size, errors[-1])])
-        elif total.size < errors.size:
-            total = np.concatenate([total, np.full(errors.size - total.size, total[-1])])
-        total = total + errors
-    return int(np.argmin(total)) + 1
 
 
 class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
@@ -296,11 +114,11 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
 
     # ID3-MI's parameters and defaults (C4.5-MI passes its own, and adds one).
     def __init__(self, *, max_depth=None, min_bags_leaf=3, growth="best", pruning=False,
-                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
-                 max_features=None, class_weight=None, positive_class=None, random_state=None,
-                 n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
-                 max_leaf_nodes=None, tie_break="rank", sharpness=np.inf, min_split="constant",
-                 splitter="auto", max_instances_per_bag=None):
+                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True,
+                 split_shares="children", max_features=None, class_weight=None, positive_class=None,
+                 random_state=None, n_jobs=None, mdl_correction=False, max_leaf_nodes=None, tie_break="rank",
+                 cut_placement="midpoint", min_split="constant", splitter="auto", max_instances_per_bag=None,
+                 smoothing=8.0, sharpness=np.inf):
         keep_params(self, locals())
 
     def fit(self, X, y, sample_weight=None):
@@ -320,19 +138,22 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
 
         Returns
         -------
-        self
+        self : object
+            The fitted tree.
         """
-        bags, y_enc, weight = self._validate_weighted_fit(X, y, sample_weight)
-        if weight is None:
-            return self._fit_encoded(bags, y_enc)
-        return self._fit_encoded(bags, y_enc, weight, leaf_weight=weight)
+        bags, y_enc = self._validate_fit(X, y)
+        rng = check_random_state(self.random_state)
+        bags = subsample_instances(bags, self.max_instances_per_bag, rng)
+        bags, y_enc, weight = self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
+        return self._fit_encoded(bags, y_enc, weight, leaf_weight=weight, rng=rng)
 
-    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None, leaf_weight=None):
+    def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None, leaf_weight=None, rng=None):
         """Grow the concept trees on validated bags and encoded labels (``classes_`` set).
 
         The forest calls this with bootstrap weights (0 leaves a bag out),
         the leaf weights of its sample weights (None: distinct counts) and
-        the presorted layout of `bags`, shared by its trees (copied).
+        the presorted layout of `bags`, shared by its trees (copied). `rng`
+        is the fit's generator (None: one from `random_state`).
         """
         if not hasattr(self, "classes_"):
             raise RuntimeError("classes_ must be set before _fit_encoded")
@@ -340,7 +161,7 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
                                                 hist_ok=self.cut_placement in ("midpoint", "training-value"))
         d = bags.n_features
         self.n_features_in_ = d
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state) if rng is None else rng
         rank = np.arange(d, dtype=np.intp)
         if self.random_state is not None:
             # Ties between features go to a random (seeded) order instead of the lowest index.
@@ -351,7 +172,7 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
                                   self._pos_index if len(self.classes_) == 2 else None)
         held = None
         if self.pruning == "reduced-error":
-            held = _held_out_bags(y_enc, bag_weight, self.validation_fraction, rng)
+            held = held_out_bags(y_enc, bag_weight, self.validation_fraction, rng)
             if held.any():
                 # The held-out bags weigh 0 in growth (the builder leaves them out).
                 bag_weight = np.where(held, 0.0, 1.0 if bag_weight is None else bag_weight)
@@ -373,7 +194,8 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         for i, bag_pos in enumerate(concepts):
             max_leaf_nodes = self.max_leaf_nodes
             if max_leaf_nodes == "cv":
-                max_leaf_nodes = _cv_leaf_budget(bags, bag_pos, bag_weight, leaf_weight, grow, self.random_state)
+                fold_seed = None if self.random_state is None else int(rng.randint(np.iinfo(np.int32).max))
+                max_leaf_nodes = cv_leaf_budget(bags, bag_pos, bag_weight, leaf_weight, grow, fold_seed)
             tree, _ = build_tree(
                 bags.instances, bags.instance_bag, bag_pos, bag_weight, presorted=presorted,
                 copy_presorted=not (own_presorted and i == len(concepts) - 1), random_state=rng,
@@ -404,7 +226,12 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
 
     # -- instance level -------------------------------------------------------
     def apply(self, X):
-        """Leaf reached by every instance.
+        """Return the leaf reached by every instance.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags whose instances are routed.
 
         Returns
         -------
@@ -460,7 +287,9 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            Training bags.
         y : array-like of shape (n_bags,)
+            Their labels (two classes).
 
         Returns
         -------
@@ -528,13 +357,18 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         return p / p.sum(axis=1, keepdims=True)
 
     def predict_proba(self, X):
-        """Bag probabilities.
+        """Predict bag probabilities.
 
         Two classes: the pooling (`sharpness`; the maximum for ``np.inf``)
         over the bag's instances of the smoothed leaf estimate
         (pi + s) / (pi + nu + 2 s), s = `smoothing`. More: each class's
         concept probability (the same pooling in its tree), normalised to
         sum to one over the classes.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags to score.
 
         Returns
         -------
@@ -544,7 +378,12 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         return self._proba_bags(self._validate_predict(X), self.sharpness)
 
     def decision_function(self, X):
-        """Log-odds of the bag probability.
+        """Compute the log-odds of the bag probability.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags to score.
 
         Returns
         -------
@@ -568,6 +407,11 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         pooled log-odds are positive (the probability above 1/2). More: the
         class of largest probability.
 
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags to classify.
+
         Returns
         -------
         y : ndarray of shape (n_bags,)
@@ -579,44 +423,52 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         return self._labels_from_positive(scores[0][1])
 
     def get_depth(self):
-        """Depth of the fitted tree (a single leaf has depth 0); the deepest concept tree."""
+        """Return the depth of the fitted tree (a single leaf has depth 0), the deepest concept tree's.
+
+        Returns
+        -------
+        depth : int
+            The largest depth of a leaf.
+        """
         return max(tree.max_depth for tree in self._fitted_trees())
 
     def get_n_leaves(self):
-        """Number of leaves of the fitted tree (summed over the concept trees)."""
+        """Return the number of leaves of the fitted tree (summed over the concept trees).
+
+        Returns
+        -------
+        n_leaves : int
+            Leaves of all the concept trees.
+        """
         return sum(tree.n_leaves for tree in self._fitted_trees())
 
 
-_PARAMS_DOC = """
-    Parameters
-    ----------
-    max_depth : int or None, default=None
+def _tree_parameters(cls):
+    d = defaults_of(cls)
+    return f"""    max_depth : int or None, default=None
         Maximum depth (the root has depth 0); None grows until the other rules stop.
-    min_bags_leaf : int, default={min_bags}
+    min_bags_leaf : int, default={d["min_bags_leaf"]}
         A split is admissible only if each child holds at least this many
         distinct bags (a bag with instances on both sides counts in both).
-        The default has the best mean 5 x 10-fold CV accuracy over the five
-        shipped sets among 1 to 6 (ID3-MI) / 1 to 6, 8, 10 and 12 (C4.5-MI;
-        5, 8 and 10 lie within 0.3 points, see :doc:`/results/trees`); the
-        papers used 1 (ID3-MI) and C4.5's 2.
+        The default was chosen by 5 x 10-fold CV on the five shipped sets
+        (see :doc:`/results/trees`); the papers used 1 (ID3-MI) and C4.5's
+        2.
     growth : {{"best", "depth"}}, default="best"
         Best-first growth: expand the open node with the highest share of
         positive bags first (as MITI); or depth-first, the papers' order.
-        With ``split_shares="children"`` best-first measured best on the
-        five shipped sets (5 x 10-fold CV, see :doc:`/results/trees`).
-    pruning : bool or {{"pessimistic", "reduced-error"}}, default={pruning}
+    pruning : bool or {{"pessimistic", "reduced-error"}}, default={d["pruning"]}
         Pruning after growth. True or "pessimistic": C4.5 pessimistic
         (error-based) pruning on bag counts: a node is a leaf of
         N = pi + nu bags with min(pi, nu) errors (counted in bag weight
         when `sample_weight` or `class_weight` is given, as C4.5 counts
         weighted cases: an integer weight is that many copies of the bag),
         and a subtree is replaced by a leaf when the leaf's upper error
-        bound is at most its leaves' sum plus 0.1 (no subtree raising). "reduced-error": a share
-        `validation_fraction` of the bags of each class is held out, the
-        tree is grown on the others, and nodes are made leaves bottom-up
-        while that does not increase the bag-level error on the held-out
-        bags (Quinlan 1987; see :func:`~mil.tree.prune_reduced_error`).
-        False: no pruning.
+        bound is at most its leaves' sum plus 0.1 (no subtree raising).
+        "reduced-error": a share `validation_fraction` of the bags of each
+        class is held out, the tree is grown on the others, and nodes are
+        made leaves bottom-up while that does not increase the bag-level
+        error on the held-out bags (Quinlan 1987; see
+        :func:`~mil.tree.prune_reduced_error`). False: no pruning.
     confidence : float in (0, 0.5], default=0.25
         Confidence factor of the pessimistic pruning (smaller prunes more).
     validation_fraction : float in (0, 1), default=1/3
@@ -641,10 +493,11 @@ _PARAMS_DOC = """
         split_shares="parent"``.
     max_features : int, float, {{"sqrt", "log2"}} or None, default=None
         Features searched at each node: None all of them; otherwise that
-        many drawn at random (an int, a fraction of the features, or the
-        square root / log2 of their number), as in a random forest's trees.
-        If none of the drawn features can split the node, the next ones of
-        the same random order are searched.
+        many drawn at random (an int, at most the number of features; a
+        fraction of the features; or the square root / log2 of their
+        number), as in a random forest's trees. If none of the drawn
+        features can split the node, the next ones of the same random order
+        are searched.
     class_weight : "balanced", dict or None, default=None
         Weights of the classes, multiplying ``sample_weight``: "balanced"
         gives class c the weight n_bags / (n_classes * n_bags_c).
@@ -654,7 +507,9 @@ _PARAMS_DOC = """
     random_state : int, RandomState or None, default=None
         None breaks ties between equally good features by lowest index; a
         seed breaks them in a random feature order drawn from it, and seeds
-        the feature subsets of `max_features`.
+        the feature subsets of `max_features` (the instance subsample of
+        `max_instances_per_bag` and the folds of ``max_leaf_nodes="cv"``
+        draw seeds of their own from it).
     n_jobs : int or None, default=None
         Threads sharing out the features of each node's split search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
@@ -674,7 +529,7 @@ _PARAMS_DOC = """
         one instance per bag both are J48's K. A feature whose corrected gain
         is not positive cannot split: the correction favours features with
         few candidate thresholds and stops growth where no split pays for
-        its threshold. False (the default) leaves every tree unchanged.
+        its threshold. False leaves every tree unchanged.
     max_leaf_nodes : int >= 2, "cv" or None, default=None
         Stop splitting once the tree has this many leaves: after
         ``max_leaf_nodes - 1`` splits in growth order (best-first growth
@@ -685,8 +540,7 @@ _PARAMS_DOC = """
         each fold's complement, and the number of leaves whose prefix of
         the growth has the least bag error on the held-out folds, summed,
         wins (the smallest on ties); more classes choose one per concept.
-        None grows until the other rules stop. Neither measured better
-        than None on the five shipped sets (see :doc:`/results/trees`).
+        None grows until the other rules stop.
     tie_break : {{"rank", "instances"}}, default="rank"
         Features whose split criteria tie (the same best value on bag
         counts, common in small nodes): "rank" takes the lowest index (or
@@ -703,8 +557,7 @@ _PARAMS_DOC = """
         labelled by their bags; "training-value": C4.5's choice, the
         largest training value of the feature at most the midpoint
         (Quinlan 1993). With NaN in the node only "training-value" moves
-        the threshold. The three alternatives were within noise of
-        "midpoint" on the five shipped sets (see :doc:`/results/trees`).
+        the threshold.
     min_split : {{"constant", "j48"}}, default="constant"
         The least bag weight of each child of a split: `min_bags_leaf`
         everywhere, or as Weka's J48 (its ``C45Split``): a tenth of the
@@ -712,40 +565,43 @@ _PARAMS_DOC = """
         when it is at most that and capped at 25, so a large node cannot
         split off a few bags (on 6000 weighted instances the root's children
         need 25). With one instance per bag and `min_bags_leaf` 2 this is
-        J48's ``-M 2`` (see :doc:`/results/boosting_wrappers`).
+        J48's ``-M 2``.
     splitter : {{"auto", "exact", "hist"}}, default="auto"
         The split search. "auto": "hist" on more than 10,000 training
-        instances (``mil.tree._builder.AUTO_HIST_INSTANCES``), "exact" on
+        instances (``mil.tree._rows.AUTO_HIST_INSTANCES``), "exact" on
         fewer (every shipped data set) or with a `cut_placement` that only
-        the exact search keeps, in ``splitter_``; on large data the
-        histogram search fits several times faster in a fraction of the
-        memory, at the same accuracy (see :doc:`/results/trees`, "Histogram
-        split search"). "exact": every cut between distinct values of the
-        node (features presorted once). "hist": the histogram search:
-        features quantile-binned once per fit (at most 255 bins plus one for
-        missing values, as scikit-learn's ``HistGradientBoostingClassifier``),
-        each cut's bag counts from every bag's lowest and highest bin in the
-        node, without sorting; the same criteria, guard and tie-breaks. With
-        at most 255 distinct values per feature it grows the exact tree
-        (thresholds on the bin edges). Float32 instances are binned as they
-        are. See :doc:`/results/trees` for its speed and accuracy.
+        the exact search keeps, in ``splitter_``. "exact": every cut
+        between distinct values of the node (features presorted once).
+        "hist": the histogram search: features quantile-binned once per fit
+        (at most 255 bins plus one for missing values, as scikit-learn's
+        ``HistGradientBoostingClassifier``), each cut's bag counts from
+        every bag's lowest and highest bin in the node, without sorting; the
+        same criteria, guard and tie-breaks. With at most 255 distinct
+        values per feature it grows the exact tree (thresholds on the bin
+        edges). Float32 instances are binned as they are. See
+        :doc:`/results/trees` ("Histogram split search") for its speed,
+        memory and accuracy.
     max_instances_per_bag : int or None, default=None
         Train on at most this many instances of each bag, drawn without
         replacement once per fit (:meth:`mil.Bags.subsample_instances`,
-        seeded by `random_state`: an int makes it repeatable; None draws
+        seeded from `random_state`: an int makes it repeatable; None draws
         anew each fit). The search's cost grows with the instances; a bag's
         any-instance label may be lost when its positive instance is not
         drawn. None trains on every instance. Prediction uses every instance.
-{guard}    smoothing : float > 0, default={smoothing}
+"""
+
+
+def _tree_estimates(cls):
+    d = defaults_of(cls)
+    sharpness = "inf" if np.isinf(d["sharpness"]) else d["sharpness"]
+    return f"""    smoothing : float > 0, default={d["smoothing"]}
         Additive smoothing s of the leaf estimates behind `predict_proba`:
         a leaf of pi positive and nu negative bags (bag weights) estimates
         (pi + s) / (pi + nu + 2 s); s = 1 is Laplace's estimate. It never
         moves an estimate across 1/2, so with two classes and
         ``sharpness=np.inf`` `predict` does not depend on it; with a finite
-        `sharpness` it also weighs the instances in the pooling. The default has the
-        lowest mean out-of-fold log loss over the five shipped sets (5 x 10-fold
-        CV) among the values whose log loss is below the constant prior's on
-        every set; Laplace's s = 1 is above it on Fox (see
+        `sharpness` it also weighs the instances in the pooling. The default
+        was chosen on the out-of-fold log loss of the five shipped sets (see
         :doc:`/results/trees`).
     sharpness : float in (0, inf], default={sharpness}
         How a bag's instances are pooled into its probability: ``expit(S)``
@@ -756,14 +612,16 @@ _PARAMS_DOC = """
         positive iff one of its instances reaches a positive leaf. A finite r
         weighs all of a bag's instances, so a bag whose instances mostly
         reach negative leaves needs a confident positive leaf. A bag of one
-        instance keeps its leaf estimate. C4.5-MI's 4 had the highest mean
-        5 x 10-fold accuracy over the five shipped sets, 1.6 points above the
-        maximum; ID3-MI keeps the maximum, which pooling did not beat (see
-        :doc:`/results/trees`).
+        instance keeps its leaf estimate. The defaults were chosen on the
+        five shipped sets (see :doc:`/results/trees`).
+"""
 
-    Attributes
+
+register("mi tree parameters", _tree_parameters)
+register("mi tree estimates", _tree_estimates)
+register("mi tree attributes", """    Attributes
     ----------
-    splitter_ : {{"exact", "hist"}}
+    splitter_ : {"exact", "hist"}
         The split search used (`splitter`, resolved by size for "auto").
     tree_ : mil.tree.Tree
         The fitted tree as flat arrays (two classes only).
@@ -771,11 +629,13 @@ _PARAMS_DOC = """
         One tree per concept: ``[tree_]`` for two classes; for more, tree k
         separates class ``classes_[k]`` (positive) from the others.
     classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
     n_features_in_ : int
+        Number of features of the training instances.
     feature_importances_ : ndarray of shape (n_features,)
         Split gains weighted by the node's bag count, normalised to sum to 1.
-
-    Notes
+""")
+register("mi tree notes", """    Notes
     -----
     Missing values (NaN) are accepted. A feature's cuts are searched with the
     node's NaN instances sent to the left and to the right child, and the
@@ -791,10 +651,66 @@ _PARAMS_DOC = """
     bags of class ``classes_[k]`` positive and all others negative; a bag's
     class probabilities are its concept probabilities (as above) divided by
     their sum, and it is predicted as the class of largest probability.
-"""
+""")
 
 
-_GUARD_DOC = """    average_gain_tolerance : float >= 0, default=0.0
+@fill_doc
+class ID3MIClassifier(_BaseMITree):
+    """ID3-MI multi-instance decision tree (Chevaleyre and Zucker, 2001).
+
+    Splits maximise Gain_multi, the information gain computed on distinct
+    positive and negative bags (Chevaleyre & Zucker 2001), with positive-bag removal.
+
+    Parameters
+    ----------
+    [mi tree parameters]
+    [mi tree estimates]
+
+    [mi tree attributes]
+
+    See Also
+    --------
+    C45MIClassifier : The same tree with C4.5's gain ratio and pruning.
+    mil.ensemble.MIRandomForestClassifier : A forest of these trees on bootstrap samples of the bags.
+
+    [mi tree notes]
+
+    References
+    ----------
+    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
+    multiple-part learning problems with decision trees and rule sets.
+    Application to the mutagenesis problem. *Advances in Artificial
+    Intelligence (Canadian AI 2001)*, LNCS 2056, 204-214.
+
+    Examples
+    --------
+    >>> from mil.tree import ID3MIClassifier
+    >>> from mil.utils.estimator_checks import make_toy_bags
+    >>> X, y = make_toy_bags(n_bags=40)
+    >>> clf = ID3MIClassifier().fit(X, y)
+    >>> clf.score(X, y) > 0.9
+    True
+    """
+
+    _criterion = "gain"
+
+
+@fill_doc
+class C45MIClassifier(_BaseMITree):
+    """C4.5-MI multi-instance decision tree.
+
+    Splits maximise the gain ratio Gain_multi / SplitInfo_multi among the
+    features whose gain is at least the average (C4.5's guard), on distinct
+    bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag
+    removal; optional pruning: C4.5's pessimistic pruning on bag counts,
+    reduced-error pruning on held-out bags, or minimal cost-complexity
+    pruning. Pruning is off by default (:doc:`/results/trees` compares the
+    prunings on the shipped sets).
+
+    Parameters
+    ----------
+    [mi tree parameters]
+    average_gain_tolerance : float >= 0, default=0.0
         C4.5's guard against splits of tiny split information: the gain
         ratio chooses among the features whose gain is at least the average
         gain of the features that can split the node, less this many bits
@@ -809,40 +725,28 @@ _GUARD_DOC = """    average_gain_tolerance : float >= 0, default=0.0
         J48; without it, over every feature with an admissible cut. ``np.inf``
         turns the guard off (the largest gain ratio wins). ID3-MI has no
         such guard: the largest gain is never below the average.
-"""
+    [mi tree estimates]
 
+    [mi tree attributes]
 
-class ID3MIClassifier(_BaseMITree):
-    __doc__ = """ID3-MI multi-instance decision tree (Chevaleyre and Zucker, 2001).
-
-    Splits maximise Gain_multi, the information gain computed on distinct
-    positive and negative bags (Chevaleyre & Zucker 2001), with positive-bag removal.
-    """ + _PARAMS_DOC.format(min_bags=3, pruning=False, smoothing=8.0, sharpness="inf", guard="") + """
-    Examples
+    See Also
     --------
-    >>> from mil.tree import ID3MIClassifier
-    >>> from mil.utils.estimator_checks import make_toy_bags
-    >>> X, y = make_toy_bags(n_bags=40)
-    >>> clf = ID3MIClassifier().fit(X, y)
-    >>> clf.score(X, y) > 0.9
-    True
-    """
+    ID3MIClassifier : The same tree on Gain_multi, without the guard or pruning.
+    mil.ensemble.MIRandomForestClassifier : A forest of these trees on bootstrap samples of the bags.
+    mil.ensemble.GDBTMIClassifier : Gradient boosting of these trees on a bag-level loss.
 
-    _criterion = "gain"
+    [mi tree notes]
 
+    References
+    ----------
+    J. R. Quinlan (1993). *C4.5: Programs for Machine Learning*. Morgan
+    Kaufmann.
 
-class C45MIClassifier(_BaseMITree):
-    __doc__ = """C4.5-MI multi-instance decision tree.
+    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
+    multiple-part learning problems with decision trees and rule sets.
+    Application to the mutagenesis problem. *Advances in Artificial
+    Intelligence (Canadian AI 2001)*, LNCS 2056, 204-214.
 
-    Splits maximise the gain ratio Gain_multi / SplitInfo_multi among the
-    features whose gain is at least the average (C4.5's guard), on distinct
-    bag counts (Quinlan 1993; Chevaleyre & Zucker 2001); positive-bag
-    removal; optional pruning: C4.5's pessimistic pruning on bag counts,
-    reduced-error pruning on held-out bags, or minimal cost-complexity
-    pruning. Pruning is off by default: on the five shipped sets (5 x 10-fold
-    CV) each of them lost accuracy against the unpruned tree (see
-    :doc:`/results/trees`).
-    """ + _PARAMS_DOC.format(min_bags=8, pruning=False, smoothing=8.0, sharpness=4.0, guard=_GUARD_DOC) + """
     Examples
     --------
     >>> from mil.tree import C45MIClassifier, export_text
@@ -862,16 +766,17 @@ class C45MIClassifier(_BaseMITree):
     }
 
     def __init__(self, *, max_depth=None, min_bags_leaf=8, growth="best", pruning=False,
-                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True, split_shares="children",
-                 max_features=None, class_weight=None, positive_class=None, random_state=None,
-                 n_jobs=None, mdl_correction=False, smoothing=8.0, cut_placement="midpoint",
-                 max_leaf_nodes=None, tie_break="rank", sharpness=4.0, min_split="constant",
-                 average_gain_tolerance=0.0, splitter="auto", max_instances_per_bag=None):
+                 confidence=0.25, validation_fraction=1 / 3, ccp_alpha=0.0, positive_bag_removal=True,
+                 split_shares="children", max_features=None, class_weight=None, positive_class=None,
+                 random_state=None, n_jobs=None, mdl_correction=False, max_leaf_nodes=None, tie_break="rank",
+                 cut_placement="midpoint", min_split="constant", splitter="auto", max_instances_per_bag=None,
+                 average_gain_tolerance=0.0, smoothing=8.0, sharpness=4.0):
         super().__init__(
             max_depth=max_depth, min_bags_leaf=min_bags_leaf, growth=growth, pruning=pruning, confidence=confidence,
             validation_fraction=validation_fraction, ccp_alpha=ccp_alpha, positive_bag_removal=positive_bag_removal,
             split_shares=split_shares, max_features=max_features, class_weight=class_weight,
             positive_class=positive_class, random_state=random_state, n_jobs=n_jobs, mdl_correction=mdl_correction,
-            smoothing=smoothing, cut_placement=cut_placement, max_leaf_nodes=max_leaf_nodes, tie_break=tie_break,
-            sharpness=sharpness, min_split=min_split, splitter=splitter, max_instances_per_bag=max_instances_per_bag)
+            max_leaf_nodes=max_leaf_nodes, tie_break=tie_break, cut_placement=cut_placement, min_split=min_split,
+            splitter=splitter, max_instances_per_bag=max_instances_per_bag, smoothing=smoothing,
+            sharpness=sharpness)
         self.average_gain_tolerance = average_gain_tolerance
