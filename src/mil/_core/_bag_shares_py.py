@@ -46,17 +46,11 @@ class ShareTable:
     def n_bags(self):
         return self.offsets.shape[0] - 1
 
+
 def _check_index(values, high, name, what):
     if values.size and (values.min() < 0 or values.max() >= high):
         raise ValueError(f"{name} must hold {what} indices in [0, {high}); got values in "
                          f"[{values.min()}, {values.max()}]")
-
-
-def _offsets_of(offsets):
-    off = as_array(offsets, "offsets", np.intp, 1)
-    if off.shape[0] == 0:
-        raise ValueError("offsets must hold n_bags + 1 >= 1 entries; got none")
-    return check_offsets(off, int(off[-1]))
 
 
 def shares_args(col, offsets, bags, theta):

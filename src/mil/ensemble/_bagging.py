@@ -120,7 +120,12 @@ class BaggedTreesMixin:
         return total / s if s > 0 else total
 
     def predict_proba(self, X):
-        """Class probabilities: the mean over the trees of their class probabilities (see the class).
+        """Predict class probabilities: the mean over the trees of their class probabilities (see the class).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags to score.
 
         Returns
         -------
@@ -131,7 +136,12 @@ class BaggedTreesMixin:
         return self._mean_proba(self._validate_predict(X))
 
     def decision_function(self, X):
-        """Log-odds of the averaged probabilities.
+        """Compute the log-odds of the averaged probabilities.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags to score.
 
         Returns
         -------

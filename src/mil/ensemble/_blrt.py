@@ -62,9 +62,8 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
         Candidate thresholds (rules) per searched feature.
     ratio : {"random", "best"}, default="random"
         How each candidate's r is chosen: uniformly at random (the paper),
-        or as the cut of the bags' shares of least entropy. Measured level on
-        the shipped sets (5 x 10-fold, three seeds: mean 81.79 for "best"
-        against 81.75; see :doc:`/results/trees`).
+        or as the cut of the bags' shares of least entropy
+        (:doc:`/results/trees` compares the two).
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample of the bags (a bag drawn k times
         weighs k times); the paper grows every tree on all bags.
@@ -74,6 +73,8 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
         With `bootstrap`: score each bag with the trees whose sample left it
         out; ``oob_score_`` is their accuracy (weighted by the bag weights).
     max_depth : int or None, default=None
+        Depth limit of each tree (the root has depth 0); None grows every
+        tree until its nodes are pure or too small.
     min_bags_leaf : int, default=1
         Bags each child of a rule needs.
     class_weight : "balanced", dict or None, default=None
@@ -102,7 +103,8 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
 
     See Also
     --------
-    mil.ensemble.MIRandomForestClassifier : bootstrapped MI trees whose rules read single instances.
+    mil.ensemble.MIRandomForestClassifier : Bootstrapped MI trees whose rules read single instances.
+    mil.ensemble.GDBTMIClassifier : Gradient boosting of MI trees, or of these bag-ratio trees.
 
     References
     ----------
@@ -153,13 +155,15 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
         X : sequence of 2-D arrays or Bags
             Training bags; NaN marks a missing value (never <= a threshold).
         y : array-like of shape (n_bags,)
+            Two classes or more (any labels: both play the same role).
         sample_weight : array-like of shape (n_bags,), default=None
             One weight per bag (times `class_weight`), in the entropies and
             the leaf frequencies; a zero weight leaves the bag out.
 
         Returns
         -------
-        self
+        self : BagRandomTreesClassifier
+            The fitted forest.
         """
         bags, y_enc = self._validate_fit(X, y)
         weight = self._bag_weights(sample_weight, y, bags.n_bags)

@@ -120,6 +120,8 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         it weighs 0), and store the accuracy in ``oob_score_``, weighted by
         the bag weights when `sample_weight` or `class_weight` is given.
     max_depth : int or None, default=None
+        Depth limit of each tree (the root has depth 0); None grows until
+        `min_bags_leaf` or purity stops it.
     min_bags_leaf : int, default=1
         Minimum (weighted) number of distinct bags in each child of a split.
     growth : {"best", "depth"}, default="best"
@@ -127,6 +129,8 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
     split_shares : {"children", "parent"}, default="children"
         How Gain_multi weighs the children (see the trees).
     positive_bag_removal : bool, default=True
+        Positive-bag removal while growing each tree (see
+        :class:`mil.tree.ID3MIClassifier`).
     class_weight : "balanced", dict or None, default=None
         Weights of the classes, multiplying ``sample_weight``: "balanced"
         gives class c the weight n_bags / (n_classes * n_bags_c).
@@ -145,10 +149,8 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         instances positive in every tree in which any one of them reaches a
         positive leaf; "instances" needs one instance to do so in most
         trees. More than two classes: per concept, then normalised over the
-        classes (per tree for "bags"). "bags" measured better: mean over the
-        five shipped sets of their 5 x 10-fold accuracies 77.4 against 71.3
-        with the maximum ("instances" wins on Musk1 only); see
-        :doc:`/results/trees`.
+        classes (per tree for "bags"). :doc:`/results/trees` compares the two
+        on the shipped sets.
     sharpness : float or "oob", default="oob"
         How a bag's instances are pooled: ``expit(S)`` with S the
         log-sum-exp (1/r) log(mean_i exp(r f_i)) of the instances' log-odds
@@ -164,10 +166,8 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         sharpness among (0.5, 1, 2, 3, 4, 6, 8, 16, inf) of best out-of-bag
         accuracy on the training bags (ties to the sharpest; chosen on the
         training side only; the maximum when no bag is out of bag, e.g.
-        without `bootstrap`), in ``sharpness_``. "oob" measured better than the
-        maximum: mean over the five shipped sets of their 5 x 10-fold
-        accuracies 78.5 against 77.4 (Musk1 +3.7, Musk2 +2.4, the image
-        sets within 0.5); see :doc:`/results/trees`.
+        without `bootstrap`), in ``sharpness_``. :doc:`/results/trees`
+        compares it with the maximum on the shipped sets.
     random_state : int, RandomState or None, default=None
         Seeds the bootstrap samples and feature subsets (one seed per tree,
         drawn in tree order, so `n_jobs` never changes the forest).
@@ -212,7 +212,9 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
 
     See Also
     --------
-    mil.tree.C45MIClassifier, mil.tree.ID3MIClassifier
+    mil.tree.C45MIClassifier : The forest's trees (``criterion="gain_ratio"``).
+    mil.tree.ID3MIClassifier : The forest's trees with ``criterion="gain"``.
+    mil.ensemble.BagRandomTreesClassifier : Randomised trees whose rules read whole bags.
 
     References
     ----------
@@ -288,7 +290,8 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
 
         Returns
         -------
-        self
+        self : MIRandomForestClassifier
+            The fitted forest.
         """
         bags, y_enc = self._validate_fit(X, y)
         rng = check_random_state(self.random_state)

@@ -78,9 +78,8 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         Number of optimisation rounds (0 gives IREP* with the MDL stop).
     prune_ratio : float, default=1/3
         Fraction of the bags (per class) held out to prune each rule, as in
-        RIPPER and Weka's JRip. 0.25 measured the same over three seeds of
-        5 x 10-fold CV on the five benchmark sets (see the rules results
-        page of the documentation).
+        RIPPER and Weka's JRip (:doc:`/results/rules` compares other
+        shares on the shipped sets).
     min_bags : int, default=2
         Minimum number of positive growing bags a rule must cover; a
         condition that would leave fewer is not considered.
@@ -170,7 +169,14 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         no rule covers and its ``counts`` are the training bags no rule
         covers, per class.
     classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
     n_features_in_ : int
+        Number of features of the training instances.
+
+    See Also
+    --------
+    mil.tree.C45MIClassifier : A multi-instance decision tree on the same bag counts.
+    mil.wrappers.MIWrapperClassifier : Weka's MIWrapper around any scikit-learn classifier.
 
     Notes
     -----
@@ -180,6 +186,17 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     distribution of the rules covering it (unordered mode), or of the rules
     of the deciding rule's class that cover it (ordered mode); an uncovered
     bag the default rule's distribution.
+
+    References
+    ----------
+    W. W. Cohen (1995). Fast effective rule induction. *Proceedings of the
+    Twelfth International Conference on Machine Learning (ICML 1995)*,
+    115-123.
+
+    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
+    multiple-part learning problems with decision trees and rule sets.
+    Application to the mutagenesis problem. *Advances in Artificial
+    Intelligence (Canadian AI 2001)*, LNCS 2056, 204-214.
 
     Examples
     --------
@@ -233,6 +250,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            Training bags.
         y : array-like of shape (n_bags,)
             Two or more classes.
         sample_weight : array-like of shape (n_bags,), default=None
@@ -244,7 +262,8 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
 
         Returns
         -------
-        self
+        self : RipperMIClassifier
+            The fitted rule learner.
         """
         self._validate_params()
         name = type(self).__name__
@@ -450,13 +469,18 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         return self._unit_scores(self._coverage(bags))
 
     def predict_proba(self, X):
-        """Probability of each class per bag.
+        """Predict the probability of each class per bag.
 
         A covered bag gets the mean Laplace-corrected class distribution
         ``(counts + 1) / (p + n + n_classes)`` of the rules that cover it (in
         the ordered mode only the rules of the class of the first covering
         rule); an uncovered bag gets the default rule's distribution. With
         ``assumption="collective"``: the mean over the bag's instances.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags to score.
 
         Returns
         -------
@@ -473,15 +497,21 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         rule's class for uncovered bags. Collective assumption: the class of
         highest probability.
 
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags to classify.
+
         Returns
         -------
         y : ndarray of shape (n_bags,)
+            Labels from ``classes_``.
         """
         decided = self._bag_scores(X)[1]
         return self.classes_[decided]
 
     def decision_function(self, X):
-        """Signed confidence (two classes) or class probabilities (more).
+        """Compute the signed confidence (two classes) or the class probabilities (more).
 
         With two classes, positive values mean ``classes_[1]``: the
         probability of the predicted class, with the sign of the prediction
@@ -490,9 +520,15 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         default rule's rate of the rules' class). With more classes:
         ``predict_proba``.
 
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            The bags to score.
+
         Returns
         -------
         scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
+            Two classes: larger favours ``classes_[1]``. More: per class.
         """
         proba, decided = self._bag_scores(X)
         if self.classes_.shape[0] > 2:
