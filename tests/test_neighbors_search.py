@@ -244,3 +244,18 @@ def test_matrix_strips_equal_the_whole_matrix(monkeypatch, metric):
 def test_conformance_on_the_tree(cls):
     grid = {"n_neighbors": [1, 3]} if cls is BagKNNClassifier else {"references": [1, 3]}
     check_bag_classifier(cls(algorithm="kd_tree"), param_grid=grid, multiclass=True)
+
+
+def test_iid_cost_benchmark_smoke():
+    # benchmarks/bench_knn_iid.py at a tiny size: both searches finish and agree.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_knn_iid.py"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, str(script), "--bags", "100", "--tree-max", "100", "--max-cpu", "120"],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    assert "used 'brute'" in out and "used 'kd_tree'" in out
+    assert "probabilities identical: True" in out
