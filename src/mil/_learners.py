@@ -129,10 +129,9 @@ LEARNERS = {
                                  "primary-instance regression: one instance per bag carries the label",
                                  task="regression"),
     "citation-knn-reg": _row(CitationKNNRegressor, {},
-                             "Citation-KNN regression: mean target of references and citers, minimal "
-                             "Hausdorff distance (R=2, C=4)", task="regression"),
-    "bag-knn-reg": _row(BagKNNRegressor, {}, "bag k-nearest neighbours regression: mean target of the k=3 "
-                        "nearest bags, minimal Hausdorff distance", task="regression"),
+                             "Citation-KNN: mean target of references and citers (R=2, C=4)", task="regression"),
+    "bag-knn-reg": _row(BagKNNRegressor, {}, "bag k-NN: mean target of the 3 nearest bags (minimal Hausdorff)",
+                        task="regression"),
 }
 
 #: Former names that keep working, with a deprecation note: former -> registered name.
