@@ -110,6 +110,9 @@ record.update(accuracy=float(np.mean(pred == y[test])), auc=float(roc_auc_score(
               anon_peak_mb=state["peak"] - anon0,
               rss_growth_mb=(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024,
               warnings=sorted({f"{w.category.__name__}: {str(w.message).splitlines()[0][:120]}" for w in caught}))
+if getattr(est, "calibration_", None) is not None:  # the same model at the fixed cut of 1/2 (MIWrapper)
+    plain = est._bag_proba(X_test, calibrated=False)[:, 1]
+    record.update(accuracy_uncalibrated=float(np.mean(est.classes_[(plain > 0.5).astype(int)] == y[test])))
 emit(dict(record, stage="predict"))
 method = next((m for m in ("instance_scores", "instance_proba", "predict_instances")
                if getattr(est, m, None) is not None and callable(getattr(est, m, None))), None)
