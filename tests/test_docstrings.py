@@ -17,14 +17,6 @@ import mil
 
 validate = pytest.importorskip("numpydoc.validate")
 
-#: Estimators whose docstrings are still being brought to the checks. Each is
-#: a strict expected failure: once its docstrings pass, the test fails until
-#: the name is removed here. The list must end empty.
-TO_FIX = {
-    "BagDissimilarityEmbedding", "FisherVectorEmbedding", "KernelMeanEmbedding", "MILESEmbedding",
-    "SlicedWassersteinEmbedding", "VLADEmbedding",
-}
-
 IGNORED = {"RT02", "GL01", "GL02"}
 CLASS_ONLY = {"EX01", "SA01", "ES01"}
 
@@ -63,13 +55,6 @@ def _errors(cls, method):
 
 
 @pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
-def test_docstrings_pass_numpydoc_validation(cls, request):
-    if cls.__name__ in TO_FIX:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="docstrings not yet brought to the checks"))
+def test_docstrings_pass_numpydoc_validation(cls):
     errors = [e for method in [None, *_public_methods(cls)] for e in _errors(cls, method)]
     assert not errors, "\n".join(errors)
-
-
-def test_the_list_of_estimators_to_fix_names_only_estimators():
-    names = {cls.__name__ for cls in _public_estimators()}
-    assert TO_FIX <= names, sorted(TO_FIX - names)

@@ -451,3 +451,98 @@ def test_fuzz_set_kernel_svms_over_magnitudes(backend, factor, kernel):
     ref = BagKernelSVC(kernel=kernel, scale=None, cv=1).fit(_rescaled(Xs), _BASE_Y)
     np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(_rescaled(Xs)),
                                rtol=1e-6, atol=1e-8)
+
+
+# -- the bag encoders and their classifiers from 1e-300 to 1e300 --------------------------------
+#: Every encoder setting whose arithmetic depends on the features' magnitude: the scaling
+#: (None divides by a power of two), the codebook normalisations (a code of raw residuals with
+#: normalize=None), the kernel mean's maps and normalisations, the sliced-Wasserstein quantiles.
+_ENCODER_SETTINGS = [
+    ("VLADEmbedding", dict(n_clusters=3)),
+    ("VLADEmbedding", dict(n_clusters=2, scale=None, power=1.0)),
+    ("VLADEmbedding", dict(n_clusters=3, scale=None, normalize=None)),
+    ("VLADEmbedding", dict(n_clusters=2, scale="minmax", normalize="intra")),
+    ("FisherVectorEmbedding", dict(n_components=2)),
+    ("FisherVectorEmbedding", dict(n_components=2, scale=None, normalize=None, power=1.0)),
+    ("FisherVectorEmbedding", dict(n_components=1, scale="maxabs", normalize="intra")),
+    ("KernelMeanEmbedding", dict(n_components=16)),
+    ("KernelMeanEmbedding", dict(n_components=16, method="rff", scale=None)),
+    ("KernelMeanEmbedding", dict(n_components=16, scale=None, normalize="weights")),
+    ("KernelMeanEmbedding", dict(n_components=16, method="rff", scale="minmax", normalize=None)),
+    ("SlicedWassersteinEmbedding", dict(n_directions=4, n_quantiles=3)),
+    ("SlicedWassersteinEmbedding", dict(n_directions=4, n_quantiles=5, scale=None, interpolation="linear")),
+    ("MILESEmbedding", dict(n_concepts=5)),
+    ("MILESEmbedding", dict(n_concepts=5, scale=None)),
+    ("MILESEmbedding", dict(n_concepts=None, scale=None)),
+]
+
+
+def _encoder(name, params):
+    import mil.embedding
+
+    return getattr(mil.embedding, name)(random_state=0, **params)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(factor=_FACTOR, setting=st.sampled_from(_ENCODER_SETTINGS))
+def test_fuzz_encoders_over_magnitudes(backend, factor, setting):
+    # Against the same encoder on the bags brought to magnitudes near 1 by a power of two:
+    # the encoders see the features divided by a power of two (scale=None) or scaled, so the
+    # encodings are the same, finite, and use the features' spread (not one value for all bags).
+    Xs = [b * factor for b in _BASE]
+    got = _encoder(*setting).fit(Xs).transform(Xs)
+    ref = _encoder(*setting).fit(_rescaled(Xs)).transform(_rescaled(Xs))
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+    assert np.ptp(got, axis=0).max() > 1e-3
+
+
+#: Every encoder-classifier setting that changes how magnitudes reach the model.
+_CLASSIFIER_SETTINGS = [
+    ("miVLADClassifier", dict()),
+    ("miVLADClassifier", dict(model="svm", scale="standard", power=0.5)),
+    ("miVLADClassifier", dict(normalize="intra", n_clusters=3)),
+    ("miFVClassifier", dict()),
+    ("miFVClassifier", dict(scale=None, encoding_scale=None, model="svm")),
+    ("KernelMeanClassifier", dict(n_components=20)),
+    ("KernelMeanClassifier", dict(n_components=20, method="rff", scale=None)),
+    ("SlicedWassersteinClassifier", dict()),
+    ("SlicedWassersteinClassifier", dict(p=2.0)),
+    ("SlicedWassersteinClassifier", dict(model="logistic")),
+    ("SlicedWassersteinClassifier", dict(model="svm", encoding_scale="standard")),
+    ("SlicedWassersteinClassifier", dict(p=2.0, scale="standard")),
+]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(factor=_FACTOR, setting=st.sampled_from(_CLASSIFIER_SETTINGS))
+def test_fuzz_encoder_classifiers_over_magnitudes(backend, factor, setting):
+    # Before: miVLAD (scale=None) gave one probability for every bag at x 1e-300 and x 1e300;
+    # the sliced-Wasserstein SVM with p=2 was constant at x 1e-300 and raised "Input X contains
+    # NaN" at x 1e300, and with model="logistic" was constant at x 1e+-150 and 1e+-300.
+    import mil.embedding
+
+    name, params = setting
+    Xs = [b * factor for b in _BASE]
+    make = lambda: getattr(mil.embedding, name)(C=1.0, cv=1, random_state=0, **params)  # noqa: E731
+    got = make().fit(Xs, _BASE_Y)
+    ref = make().fit(_rescaled(Xs), _BASE_Y)
+    np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(_rescaled(Xs)),
+                               rtol=1e-6, atol=1e-8)
+    assert np.unique(np.round(got.predict_proba(Xs)[:, 1], 9)).size > 1
+
+
+@pytest.mark.parametrize("factor", [1e-300, 1e-150, 1e150, 1e300])
+def test_mivlad_and_sliced_wasserstein_at_extreme_magnitudes(backend, factor):
+    from mil.embedding import SlicedWassersteinClassifier, miVLADClassifier
+
+    X, y = make_toy_bags(n_bags=30, random_state=0)
+    Xs = [b * factor for b in X]
+    for clf in (miVLADClassifier(cv=1, random_state=0), SlicedWassersteinClassifier(p=2.0, cv=1, random_state=0),
+                SlicedWassersteinClassifier(model="logistic", cv=1, random_state=0)):
+        ref = type(clf)(**clf.get_params()).fit(_rescaled(Xs), y)
+        got = clf.fit(Xs, y)
+        assert np.unique(got.predict_proba(Xs)[:, 1].round(9)).size > 1
+        assert (got.predict(Xs) == y).mean() > 0.6  # a constant output would score 0.5
+        np.testing.assert_allclose(got.decision_function(Xs), ref.decision_function(_rescaled(Xs)), rtol=1e-6,
+                                   atol=1e-8)

@@ -2,13 +2,17 @@
 
 MILES's concepts are every training instance or k-means centres of them
 (:func:`concepts_for` says which); MInD's prototypes are every training bag
-or a seeded draw of them.
+or a seeded draw of them. k-means runs on the instances in lexicographic
+order, so its centres do not depend on the order of the bags or of their
+instances; the callers draw its seed and the prototypes' from
+``random_state`` apart from every other draw.
 """
 
 import numpy as np
 from sklearn.utils.validation import check_random_state
 
-from mil.embedding._minima import bag_dissimilarities, minima, one_bag, subset
+from mil.embedding._minima import minima, one_bag
+from mil.embedding._vectors import lexicographic_order
 
 #: With ``n_concepts="auto"``, above this many training instances MILES's concepts are
 #: ``AUTO_CONCEPTS`` k-means centres instead of every instance.
@@ -24,56 +28,70 @@ def concepts_for(n_concepts, n_instances):
     return n_concepts
 
 
-def concept_minima(est, bags):
-    """Set ``est.concepts_`` (the scaled training instances, or k-means centres of them,
-    :func:`concepts_for`) and ``est.n_concepts_``, and return M (concepts x bags) with each
-    concept's own bag (None for centres): MILES's one distance pass, for the embedding and
-    the classifier."""
-    est.n_concepts_ = concepts_for(est.n_concepts, bags.instances.shape[0])
-    if est.n_concepts_ is None:
-        est.concepts_ = bags.instances
-        M = minima(bags, centre=est.centre_, n_jobs=est.n_jobs)
-        return M, np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))
-    est.concepts_ = kmeans_centres(bags.instances, est.n_concepts_, est.random_state)
-    return minima(one_bag(est.concepts_), bags, centre=est.centre_, n_jobs=est.n_jobs), None
+def concept_minima(bags, n_concepts, *, center, seed, n_jobs=None):
+    """MILES's concepts and its one distance pass, for the embedding.
+
+    Parameters
+    ----------
+    bags : Bags
+        The scaled training bags.
+    n_concepts : "auto", int or None
+        See :func:`concepts_for`.
+    center : ndarray of shape (n_features,)
+        The training instances' mean (the distance kernel's centring).
+    seed : int
+        k-means' seed.
+    n_jobs : int or None
+
+    Returns
+    -------
+    concepts : ndarray of shape (n_concepts, n_features)
+        The training instances, or k-means centres of them.
+    n_centres : int or None
+        The number of centres (None: every instance is a concept).
+    M : ndarray of shape (n_concepts, n_bags)
+        Squared distances from each concept to the nearest instance of each bag.
+    own : ndarray of int or None
+        Each concept's own bag (None for centres).
+    """
+    n_centres = concepts_for(n_concepts, bags.instances.shape[0])
+    if n_centres is None:
+        M = minima(bags, centre=center, n_jobs=n_jobs)
+        return bags.instances, None, M, np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))
+    concepts = kmeans_centres(bags.instances, n_centres, seed)
+    return concepts, int(concepts.shape[0]), minima(one_bag(concepts), bags, centre=center, n_jobs=n_jobs), None
 
 
-def draw_prototypes(est, bags):
-    """Set ``est.prototype_indices_`` (every bag, or ``est.n_prototypes`` drawn by
-    ``est.random_state``) and ``est.prototypes_``."""
-    index = np.arange(bags.n_bags)
-    if est.n_prototypes is not None and est.n_prototypes < bags.n_bags:
-        rng = check_random_state(est.random_state)
-        index = np.sort(rng.choice(bags.n_bags, est.n_prototypes, replace=False))
-    est.prototype_indices_ = index
-    est.prototypes_ = subset(bags, index)
-    return index
-
-
-def dissimilarities_to(est, bags):
-    """The dissimilarities (``est.dissimilarity``) of scaled `bags` to ``est.prototypes_``."""
-    return bag_dissimilarities(bags, est.prototypes_, est.dissimilarity, centre=est.centre_, n_jobs=est.n_jobs)
+def prototype_indices(n_bags, n_prototypes, seed):
+    """The prototype bags of MInD: every bag, or `n_prototypes` of them drawn with `seed`, in order."""
+    if n_prototypes is None or n_prototypes >= n_bags:
+        return np.arange(n_bags)
+    return np.sort(np.random.RandomState(seed).choice(n_bags, n_prototypes, replace=False))
 
 
 #: Above this many training instances the concepts come from mini-batch k-means.
 FULL_KMEANS_MAX = 10000
 
 
-def kmeans_centres(instances, n_concepts, random_state):
+def kmeans_centres(instances, n_concepts, random_state, *, ordered=False):
     """`n_concepts` k-means centres of the instances (mini-batch k-means on large data).
 
+    The instances are taken in lexicographic order (`ordered`: they already
+    are), so the centres do not depend on the order in which they came.
+
     Lloyd's k-means (scikit-learn's ``KMeans``) costs instances x concepts per
-    iteration and took most of MILES's time at 16 times Elephant (22 256
-    instances, 1000 concepts; docs/results/embeddings.rst); above
-    ``FULL_KMEANS_MAX`` instances ``MiniBatchKMeans`` (D. Sculley, "Web-scale
-    k-means clustering", WWW 2010) does it on batches of 2048 instances
-    (``benchmarks/bench_embeddings.py --growth-concepts``: 4x faster at 22 256
-    instances, 1.3x slower at 5 564).
+    iteration; above ``FULL_KMEANS_MAX`` instances ``MiniBatchKMeans``
+    (D. Sculley, "Web-scale k-means clustering", WWW 2010) does it on batches
+    of 2048 instances (timings: ``benchmarks/bench_embeddings.py
+    --growth-concepts`` and the embeddings results page).
     """
     from sklearn.cluster import KMeans, MiniBatchKMeans
 
     n = min(n_concepts, instances.shape[0])
     rng = check_random_state(random_state)
+    if not ordered:
+        instances = np.asarray(instances, dtype=np.float64)
+        instances = instances[lexicographic_order(instances)]
     if instances.shape[0] <= FULL_KMEANS_MAX:
         km = KMeans(n_clusters=n, n_init=1, random_state=rng)
     else:

@@ -16,8 +16,9 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil.embedding._encoding import _COMMON_CONSTRAINTS, _BagEncoder
 from mil.base import keep_params
+from mil.embedding._encoding import COMMON_CONSTRAINTS, BagEncoder
+from mil.utils._docstrings import fill_doc
 
 __all__ = ["SlicedWassersteinEmbedding", "quantile_positions"]
 
@@ -55,7 +56,8 @@ def _quantiles(S, lower, weight):
     return Q
 
 
-class SlicedWassersteinEmbedding(_BagEncoder):
+@fill_doc
+class SlicedWassersteinEmbedding(BagEncoder):
     """Sliced-Wasserstein embedding of bags (PSWE): quantiles of projected instances.
 
     ``n_directions`` random unit directions ``theta_l`` are drawn; bag B is
@@ -88,25 +90,36 @@ class SlicedWassersteinEmbedding(_BagEncoder):
     max_samples : int or None, default=100_000
         Training instances drawn at random (without replacement) for the
         scaling and the reference quantiles.
-    [chunk parameters]
+    [encoder chunk parameters]
     random_state : int, RandomState or None, default=None
-        Seeds the sample of instances and the directions.
+        Seeds the sample of instances and the directions (independent seeds
+        drawn from it).
 
     Attributes
     ----------
     directions_ : ndarray of shape (n_features, n_directions)
         Unit projection directions (columns), in the scaled feature space.
     reference_ : ndarray of shape (n_directions, n_quantiles)
-        The reference quantiles (of the sampled training instances).
-    offset_, scale_ : ndarray of shape (n_features,) or None
+        The reference quantiles (of the sampled training instances), in the
+        scaled feature space.
+    offset_ : ndarray of shape (n_features,)
+        The feature scaling's offset: an instance is encoded as
+        ``(x - offset_) / scale_``, so the embedding is in the scaled
+        feature space's units.
+    scale_ : ndarray of shape (n_features,)
+        The feature scaling's divisor.
     n_samples_fit_ : int
+        Number of sampled training instances.
     n_features_in_ : int
+        Number of features of the training instances.
     feature_names_in_ : ndarray of str
         Defined when the training bags have feature names.
 
     See Also
     --------
-    KernelMeanEmbedding, mil.svm.BagKernelSVC, mil.svm.emd_distances
+    KernelMeanEmbedding : Summed feature maps, approximating the set kernel.
+    mil.svm.BagKernelSVC : The exact EMD kernel SVM (``kernel="emd"``).
+    mil.svm.emd_distances : The exact earth mover's distances between bags.
 
     References
     ----------
@@ -122,7 +135,7 @@ class SlicedWassersteinEmbedding(_BagEncoder):
     >>> from mil.embedding import SlicedWassersteinEmbedding
     >>> A, B = np.array([[0.0], [1.0]]), np.array([[3.0], [5.0]])
     >>> enc = SlicedWassersteinEmbedding(n_directions=1, n_quantiles=2, scale=None).fit([A, B])
-    >>> E = enc.transform([A, B])
+    >>> E = enc.transform([A, B]) * enc.scale_[0]  # in the features' units
     >>> round(float(np.linalg.norm(E[0] - E[1]) ** 2), 9)  # W2^2: ((3 - 0)^2 + (5 - 1)^2) / 2
     12.5
     """
@@ -131,7 +144,7 @@ class SlicedWassersteinEmbedding(_BagEncoder):
         "n_directions": [Interval(Integral, 1, None, closed="left")],
         "n_quantiles": [Interval(Integral, 1, None, closed="left")],
         "interpolation": [StrOptions({"step", "linear"})],
-        **_COMMON_CONSTRAINTS,
+        **COMMON_CONSTRAINTS,
     }
 
     def __init__(self, n_directions=64, n_quantiles=16, *, interpolation="step", max_samples=100_000,
@@ -143,7 +156,12 @@ class SlicedWassersteinEmbedding(_BagEncoder):
         norms = np.linalg.norm(theta, axis=0)
         theta /= np.where(norms > 0, norms, 1.0)
         self.directions_ = theta
-        P = np.sort(Z @ theta, axis=0)
+        # The projections in float64, a block of rows at a time (no float64 copy of a float32 sample).
+        step = max(1, 2**20 // max(1, Z.shape[1]))
+        P = np.empty((Z.shape[0], self.n_directions))
+        for r0 in range(0, Z.shape[0], step):
+            np.matmul(np.asarray(Z[r0:r0 + step], dtype=np.float64), theta, out=P[r0:r0 + step])
+        P.sort(axis=0)
         lower, weight = quantile_positions(P.shape[0], self.n_quantiles, self.interpolation)
         self.reference_ = np.ascontiguousarray(_quantiles(P[None], lower, weight)[0].T)
         self._n_features_out = self.n_directions * self.n_quantiles

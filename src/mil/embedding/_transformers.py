@@ -2,13 +2,16 @@
 
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mil._scaling import apply_scaling, fit_scaling
-from mil.embedding._concepts import concept_minima, dissimilarities_to, draw_prototypes
-from mil.embedding._minima import DISSIMILARITIES, median_sigma, miles_block_features, minima, one_bag
+from mil._scaling import absolute_unit, apply_scaling, fit_scaling
+from mil.embedding._concepts import concept_minima, prototype_indices
+from mil.embedding._encoding import sub_seeds
+from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features, minima,
+                                   one_bag, subset)
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
 
 __all__ = ["MILESEmbedding", "BagDissimilarityEmbedding"]
@@ -26,21 +29,25 @@ class _BagTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         tags.requires_fit = True
         return tags
 
+    #: Whether features of extreme magnitude are divided by a power of two with ``scale=None``
+    #: (for an embedding whose values do not carry the features' unit).
+    _rescale_extremes = False
+
     def _fit_bags(self, X):
         self._validate_params()
         bags = check_bags(X, estimator=type(self).__name__)
         self.n_features_in_ = bags.n_features
         set_feature_names(self, X)
-        self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale)
+        self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale, rescale_extremes=self._rescale_extremes)
         bags = apply_scaling(bags, self.offset_, self.scale_)
-        self.centre_ = bags.instances.mean(axis=0)
+        self.center_ = bags.instances.mean(axis=0)
         return bags
 
     def _bags(self, X):
-        check_is_fitted(self, "centre_")
+        check_is_fitted(self, "center_")
         check_feature_names(self, X)
-        return apply_scaling(check_bags(X, n_features=self.n_features_in_, estimator=type(self).__name__),
-                             self.offset_, self.scale_)
+        bags = check_bags(X, n_features=self.n_features_in_, estimator=type(self).__name__)
+        return apply_scaling(bags, self.offset_, self.scale_)
 
 
 class MILESEmbedding(_BagTransformer):
@@ -57,37 +64,57 @@ class MILESEmbedding(_BagTransformer):
     Parameters
     ----------
     sigma : float, default=None
-        Kernel width; None takes the median heuristic on the training bags:
-        the square root of the median squared distance from a concept to
-        the other training bags (the median feature is then exp(-1)).
+        Kernel width, for the scaled features (with ``scale=None``, for the
+        features as given); None takes the median heuristic on the
+        training bags: the square root of the median squared distance from
+        a concept to the other training bags (the median feature is then
+        exp(-1)).
     n_concepts : "auto", int or None, default="auto"
         None: every training instance is a concept. An int: the centres of
         a k-means clustering of the training instances (scikit-learn's
         ``KMeans``; ``MiniBatchKMeans`` above 10 000 instances), for large
         data (memory and time grow with the number of concepts times the
         number of bags). "auto": every instance up to 10 000 training
-        instances, 1 000 k-means centres above (the accuracy of both on
-        the shipped sets is on the embeddings results page).
+        instances, 1 000 k-means centres above. k-means runs on the
+        instances in lexicographic order, so the concepts do not depend on
+        the order of the bags or of their instances.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances, as the neighbour
-        classifiers do.
+        classifiers do. None: the features as given (divided by a power of
+        two, which is exact, when their largest magnitude lies beyond
+        ``2**400`` or below ``2**-400``, so that squared distances stay
+        inside float64).
     n_jobs : int, default=None
         Threads of the distance pass.
     random_state : int, RandomState or None, default=None
-        Seeds k-means (k-means concepts only).
+        Seeds k-means (k-means concepts only; a seed drawn from it).
 
     Attributes
     ----------
     concepts_ : ndarray of shape (n_concepts, n_features)
         The concepts, in the scaled feature space.
     n_concepts_ : int or None
-        The k-means centres used (None: every training instance).
+        The number of k-means centres (the rows of ``concepts_``); None:
+        every training instance is a concept.
     sigma_ : float
+        The kernel width used, in the scaled feature space.
+    center_ : ndarray of shape (n_features,)
+        The scaled training instances' mean (the distance pass centres the
+        instances on it).
+    offset_ : ndarray of shape (n_features,) or None
+        The feature scaling's offset (``(x - offset_) / scale_``); None
+        when the features are used as given.
+    scale_ : ndarray of shape (n_features,) or None
+        The feature scaling's divisor.
     n_features_in_ : int
+        Number of features of the training instances.
+    feature_names_in_ : ndarray of str
+        Defined when the training bags have feature names.
 
     See Also
     --------
-    MILESClassifier, BagDissimilarityEmbedding
+    MILESClassifier : A 1-norm SVM on this embedding, with instance scores.
+    BagDissimilarityEmbedding : Each bag's distances to the training bags.
 
     References
     ----------
@@ -121,11 +148,18 @@ class MILESEmbedding(_BagTransformer):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
+    _rescale_extremes = True
+
     def _fit_minima(self, X):
         """Fit; return M (concepts x training bags)."""
         bags = self._fit_bags(X)
-        M, own = concept_minima(self, bags)
-        self.sigma_ = float(self.sigma) if self.sigma is not None else median_sigma(M, own)
+        self.concepts_, self.n_concepts_, M, own = concept_minima(
+            bags, self.n_concepts, center=self.center_, seed=sub_seeds(self.random_state, 1)[0], n_jobs=self.n_jobs)
+        if self.sigma is not None:
+            # sigma refers to the features as given when scale=None divided them by a power of two.
+            self.sigma_ = float(self.sigma) * float(np.sqrt(absolute_unit(self, 2)))
+        else:
+            self.sigma_ = median_sigma(M, own)
         self._n_features_out = self.concepts_.shape[0]
         return M
 
@@ -135,17 +169,33 @@ class MILESEmbedding(_BagTransformer):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
-        y : ignored
+            Training bags.
+        y : None
+            Ignored: the embedding never sees a label.
 
         Returns
         -------
-        self
+        self : object
+            The fitted embedding.
         """
         self._fit_minima(X)
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit and embed the training bags from the same distance pass."""
+        """Fit and embed the training bags from the same distance pass.
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Training bags.
+        y : None
+            Ignored: the embedding never sees a label.
+
+        Returns
+        -------
+        F : ndarray of shape (n_bags, n_concepts)
+            The training bags' embedding, as ``fit(X).transform(X)``.
+        """
         return miles_block_features(self._fit_minima(X), self.sigma_, centred=False)
 
     def transform(self, X):
@@ -154,13 +204,15 @@ class MILESEmbedding(_BagTransformer):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            Bags with the training bags' features.
 
         Returns
         -------
-        Z : ndarray of shape (n_bags, n_concepts)
+        F : ndarray of shape (n_bags, n_concepts)
+            Each bag's similarity to each concept.
         """
         bags = self._bags(X)
-        M = minima(one_bag(self.concepts_), bags, centre=self.centre_, n_jobs=self.n_jobs)
+        M = minima(one_bag(self.concepts_), bags, centre=self.center_, n_jobs=self.n_jobs)
         return miles_block_features(M, self.sigma_, centred=False)
 
 
@@ -197,7 +249,7 @@ class BagDissimilarityEmbedding(_BagTransformer):
     n_jobs : int, default=None
         Threads of the distance pass.
     random_state : int, RandomState or None, default=None
-        Draws the prototypes (``n_prototypes`` only).
+        Draws the prototypes (``n_prototypes`` only; a seed drawn from it).
 
     Attributes
     ----------
@@ -205,11 +257,23 @@ class BagDissimilarityEmbedding(_BagTransformer):
         The prototype bags, in the scaled feature space.
     prototype_indices_ : ndarray of int
         Their indices among the training bags.
+    center_ : ndarray of shape (n_features,)
+        The scaled training instances' mean (the distance pass centres the
+        instances on it).
+    offset_ : ndarray of shape (n_features,) or None
+        The feature scaling's offset (``(x - offset_) / scale_``); None
+        with ``scale=None``.
+    scale_ : ndarray of shape (n_features,) or None
+        The feature scaling's divisor.
     n_features_in_ : int
+        Number of features of the training instances.
+    feature_names_in_ : ndarray of str
+        Defined when the training bags have feature names.
 
     See Also
     --------
-    MInDClassifier, MILESEmbedding
+    MInDClassifier : An SVM on this embedding, tuned by inner cross-validation.
+    MILESEmbedding : Each bag's similarity to instance concepts.
 
     References
     ----------
@@ -248,25 +312,33 @@ class BagDissimilarityEmbedding(_BagTransformer):
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
-        y : ignored
+            Training bags.
+        y : None
+            Ignored: the embedding never sees a label.
 
         Returns
         -------
-        self
+        self : object
+            The fitted embedding.
         """
         bags = self._fit_bags(X)
-        self._n_features_out = draw_prototypes(self, bags).shape[0]
+        self.prototype_indices_ = prototype_indices(bags.n_bags, self.n_prototypes, sub_seeds(self.random_state, 1)[0])
+        self.prototypes_ = subset(bags, self.prototype_indices_)
+        self._n_features_out = self.prototype_indices_.shape[0]
         return self
 
     def transform(self, X):
-        """Dissimilarities of each bag to the prototypes.
+        """Compute each bag's dissimilarities to the prototypes.
 
         Parameters
         ----------
         X : sequence of 2-D arrays or Bags
+            Bags with the training bags' features.
 
         Returns
         -------
         D : ndarray of shape (n_bags, n_prototypes)
+            The dissimilarity of each bag to each prototype.
         """
-        return dissimilarities_to(self, self._bags(X))
+        return bag_dissimilarities(self._bags(X), self.prototypes_, self.dissimilarity, centre=self.center_,
+                                   n_jobs=self.n_jobs)
