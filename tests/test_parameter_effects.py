@@ -75,6 +75,14 @@ BASE = {
     "MIWrapperClassifier": dict(estimator=_logistic),
     "SimpleMIClassifier": dict(estimator=_logistic),
     "SingleInstanceClassifier": dict(estimator=lambda: mil.wrappers.SimpleMIClassifier(estimator=_logistic())),
+    "KernelMeanRegressor": dict(n_components=20, alphas=(0.1, 10.0), instance_gamma_scales=(0.5, 2.0), cv=1,
+                                random_state=0),
+    "miFVRegressor": dict(alphas=(0.1, 10.0), cv=1, random_state=0),
+    "miVLADRegressor": dict(alphas=(0.1, 10.0), cv=1, random_state=0),
+    "SlicedWassersteinRegressor": dict(n_directions=8, n_quantiles=4, alphas=(0.1, 10.0), cv=1, random_state=0),
+    "MInDRegressor": dict(alphas=(0.1, 10.0), cv=1, random_state=0),
+    "BagKernelSVR": dict(alphas=(0.1, 10.0), C=1.0, gamma=1.0, cv=1, random_state=0),
+    "PrimaryInstanceRegressor": dict(random_state=0),
 }
 
 #: Classes that read 2-D instance matrices (each row a bag of one instance).
@@ -161,6 +169,9 @@ CONTEXT = {
     ("miVLADClassifier", "max_iter"): dict(model="svm", C=1000.0),
     ("miVLADClassifier", "tol"): dict(C=1000.0),
     ("VLADEmbedding", "max_samples"): dict(),
+    ("PrimaryInstanceRegressor", "random_state"): dict(init="random"),
+    ("MIWrapperClassifier", "cv"): dict(calibration="sigmoid", random_state=0),
+    ("MIWrapperClassifier", "random_state"): dict(calibration="sigmoid"),
     ("BagKNNClassifier", "alpha"): dict(metric="integrated"),
     ("CitationKNNClassifier", "alpha"): dict(metric="integrated"),
     ("BagKNNClassifier", "positive_class"): dict(metric="adapted"),
@@ -183,8 +194,11 @@ ALTERNATIVES = {
     "gamma_scales": (8.0,), "sigma_scales": (0.25,), "p": 2.0, "epsilon": 0.5, "estimator": None,
     "chunk_size": 3, "n_jobs": 2, "ccp_alpha": 0.05, "n_iter_no_change": 1, "l2_regularization": 50.0,
     "max_iter": 1, "tol": 0.5, "scoring": "roc_auc", "reg_covar": 0.5, "n_rules": 1, "beam_width": 3,
-    "lrs_threshold": 0.0, "encoding_scale": None, "model": "svm", "min_bags": 5, "k": 1, "prune_ratio": 0.6, "summary": "max",
-    ("BagKernelSVC", "C"): 0.01, ("BagKernelSVC", "gamma"): 8.0,
+    "lrs_threshold": 0.0, "encoding_scale": None, "alphas": (100.0,), "instance_gamma_scales": (8.0,),
+    "epsilon_graph": 0.5,
+    ("KernelMeanClassifier", "model"): "svm", ("miFVClassifier", "model"): "svm",
+    ("miVLADClassifier", "model"): "svm", "min_bags": 5, "k": 1, "prune_ratio": 0.6, "summary": "max",
+    ("BagKernelSVC", "C"): 0.01, ("BagKernelSVC", "gamma"): 8.0, ("MIWrapperClassifier", "cv"): 2,
     ("MISVMClassifier", "C"): 0.01, ("miSVMClassifier", "C"): 0.01,
     ("MInDClassifier", "C"): 0.01, ("MILESClassifier", "C"): 0.01,
     ("KernelMeanClassifier", "C"): 0.01, ("SlicedWassersteinClassifier", "C"): 0.01,
@@ -226,6 +240,21 @@ ALTERNATIVES = {
     ("miVLADClassifier", "encoding_scale"): "standard", ("SimpleMIClassifier", "summary"): "minmax",
 }
 
+#: Values to try for regressors (before ALTERNATIVES).
+REGRESSION_ALTERNATIVES = {"scoring": "neg_mean_absolute_error", "estimator": "tree-regressor", "epsilon": 0.5,
+                           "Cs": (0.01, 100.0), "p": 1.0, ("BagKernelSVR", "p"): 2.0,
+                           ("BagKernelSVR", "C"): 0.01}
+
+#: The regressors' parameters that act with one of their models, and those of the inner grid.
+_REGRESSION_ROLES = {"Cs": dict(model="svr"), "epsilon": dict(model="svr"), "gamma_scales": dict(model="rbf"),
+                     "p": dict(model="rbf"), "scoring": dict(cv=3, alphas=(0.001, 1.0, 1000.0)),
+                     "cv_repeats": dict(cv=3, alphas=(0.001, 1.0, 1000.0)),
+                     "random_state": dict(cv=3, alphas=(0.001, 1.0, 1000.0)),
+                     "cv": dict(alphas=(0.001, 1.0, 1000.0))}
+_SVR_ROLES = {"alphas": dict(model="ridge"), "epsilon_graph": dict(kernel="migraph"), "p": dict(kernel="emd"),
+              "scoring": dict(cv=3, C=(0.01, 1.0, 100.0)), "cv_repeats": dict(cv=3, C=(0.01, 1.0, 100.0)),
+              "random_state": dict(cv=3, C=(0.01, 1.0, 100.0)), "cv": dict(C=(0.01, 1.0, 100.0))}
+
 #: (class, parameter) -> words of its docstring entry that say when it changes nothing.
 NO_EFFECT = {
     "n_jobs": "[Tt]hreads|[Ww]orkers",
@@ -259,10 +288,19 @@ KNOWN = {
 }
 
 
-def _alternative(cls, name, default):
-    for key in ((cls.__name__, name), name):
-        if key in ALTERNATIVES:
-            value = ALTERNATIVES[key]
+def _alternative(cls, name, default, regression=False):
+    keys = [(cls.__name__, name), name]
+    tables = [ALTERNATIVES, ALTERNATIVES]
+    if regression:
+        keys = [(cls.__name__, name), (cls.__name__, name), name, name]
+        tables = [REGRESSION_ALTERNATIVES, ALTERNATIVES, REGRESSION_ALTERNATIVES, ALTERNATIVES]
+    for key, table in zip(keys, tables):
+        if key in table:
+            value = table[key]
+            if value == "tree-regressor":
+                from sklearn.tree import DecisionTreeRegressor
+
+                return DecisionTreeRegressor(max_depth=2, random_state=0)
             if value == "svc":
                 from sklearn.svm import SVC
 
@@ -406,13 +444,18 @@ def _doc_entry(cls, name):
 @pytest.mark.parametrize("cls, name", _cases())
 def test_every_parameter_changes_the_model_or_says_when_it_does_not(cls, name):
     context = {**BASE.get(cls.__name__, {}), **CONTEXT.get((cls.__name__, name), {})}
-    X, y, X_new = _data(is_regressor(_build(cls, dict(context))), cls.__name__ in TWO_D)
+    regression = is_regressor(_build(cls, dict(context)))
+    if regression and (cls.__name__, name) not in CONTEXT:
+        roles = _SVR_ROLES if cls.__name__ == "BagKernelSVR" else _REGRESSION_ROLES
+        if "model" in cls().get_params() or cls.__name__ == "BagKernelSVR":
+            context.update(roles.get(name, {}))
+    X, y, X_new = _data(regression, cls.__name__ in TWO_D)
     key = (cls, tuple(sorted((k, repr(v)) for k, v in context.items())))
     if key not in _BASE_FITS:
         _BASE_FITS[key] = _fingerprint(_build(cls, dict(context)), X, y, X_new)
     base = _BASE_FITS[key]
     default = _build(cls, dict(context)).get_params(deep=False)[name]
-    value = _alternative(cls, name, default)
+    value = _alternative(cls, name, default, regression)
     changed = _fingerprint(_build(cls, {**context, name: value}), X, y, X_new)
     if not _same(base, changed):
         return
