@@ -97,8 +97,9 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         last bits (the other backend, another instance order): outputs then
         agree to about the tolerance, not to the last bit; a smaller value
         costs several times the fit time.
-    max_iter : int, default=5000
-        Iteration limit of the L1-SVM.
+    max_iter : int, default=20000
+        Iteration limit of the L1-SVM (liblinear's; a limit reached in the refit
+        warns with ``ConvergenceWarning``).
     n_concepts : "auto", int or None, default="auto"
         None: every training instance is a concept. An int: k-means
         centres of the training instances (large data; mini-batch k-means
@@ -186,7 +187,7 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
     }
 
     def __init__(self, C=None, sigma=None, *, Cs=(1.0, 3.0, 10.0, 30.0),
-                 sigma_scales=(2.0, 1.0), cv=2, cv_repeats=1, scoring="accuracy", tol=1e-4, max_iter=5000,
+                 sigma_scales=(2.0, 1.0), cv=2, cv_repeats=1, scoring="accuracy", tol=1e-4, max_iter=20000,
                  n_concepts="auto", scale="standard", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
         keep_params(self, locals())
