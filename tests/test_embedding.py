@@ -31,8 +31,8 @@ def test_miles_embedding_by_hand(backend):
     bags = [np.array([[0.0], [4.0]]), np.array([[1.0]])]
     emb = MILESEmbedding(sigma=2.0, scale=None).fit(bags)
     e = np.exp
-    # Concepts 0, 4, 1; phi_k(B) = max_j exp(-(b_j - c_k)^2 / 4).
-    expected = np.array([[1.0, 1.0, e(-1 / 4)], [e(-1 / 4), e(-9 / 4), 1.0]])
+    # Concepts 0, 1, 4 (the instances in lexicographic order); phi_k(B) = max_j exp(-(b_j - c_k)^2 / 4).
+    expected = np.array([[1.0, e(-1 / 4), 1.0], [e(-1 / 4), 1.0, e(-9 / 4)]])
     np.testing.assert_allclose(emb.transform(bags), expected, rtol=1e-12)
     np.testing.assert_allclose(emb.fit_transform(bags), expected, rtol=1e-12)
     np.testing.assert_array_equal(emb.get_feature_names_out(),
@@ -44,6 +44,7 @@ def test_miles_embedding_matches_brute_force(backend, random_bags):
     others = random_bags(seed=1, n_bags=4, n_features=3)
     emb = MILESEmbedding(scale="standard").fit(bags)
     C = np.vstack(bags)
+    C = C[np.lexsort(C.T[::-1])]  # the concepts: the instances in lexicographic order
     scaled = [(b - emb.offset_) / emb.scale_ for b in others]
     expected = np.array([[np.exp(-cdist(c[None], b, "sqeuclidean").min() / emb.sigma_ ** 2)
                           for c in (C - emb.offset_) / emb.scale_] for b in scaled])
@@ -406,3 +407,18 @@ def test_miles_n_concepts_reports_the_concepts_held():
     n = sum(len(b) for b in X)
     clf = MILESClassifier(n_concepts=1_000_000, cv=1, random_state=0).fit(X, y)
     assert clf.n_concepts_ == clf.concepts_.shape[0] == n
+
+
+def test_miles_does_not_depend_on_the_order_of_the_instances(backend):
+    """Every instance a concept, in lexicographic order: the embedding's columns, and the L1-SVM
+    that visits them in a seeded order, are the same for any order of the bags' instances."""
+    X, y = make_toy_bags(n_bags=40, random_state=3)
+    rng = np.random.default_rng(1)
+    shuffled = [bag[rng.permutation(len(bag))] for bag in X]
+    a, b = MILESEmbedding().fit(X), MILESEmbedding().fit(shuffled)
+    np.testing.assert_allclose(a.concepts_, b.concepts_, rtol=1e-12, atol=1e-12)  # scaled: to rounding
+    np.testing.assert_allclose(a.transform(X), b.transform(X), rtol=1e-12, atol=1e-12)
+    a = MILESClassifier(random_state=0).fit(X, y)
+    b = MILESClassifier(random_state=0).fit(shuffled, y)
+    np.testing.assert_array_equal(a.selected_concepts_, b.selected_concepts_)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9, atol=1e-9)

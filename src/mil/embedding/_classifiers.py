@@ -25,9 +25,8 @@ from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, split_
 from mil.embedding._concepts import concepts_for, kmeans_centres
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features,
                                    miles_features, minima, one_bag, subset)
-from mil.embedding._vectors import column_scaling, sq_dists
+from mil.embedding._vectors import column_scaling, lexicographic_order, sq_dists
 from mil.utils._docstrings import fill_doc
-from mil.utils._segments import bag_rows
 
 __all__ = ["MILESClassifier", "MInDClassifier"]
 
@@ -199,9 +198,13 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         self.center_ = bags.instances.mean(axis=0)
         n_centres = concepts_for(self.n_concepts, bags.instances.shape[0])
         if n_centres is None:
-            self.concepts_ = bags.instances
-            M = minima(bags, centre=self.center_, n_jobs=self.n_jobs)
-            own = np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))
+            # Every instance a concept, in lexicographic order: liblinear's coordinate descent
+            # visits the columns in a seeded order, so the model must not depend on the order
+            # in which the bags and their instances came.
+            order = lexicographic_order(bags.instances)
+            self.concepts_ = bags.instances[order]
+            M = minima(bags, centre=self.center_, n_jobs=self.n_jobs)[order]
+            own = np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))[order]
             self.n_concepts_ = None
         else:
             self.concepts_ = kmeans_centres(bags.instances, n_centres, seeds.concepts)
@@ -214,7 +217,7 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         else:
             rows = [{"sigma": float(s) * sigma_median, "_scale": float(s)}
                     for s in positive_grid(self.sigma_scales, "sigma_scales")]
-        return Bunch(M=M, offsets=bags.offsets, per_bag=own is not None, rows=rows)
+        return Bunch(M=M, own=own, rows=rows)
 
     def _grid(self, rep):
         return rep.rows, _C_grid(self)
@@ -223,8 +226,9 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         # Indices only: the features of a fold are built from M a block of concepts at a time.
         everyone = train.shape[0] == rep.M.shape[1]  # the refit: every bag, in order
         rows = None
-        if rep.per_bag and not everyone:
-            rows = bag_rows(rep.offsets, train)  # an inner fold's concepts: its bags' instances
+        if rep.own is not None and not everyone:
+            # An inner fold's concepts: its bags' instances, in the concepts' order.
+            rows = np.flatnonzero(np.isin(rep.own, train))
         return Bunch(M=rep.M, rows=rows, train=None if everyone else train, test=test)
 
     def _design(self, fold, row):

@@ -46,7 +46,7 @@ def concept_minima(bags, n_concepts, *, center, seed, n_jobs=None):
     Returns
     -------
     concepts : ndarray of shape (n_concepts, n_features)
-        The training instances, or k-means centres of them.
+        The training instances in lexicographic order, or k-means centres of them.
     n_centres : int or None
         The number of centres (None: every instance is a concept).
     M : ndarray of shape (n_concepts, n_bags)
@@ -56,8 +56,11 @@ def concept_minima(bags, n_concepts, *, center, seed, n_jobs=None):
     """
     n_centres = concepts_for(n_concepts, bags.instances.shape[0])
     if n_centres is None:
-        M = minima(bags, centre=center, n_jobs=n_jobs)
-        return bags.instances, None, M, np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))
+        # In lexicographic order: a model on the embedding (liblinear's coordinate descent
+        # visits its columns in a seeded order) does not depend on the instances' order.
+        order = lexicographic_order(bags.instances)
+        M = minima(bags, centre=center, n_jobs=n_jobs)[order]
+        return bags.instances[order], None, M, np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))[order]
     concepts = kmeans_centres(bags.instances, n_centres, seed)
     return concepts, int(concepts.shape[0]), minima(one_bag(concepts), bags, centre=center, n_jobs=n_jobs), None
 
