@@ -174,6 +174,13 @@ CONTEXT = {
     ("MIWrapperClassifier", "random_state"): dict(calibration="sigmoid"),
     ("BagKNNClassifier", "alpha"): dict(metric="integrated"),
     ("CitationKNNClassifier", "alpha"): dict(metric="integrated"),
+    # The regressors share the classifiers' integrated-distance parameters.
+    **{(reg, name): dict(metric="integrated") for reg in ("BagKNNRegressor", "CitationKNNRegressor")
+       for name in ("alpha", "alpha_search", "smoothing")},
+    # On the regression data alpha's objective saturates above sigma ~ 1: smaller bandwidths show it.
+    **{(reg, "sigma"): dict(metric="integrated") for reg in ("BagKNNRegressor", "CitationKNNRegressor")},
+    **{(reg, "sigma_scale"): dict(metric="integrated", sigma=0.01)
+       for reg in ("BagKNNRegressor", "CitationKNNRegressor")},
     ("BagKNNClassifier", "positive_class"): dict(metric="adapted"),
     ("CitationKNNClassifier", "positive_class"): dict(metric="adapted"),
     ("C45MIClassifier", "confidence"): dict(pruning=True, min_bags_leaf=1),
@@ -215,6 +222,8 @@ ALTERNATIVES = {
     ("GDBTMIClassifier", "learning_rate"): 0.9, ("GDBTMIClassifier", "subsample"): 1.0,
     ("BagKNNClassifier", "sigma"): 5.0, ("CitationKNNClassifier", "sigma"): 5.0,
     ("BagKNNClassifier", "alpha"): 0.9, ("CitationKNNClassifier", "alpha"): 0.9,
+    ("BagKNNRegressor", "sigma"): 0.1, ("CitationKNNRegressor", "sigma"): 0.1,
+    ("BagKNNRegressor", "alpha"): 0.9, ("CitationKNNRegressor", "alpha"): 0.9,
     ("BagKNNClassifier", "smoothing"): 0.0, ("CitationKNNClassifier", "smoothing"): 0.0,
     ("BagKNNClassifier", "n_neighbors"): 7, ("CitationKNNClassifier", "references"): 5,
     ("CitationKNNClassifier", "citers"): 1,
