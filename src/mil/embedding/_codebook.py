@@ -29,7 +29,7 @@ from mil.embedding._concepts import kmeans_centres
 from mil.embedding._encoding import (FAR_EXPONENT, COMMON_CONSTRAINTS, BagEncoder, bag_exponents, bag_sums,
                                     normalize_rows)
 from mil.embedding._vectors import accurate_column_sums
-from mil.utils._docstrings import fill_doc
+from mil.utils._docstrings import fill_doc, register
 
 __all__ = ["VLADEmbedding", "FisherVectorEmbedding", "nearest_centers"]
 
@@ -175,6 +175,14 @@ def _kmeans_initialisation(Z, k, rng, reg_covar):
     # In the sample's dtype: a float64 parameter would make EM's products copy a float32 sample.
     return tuple(np.asarray(a, dtype=Z.dtype) for a in (counts / counts.sum(), means, 1.0 / variances))
 
+register("wei2017", """\
+    References
+    ----------
+    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
+    learning", IEEE Transactions on Neural Networks and Learning Systems
+    28(4), 2017.
+""")
+
 
 @fill_doc
 class VLADEmbedding(BagEncoder):
@@ -220,17 +228,10 @@ class VLADEmbedding(BagEncoder):
     ----------
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
         The codebook, in the scaled feature space.
-    offset_ : ndarray of shape (n_features,)
-        The feature scaling's offset: an instance is encoded as
-        ``(x - offset_) / scale_``.
-    scale_ : ndarray of shape (n_features,)
-        The feature scaling's divisor.
+    [encoder scaling attributes]
     n_samples_fit_ : int
         Number of instances the codebook was learned on.
-    n_features_in_ : int
-        Number of features of the training instances.
-    feature_names_in_ : ndarray of str
-        Defined when the training bags have feature names.
+    [encoder input attributes]
 
     See Also
     --------
@@ -381,17 +382,10 @@ class FisherVectorEmbedding(BagEncoder):
         the scaled feature space.
     n_iter_ : int
         EM iterations the mixture took.
-    offset_ : ndarray of shape (n_features,)
-        The feature scaling's offset: an instance is encoded as
-        ``(x - offset_) / scale_``.
-    scale_ : ndarray of shape (n_features,)
-        The feature scaling's divisor.
+    [encoder scaling attributes]
     n_samples_fit_ : int
         Number of instances the mixture was fitted on.
-    n_features_in_ : int
-        Number of features of the training instances.
-    feature_names_in_ : ndarray of str
-        Defined when the training bags have feature names.
+    [encoder input attributes]
 
     See Also
     --------

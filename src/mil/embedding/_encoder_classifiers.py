@@ -333,16 +333,9 @@ def _codebook_doc(cls):
 """.replace("'", '"')
 
 
-_WEI_DOC = """    References
-    ----------
-    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
-    learning", IEEE Transactions on Neural Networks and Learning Systems
-    28(4), 2017.
-"""
-
 _ENCODER_SECTIONS = dict(encoder_parameters=_shared_doc, solver_parameters=_solver_doc,
                          encoder_attributes=_SHARED_ATTRS, instance_outputs=_INSTANCES_DOC,
-                         codebook_parameters=_codebook_doc, wei2017=_WEI_DOC, examples=_examples_doc)
+                         codebook_parameters=_codebook_doc, examples=_examples_doc)
 
 
 @fill_doc(**_ENCODER_SECTIONS)

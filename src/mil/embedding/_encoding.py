@@ -163,6 +163,19 @@ def _chunk_parameters_doc(cls):
 
 
 register("encoder chunk parameters", _chunk_parameters_doc)
+register("encoder scaling attributes", """\
+    offset_ : ndarray of shape (n_features,)
+        The feature scaling's offset: an instance is encoded as
+        ``(x - offset_) / scale_``.
+    scale_ : ndarray of shape (n_features,)
+        The feature scaling's divisor.
+""")
+register("encoder input attributes", """\
+    n_features_in_ : int
+        Number of features of the training instances.
+    feature_names_in_ : ndarray of str
+        Defined when the training bags have feature names.
+""")
 
 class BagEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Fit on a sample of instances, encode bags chunk by chunk (the encoders' base class).

@@ -103,17 +103,10 @@ class KernelMeanEmbedding(BagEncoder):
         How far a row may move, relative to its norm, with the chunk size,
         the batch and the order of a bag's instances (0 with random
         features).
-    offset_ : ndarray of shape (n_features,)
-        The feature scaling's offset: an instance is encoded as
-        ``(x - offset_) / scale_``.
-    scale_ : ndarray of shape (n_features,)
-        The feature scaling's divisor.
+    [encoder scaling attributes]
     n_samples_fit_ : int
         Number of sampled training instances.
-    n_features_in_ : int
-        Number of features of the training instances.
-    feature_names_in_ : ndarray of str
-        Defined when the training bags have feature names.
+    [encoder input attributes]
 
     See Also
     --------

@@ -110,10 +110,7 @@ class SlicedWassersteinEmbedding(BagEncoder):
         The feature scaling's divisor.
     n_samples_fit_ : int
         Number of sampled training instances.
-    n_features_in_ : int
-        Number of features of the training instances.
-    feature_names_in_ : ndarray of str
-        Defined when the training bags have feature names.
+    [encoder input attributes]
 
     See Also
     --------

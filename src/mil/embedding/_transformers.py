@@ -12,6 +12,7 @@ from mil.embedding._concepts import concept_minima, prototype_indices
 from mil.embedding._encoding import sub_seeds
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features, minima,
                                    one_bag, subset)
+from mil.utils._docstrings import fill_doc
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
 
 __all__ = ["MILESEmbedding", "BagDissimilarityEmbedding"]
@@ -50,6 +51,7 @@ class _BagTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return apply_scaling(bags, self.offset_, self.scale_)
 
 
+@fill_doc
 class MILESEmbedding(_BagTransformer):
     """MILES embedding: each bag's similarity to every concept (Chen, Bi and Wang, 2006).
 
@@ -106,21 +108,14 @@ class MILESEmbedding(_BagTransformer):
         when the features are used as given.
     scale_ : ndarray of shape (n_features,) or None
         The feature scaling's divisor.
-    n_features_in_ : int
-        Number of features of the training instances.
-    feature_names_in_ : ndarray of str
-        Defined when the training bags have feature names.
+    [encoder input attributes]
 
     See Also
     --------
     MILESClassifier : A 1-norm SVM on this embedding, with instance scores.
     BagDissimilarityEmbedding : Each bag's distances to the training bags.
 
-    References
-    ----------
-    Y. Chen, J. Bi and J. Z. Wang, "MILES: Multiple-instance learning via
-    embedded instance selection", IEEE Transactions on Pattern Analysis and
-    Machine Intelligence 28(12), 2006.
+    [chen2006]
 
     Examples
     --------
@@ -216,6 +211,7 @@ class MILESEmbedding(_BagTransformer):
         return miles_block_features(M, self.sigma_, centred=False)
 
 
+@fill_doc
 class BagDissimilarityEmbedding(_BagTransformer):
     """Each bag as its vector of dissimilarities to the training bags (Cheplygina, Tax and Loog, 2015).
 
@@ -265,20 +261,14 @@ class BagDissimilarityEmbedding(_BagTransformer):
         with ``scale=None``.
     scale_ : ndarray of shape (n_features,) or None
         The feature scaling's divisor.
-    n_features_in_ : int
-        Number of features of the training instances.
-    feature_names_in_ : ndarray of str
-        Defined when the training bags have feature names.
+    [encoder input attributes]
 
     See Also
     --------
     MInDClassifier : An SVM on this embedding, tuned by inner cross-validation.
     MILESEmbedding : Each bag's similarity to instance concepts.
 
-    References
-    ----------
-    V. Cheplygina, D. M. J. Tax and M. Loog, "Multiple instance learning
-    with bag dissimilarities", Pattern Recognition 48(1), 2015.
+    [cheplygina2015]
 
     Examples
     --------
