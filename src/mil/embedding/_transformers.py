@@ -123,9 +123,9 @@ class MILESEmbedding(_BagTransformer):
     >>> from mil.embedding import MILESEmbedding
     >>> bags = [np.array([[0.0], [4.0]]), np.array([[1.0]])]
     >>> emb = MILESEmbedding(sigma=1.0, scale=None).fit(bags)
-    >>> np.round(emb.transform(bags), 3)
-    array([[1.   , 1.   , 0.368],
-           [0.368, 0.   , 1.   ]])
+    >>> np.round(emb.transform(bags), 3)  # concepts 0, 1, 4 (lexicographic order)
+    array([[1.   , 0.368, 1.   ],
+           [0.368, 1.   , 0.   ]])
     """
 
     _parameter_constraints = {
