@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -70,8 +71,10 @@ def _run(n, algorithm, max_cpu, out_path):
     spec = json.dumps({"n": n, "algorithm": algorithm, "out_path": out_path})
     res = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-json", spec],
                          capture_output=True, text=True, preexec_fn=limit)
+    if res.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        return None  # the CPU limit: reported as not finished
     if res.returncode:
-        return None  # the CPU limit (SIGXCPU / SIGKILL) or a failure: reported as not finished
+        raise SystemExit(f"n={n}, algorithm={algorithm!r} failed:\n{res.stderr[-3000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
