@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import sklearn
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
 from mil.embedding import (FisherVectorEmbedding, KernelMeanClassifier, KernelMeanEmbedding, MILESClassifier,
@@ -74,18 +75,12 @@ TRANSFORMERS = [
     SlicedWassersteinEmbedding(n_directions=4, n_quantiles=3, interpolation="linear", random_state=0),
 ]
 
-# The expected failures are kept for scikit-learn 1.9: the common checks change
-# between releases (1.6 fits many of them on the labels 1/2, which the binary
-# learners refuse without positive_class), so older releases skip them.
-NEW_SKLEARN = parse_version(sklearn.__version__) >= parse_version("1.9")
-
-if NEW_SKLEARN:
-    from sklearn.utils.estimator_checks import parametrize_with_checks
-
-    @parametrize_with_checks([one_instance_bags(e) for e in ESTIMATORS + TRANSFORMERS],
-                             expected_failed_checks=expected_failed_checks)
-    def test_sklearn_checks(estimator, check):
-        check(estimator)
+# The expected failures, with why, are mil.utils.estimator_checks.expected_failed_checks'
+# (they depend on the scikit-learn release: before 1.9 more checks fit on the labels 1/2).
+@parametrize_with_checks([one_instance_bags(e) for e in ESTIMATORS + TRANSFORMERS],
+                         expected_failed_checks=expected_failed_checks)
+def test_sklearn_checks(estimator, check):
+    check(estimator)
 
 
 # -- the multi-instance checks ------------------------------------------------
@@ -299,7 +294,8 @@ def test_dataframe_bags_must_agree():
     assert not hasattr(C45MIClassifier().fit(numeric, y), "feature_names_in_")
 
 
-@pytest.mark.skipif(not NEW_SKLEARN, reason="the common checks are tracked for scikit-learn >= 1.9")
+@pytest.mark.skipif(parse_version(sklearn.__version__) < parse_version("1.9"),
+                    reason="before 1.9 this check fits the binary learners on the labels 1/2")
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=_id)
 def test_sklearn_dataframe_column_names_check(estimator):
     # Not in check_estimator's list; scikit-learn runs it on its own estimators.
