@@ -116,7 +116,7 @@ LEARNERS = {
     "recommended": _row(make_recommended_classifier, {}, "soft vote of mind, emd-svm and blrt (POT)",
                         requires="ot"),
     # Regressors (real-valued bag labels): the propositional baselines first.
-    "simplemi-reg": _row(SimpleMIRegressor, {}, "SimpleMI: ridge on per-bag mean, std, min and max (regression)",
+    "simplemi-reg": _row(SimpleMIRegressor, {}, "SimpleMI: ridge on per-bag mean, std, skewness, kurtosis (regression)",
                          task="regression"),
     "simplemi-hgb-reg": _row(SimpleMIRegressor, lambda: {"estimator": HistGradientBoostingRegressor()},
                              "SimpleMI + HistGradientBoosting on bag statistics (regression)", task="regression"),

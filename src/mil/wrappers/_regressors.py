@@ -165,13 +165,16 @@ class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
         by leave-one-out inside ``fit`` (:func:`~mil.wrappers.default_ridge`).
         A Pipeline gets ``sample_weight`` at every step whose ``fit`` takes
         it; a bag regressor of mil gets every row as a bag of one instance.
-    summary : str, float or tuple of str and float, default=("mean", "std", "min", "max")
+    summary : str, float or tuple of str and float, default=("mean", "std", "skewness", "kurtosis")
         The statistics, in the order of the columns: ``"mean"``, ``"std"``,
         ``"min"``, ``"max"``, ``"midrange"``, ``"skewness"``,
         ``"kurtosis"``, ``"sum"`` (one column per feature each), ``"size"``
         (one column), or a float q in [0, 1] for the q-quantile (0.5: the
         median). NaN values are ignored where the inner estimator accepts
-        NaN.
+        NaN. The default's four moments describe a bag's location, spread
+        and shape whatever its size (a bag's minimum and maximum drift
+        with its size); add ``"min"`` and ``"max"`` where one extreme
+        instance carries the target, ``"sum"`` or ``"size"`` for counts.
 
     Attributes
     ----------
@@ -217,7 +220,7 @@ class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
     def _default_estimator():
         return default_ridge()
 
-    def __init__(self, estimator=None, summary=("mean", "std", "min", "max")):
+    def __init__(self, estimator=None, summary=("mean", "std", "skewness", "kurtosis")):
         self.estimator = estimator
         self.summary = summary
 

@@ -134,7 +134,7 @@ def _chunk_statistics(Z, offsets, statistics):
     return np.hstack(columns)
 
 
-def bag_statistics(bags, statistics=("mean", "std", "min", "max")):
+def bag_statistics(bags, statistics=("mean", "std", "skewness", "kurtosis")):
     """One row of per-feature statistics per bag.
 
     NaN values are ignored (a feature missing in every instance of a bag
@@ -145,7 +145,7 @@ def bag_statistics(bags, statistics=("mean", "std", "min", "max")):
     bags : Bags
         Validated bags (float64 or float32 instances, also memory-mapped:
         they are read one chunk of bags at a time).
-    statistics : str, float or sequence of str and float, default=("mean", "std", "min", "max")
+    statistics : str, float or sequence of str and float, default=("mean", "std", "skewness", "kurtosis")
         The blocks of columns, in order, each with one column per feature
         (``"size"``: one column):
 
