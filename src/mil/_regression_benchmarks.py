@@ -111,8 +111,9 @@ PRIMARY_LEARNERS = ("mean pooling (quadratic ridge)", "MIWrapper (quadratic ridg
 """The rows of :func:`primary_table`: learners with instance-level predictions, with a quadratic
 ridge inside (the generator's function class) and with the default linear ridge."""
 
-ENTROPY_LEARNERS = ("mean pooling + ridge", "SimpleMI", "SimpleMI (mean, std, min, max)", "SimpleMI + HGB", "kernel mean",
-                    "sliced Wasserstein", "Bag-KNN")
+ENTROPY_LEARNERS = ("mean pooling + ridge", "SimpleMI", "SimpleMI (mean, std, min, max)", "SimpleMI + HGB",
+                    "kernel mean", "sliced Wasserstein", "miFV", "miVLAD", "MInD", "bag kernel SVR", "Bag-KNN",
+                    "GDBT-MI")
 
 
 def make_regressor(name, seed=0):

@@ -29,5 +29,5 @@ from mil.wrappers._regressors import MIWrapperRegressor, SimpleMIRegressor, defa
 from mil.wrappers._summaries import STATISTICS, SUMMARIES, bag_statistics, bag_summaries
 
 __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier", "SimpleMIRegressor",
-           "MIWrapperRegressor", "PrimaryInstanceRegressor", "bag_summaries", "bag_statistics", "default_ridge", "pool_by_bag",
-           "GEOMETRIC_CLIP", "STATISTICS", "SUMMARIES"]
+           "MIWrapperRegressor", "PrimaryInstanceRegressor", "bag_summaries", "bag_statistics", "default_ridge",
+           "pool_by_bag", "GEOMETRIC_CLIP", "STATISTICS", "SUMMARIES"]
