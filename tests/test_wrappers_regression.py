@@ -43,6 +43,20 @@ def test_statistics_by_hand():
         np.testing.assert_allclose(got[b], expected, rtol=1e-10, atol=1e-12)
 
 
+def test_standardised_moments_do_not_depend_on_instance_order():
+    # Two instances: skewness 0 and kurtosis -2 exactly; equal instances: no spread, both 0.
+    rng = np.random.default_rng(0)
+    pairs = [rng.normal(size=(2, 3)) * 10.0 ** rng.integers(-3, 4) for _ in range(200)]
+    flat = [np.full((n, 3), 0.1 * n) for n in (2, 3, 7)]
+    for bags in (pairs, flat):
+        forward = bag_statistics(Bags.from_list(bags), ("skewness", "kurtosis"))
+        backward = bag_statistics(Bags.from_list([b[::-1] for b in bags]), ("skewness", "kurtosis"))
+        np.testing.assert_array_equal(forward, backward)
+    np.testing.assert_array_equal(forward, 0.0)
+    two = bag_statistics(Bags.from_list(pairs), ("skewness", "kurtosis"))
+    np.testing.assert_array_equal(two, np.repeat([[0.0, 0.0, 0.0, -2.0, -2.0, -2.0]], 200, axis=0))
+
+
 def test_statistics_ignore_nan():
     X = _bags(nan=True)
     got = bag_statistics(check_bags(X, allow_nan=True), ("mean", "std", "min", "max", 0.5, "sum", "size"))

@@ -121,10 +121,19 @@ def _chunk_statistics(Z, offsets, statistics):
                 columns.append((lo + hi) / 2.0)
             elif s in ("skewness", "kurtosis"):
                 # Standardised moments; a bag without spread (one instance, or all equal) gets 0.
+                # Equal values leave a rounding residue in the mean (about size * eps * max |z|,
+                # depending on the instances' order): a variance within it counts as none. The
+                # moments are rounded to 12 decimals, so that an exact value (the 0 skewness and
+                # -2 kurtosis of every two-instance bag) does not become order-dependent noise
+                # that a binning or splitting model would tell apart.
                 m2 = moments[2]
-                flat = ~(m2 > 0)
+                if "_scale" not in moments:
+                    bound = 4.0 * np.finfo(np.float64).eps * sizes[:, None] * np.fmax.reduceat(
+                        np.abs(Z), starts, axis=0)
+                    moments["_scale"] = bound * bound
+                flat = ~(m2 > moments["_scale"])
                 value = moments[3] / m2 ** 1.5 if s == "skewness" else moments[4] / (m2 * m2) - 3.0
-                columns.append(np.where(flat, np.where(np.isnan(m2), np.nan, 0.0), value))
+                columns.append(np.where(flat, np.where(np.isnan(m2), np.nan, 0.0), np.round(value, 12)))
             elif s == "sum":
                 columns.append(np.where(count > 0, total, np.nan) if has_nan else total)
             elif s == "size":
