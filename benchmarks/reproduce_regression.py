@@ -9,7 +9,7 @@ Usage::
     python benchmarks/reproduce_regression.py law --from-json a.json b.json --format rst   # print saved rows
 
 Prints one table per benchmark (mean and standard deviation over the seeds,
-the seconds to fit and to predict and the peak traced memory) beside the
+the seconds to fit and to predict, wall clock and CPU, and the peak traced memory) beside the
 published rows, and ``--json FILE`` writes the rows. The tables are built by
 :mod:`mil._regression_benchmarks`; ``--learners`` takes its row names.
 """
@@ -36,20 +36,24 @@ def _cell(row, key, digits=3):
 
 def _lines(table, rows, bag_size=None):
     score = {"law": ("mse", "test MSE"), "primary": ("mse", "test MSE"), "entropy": ("r2", "test R^2")}[table]
+    cpu = any("fit_cpu_s" in row for row in rows)
     head = ["learner", score[1]] + (["attribution"] if table == "primary" else []) + [
-        "fit s", "predict s", "peak MB", "seeds"]
+        "fit s", "predict s"] + (["fit CPU s", "predict CPU s"] if cpu else []) + ["peak MB", "seeds"]
     lines = []
     if table == "law" and bag_size in (None, 1000):
         for name, (mse, sd) in rb.PUBLISHED_LAW.items():
-            lines.append([f"{name} (published)", f"{mse:.3f} ({sd:.3f})", "", "", "", "10 draws"])
+            lines.append([f"{name} (published)", f"{mse:.3f} ({sd:.3f})"] + [""] * (len(head) - 3) + ["10 draws"])
     if table == "primary":
         for name, (mse, attribution) in rb.PUBLISHED_PRIMARY_BY_SIZE.get(bag_size or 5, {}).items():
-            lines.append([f"{name} (published, MLP)", f"{mse:.2f}", attribution or "-", "", "", "", ""])
+            lines.append([f"{name} (published, MLP)", f"{mse:.2f}", attribution or "-"] + [""] * (len(head) - 3))
     for row in rows:
         cells = [row["learner"], _cell(row, score[0])]
         if table == "primary":
             cells.append(_cell(row, "attribution"))
-        cells += [_cell(row, "fit_s", 1), _cell(row, "predict_s", 1), _cell(row, "peak_mb", 0),
+        cells += [_cell(row, "fit_s", 1), _cell(row, "predict_s", 1)]
+        if cpu:
+            cells += [_cell(row, "fit_cpu_s", 1), _cell(row, "predict_cpu_s", 1)]
+        cells += [_cell(row, "peak_mb", 0),
                   " ".join(map(str, row["seeds"]))]
         lines.append(cells)
     return head, lines
