@@ -49,7 +49,8 @@ from mil._core import kernel
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
-from mil.rules._rule import Rule, format_rules, pack_rules
+from mil.rules._rule import format_rules, pack_rules
+from mil.rules._ruleset import coverage, make_rules, most_probable, score_units
 from mil.utils._threads import RowThreads
 from mil.utils.validation import check_bag_labels, check_bags, printed_feature_names, set_feature_names
 
@@ -330,7 +331,8 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                                if learner is None else learner.for_class(pos))
                     rules.extend((c, cd, None) for cd in learner.run())
                 default = None
-        self.rules_, self.default_rule_ = self._make_rules(learn, y_learn, rules, default, weight)
+        self.rules_, self.default_rule_ = make_rules(learn, y_learn, rules, default, classes,
+                                                     self._class_order(), weight)
         return self
 
     def _instance_weights(self, bags, weight):
@@ -353,37 +355,6 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         per_bag = factor if weight is None else weight * factor
         return per_bag[bags.instance_bag]
 
-    def _make_rules(self, learn, y_learn, rules, default, weight=None):
-        """Rule objects with their per-class training counts, and the default rule.
-
-        A rule's counts are taken on the bags its class was learned on (in the
-        ordered mode, those the earlier classes' rules leave).
-        """
-        n_classes = self.classes_.shape[0]
-        rule_ptr, f, o, t = pack_rules([conds for _, conds, _ in rules])
-        cov = kernel("_rule_split").ruleset_coverage(
-            learn.instances, learn.offsets, rule_ptr, f, o, t).astype(bool).reshape(-1, learn.n_bags)
-        if weight is None:
-            onehot = np.zeros((learn.n_bags, n_classes), dtype=np.intp)
-            onehot[np.arange(learn.n_bags), y_learn] = 1
-        else:
-            onehot = np.zeros((learn.n_bags, n_classes), dtype=np.float64)
-            onehot[np.arange(learn.n_bags), y_learn] = weight
-        out = []
-        for i, (c, conds, scope) in enumerate(rules):
-            counts = cov[i] @ onehot if scope is None else cov[i, scope] @ onehot[scope]
-            out.append(Rule(conds, p=counts[c], n=counts.sum() - counts[c],
-                            label=self.classes_[c], counts=counts))
-        left = onehot[~cov.any(axis=0)].sum(axis=0)
-        if default is None:
-            # Unordered: the most frequent class among the bags no rule covers, else overall.
-            # Ties go to the class learned first.
-            order = self._class_order()
-            base = left if left.sum() else onehot.sum(axis=0)
-            default = int(order[np.argmax(base[order])])
-        return out, Rule((), p=left[default], n=left.sum() - left[default],
-                         label=self.classes_[default], counts=left)
-
     def _class_order(self):
         """Classes in the order the unordered mode learns them (and breaks ties).
 
@@ -396,77 +367,17 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
             return np.array([1 - pos, pos], dtype=np.intp)
         return np.arange(self.classes_.shape[0], dtype=np.intp)
 
-    def _most_probable(self, proba):
-        """Index of the most probable class per row, ties to the class learned first."""
-        order = self._class_order()
-        return order[np.argmax(proba[:, order], axis=1)]
-
-    def _class_index(self, rules):
-        index = {c: i for i, c in enumerate(self.classes_.tolist())}
-        return np.array([index[r.label.item() if hasattr(r.label, "item") else r.label]
-                         for r in rules], dtype=np.intp)
-
-    # -- prediction -------------------------------------------------------------
-    def _coverage(self, bags):
-        rule_ptr, features, ops, thresholds = pack_rules([r.conditions for r in self.rules_])
-        return kernel("_rule_split").ruleset_coverage(
-            bags.instances, bags.offsets, rule_ptr, features, ops, thresholds).astype(bool)
-
-    def _unit_scores(self, cov):
-        """Class probabilities and decided class index of each covered unit (bag or instance).
-
-        Parameters
-        ----------
-        cov : ndarray of bool, shape (n_rules, n_units)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_units, n_classes)
-        decided : ndarray of intp, shape (n_units,)
-        """
-        n_classes = self.classes_.shape[0]
-        n_units = cov.shape[1]
-        dist = np.array([r.distribution for r in self.rules_]).reshape(-1, n_classes)
-        rule_cls = self._class_index(self.rules_)
-        if not len(self.rules_):
-            proba = np.tile(self.default_rule_.distribution, (n_units, 1))
-            return proba, np.full(n_units, self._class_index([self.default_rule_])[0])
-        covered = cov.any(axis=0)
-        first = np.argmax(cov, axis=0)   # first covering rule (0 for uncovered units)
-        if self.rule_order == "ordered":
-            # Average over the covering rules of the first covering rule's class.
-            decided = rule_cls[first]
-            use = cov & (rule_cls[:, None] == decided[None, :])
-        else:
-            use = cov
-        n_use = use.sum(axis=0)
-        proba = (use.T.astype(np.float64) @ dist) / np.maximum(n_use, 1)[:, None]
-        proba[~covered] = self.default_rule_.distribution
-        if self.rule_order == "unordered":
-            if self.conflict == "laplace-vote":
-                decided = self._most_probable(proba)
-            else:
-                if self.conflict == "first":
-                    chosen = first
-                else:
-                    # Fewest conditions, then the higher Laplace estimate, then the first rule.
-                    length = np.array([len(r) for r in self.rules_], dtype=np.float64)
-                    lap = np.array([r.laplace for r in self.rules_])
-                    key = np.where(cov, length[:, None] - lap[:, None], np.inf)
-                    chosen = np.argmin(key, axis=0)
-                decided = rule_cls[chosen]
-        decided = np.where(covered, decided, self._class_index([self.default_rule_])[0])
-        return proba, decided
-
     def _bag_scores(self, X):
+        """Class probabilities and decided class index of each bag."""
         bags = self._validate_predict(X)
-        if self.assumption == "collective":
-            proba, _ = self._unit_scores(self._coverage(
-                Bags.from_instances(bags.instances, np.arange(bags.n_instances))))
-            sizes = np.diff(bags.offsets)
-            proba = np.add.reduceat(proba, bags.offsets[:-1], axis=0) / sizes[:, None]
-            return proba, self._most_probable(proba)
-        return self._unit_scores(self._coverage(bags))
+        collective = self.assumption == "collective"
+        units = Bags.from_instances(bags.instances, np.arange(bags.n_instances)) if collective else bags
+        proba, decided = score_units(self.rules_, self.default_rule_, self.classes_, coverage(self.rules_, units),
+                                     self._class_order(), self.rule_order, self.conflict)
+        if collective:
+            proba = np.add.reduceat(proba, bags.offsets[:-1], axis=0) / np.diff(bags.offsets)[:, None]
+            decided = most_probable(proba, self._class_order())
+        return proba, decided
 
     def predict_proba(self, X):
         """Predict the probability of each class per bag.
