@@ -15,8 +15,8 @@ from mil.embedding import (BagDissimilarityEmbedding, FisherVectorEmbedding, Ker
                            SlicedWassersteinEmbedding, VLADEmbedding, miFVClassifier, miVLADClassifier)
 from mil.embedding import (KernelMeanRegressor, MInDRegressor, SlicedWassersteinRegressor, miFVRegressor,
                            miVLADRegressor)
-from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier,
-                          make_recommended_classifier)
+from mil.ensemble import (BagRandomTreesClassifier, BagRandomTreesRegressor, GDBTMIClassifier, GDBTMIRegressor,
+                          MIRandomForestClassifier, make_recommended_classifier)
 from mil.neighbors import BagKNNClassifier, BagKNNRegressor, CitationKNNClassifier, CitationKNNRegressor
 from mil.preprocessing import BagScaler
 from mil.rules import RipperMIClassifier
@@ -55,5 +55,6 @@ __all__ = ["BagDissimilarityEmbedding", "BagKernelSVC", "BagKernelSVR", "BagKNNC
            "PrimaryInstanceRegressor", "SimpleMIClassifier", "SimpleMIRegressor",
            "SingleInstanceClassifier", "SlicedWassersteinClassifier", "SlicedWassersteinEmbedding",
            "VLADEmbedding", "KernelMeanRegressor", "MInDRegressor", "SlicedWassersteinRegressor",
-           "miFVRegressor", "miVLADRegressor", "get_include", "make_recommended_classifier", "show_config",
+           "miFVRegressor", "miVLADRegressor", "GDBTMIRegressor", "BagRandomTreesRegressor", "get_include",
+           "make_recommended_classifier", "show_config",
            "__version__"]

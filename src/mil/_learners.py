@@ -20,8 +20,8 @@ from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostin
 
 from mil.embedding import (KernelMeanClassifier, MILESClassifier, MInDClassifier, SlicedWassersteinClassifier,
                            miFVClassifier, miVLADClassifier)
-from mil.ensemble import (BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier,
-                          make_recommended_classifier)
+from mil.ensemble import (BagRandomTreesClassifier, BagRandomTreesRegressor, GDBTMIClassifier, GDBTMIRegressor,
+                          MIRandomForestClassifier, make_recommended_classifier)
 from mil.neighbors import BagKNNClassifier, BagKNNRegressor, CitationKNNClassifier, CitationKNNRegressor
 from mil.rules import RipperMIClassifier
 from mil.svm import BagKernelSVC, MISVMClassifier, miSVMClassifier
@@ -132,6 +132,10 @@ LEARNERS = {
                              "Citation-KNN: mean target of references and citers (R=2, C=4)", task="regression"),
     "bag-knn-reg": _row(BagKNNRegressor, {}, "bag k-NN: mean target of the 3 nearest bags (minimal Hausdorff)",
                         task="regression"),
+    "gdbt-mi-reg": _row(GDBTMIRegressor, {}, "GDBT-MI: boosted MI trees, squared error (regression)",
+                        task="regression"),
+    "blrt-reg": _row(BagRandomTreesRegressor, {}, "BLRT: 100 bag-ratio trees, variance reduction (regression)",
+                     task="regression"),
 }
 
 #: Former names that keep working, with a deprecation note: former -> registered name.
@@ -188,6 +192,8 @@ SEED_PARAMS = {
     # every member's random_state).
     "recommended": "random_state",
     "primary-instance-reg": "random_state",
+    "gdbt-mi-reg": "random_state",
+    "blrt-reg": "random_state",
 }
 
 #: Registered learners whose parameters differ from their class's defaults beyond the kernel

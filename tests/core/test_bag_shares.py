@@ -207,3 +207,86 @@ def test_compiled_and_twin_identical(seed, n_classes, best_ratio, unit, min_bags
     tree = (np.array([0, 2, -1, -1, -1]), np.array([1.0, 2.0, 0, 0, 0]), np.array([0.3, 0.5, 0, 0, 0]),
             np.array([1, 3, -1, -1, -1]), np.array([2, 4, -1, -1, -1]))
     np.testing.assert_array_equal(compiled.apply_bags(X, off, *tree), python.apply_bags(X, off, *tree))
+
+
+def _brute_best_regression_rule(bags, y, w, features, ut, ur, best_ratio, min_bags):
+    """Every candidate scored one by one by the children's weighted squared deviations."""
+    def sse(side):
+        W = w[side].sum()
+        return float((w[side] * (y[side] - (w[side] * y[side]).sum() / W) ** 2).sum()) if W > 0 else 0.0
+
+    best = None
+    for a, f in enumerate(features):
+        vals = np.concatenate([b[:, f] for b in bags])
+        vals = vals[~np.isnan(vals)]
+        if not vals.size or not vals.max() > vals.min():
+            continue
+        lo, hi = vals.min(), vals.max()
+        for k in range(ut.shape[1]):
+            theta = lo + ut[a, k] * (hi - lo)
+            s = brute_shares(bags, f, theta)
+            levels = np.unique(s)[::-1]
+            ratios = [levels[i + 1] / 2 + levels[i] / 2 for i in range(len(levels) - 1)] if best_ratio else [ur[a, k]]
+            for r in ratios:
+                left = s > r
+                if left.sum() < min_bags or (~left).sum() < min_bags:
+                    continue
+                loss = sse(left) + sse(~left)
+                if best is None or loss < best[0] - 1e-9:
+                    best = (loss, f, theta, r)
+    return best
+
+
+@pytest.mark.parametrize("best_ratio", [False, True])
+def test_best_regression_rule_brute_force(backend, best_ratio):
+    # Variance reduction: the rule of least summed squared deviation of the children's targets.
+    rng = np.random.default_rng(5)
+    k = kernel("_bag_shares")
+    for _ in range(30):
+        n = int(rng.integers(2, 9))
+        bags = [rng.integers(0, 5, (int(rng.integers(1, 5)), 3)).astype(float) for _ in range(n)]
+        for b in bags:
+            b[rng.random(b.shape) < 0.1] = np.nan
+        X, off = _layout(bags)
+        y, w = rng.normal(size=n) * 3, rng.integers(1, 4, n).astype(float)
+        feats, ut, ur = np.array([2, 0]), rng.random((2, 4)), rng.random((2, 4))
+        got = k.best_regression_rule(k.ShareTable(X.T, off), np.arange(n), y, w, feats, ut, ur, best_ratio, 1)
+        want = _brute_best_regression_rule(bags, y, w, feats, ut, ur, best_ratio, 1)
+        if want is None:
+            assert got is None
+            continue
+        f, theta, r, gain, go_left = got
+        np.testing.assert_array_equal(go_left, brute_shares(bags, f, theta) > r)
+        # Equal losses are ties up to the sums' rounding (a one-bag child's deviation is 0 or 1e-16):
+        # the rule found is one of least loss.
+        loss = sum(float((w[s] * (y[s] - (w[s] * y[s]).sum() / w[s].sum()) ** 2).sum()) for s in (go_left, ~go_left))
+        assert loss == pytest.approx(want[0], abs=1e-9)
+        parent = float((w * (y - (w * y).sum() / w.sum()) ** 2).sum())
+        assert gain == pytest.approx(parent - want[0], abs=1e-9)
+    with pytest.raises(ValueError, match="bag_target must be finite"):
+        k.best_regression_rule(k.ShareTable(X.T, off), np.arange(n), np.full(n, np.nan), w, feats, ut, ur)
+
+
+@pytest.mark.skipif(not compiled_available("_bag_shares"), reason="compiled kernels are not built")
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 31), best_ratio=st.booleans(), unit=st.booleans(), min_bags=st.integers(1, 2))
+def test_compiled_and_twin_identical_regression_rules(seed, best_ratio, unit, min_bags):
+    # Ties at the thresholds and among the shares, repeated targets: the same rule, gain and bags, bit for bit.
+    compiled, python = twins("_bag_shares")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 15))
+    bags = [rng.integers(0, 4, (int(rng.integers(1, 6)), 4)).astype(float) for _ in range(n)]
+    for b in bags:
+        b[rng.random(b.shape) < 0.1] = np.nan
+    X, off = _layout(bags)
+    table = compiled.ShareTable(np.ascontiguousarray(X.T), off)
+    node = rng.permutation(n)[: int(rng.integers(2, n + 1))]
+    y = rng.integers(-3, 4, node.size) * rng.choice([1.0, 0.37])
+    w = np.ones(node.size) if unit else rng.random(node.size) + 0.01
+    feats, ut, ur = rng.permutation(4)[:3], rng.random((3, 6)), rng.random((3, 6))
+    args = (table, node, y, w, feats, ut, ur, best_ratio, min_bags)
+    a, b = compiled.best_regression_rule(*args), python.best_regression_rule(*args)
+    assert (a is None) == (b is None)
+    if a is not None:
+        assert a[:4] == b[:4]
+        np.testing.assert_array_equal(a[4], b[4])

@@ -51,6 +51,28 @@ cdef intp_t c_best_rule(
     float64_t* out,             # out: RULE_N_FIELDS values of the chosen rule
 ) noexcept nogil                # returns 1 if an admissible rule exists, else 0
 
+cdef intp_t c_best_regression_rule(
+    const float64_t* XT,        # as c_best_rule
+    intp_t n_instances,
+    const intp_t* offsets,
+    const intp_t* bags,
+    intp_t n_bags,
+    const float64_t* bag_target,  # real-valued target of each node bag (length n_bags, finite)
+    const float64_t* bag_weight,  # weight of each node bag (length n_bags, > 0)
+    const intp_t* features,
+    intp_t n_feat,
+    const float64_t* u_theta,
+    const float64_t* u_ratio,
+    intp_t n_rules,
+    bint best_ratio,
+    intp_t min_bags,
+    intp_t* counts,             # scratch, length n_bags * (n_rules + 1)
+    float64_t* work,            # scratch, length n_bags + 2 * n_rules + 9
+    intp_t* iwork,              # scratch, length 2 * n_rules
+    ShareKey* keys,             # scratch, length n_bags (used with best_ratio)
+    float64_t* out,             # out: RULE_N_FIELDS values; RULE_GAIN is the decrease of the squared deviations
+) noexcept nogil                # returns 1 if an admissible rule exists, else 0
+
 cdef void c_apply_bags(
     const float64_t* X,         # (n_instances, n_features) instances, C order
     intp_t n_features,          # row length of X

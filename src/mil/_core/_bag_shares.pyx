@@ -15,7 +15,11 @@ them (a binary search), and per-bag prefix sums over these slots give every
 threshold's counts. The criterion is the bag-level entropy (base 2) of the
 children weighted by bag weight, in the form sum_child (X(W) - sum_c X(w_c))
 with X(x) = x log2 x; the first candidate of least value wins (features in
-the order given, thresholds in draw order, cuts by descending share).
+the order given, thresholds in draw order, cuts by descending share). For
+real-valued bag targets (``best_regression_rule``, regression trees) the
+criterion is the children's weighted sum of squared deviations from their
+means, sum_child (S2 - S1^2 / W) with W, S1, S2 the sums of w, w y and
+w y^2 of the child's bags: variance reduction (Breiman et al. 1984).
 
 Sums follow bag order, the same order as the NumPy twin's ``cumsum`` (see
 ``_bag_shares_py``), and ``x log2 x`` uses the C library's ``log2`` on both
@@ -30,9 +34,9 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
-from mil._core._bag_shares_py import ShareTable, apply_args, rule_args, shares_args
+from mil._core._bag_shares_py import ShareTable, apply_args, regression_rule_args, rule_args, shares_args
 
-__all__ = ["ShareTable", "bag_shares", "best_rule", "apply_bags"]
+__all__ = ["ShareTable", "bag_shares", "best_rule", "best_regression_rule", "apply_bags"]
 
 #: numpy layout of ShareKey (the scratch of the best-ratio sweep)
 _KEY_DTYPE = np.dtype([("share", np.float64), ("pos", np.intp)], align=True)
@@ -54,6 +58,28 @@ cdef inline float64_t _mass(const float64_t* w, intp_t n_classes) noexcept nogil
     for c in range(n_classes):
         m = m - _xlogx(w[c])
     return m
+
+
+cdef inline float64_t _impurity(const float64_t* w, intp_t n_classes, bint regression) noexcept nogil:
+    # Classes: W * entropy; a real target: the sum of squared deviations S2 - S1^2 / W.
+    if not regression:
+        return _mass(w, n_classes)
+    if not w[0] > 0.0:
+        return 0.0
+    return w[2] - w[1] * w[1] / w[0]
+
+
+cdef inline void _add_bag(float64_t* acc, intp_t j, const intp_t* bag_class, const float64_t* bag_weight,
+                          const float64_t* bag_target) noexcept nogil:
+    # A bag's weight into its class, or its (w, w y, w y^2) into the three sums of a real target.
+    cdef float64_t wy
+    if bag_target == NULL:
+        acc[bag_class[j]] = acc[bag_class[j]] + bag_weight[j]
+    else:
+        wy = bag_weight[j] * bag_target[j]
+        acc[0] = acc[0] + bag_weight[j]
+        acc[1] = acc[1] + wy
+        acc[2] = acc[2] + wy * bag_target[j]
 
 
 cdef int _cmp_keys(const void* a, const void* b) noexcept nogil:
@@ -82,7 +108,7 @@ cdef void c_bag_shares(
 
 
 cdef inline void _consider(
-    const float64_t* wl, float64_t* wr, const float64_t* total, intp_t n_classes,
+    const float64_t* wl, float64_t* wr, const float64_t* total, intp_t n_classes, bint regression,
     intp_t n_left, intp_t n_bags, intp_t min_bags, intp_t feature, float64_t theta,
     float64_t ratio, float64_t* best, intp_t* found, float64_t* out,
 ) noexcept nogil:
@@ -92,7 +118,7 @@ cdef inline void _consider(
         return
     for c in range(n_classes):
         wr[c] = total[c] - wl[c]
-    loss = _mass(wl, n_classes) + _mass(wr, n_classes)
+    loss = _impurity(wl, n_classes, regression) + _impurity(wr, n_classes, regression)
     if loss < best[0]:
         best[0] = loss
         found[0] = 1
@@ -109,6 +135,33 @@ cdef intp_t c_best_rule(
     bint best_ratio, intp_t min_bags,
     intp_t* counts, float64_t* work, intp_t* iwork, ShareKey* keys, float64_t* out,
 ) noexcept nogil:
+    return _best_rule(XT, n_instances, offsets, bags, n_bags, bag_class, bag_weight, NULL, n_classes, features,
+                      n_feat, u_theta, u_ratio, n_rules, best_ratio, min_bags, counts, work, iwork, keys, out)
+
+
+cdef intp_t c_best_regression_rule(
+    const float64_t* XT, intp_t n_instances, const intp_t* offsets,
+    const intp_t* bags, intp_t n_bags, const float64_t* bag_target, const float64_t* bag_weight,
+    const intp_t* features, intp_t n_feat,
+    const float64_t* u_theta, const float64_t* u_ratio, intp_t n_rules,
+    bint best_ratio, intp_t min_bags,
+    intp_t* counts, float64_t* work, intp_t* iwork, ShareKey* keys, float64_t* out,
+) noexcept nogil:
+    return _best_rule(XT, n_instances, offsets, bags, n_bags, NULL, bag_weight, bag_target, 3, features,
+                      n_feat, u_theta, u_ratio, n_rules, best_ratio, min_bags, counts, work, iwork, keys, out)
+
+
+cdef intp_t _best_rule(
+    const float64_t* XT, intp_t n_instances, const intp_t* offsets,
+    const intp_t* bags, intp_t n_bags, const intp_t* bag_class, const float64_t* bag_weight,
+    const float64_t* bag_target, intp_t n_classes, const intp_t* features, intp_t n_feat,
+    const float64_t* u_theta, const float64_t* u_ratio, intp_t n_rules,
+    bint best_ratio, intp_t min_bags,
+    intp_t* counts, float64_t* work, intp_t* iwork, ShareKey* keys, float64_t* out,
+) noexcept nogil:
+    # The rule search of c_best_rule (bag_target NULL) and of c_best_regression_rule (n_classes 3: the
+    # sums of w, w y and w y^2).
+    cdef bint regression = bag_target != NULL
     cdef float64_t* shares = work
     cdef float64_t* theta = work + n_bags
     cdef float64_t* sorted_t = theta + n_rules
@@ -125,7 +178,7 @@ cdef intp_t c_best_rule(
 
     memset(total, 0, n_classes * sizeof(float64_t))
     for j in range(n_bags):
-        total[bag_class[j]] = total[bag_class[j]] + bag_weight[j]
+        _add_bag(total, j, bag_class, bag_weight, bag_target)
 
     for a in range(n_feat):
         f = features[a]
@@ -186,9 +239,9 @@ cdef intp_t c_best_rule(
                 nl = 0
                 for j in range(n_bags):
                     if shares[j] > r:
-                        wl[bag_class[j]] = wl[bag_class[j]] + bag_weight[j]
+                        _add_bag(wl, j, bag_class, bag_weight, bag_target)
                         nl += 1
-                _consider(wl, wr, total, n_classes, nl, n_bags, min_bags, f, theta[k], r,
+                _consider(wl, wr, total, n_classes, regression, nl, n_bags, min_bags, f, theta[k], r,
                           &best, &found, out)
                 continue
             # Best ratio: bags by descending share; a cut between two distinct
@@ -199,13 +252,13 @@ cdef intp_t c_best_rule(
             qsort(keys, n_bags, sizeof(ShareKey), _cmp_keys)
             for t in range(n_bags - 1):
                 j = keys[t].pos
-                wl[bag_class[j]] = wl[bag_class[j]] + bag_weight[j]
+                _add_bag(wl, j, bag_class, bag_weight, bag_target)
                 if keys[t + 1].share < keys[t].share:
                     r = keys[t + 1].share / 2.0 + keys[t].share / 2.0
-                    _consider(wl, wr, total, n_classes, t + 1, n_bags, min_bags, f, theta[k], r,
+                    _consider(wl, wr, total, n_classes, regression, t + 1, n_bags, min_bags, f, theta[k], r,
                               &best, &found, out)
     if found:
-        out[RULE_GAIN] = _mass(total, n_classes) - best
+        out[RULE_GAIN] = _impurity(total, n_classes, regression) - best
     return found
 
 
@@ -296,10 +349,35 @@ def best_rule(table, bags_, bag_class_, bag_weight_, n_classes, features_, u_the
     """
     bags_, bag_class_, bag_weight_, features_, u_theta_, u_ratio_ = rule_args(
         table, bags_, bag_class_, bag_weight_, n_classes, features_, u_theta_, u_ratio_, min_bags)
+    return _search(table, bags_, bag_class_, None, bag_weight_, n_classes, features_, u_theta_, u_ratio_,
+                   best_ratio, min_bags)
+
+
+def best_regression_rule(table, bags_, bag_target_, bag_weight_, features_, u_theta_, u_ratio_, best_ratio=False,
+                         min_bags=1):
+    """The best of a node's random bag-ratio rules for real-valued bag targets (variance reduction).
+
+    As :func:`best_rule`, with `bag_target` (float64, finite, one per node
+    bag) in place of the classes; the gain is the decrease of the weighted
+    sum of squared deviations of the targets from their node means.
+
+    Returns
+    -------
+    rule : tuple (feature, theta, ratio, gain, go_left) or None
+    """
+    bags_, bag_target_, bag_weight_, features_, u_theta_, u_ratio_ = regression_rule_args(
+        table, bags_, bag_target_, bag_weight_, features_, u_theta_, u_ratio_, min_bags)
+    return _search(table, bags_, None, bag_target_, bag_weight_, 3, features_, u_theta_, u_ratio_, best_ratio,
+                   min_bags)
+
+
+def _search(table, bags_, bag_class_, bag_target_, bag_weight_, n_classes, features_, u_theta_, u_ratio_,
+            best_ratio, min_bags):
     cdef const float64_t[:, ::1] XT = table.XT
     cdef const intp_t[::1] offsets = table.offsets
     cdef const intp_t[::1] bags = bags_
-    cdef const intp_t[::1] bag_class = bag_class_
+    cdef const intp_t[::1] bag_class
+    cdef const float64_t[::1] bag_target
     cdef const float64_t[::1] bag_weight = bag_weight_
     cdef const intp_t[::1] features = features_
     cdef const float64_t[:, ::1] u_theta = u_theta_
@@ -307,8 +385,13 @@ def best_rule(table, bags_, bag_class_, bag_weight_, n_classes, features_, u_the
     cdef intp_t n = bags.shape[0], n_feat = features.shape[0], n_rules = u_theta.shape[1]
     cdef intp_t C = n_classes, mb = min_bags, found = 0
     cdef bint exact = bool(best_ratio)
+    cdef bint regression = bag_target_ is not None
     if n < 2 or n_feat == 0 or n_rules == 0:
         return None
+    if regression:
+        bag_target = bag_target_
+    else:
+        bag_class = bag_class_
     counts_ = np.empty(n * (n_rules + 1), dtype=np.intp)
     work_ = np.empty(n + 2 * n_rules + 3 * C, dtype=np.float64)
     iwork_ = np.empty(2 * n_rules, dtype=np.intp)
@@ -320,10 +403,16 @@ def best_rule(table, bags_, bag_class_, bag_weight_, n_classes, features_, u_the
     cdef uint8_t[::1] keys = keys_.view(np.uint8)
     cdef float64_t[::1] out = out_
     with nogil:
-        found = c_best_rule(&XT[0, 0], XT.shape[1], &offsets[0], &bags[0], n, &bag_class[0],
-                            &bag_weight[0], C, &features[0], n_feat, &u_theta[0, 0], &u_ratio[0, 0],
-                            n_rules, exact, mb, &counts[0], &work[0], &iwork[0],
-                            <ShareKey*> &keys[0], &out[0])
+        if regression:
+            found = c_best_regression_rule(&XT[0, 0], XT.shape[1], &offsets[0], &bags[0], n, &bag_target[0],
+                                           &bag_weight[0], &features[0], n_feat, &u_theta[0, 0], &u_ratio[0, 0],
+                                           n_rules, exact, mb, &counts[0], &work[0], &iwork[0],
+                                           <ShareKey*> &keys[0], &out[0])
+        else:
+            found = c_best_rule(&XT[0, 0], XT.shape[1], &offsets[0], &bags[0], n, &bag_class[0],
+                                &bag_weight[0], C, &features[0], n_feat, &u_theta[0, 0], &u_ratio[0, 0],
+                                n_rules, exact, mb, &counts[0], &work[0], &iwork[0],
+                                <ShareKey*> &keys[0], &out[0])
         if found:  # the chosen rule's shares, into the scratch
             c_bag_shares(&XT[<intp_t> out[RULE_FEATURE], 0], &offsets[0], &bags[0], n, out[RULE_THRESHOLD],
                          &work[0])

@@ -15,7 +15,7 @@ import numpy as np
 
 from mil._core._checks import as_array, check_int, check_offsets
 
-__all__ = ["ShareTable", "bag_shares", "best_rule", "apply_bags"]
+__all__ = ["ShareTable", "bag_shares", "best_rule", "best_regression_rule", "apply_bags"]
 
 
 # -- argument checks (shared with the compiled module) -------------------------
@@ -90,6 +90,19 @@ def rule_args(table, bags, bag_class, bag_weight, n_classes, features, u_theta, 
     return bags, bag_class, bag_weight, features, u_theta, u_ratio
 
 
+def regression_rule_args(table, bags, bag_target, bag_weight, features, u_theta, u_ratio, min_bags):
+    """Checked arguments of :func:`best_regression_rule`."""
+    bags, _, bag_weight, features, u_theta, u_ratio = rule_args(
+        table, bags, np.zeros(np.shape(bags)[0] if np.ndim(bags) == 1 else 0, dtype=np.intp), bag_weight, 1,
+        features, u_theta, u_ratio, min_bags)
+    bag_target = as_array(bag_target, "bag_target", np.float64, 1)
+    if bag_target.shape[0] != bags.shape[0]:
+        raise ValueError(f"bag_target needs one entry per node bag ({bags.shape[0]}); got {bag_target.shape[0]}")
+    if not np.isfinite(bag_target).all():
+        raise ValueError("bag_target must be finite")
+    return bags, bag_target, bag_weight, features, u_theta, u_ratio
+
+
 def apply_args(X, offsets, feature, threshold, ratio, left, right):
     """Checked arguments of :func:`apply_bags`."""
     X = as_array(X, "X", np.float64, 2)
@@ -132,11 +145,17 @@ def _mass(w):
     return m
 
 
-def _class_sums(mask, bag_class, bag_weight, n_classes):
-    """Per column of `mask` (n_bags, k) and per class: the weight of the masked bags, summed in bag order."""
-    out = np.empty((mask.shape[1], n_classes))
-    for c in range(n_classes):
-        w = np.where(mask & (bag_class == c)[:, None], bag_weight[:, None], 0.0)
+def _sse(w):
+    """S2 - S1^2 / W per row of the sums `w` (n, 3) of (w, w y, w y^2); 0 where W is 0."""
+    ok = w[:, 0] > 0.0
+    return np.where(ok, w[:, 2] - w[:, 1] * w[:, 1] / np.where(ok, w[:, 0], 1.0), 0.0)
+
+
+def _stat_sums(mask, stats):
+    """Per column of `mask` (n_bags, k): the rows of `stats` (n_bags, m) of the masked bags, summed in bag order."""
+    out = np.empty((mask.shape[1], stats.shape[1]))
+    for c in range(stats.shape[1]):
+        w = np.where(mask, stats[:, c][:, None], 0.0)
         out[:, c] = np.cumsum(w, axis=0)[-1] if w.shape[0] else 0.0
     return out
 
@@ -164,13 +183,31 @@ def best_rule(table, bags, bag_class, bag_weight, n_classes, features, u_theta, 
     """The best of a node's random bag-ratio rules (see the compiled twin)."""
     bags, bag_class, bag_weight, features, u_theta, u_ratio = rule_args(
         table, bags, bag_class, bag_weight, n_classes, features, u_theta, u_ratio, min_bags)
+    stats = np.zeros((bags.shape[0], n_classes))
+    stats[np.arange(bags.shape[0]), bag_class] = bag_weight
+    return _search(table, bags, stats, _mass, features, u_theta, u_ratio, best_ratio, min_bags)
+
+
+def best_regression_rule(table, bags, bag_target, bag_weight, features, u_theta, u_ratio, best_ratio=False,
+                         min_bags=1):
+    """The best of a node's random bag-ratio rules for real-valued targets (see the compiled twin)."""
+    bags, bag_target, bag_weight, features, u_theta, u_ratio = regression_rule_args(
+        table, bags, bag_target, bag_weight, features, u_theta, u_ratio, min_bags)
+    wy = bag_weight * bag_target
+    stats = np.column_stack([bag_weight, wy, wy * bag_target])
+    return _search(table, bags, stats, _sse, features, u_theta, u_ratio, best_ratio, min_bags)
+
+
+def _search(table, bags, stats, impurity, features, u_theta, u_ratio, best_ratio, min_bags):
+    # `stats` (n, m): what a bag adds to its side's sums (its weight in its class's column, or its
+    # w, w y, w y^2); `impurity` of a row of sums. Sums follow the compiled loop's order.
     XT, offsets = table.XT, table.offsets
-    n, n_rules = bags.shape[0], u_theta.shape[1]
+    n, n_rules, m = bags.shape[0], u_theta.shape[1], stats.shape[1]
     if n < 2 or features.shape[0] == 0 or n_rules == 0:
         return None
     inst, starts, sizes = _node_instances(offsets, bags)
     sizes = sizes.astype(np.float64)
-    total = _class_sums(np.ones((n, 1), dtype=bool), bag_class, bag_weight, n_classes)[0]
+    total = _stat_sums(np.ones((n, 1), dtype=bool), stats)[0]
     losses, rules = [], []
     for a, f in enumerate(features.tolist()):
         vals = XT[f, inst]
@@ -185,9 +222,7 @@ def best_rule(table, bags, bag_class, bag_weight, n_classes, features, u_theta, 
         shares = counts / sizes[:, None]
         if not best_ratio:
             left = shares > u_ratio[a][None, :]
-            n_left = left.sum(axis=0)
-            wl = _class_sums(left, bag_class, bag_weight, n_classes)
-            cands = [(n_left, wl, theta, u_ratio[a])]
+            cands = [(left.sum(axis=0), _stat_sums(left, stats), theta, u_ratio[a])]
         else:
             cands = []
             for k in range(n_rules):
@@ -197,10 +232,9 @@ def best_rule(table, bags, bag_class, bag_weight, n_classes, features, u_theta, 
                 cuts = np.flatnonzero(s_sorted[1:] < s_sorted[:-1])  # left: order[:t + 1]
                 if not cuts.size:
                     continue
-                wl = np.empty((cuts.size, n_classes))
-                for c in range(n_classes):
-                    w = np.where(bag_class[order] == c, bag_weight[order], 0.0)
-                    wl[:, c] = np.cumsum(w)[cuts]
+                wl = np.empty((cuts.size, m))
+                for c in range(m):
+                    wl[:, c] = np.cumsum(stats[order, c])[cuts]
                 r = s_sorted[cuts + 1] / 2.0 + s_sorted[cuts] / 2.0
                 cands.append((cuts + 1, wl, np.full(cuts.size, theta[k]), r))
         for n_left, wl, th, r in cands:
@@ -209,15 +243,15 @@ def best_rule(table, bags, bag_class, bag_weight, n_classes, features, u_theta, 
                 continue
             wl = wl[ok]
             wr = np.empty_like(wl)
-            for c in range(n_classes):
+            for c in range(m):
                 wr[:, c] = total[c] - wl[:, c]
-            losses.append(_mass(wl) + _mass(wr))
+            losses.append(impurity(wl) + impurity(wr))
             rules.append(np.column_stack([np.full(wl.shape[0], float(f)), th[ok], r[ok]]))
     if not losses:
         return None
     losses, rules = np.concatenate(losses), np.concatenate(rules)
     i = int(np.argmin(losses))
-    gain = _mass(total[None, :])[0] - losses[i]
+    gain = impurity(total[None, :])[0] - losses[i]
     f, theta, r = int(rules[i, 0]), float(rules[i, 1]), float(rules[i, 2])
     go_left = np.add.reduceat((XT[f, inst] <= theta).astype(np.intp), starts) / sizes > r
     return f, theta, r, float(gain), go_left

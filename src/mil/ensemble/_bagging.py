@@ -15,7 +15,8 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil.base import log_odds
 
-__all__ = ["MAX_SEED", "BaggedTreesMixin", "bootstrap_counts", "mean_tree_output", "n_drawn", "tree_seeds"]
+__all__ = ["MAX_SEED", "BaggedTreesMixin", "SampledTreesMixin", "bootstrap_counts", "mean_tree_output", "n_drawn",
+           "tree_seeds"]
 
 #: Seeds drawn for the trees lie in [0, MAX_SEED).
 MAX_SEED = np.iinfo(np.int32).max
@@ -71,12 +72,11 @@ BAGGING_CONSTRAINTS = {
 }
 
 
-class BaggedTreesMixin:
-    """Seeds, bootstrap samples, importances and log-odds of an ensemble averaging its trees' probabilities.
+class SampledTreesMixin:
+    """Seeds, bootstrap samples and importances of an ensemble averaging its trees (classifier or regressor).
 
     For classes with ``n_estimators``, ``bootstrap``, ``max_samples``,
-    ``oob_score`` and ``random_state`` whose ``_mean_proba(bags)`` gives the
-    mean of the trees' class probabilities on validated bags.
+    ``oob_score`` and ``random_state``.
     """
 
     def _draw_samples(self, n_bags, rng=None):
@@ -96,17 +96,9 @@ class BaggedTreesMixin:
                                     for c in counts]
         return seeds, counts
 
-    def _set_oob_attributes(self, proba, ok, y_enc, weight):
-        """``oob_decision_function_`` and ``oob_score_`` (accuracy on the bags `ok`, weighted by `weight`)."""
-        if proba is None:
-            raise ValueError("no bag (of positive weight) was left out of every bootstrap sample: "
-                             "oob_score needs more bags or fewer trees")
-        self.oob_decision_function_ = proba
-        self.oob_score_ = oob_accuracy(proba, y_enc, ok, weight)
-
     def _clear_oob(self):
         """Remove the out-of-bag attributes of an earlier fit (refit without `oob_score`)."""
-        for name in ("oob_score_", "oob_decision_function_"):
+        for name in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
             if hasattr(self, name):
                 delattr(self, name)
 
@@ -118,6 +110,22 @@ class BaggedTreesMixin:
             total += imp
         s = total.sum()
         return total / s if s > 0 else total
+
+
+class BaggedTreesMixin(SampledTreesMixin):
+    """:class:`SampledTreesMixin` and the log-odds of a classifier averaging its trees' probabilities.
+
+    Its ``_mean_proba(bags)`` gives the mean of the trees' class
+    probabilities on validated bags.
+    """
+
+    def _set_oob_attributes(self, proba, ok, y_enc, weight):
+        """``oob_decision_function_`` and ``oob_score_`` (accuracy on the bags `ok`, weighted by `weight`)."""
+        if proba is None:
+            raise ValueError("no bag (of positive weight) was left out of every bootstrap sample: "
+                             "oob_score needs more bags or fewer trees")
+        self.oob_decision_function_ = proba
+        self.oob_score_ = oob_accuracy(proba, y_enc, ok, weight)
 
     def predict_proba(self, X):
         """Predict class probabilities: the mean over the trees of their class probabilities (see the class).

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.ensemble._gdbt_losses import BinomialLoss, MultinomialLoss
-from mil.ensemble._gdbt_trees import BagRatioTrees, InstanceTrees, newton_leaf_values, residual_tree_inputs
+from mil.ensemble._gdbt_trees import BagRatioTrees, InstanceTrees, bag_leaf_pairs, newton_leaf_values
 from mil.tree._rows import resolve_splitter
 from mil.tree._classes import resolve_max_features, subsample_instances
 from mil.tree._export import TreeExportMixin, boosting_tree_printout, ensemble_member
@@ -37,6 +37,16 @@ __all__ = ["GDBTMIClassifier"]
 
 # The constant initial score is searched in [-bound, bound].
 _INIT_BOUND = 50.0
+#: ``split="auto"`` grows the trees on instances when the training bags hold more than this many
+#: instances on average, on bags (the multi-instance criterion) up to it.
+AUTO_INSTANCE_SPLIT = 100
+
+
+def resolve_split(split, bags):
+    """The trees boosted: `split` as asked, or by the mean bag size for "auto" (see :data:`AUTO_INSTANCE_SPLIT`)."""
+    if split != "auto":
+        return split
+    return "instance" if bags.n_instances > AUTO_INSTANCE_SPLIT * bags.n_bags else "mi"
 
 
 class _GDBTMIBoosting:
@@ -69,7 +79,7 @@ class _GDBTMIBoosting:
         "n_jobs": [Integral, None],
         "splitter": [StrOptions({"auto", "exact", "hist"})],
         "max_instances_per_bag": [Interval(Integral, 1, None, closed="left"), None],
-        "split": [StrOptions({"mi", "bag-ratio"})],
+        "split": [StrOptions({"auto", "mi", "instance", "bag-ratio"})],
         "n_rules": [Interval(Integral, 1, None, closed="left")],
         "ratio": [StrOptions({"random", "best"})],
     }
@@ -79,15 +89,17 @@ class _GDBTMIBoosting:
         return self.splitter in ("auto", "hist")
 
     def _trees(self):
-        """The kind of tree boosted (`split`), configured by the parameters."""
-        if self.split == "bag-ratio":
+        """The kind of tree boosted (``split_``, or `split` before a fit), configured by the parameters."""
+        split = getattr(self, "split_", self.split)
+        if split == "bag-ratio":
             return BagRatioTrees(self.n_rules, self.ratio == "best", max(1, int(np.ceil(self.min_bags_leaf))),
                                  self.max_depth)
         options = dict(criterion="gain_ratio", max_depth=self.max_depth, min_bags_leaf=self.min_bags_leaf,
                        growth=self.growth, split_shares=self.split_shares, max_leaf_nodes=self.max_leaf_nodes,
                        remove_positive_bags=self.positive_bag_removal, n_jobs=self.n_jobs)
         return InstanceTrees(self.pooling, self.sharpness, options, self.feature_sampling,
-                             getattr(self, "splitter_", "exact"))
+                             getattr(self, "splitter_", "exact"),
+                             "instances" if split == "instance" else "bags")
 
     def _held_out(self, bags, Y, w, stratify, rng):
         """The training part and the validation bags of early stopping (``(bags, Y, w)`` each)."""
@@ -133,6 +145,7 @@ class _GDBTMIBoosting:
         if self.n_iter_no_change is not None:
             (bags, Y, w), val = self._held_out(bags, Y, w, stratify, rng)
         self.splitter_, bags = resolve_splitter(self.splitter, bags)
+        self.split_ = resolve_split(self.split, bags)
         trees = self._trees()
         n_bags, d = bags.n_bags, bags.n_features
         f0 = self._initial_scores(trees, loss, bags, Y, w)
@@ -151,16 +164,22 @@ class _GDBTMIBoosting:
             pooled = [trees.pool(f if rnd.units is None else f[rnd.units], rnd.offsets, derivatives=True)
                       for f in F]
             stage, values = [], []
-            for (grad, hess, tie), (_, *derivatives) in zip(loss.gradients(np.column_stack([q[0] for q in pooled]),
-                                                                           Y_in), pooled):
-                bag_pos, weight = residual_tree_inputs(grad, tie, w_in)
-                tree = trees.grow(rnd, bag_pos, weight, rng, n_feat)
+            S = np.column_stack([q[0] for q in pooled])
+            for c, ((grad, hess, tie), (_, *derivatives)) in enumerate(zip(loss.gradients(S, Y_in, w_in), pooled)):
+                labels, weight, min_weight = trees.tree_inputs(rnd, grad, tie, w_in, derivatives)
+                tree = trees.grow(rnd, labels, weight, rng, n_feat, min_weight)
                 leaves = trees.leaves(tree, bags)  # every training unit, in the round or not
-                if w_in is not None:
-                    grad, hess = grad * w_in, hess * w_in
-                tree.value = loss.leaf_scale * newton_leaf_values(
-                    leaves if rnd.units is None else leaves[rnd.units], tree.node_count, rnd.unit_bag,
-                    *derivatives, grad, hess, self.l2_regularization)
+                in_round = leaves if rnd.units is None else leaves[rnd.units]
+                if loss.leaf_values is None:  # a Newton step
+                    if w_in is not None:
+                        grad, hess = grad * w_in, hess * w_in
+                    value = newton_leaf_values(in_round, tree.node_count, rnd.unit_bag, *derivatives, grad, hess,
+                                               self.l2_regularization)
+                else:  # the loss's own rule on the bags' residuals and the shares of their scores
+                    pair_bag, pair_leaf, A, _ = bag_leaf_pairs(in_round, tree.node_count, rnd.unit_bag,
+                                                               derivatives[0])
+                    value = loss.leaf_values(pair_bag, pair_leaf, A, Y_in[:, c] - S[:, c], w_in, tree.node_count)
+                tree.value = loss.leaf_scale * value
                 stage.append(tree)
                 values.append(tree.value[leaves])
             rounds.append(stage[0] if loss.n_scores == 1 else stage)
@@ -240,7 +259,7 @@ class _GDBTMIBoosting:
 
     def _raw_instance_scores(self, bags):
         """The instance scores F(x): a one-instance bag's score (bag-ratio trees score it as a bag)."""
-        if self.split == "bag-ratio":
+        if self.split_ == "bag-ratio":
             bags = self._singletons(bags)
         F = self._unit_scores(bags)
         return F[:, 0] if F.shape[1] == 1 else F
@@ -358,10 +377,22 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
         ``growth="best"``, the nodes of largest share of positive bag weight
         split first), as ``max_leaf_nodes`` of scikit-learn's
         ``HistGradientBoostingClassifier`` (31 there). None: no limit.
-    split : {"mi", "bag-ratio"}, default="mi"
+    split : {"mi", "instance", "auto", "bag-ratio"}, default="mi"
         The base trees. "mi": C4.5-MI trees on the instances (a node asks
         whether an instance has x_f <= theta; instance scores pooled per
-        bag). "bag-ratio": bag-ratio trees, the rule of
+        bag), grown on the bags: a bag is labelled by the sign of its
+        residual and weighted by its size, and the split criterion counts
+        the distinct bags on each side of a cut. "instance": the same trees
+        grown on the instances: instance i of bag b is labelled by the sign
+        of its share of the bag's residual, ``r_b a_i`` with
+        ``a_i = dS_b/df_i`` from the pooling, and weighted by its size, each
+        instance counting as a bag of its own. On bags of hundreds of
+        instances every node holds instances of nearly every bag, the
+        distinct-bag counts of a cut's two sides hardly differ, and only
+        the instances' shares can rank the cuts. "auto": "instance" when the
+        training bags hold more than ``AUTO_INSTANCE_SPLIT`` (100) instances
+        on average, "mi" otherwise (in ``split_``). "bag-ratio": bag-ratio
+        trees, the rule of
         :class:`~mil.ensemble.BagRandomTreesClassifier` (a bag goes left when
         the share of its instances with x_f <= theta exceeds r), so a bag
         reaches one leaf and the model scores bags directly, with no
@@ -393,6 +424,8 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
     splitter_ : {"exact", "hist"}
         The split search used (`splitter`, resolved by size for "auto"; the
         bag-ratio trees have their own).
+    split_ : {"mi", "instance", "bag-ratio"}
+        The base trees boosted (`split`, resolved by the bag size for "auto").
     init_score_ : float or ndarray of shape (n_classes,)
         F_0, the constant instance score minimising the training loss (one
         per class with more than two classes).

@@ -33,7 +33,7 @@ from mil.tree._builder import build_tree
 from mil.tree._rows import prepare_layout
 from mil.tree._pooling import pool
 
-__all__ = ["BagRatioTrees", "InstanceTrees", "exact_weights", "leaf_sums", "newton_leaf_values",
+__all__ = ["BagRatioTrees", "InstanceTrees", "bag_leaf_pairs", "exact_weights", "leaf_sums", "newton_leaf_values",
            "residual_tree_inputs"]
 
 
@@ -74,14 +74,34 @@ def residual_tree_inputs(grad, label_at_zero, w=None):
 
     A bag is labelled by the sign of its residual ``-grad`` (`label_at_zero`
     where the residual is exactly 0) and weighs ``|grad|`` times its bag
-    weight, scaled to mean 1 and put on the grid of :func:`exact_weights`.
+    weight, scaled to a mean of 1 per unit of bag weight (so a bag of weight
+    2 counts as two copies of it) and put on the grid of
+    :func:`exact_weights`.
     """
     residual = -grad
     bag_pos = ((residual > 0) | ((residual == 0) & label_at_zero)).astype(np.uint8)
     weight = np.abs(residual) if w is None else np.abs(residual) * w
     total = math.fsum(weight)
-    weight = weight * (residual.shape[0] / total) if total > 0 else np.ones(residual.shape[0])
+    size = residual.shape[0] if w is None else math.fsum(w)
+    weight = weight * (size / total) if total > 0 else (np.ones(residual.shape[0]) if w is None else w * 1.0)
     return bag_pos, exact_weights(weight)
+
+
+def bag_leaf_pairs(leaves, n_nodes, unit_bag, a, b=None):
+    """The (bag, leaf) pairs a tree's units make, with the sums of `a` (and `b`) over each pair's units.
+
+    Returns
+    -------
+    pair_bag, pair_leaf : ndarray of intp
+        Every pair once, ordered by bag then leaf.
+    A, B : ndarray of float64
+        The sums over the pair's units (B None without `b`).
+    """
+    key = unit_bag * n_nodes + leaves
+    pairs, inverse = np.unique(key, return_inverse=True)
+    A = np.bincount(inverse, weights=a, minlength=pairs.shape[0])
+    B = None if b is None else np.bincount(inverse, weights=b, minlength=pairs.shape[0])
+    return pairs // n_nodes, pairs % n_nodes, A, B
 
 
 def newton_leaf_values(leaves, n_nodes, unit_bag, a, b, k, grad_bag, hess_bag, l2):
@@ -131,11 +151,7 @@ def newton_leaf_values(leaves, n_nodes, unit_bag, a, b, k, grad_bag, hess_bag, l
     values : ndarray of float64, shape (n_nodes,)
         0 for nodes no unit reaches.
     """
-    key = unit_bag * n_nodes + leaves
-    pairs, inverse = np.unique(key, return_inverse=True)
-    A = np.bincount(inverse, weights=a, minlength=pairs.shape[0])
-    B = np.bincount(inverse, weights=b, minlength=pairs.shape[0])
-    pair_bag, pair_leaf = pairs // n_nodes, pairs % n_nodes
+    pair_bag, pair_leaf, A, B = bag_leaf_pairs(leaves, n_nodes, unit_bag, a, b)
     g = grad_bag[pair_bag]
     C = np.maximum(B - k[pair_bag] * A * A, 0.0)
     G = leaf_sums(pair_leaf, g * A, n_nodes)
@@ -177,6 +193,7 @@ class SortedRound:
             self.bag_map = np.full(bags.n_bags, -1, dtype=np.intp)
             self.bag_map[inbag] = np.arange(inbag.shape[0])
             self.bags = bags.subset(inbag)
+        self.n_features = bags.n_features
 
     @property
     def offsets(self):
@@ -196,11 +213,20 @@ class SortedRound:
         rows = pre.rows(cols)
         return rows if self.units is None else rows.subset(self.units, self.bag_map)
 
-    def grow(self, bag_pos, weight, cols, options):
-        """A C4.5-MI tree on the in-bag bags, searching the features `cols` (None: all, or per node)."""
+    def grow(self, labels, weight, cols, options, per_instance=False):
+        """A C4.5-MI tree on the in-bag bags, searching the features `cols` (None: all, or per node).
+
+        With `per_instance`, `labels` and `weight` are the in-bag instances'
+        and each instance counts as a bag of its own.
+        """
         instances = self.bags.instances if cols is None else np.ascontiguousarray(self.bags.instances[:, cols])
-        tree, _ = build_tree(instances, self.bags.instance_bag, bag_pos, weight, presorted=self.presorted_rows(cols),
-                             **options)
+        rows = self.presorted_rows(cols)
+        unit_of = self.bags.instance_bag
+        if per_instance:
+            # Each instance its own "bag": the rows' bag entries become the instance ids.
+            rows = type(rows)._from_arrays(rows.order, rows.vals, rows.order.copy())
+            unit_of = np.arange(instances.shape[0], dtype=np.intp)
+        tree, _ = build_tree(instances, unit_of, labels, weight, presorted=rows, **options)
         if cols is not None:
             # Back to the indices of all features (the subset keeps their order,
             # so ties still go to the lowest original index).
@@ -225,6 +251,7 @@ class BinnedRound:
 
     def __init__(self, binned, bags, inbag=None):
         self.binned, self.training, self.inbag = binned, bags, inbag
+        self.n_features = bags.n_features
         self.units = None if inbag is None else _in_bag(inbag, bags.n_bags)[bags.instance_bag]
         sizes = bags.sizes if inbag is None else bags.sizes[inbag]
         self.offsets = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
@@ -232,18 +259,26 @@ class BinnedRound:
         self.unit_bag = bags.instance_bag if inbag is None else \
             np.repeat(np.arange(sizes.shape[0], dtype=np.intp), sizes)
 
-    def _scatter(self, values):
-        """Per in-bag bag values -> per training bag, 0 out of bag."""
+    def _scatter(self, values, per_instance=False):
+        """Per in-bag bag (or instance) values -> per training bag (or instance), 0 out of the round."""
         if self.inbag is None:
             return values
-        full = np.zeros(self.training.n_bags, dtype=values.dtype)
-        full[self.inbag] = values
+        n, where = (self.training.n_instances, self.units) if per_instance else (self.training.n_bags, self.inbag)
+        full = np.zeros(n, dtype=values.dtype)
+        full[where] = values
         return full
 
-    def grow(self, bag_pos, weight, cols, options):
-        """A C4.5-MI tree on the in-bag bags (out-of-bag bags at weight 0), searching `cols` in place."""
-        tree, _ = build_tree(self.training.instances, self.training.instance_bag, self._scatter(bag_pos),
-                             self._scatter(weight), presorted=self.binned, features=cols, **options)
+    def grow(self, labels, weight, cols, options, per_instance=False):
+        """A C4.5-MI tree on the in-bag bags (out-of-bag ones at weight 0), searching `cols` in place.
+
+        With `per_instance`, `labels` and `weight` are the in-bag instances'
+        and each instance counts as a bag of its own.
+        """
+        unit_of = self.training.instance_bag
+        if per_instance:
+            unit_of = np.arange(self.training.n_instances, dtype=np.intp)
+        tree, _ = build_tree(self.training.instances, unit_of, self._scatter(labels, per_instance),
+                             self._scatter(weight, per_instance), presorted=self.binned, features=cols, **options)
         return tree
 
 
@@ -264,6 +299,19 @@ class BagRound:
 class InstanceTrees:
     """C4.5-MI trees on the instances, a bag's score pooling its instances' scores.
 
+    A round's tree is grown on the bags (``units="bags"``: a bag labelled by
+    the sign of its residual and weighted by its size, the multi-instance
+    criterion counting the distinct bags on each side of a cut) or on the
+    instances (``units="instances"``: instance i of bag b labelled by the
+    sign of its share of the bag's residual, ``-g_b a_i`` with
+    ``a_i = dS_b / df_i`` from the pooling, and weighted by its size; every
+    instance counts as a bag of its own, so the criterion is the
+    information gain on those weighted instances). On bags of hundreds of
+    instances every node holds instances of nearly every bag, so the
+    distinct-bag counts of the two sides of a cut barely differ and the
+    multi-instance gain cannot rank the cuts; the instances' shares of the
+    residuals can.
+
     Parameters
     ----------
     pooling, sharpness : str, float
@@ -275,13 +323,16 @@ class InstanceTrees:
         Where a tree's feature subset is drawn.
     splitter : {"exact", "hist"}
         The resolved split search.
+    units : {"bags", "instances"}, default="bags"
+        What a tree's split criterion counts.
     """
 
     bag_level = False
 
-    def __init__(self, pooling, sharpness, tree_options, feature_sampling, splitter):
+    def __init__(self, pooling, sharpness, tree_options, feature_sampling, splitter, units="bags"):
         self.pooling, self.sharpness = pooling, sharpness
         self.tree_options, self.feature_sampling, self.splitter = tree_options, feature_sampling, splitter
+        self.units = units
 
     @staticmethod
     def n_units(bags):
@@ -305,14 +356,34 @@ class InstanceTrees:
             return BinnedRound(prepared, bags, inbag)
         return SortedRound(prepared, bags, inbag)
 
-    def grow(self, rnd, bag_pos, weight, rng, n_feat):
+    def tree_inputs(self, rnd, grad, label_at_zero, w, derivatives):
+        """The labels and weights a round's tree is grown on, and the least weight of a child.
+
+        Bags (:func:`residual_tree_inputs` of the bag gradients), or
+        instances: instance i of bag b has the gradient ``g_b a_i``; the
+        least weight of a child is then ``min_bags_leaf`` average bags'
+        worth of instance weight.
+        """
+        min_weight = self.tree_options["min_bags_leaf"]
+        if self.units == "bags":
+            return (*residual_tree_inputs(grad, label_at_zero, w), min_weight)
+        bag = rnd.unit_bag
+        labels, weight = residual_tree_inputs(grad[bag] * derivatives[0], label_at_zero[bag],
+                                              None if w is None else w[bag])
+        per_bag = bag.shape[0] / grad.shape[0] if w is None else math.fsum(w[bag]) / math.fsum(w)
+        return labels, weight, min_weight * per_bag
+
+    def grow(self, rnd, labels, weight, rng, n_feat, min_weight):
         """A C4.5-MI tree on all features, or on random subsets of `n_feat` of them (per tree or per node)."""
-        d = rnd.bags.n_features if isinstance(rnd, SortedRound) else rnd.training.n_features
+        d = rnd.n_features
         per_node = self.feature_sampling == "node" and n_feat < d
         cols = None if per_node or n_feat >= d else np.sort(rng.choice(d, n_feat, replace=False))
         options = dict(self.tree_options, max_features=n_feat if per_node else None,
-                       random_state=rng if per_node else None)
-        return rnd.grow(bag_pos, weight, cols, options)
+                       random_state=rng if per_node else None, min_bags_leaf=min_weight)
+        if self.units == "instances":
+            # An instance is in one node only: removing "explained" instances changes nothing.
+            options["remove_positive_bags"] = False
+        return rnd.grow(labels, weight, cols, options, per_instance=self.units == "instances")
 
     @staticmethod
     def leaves(tree, bags):
@@ -385,7 +456,12 @@ class BagRatioTrees:
     def round(prepared, bags, inbag):
         return BagRound(prepared, bags.n_bags, inbag)
 
-    def grow(self, rnd, bag_pos, weight, rng, n_feat):
+    @staticmethod
+    def tree_inputs(rnd, grad, label_at_zero, w, derivatives):
+        """The bags' labels and weights (:func:`residual_tree_inputs`); the leaf size is the grower's own."""
+        return (*residual_tree_inputs(grad, label_at_zero, w), None)
+
+    def grow(self, rnd, bag_pos, weight, rng, n_feat, min_weight=None):
         """A bag-ratio tree (BLRT's grower) on the round's bags: residual signs as the classes."""
         label = np.zeros(rnd.n_bags, dtype=np.intp)
         full_weight = np.zeros(rnd.n_bags)  # bags out of the round weigh 0: the grower skips them

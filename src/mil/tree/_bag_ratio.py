@@ -21,7 +21,7 @@ import numpy as np
 from mil._core import kernel
 from mil.tree._export import boosting_tree_printout, class_tree_printout, render
 
-__all__ = ["BagRatioTree", "bag_table", "grow_bag_ratio_tree", "share_table"]
+__all__ = ["BagRatioTree", "bag_table", "grow_bag_ratio_regression_tree", "grow_bag_ratio_tree", "share_table"]
 
 
 class BagRatioTree:
@@ -154,34 +154,75 @@ def grow_bag_ratio_tree(table, y_enc, n_classes, weight, seed, n_feat, n_rules, 
     features searched (the first `n_feat` of a random permutation), then the
     thresholds' and ratios' uniforms. The draws depend on the seed and the
     node order only, so both kernel backends and any `n_jobs` grow the same
-    tree.
+    tree. A leaf holds the bag-weighted class frequencies of its bags.
     """
-    rng = np.random.default_rng(seed)
     k = kernel("_bag_shares")
+
+    def value(bags):
+        counts = np.bincount(y_enc[bags], weights=weight[bags], minlength=n_classes)
+        return counts / counts.sum(), np.count_nonzero(counts) <= 1
+
+    def search(bags, feats, u_theta, u_ratio):
+        return k.best_rule(table, bags, y_enc[bags], weight[bags], n_classes, feats, u_theta, u_ratio, best_ratio,
+                           min_bags)
+
+    def counts(bags):
+        return np.bincount(y_enc[bags], minlength=n_classes)
+
+    return _grow(table, weight, seed, n_feat, n_rules, min_bags, max_depth, value, search, counts)
+
+
+def grow_bag_ratio_regression_tree(table, y, weight, seed, n_feat, n_rules, best_ratio, min_bags, max_depth):
+    """Grow one bag-ratio regression tree on the bags of positive `weight` (depth first).
+
+    As :func:`grow_bag_ratio_tree` (the same draws), with real-valued bag
+    targets `y`: a rule is chosen by variance reduction (the children's
+    weighted sum of squared deviations from their means), a node whose
+    targets are all equal stays a leaf, and a leaf holds the weighted mean
+    of its bags' targets.
+    """
+    k = kernel("_bag_shares")
+
+    def value(bags):
+        w, t = weight[bags], y[bags]
+        return float(np.sum(w * t) / np.sum(w)), bool(np.all(t == t[0]))
+
+    def search(bags, feats, u_theta, u_ratio):
+        return k.best_regression_rule(table, bags, y[bags], weight[bags], feats, u_theta, u_ratio, best_ratio,
+                                      min_bags)
+
+    def counts(bags):
+        return np.array([bags.size])
+
+    return _grow(table, weight, seed, n_feat, n_rules, min_bags, max_depth, value, search, counts)
+
+
+def _grow(table, weight, seed, n_feat, n_rules, min_bags, max_depth, node_value, search, node_counts):
+    """The depth-first growth both bag-ratio trees share: `node_value(bags)` gives a node's value and
+    whether it is pure, `search` its best rule, `node_counts` the bag counts kept per node."""
+    rng = np.random.default_rng(seed)
     d = table.XT.shape[0]
     feature, threshold, ratio, left, right, value, gain, n_node, n_class = [], [], [], [], [], [], [], [], []
+    pure = []
 
     def new_node(bags):
-        w = weight[bags]
-        counts = np.bincount(y_enc[bags], weights=w, minlength=n_classes)
-        for lst, v in ((feature, -1), (threshold, 0.0), (ratio, 0.0), (left, -1), (right, -1),
-                       (gain, 0.0), (n_node, bags.size), (n_class, np.bincount(y_enc[bags], minlength=n_classes))):
-            lst.append(v)
-        value.append(counts / counts.sum())
+        v, is_pure = node_value(bags)
+        for lst, x in ((feature, -1), (threshold, 0.0), (ratio, 0.0), (left, -1), (right, -1),
+                       (gain, 0.0), (n_node, bags.size), (n_class, node_counts(bags)), (value, v), (pure, is_pure)):
+            lst.append(x)
         return len(feature) - 1
 
-    stack = [(new_node(np.flatnonzero(weight > 0)), np.flatnonzero(weight > 0), 0)]
+    root = np.flatnonzero(weight > 0)
+    stack = [(new_node(root), root, 0)]
     while stack:
         node, bags, depth = stack.pop()
-        if (np.count_nonzero(value[node]) <= 1 or bags.size < 2 * min_bags
-                or (max_depth is not None and depth >= max_depth)):
+        if pure[node] or bags.size < 2 * min_bags or (max_depth is not None and depth >= max_depth):
             continue
         u = rng.random(d + 2 * n_feat * n_rules)
         feats = np.argsort(u[:d], kind="stable")[:n_feat]
         u_theta = u[d:d + n_feat * n_rules].reshape(n_feat, n_rules)
         u_ratio = u[d + n_feat * n_rules:].reshape(n_feat, n_rules)
-        rule = k.best_rule(table, bags, y_enc[bags], weight[bags], n_classes, feats, u_theta, u_ratio,
-                           best_ratio, min_bags)
+        rule = search(bags, feats, u_theta, u_ratio)
         if rule is None:
             continue
         f, theta, r, g, go_left = rule

@@ -78,9 +78,10 @@ def ensemble_member(model, index, what, key, per_class=True):
     """
     if not hasattr(model, "estimators_"):
         raise not_fitted(type(model).__name__)
-    n, n_classes = len(model.estimators_), len(model.classes_)
-    if n_classes == 2 or not per_class:
+    n = len(model.estimators_)
+    if not per_class or len(model.classes_) == 2:
         return member_index(index, n, what), None
+    n_classes = len(model.classes_)
     if not (isinstance(index, tuple) and len(index) == 2):
         raise ValueError(f"with {n_classes} classes each {what} holds one tree per class; "
                          f"choose one with index=({key}, class index)")
