@@ -31,7 +31,7 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._scaling import apply_scaling, fit_scaling
-from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin, positive_grid
+from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin, fold_blocks, positive_grid
 from mil.bags import Bags
 from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
 from mil.distances import hausdorff
@@ -104,17 +104,11 @@ class _EncoderRegressor(InstancePredictionMixin, TunedRegressorMixin, BaseBagReg
             cols = [{"alpha": float(a)} for a in positive_grid(self.alphas, "alphas")]
         return Bunch(encoders=encoders, encodings=encodings, powered=powered, rows=rows, cols=cols)
 
-    def _grid(self, rep):
-        return rep.rows, rep.cols
-
-    def _cut(self, rep, train, test):
-        return Bunch(rep=rep, train=train, test=test)
-
     def _design(self, fold, row):
         tr, te = fold.train, fold.test
         if self.model != "ridge":
-            Dp = fold.rep.powered[row["_d"]]
-            return np.exp(-row["gamma"] * Dp[np.ix_(tr, tr)]), np.exp(-row["gamma"] * Dp[np.ix_(te, tr)])
+            D_train, D_test = fold_blocks(fold.rep.powered[row["_d"]], fold)
+            return np.exp(-row["gamma"] * D_train), np.exp(-row["gamma"] * D_test)
         E = fold.rep.encodings[row["_e"]]
         fold.mean, fold.scale = column_scaling(E[tr])
         return (E[tr] - fold.mean) / fold.scale, (E[te] - fold.mean) / fold.scale

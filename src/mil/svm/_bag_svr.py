@@ -17,7 +17,7 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._scaling import apply_scaling, fit_scaling
-from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin, positive_grid
+from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin, fold_blocks, positive_grid
 from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
 from mil.distances import hausdorff
 from mil.svm._kernels import emd_distances, median_sq_distance, set_kernel
@@ -82,10 +82,7 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
     [inner-cv regression parameters]
-    n_jobs : int, default=None
-        Threads for the kernel and distance passes.
-    random_state : int, RandomState or None, default=None
-        Seeds the shuffles of an int `cv`.
+    [bag kernel jobs]
 
     Attributes
     ----------
@@ -197,15 +194,8 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
             cols = [{"alpha": float(a)} for a in positive_grid(self.alphas, "alphas")]
         return Bunch(bags=bags, K=kernels, rows=rows, cols=cols)
 
-    def _grid(self, rep):
-        return rep.rows, rep.cols
-
-    def _cut(self, rep, train, test):
-        return Bunch(K=rep.K, train=train, test=test)
-
     def _design(self, fold, row):
-        K, tr, te = fold.K[row["_k"]], fold.train, fold.test
-        return K[np.ix_(tr, tr)], K[np.ix_(te, tr)]
+        return fold_blocks(fold.rep.K[row["_k"]], fold)
 
     def _model(self, row, col, seeds, inner):
         if self.model == "svr":

@@ -4,20 +4,20 @@ Each check is ``check(estimator, X, y)`` on an unfitted regressor and raises
 AssertionError naming the estimator and what failed.
 """
 
-import copy
 import os
 import pickle
 import tempfile
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
 from sklearn.metrics import r2_score
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.validation import has_fit_parameter
 
 from mil.bags import Bags
+from mil.utils._contract import (assert_bags_unchanged, check_feature_count_error, check_not_fitted, checks_by_name,
+                                 fit_keeping_inputs, on_both_backends)
 
 __all__ = ["REGRESSOR_CHECKS", "assert_same_predictions", "make_toy_regression_bags", "check_regressor_contract",
            "check_regressor_targets", "check_regressor_instance_permutation", "check_regressor_batch_invariance",
@@ -73,21 +73,8 @@ def check_regressor_contract(estimator, X, y, param_grid=None):
     assert _shown(cloned.get_params(deep=False)) == _shown(params), f"{name}: clone changed parameters"
     cloned.set_params(**params)
     assert _shown(cloned.get_params(deep=False)) == _shown(params), f"{name}: set_params did not round-trip"
-    for method in ("predict", "predict_instances"):
-        if hasattr(estimator, method):
-            try:
-                getattr(clone(estimator), method)(X)
-            except NotFittedError:
-                pass
-            else:
-                raise AssertionError(f"{name}.{method} before fit must raise NotFittedError")
-
-    X_before, y_before = copy.deepcopy(X), np.array(y, copy=True)
-    est = clone(estimator)
-    assert est.fit(X, y) is est, f"{name}.fit must return self"
-    for a, b in zip(X, X_before):
-        np.testing.assert_array_equal(a, b, err_msg=f"{name}.fit modified X")
-    np.testing.assert_array_equal(y, y_before, err_msg=f"{name}.fit modified y")
+    check_not_fitted(estimator, X, ("predict", "predict_instances"))
+    est, X_before = fit_keeping_inputs(estimator, X, y)
     assert est.n_features_in_ == np.asarray(X[0]).shape[1], f"{name}: n_features_in_"
     assert not hasattr(est, "classes_"), f"{name}: a regressor has no classes_"
 
@@ -97,8 +84,7 @@ def check_regressor_contract(estimator, X, y, param_grid=None):
     assert pred.dtype == np.float64 and np.isfinite(pred).all(), f"{name}.predict must give finite float64"
     np.testing.assert_allclose(est.score(X, y), r2_score(y, pred), rtol=1e-12,
                                err_msg=f"{name}.score is not R^2")
-    for a, b in zip(X, X_before):
-        np.testing.assert_array_equal(a, b, err_msg=f"{name}.predict modified X")
+    assert_bags_unchanged(X, X_before, f"{name}.predict")
 
     bags = Bags.from_list(X)
     assert_same_predictions(preds, _outputs(est, bags), f"{name}: Bags vs list input")
@@ -106,13 +92,7 @@ def check_regressor_contract(estimator, X, y, param_grid=None):
     restored = pickle.loads(pickle.dumps(est))
     assert_same_predictions(preds, _outputs(restored, X), f"{name}: pickle round-trip")
 
-    wrong = [np.hstack([b, b[:, :1]]) for b in X[:3]]
-    try:
-        est.predict(wrong)
-    except ValueError as exc:
-        assert "features" in str(exc), f"{name}: unclear feature-count error: {exc}"
-    else:
-        raise AssertionError(f"{name}.predict accepted bags with a different feature count")
+    check_feature_count_error(est, X)
 
     cv = KFold(n_splits=3, shuffle=True, random_state=0)
     scores = cross_val_score(clone(estimator), X, y, cv=cv)
@@ -250,26 +230,13 @@ def check_regressor_instance_predictions(estimator, X, y):
 
 def check_regressor_backend_equality(estimator, X, y):
     """Compiled kernels and NumPy twins give the same predictions."""
-    from mil._core import compiled_available, use_backend
-
-    if not compiled_available():
-        return
-    with use_backend("compiled"):
-        a = _outputs(_fit(estimator, X, y), X)
-    with use_backend("python"):
-        b = _outputs(_fit(estimator, X, y), X)
-    assert_same_predictions(a, b, f"{type(estimator).__name__}: backends differ", rtol=1e-9)
+    outputs = on_both_backends(lambda: _outputs(_fit(estimator, X, y), X))
+    if outputs is not None:
+        assert_same_predictions(*outputs, f"{type(estimator).__name__}: backends differ", rtol=1e-9)
 
 
-REGRESSOR_CHECKS = {
-    "contract": check_regressor_contract,
-    "targets": check_regressor_targets,
-    "instance_permutation": check_regressor_instance_permutation,
-    "batch_invariance": check_regressor_batch_invariance,
-    "zero_weight": check_regressor_zero_weight,
-    "informative": check_regressor_informative,
-    "float32_memmap": check_regressor_float32_memmap,
-    "instance_predictions": check_regressor_instance_predictions,
-    "backend_equality": check_regressor_backend_equality,
-}
+REGRESSOR_CHECKS = checks_by_name(
+    "check_regressor_", check_regressor_contract, check_regressor_targets, check_regressor_instance_permutation,
+    check_regressor_batch_invariance, check_regressor_zero_weight, check_regressor_informative,
+    check_regressor_float32_memmap, check_regressor_instance_predictions, check_regressor_backend_equality)
 """The bag-aware checks of a regressor by name (each ``check(estimator, X, y)``)."""

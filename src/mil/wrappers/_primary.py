@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from mil.base import BaseBagRegressor, InstancePredictionMixin
 from mil.utils.validation import bag_sample_weight
 from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights
-from mil.wrappers._regressors import POOLINGS, default_ridge, fit_weighted, pool_by_bag
+from mil.wrappers._regressors import POOLINGS, PooledPredictionMixin, default_ridge, fit_weighted
 
 __all__ = ["PrimaryInstanceRegressor"]
 
@@ -63,7 +63,7 @@ def _bag_softmin(values, offsets, scale):
     return p / np.repeat(np.add.reduceat(p, starts), sizes)
 
 
-class PrimaryInstanceRegressor(InstancePredictionMixin, InnerEstimatorMixin, BaseBagRegressor):
+class PrimaryInstanceRegressor(PooledPredictionMixin, InstancePredictionMixin, InnerEstimatorMixin, BaseBagRegressor):
     """Primary-instance regression: an instance regressor fitted on each bag's best-fitting instance.
 
     Each bag's target is taken to be a function of one of its instances,
@@ -248,18 +248,3 @@ class PrimaryInstanceRegressor(InstancePredictionMixin, InnerEstimatorMixin, Bas
     def _predict_instances(self, bags):
         return np.asarray(self.estimator_.predict(bags.instances), dtype=np.float64).reshape(-1)
 
-    def predict(self, X):
-        """Predict each bag's target by pooling its instances' predictions (see `pooling`).
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
-
-        Returns
-        -------
-        y : ndarray of float64 of shape (n_bags,)
-            The pooled prediction of each bag.
-        """
-        bags = self._validate_predict(X)
-        return pool_by_bag(self._predict_instances(bags), bags.offsets, self.pooling)

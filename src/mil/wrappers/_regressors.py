@@ -268,7 +268,33 @@ class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
         return _inner_predict(self.estimator_, bag_statistics(bags, check_statistics(self.summary)))
 
 
-class MIWrapperRegressor(InstancePredictionMixin, InnerEstimatorMixin, BaseBagRegressor):
+class PooledPredictionMixin:
+    """``predict``: each bag's pooled instance predictions.
+
+    For a regressor with a fitted ``estimator_``, ``_predict_instances(bags)``
+    (one prediction per instance of validated bags) and a `pooling`
+    parameter (:func:`pool_by_bag`).
+    """
+
+    def predict(self, X):
+        """Predict each bag's target by pooling its instances' predictions (see `pooling`).
+
+        Parameters
+        ----------
+        X : sequence of 2-D arrays or Bags
+            Bags with the features seen in ``fit``.
+
+        Returns
+        -------
+        y : ndarray of float64 of shape (n_bags,)
+            The pooled prediction of each bag.
+        """
+        check_is_fitted(self, "estimator_")
+        bags = self._validate_predict(X)
+        return pool_by_bag(self._predict_instances(bags), bags.offsets, self.pooling)
+
+
+class MIWrapperRegressor(PooledPredictionMixin, InstancePredictionMixin, InnerEstimatorMixin, BaseBagRegressor):
     """A regressor on the instances, the bag's prediction pooled from its instances' (MIWrapper).
 
     Every instance takes its bag's target and a weight inversely
@@ -388,19 +414,3 @@ class MIWrapperRegressor(InstancePredictionMixin, InnerEstimatorMixin, BaseBagRe
     def _predict_instances(self, bags):
         return _inner_predict(self.estimator_, bags.instances)
 
-    def predict(self, X):
-        """Predict each bag's target by pooling its instances' predictions (see `pooling`).
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
-
-        Returns
-        -------
-        y : ndarray of float64 of shape (n_bags,)
-            The pooled prediction of each bag.
-        """
-        check_is_fitted(self, "estimator_")
-        bags = self._validate_predict(X)
-        return pool_by_bag(self._predict_instances(bags), bags.offsets, self.pooling)
