@@ -464,7 +464,7 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
     of every instance in leaf l moves bag b's score by about v A_bl, A_bl
     the sum over b's instances in l of dS_b/df_i, so the leaf's gradient is
     G_l = sum_b g_b A_bl and its curvature sum_b h_b A_bl^2 plus the
-    pooling's own curvature (counted with |g_b|, so it stays positive); the
+    pooling's own curvature (counted with ``|g_b|``, so it stays positive); the
     value is -G_l / (H_l + `l2_regularization`). With one-instance bags this
     is the Newton step of ordinary logistic boosting.
 
