@@ -33,33 +33,6 @@ def rule_text(assumption, targets, threshold):
     return ASSUMPTIONS[assumption][1].format(t=_targets_text(targets, joiner), k=threshold, k_1=threshold - 1)
 
 
-def bag_label(assumption, digits, targets, threshold=2):
-    """The label (1 positive, 0 negative) of a bag of digits under `assumption`.
-
-    Parameters
-    ----------
-    assumption : {"presence", "several", "absence", "count"}
-    digits : array-like of int
-        The digit of each instance of the bag.
-    targets : sequence of int
-    threshold : int, default=2
-        The count rule's number of target instances.
-
-    Returns
-    -------
-    label : int
-    """
-    digits = np.asarray(digits)
-    hits = np.isin(digits, targets)
-    if assumption == "presence":
-        return int(hits.any())
-    if assumption == "several":
-        return int(all((digits == t).any() for t in targets))
-    if assumption == "absence":
-        return int(not hits.any())
-    return int(hits.sum() >= threshold)
-
-
 class _Pools:
     """Images of each digit drawn in shuffled cycles: none repeats before its digit's others are used."""
 
