@@ -35,7 +35,7 @@ import threading
 import numpy as np
 
 from mil._bag_arrays import concat_ranges
-from mil._core import kernel, twins, use_backend
+from mil._core import kernel
 from mil._distance_engine import fill_by_rows
 from mil._distance_exact import bag_radii, scaled_by
 from mil.utils._docstrings import register
