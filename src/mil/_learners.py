@@ -146,7 +146,7 @@ DEPRECATED_NAMES = {"MI-svm": "mi-svm-bag"}
 #: Musk2, Elephant, Fox and Tiger; accuracy / AUC %, the README's rows, randomised learners over
 #: seeds 0-2) among those whose 10-fold CV takes seconds both on 200 bags of 5-40 instances x 10
 #: features and on Musk1 (mil._costs.FOLD_SECONDS). In the order they run:
-#: - mind: the best five-set mean accuracy, 83.3 / 89.4 (bag dissimilarities + SVM);
+#: - mind: the best five-set mean accuracy, 83.3 / 89.6 (bag dissimilarities + SVM);
 #: - blrt: 81.7 / 89.5, the best tree ensemble; reads missing values;
 #: - gdbt-bag-ratio: 81.5 / 89.0, boosting; the best on Fox after RIPPER-MI;
 #: - miles: 81.4 / 88.5, and it scores instances (which instances made a bag positive);
