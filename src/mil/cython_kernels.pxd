@@ -34,11 +34,13 @@ from mil._core._bag_counts cimport (
 from mil._core._binning cimport c_bin_code
 
 # _bag_shares: bag-ratio rules of bag-level randomized trees (share of a bag's
-# instances with x_f <= theta), the node's rule search and the routing of bags.
+# instances with x_f <= theta), the node's rule search (classes or, by variance reduction, targets)
+# and the routing of bags.
 from mil._core._bag_shares cimport (
     ShareKey,
     c_bag_shares,
     c_best_rule,
+    c_best_regression_rule,
     c_apply_bags,
 )
 
