@@ -16,7 +16,8 @@ Checks every ``*.tar.gz`` (sdist) and ``*.whl`` in DIST_DIR:
   sets at most ``MAX_DATA_BYTES`` (3.5 MB compressed: the five classic sets
   2.1 MB and MILWEB 1.0 MB; they stay in the wheel because the loaders read
   them from the installed package, with no network), and the whole wheel at
-  most ``MAX_WHEEL_BYTES`` (4.5 MB; 3.9 MB on Linux x86_64 for CPython 3.11).
+  most ``MAX_WHEEL_BYTES`` (5.0 MB; 4.67 MB on Linux x86_64 for CPython 3.11
+  once the regressors of five families landed: 1.7 MB of Python sources).
 - ``--complete``: exactly one sdist, and one wheel for every CPython 3.10-3.14
   on every platform of .github/workflows/wheels.yml.
 
@@ -42,7 +43,7 @@ PLATFORMS = {
 GENERATED = (".c", ".cpp", ".html", ".so", ".pyd", ".o")
 MAX_MODULE_BYTES = 512 * 1024
 MAX_DATA_BYTES = 3_500_000
-MAX_WHEEL_BYTES = 4_500_000
+MAX_WHEEL_BYTES = 5_000_000
 
 
 def _mb(n):
