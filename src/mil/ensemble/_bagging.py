@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from mil.base import log_odds
+from mil.utils._docstrings import fill_doc
 
 __all__ = ["MAX_SEED", "BaggedTreesMixin", "SampledTreesMixin", "bootstrap_counts", "mean_tree_output", "n_drawn",
            "tree_seeds"]
@@ -112,6 +113,7 @@ class SampledTreesMixin:
         return total / s if s > 0 else total
 
 
+@fill_doc
 class BaggedTreesMixin(SampledTreesMixin):
     """:class:`SampledTreesMixin` and the log-odds of a classifier averaging its trees' probabilities.
 
@@ -130,15 +132,7 @@ class BaggedTreesMixin(SampledTreesMixin):
     def predict_proba(self, X):
         """Predict class probabilities: the mean over the trees of their class probabilities (see the class).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-            Columns follow ``classes_``.
+        [predicted probabilities]
         """
         check_is_fitted(self, "estimators_")
         return self._mean_proba(self._validate_predict(X))
@@ -146,10 +140,7 @@ class BaggedTreesMixin(SampledTreesMixin):
     def decision_function(self, X):
         """Compute the log-odds of the averaged probabilities.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
+        [bags to score]
 
         Returns
         -------

@@ -26,15 +26,90 @@ from sklearn.utils.validation import check_is_fitted
 
 from mil.base import BaseBagClassifier, BaseBagRegressor, keep_params
 from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, SampledTreesMixin, mean_tree_output
+from mil.ensemble._docs import regression_example
 from mil.tree._bag_ratio import (BagRatioTree, bag_table, grow_bag_ratio_regression_tree, grow_bag_ratio_tree,
                                  share_table)
 from mil.tree._classes import resolve_max_features
 from mil.tree._export import TreeExportMixin, boosting_tree_printout, class_tree_printout, ensemble_member
+from mil.utils._docstrings import fill_doc, register
 
 __all__ = ["BagRandomTreesClassifier", "BagRandomTreesRegressor", "BagRatioTree"]
 
 
-class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassifier):
+register("blrt training bags", """    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        Training bags; NaN marks a missing value (never <= a threshold).
+""")
+register("blrt tree size", """    max_depth : int or None, default=None
+        Depth limit of each tree (the root has depth 0); None grows every
+        tree until its nodes are pure or too small.
+    min_bags_leaf : int, default=1
+        Bags each child of a rule needs.
+""")
+register("blrt seeding", """    random_state : int, RandomState or None, default=None
+        Seeds the trees (one seed per tree, drawn in tree order, so `n_jobs`
+        never changes the forest).
+    n_jobs : int or None, default=None
+        Trees grown and applied in this many threads (the kernels release
+        the GIL). None is 1, -1 one per core.
+""")
+register("blrt references", """    T. Komarek and P. Somol, "Multiple instance learning with bag-level
+    randomized trees", Machine Learning and Knowledge Discovery in Databases
+    (ECML PKDD 2018).
+    P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
+    Machine Learning 63(1), 2006.
+""")
+
+
+class BagRatioGrowthMixin:
+    """The growing of a BLRT forest, for the classifier and the regressor (not for direct use)."""
+
+    def _grow_trees(self, grow_tree, bags, weight, y, *targets):
+        """Grow the trees on their samples; set ``estimators_``, the importances and the out-of-bag attributes.
+
+        ``grow_tree(table, y, *targets, tree_weight, seed, n_features, n_rules,
+        best_ratio, min_bags_leaf, max_depth)`` grows one tree; `weight` are
+        the bag weights (all ones when unweighted).
+        """
+        d = bags.n_features
+        n_feat = resolve_max_features(self.max_features, d) or d
+        seeds, counts = self._draw_samples(bags.n_bags)
+        table = share_table(bags)
+        best_ratio = self.ratio == "best"
+        self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(grow_tree)(table, y, *targets, weight if c is None else c * weight, int(seed), n_feat,
+                               self.n_rules, best_ratio, self.min_bags_leaf, self.max_depth)
+            for seed, c in zip(seeds, counts))
+        self.feature_importances_ = self._mean_importances([tree.feature_importances(d)
+                                                            for tree in self.estimators_])
+        if self.oob_score:
+            self._set_oob(bags, y, counts, weight)
+        else:
+            self._clear_oob()
+        return self
+
+    def _oob_sums(self, bags, counts, weight, shape):
+        """Per bag, the summed outputs of the trees that left it out and their count; the bags any tree left out.
+
+        Returns
+        -------
+        total : ndarray of shape `shape`
+        seen : ndarray of intp of shape (n_bags,)
+        ok : ndarray of intp
+            The bags some tree left out.
+        """
+        total, seen = np.zeros(shape), np.zeros(bags.n_bags, dtype=np.intp)
+        for tree, c in zip(self.estimators_, counts):
+            out = np.flatnonzero(c * weight == 0)  # bags that did not shape this tree
+            if out.size:
+                total[out] += tree.predict_proba(*bag_table(bags.subset(out)))
+                seen[out] += 1
+        return total, seen, np.flatnonzero(seen > 0)
+
+
+@fill_doc
+class BagRandomTreesClassifier(BagRatioGrowthMixin, TreeExportMixin, BaggedTreesMixin, BaseBagClassifier):
     """Bag-level randomized trees (BLRT): a forest of extremely randomised bag-ratio trees.
 
     Each node sends a bag left when the share of its instances with
@@ -76,19 +151,10 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
     oob_score : bool, default=False
         With `bootstrap`: score each bag with the trees whose sample left it
         out; ``oob_score_`` is their accuracy (weighted by the bag weights).
-    max_depth : int or None, default=None
-        Depth limit of each tree (the root has depth 0); None grows every
-        tree until its nodes are pure or too small.
-    min_bags_leaf : int, default=1
-        Bags each child of a rule needs.
+    [blrt tree size]
     class_weight : "balanced", dict or None, default=None
         Weights of the classes, multiplying ``sample_weight``.
-    random_state : int, RandomState or None, default=None
-        Seeds the trees (one seed per tree, drawn in tree order, so `n_jobs`
-        never changes the forest).
-    n_jobs : int or None, default=None
-        Trees grown and applied in this many threads (the kernels release
-        the GIL). None is 1, -1 one per core.
+    [blrt seeding]
 
     Attributes
     ----------
@@ -112,11 +178,7 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
 
     References
     ----------
-    T. Komarek and P. Somol, "Multiple instance learning with bag-level
-    randomized trees", Machine Learning and Knowledge Discovery in Databases
-    (ECML PKDD 2018).
-    P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
-    Machine Learning 63(1), 2006.
+    [blrt references]
 
     Examples
     --------
@@ -154,10 +216,7 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
     def fit(self, X, y, sample_weight=None):
         """Grow the trees.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags; NaN marks a missing value (never <= a threshold).
+        [blrt training bags]
         y : array-like of shape (n_bags,)
             Two classes or more (any labels: both play the same role).
         sample_weight : array-like of shape (n_bags,), default=None
@@ -174,33 +233,10 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
         weight = np.ones(bags.n_bags) if weight is None else np.asarray(weight, dtype=np.float64)
         if not (weight > 0).any():
             raise ValueError("sample_weight (times class_weight) is zero for every bag")
-        d = bags.n_features
-        n_feat = resolve_max_features(self.max_features, d) or d
-        seeds, counts = self._draw_samples(bags.n_bags)
-        table = share_table(bags)
-        best_ratio = self.ratio == "best"
-        self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(grow_bag_ratio_tree)(table, y_enc, len(self.classes_), weight if c is None else c * weight,
-                                         int(seed), n_feat, self.n_rules, best_ratio, self.min_bags_leaf,
-                                         self.max_depth)
-            for seed, c in zip(seeds, counts))
-        self.feature_importances_ = self._mean_importances([tree.feature_importances(d)
-                                                            for tree in self.estimators_])
-        if self.oob_score:
-            self._set_oob(bags, y_enc, counts, weight)
-        else:
-            self._clear_oob()
-        return self
+        return self._grow_trees(grow_bag_ratio_tree, bags, weight, y_enc, len(self.classes_))
 
     def _set_oob(self, bags, y_enc, counts, weight):
-        total = np.zeros((bags.n_bags, len(self.classes_)))
-        seen = np.zeros(bags.n_bags, dtype=np.intp)
-        for tree, c in zip(self.estimators_, counts):
-            out = np.flatnonzero(c * weight == 0)  # bags that did not shape this tree
-            if out.size:
-                total[out] += tree.predict_proba(*bag_table(bags.subset(out)))
-                seen[out] += 1
-        ok = np.flatnonzero(seen > 0)
+        total, seen, ok = self._oob_sums(bags, counts, weight, (bags.n_bags, len(self.classes_)))
         oob = None
         if ok.size and weight[ok].sum() > 0:
             oob = np.full_like(total, np.nan)
@@ -220,7 +256,8 @@ class BagRandomTreesClassifier(TreeExportMixin, BaggedTreesMixin, BaseBagClassif
                                    header=f"tree {k} of {len(self.estimators_)} (estimators_[{k}])")
 
 
-class BagRandomTreesRegressor(TreeExportMixin, SampledTreesMixin, BaseBagRegressor):
+@fill_doc(examples=regression_example(30))
+class BagRandomTreesRegressor(BagRatioGrowthMixin, TreeExportMixin, SampledTreesMixin, BaseBagRegressor):
     """Bag-level randomized trees for real-valued bag labels: extremely randomised bag-ratio regression trees.
 
     The trees of :class:`BagRandomTreesClassifier` (a node sends a bag left
@@ -258,17 +295,8 @@ class BagRandomTreesRegressor(TreeExportMixin, SampledTreesMixin, BaseBagRegress
     oob_score : bool, default=False
         With `bootstrap`: predict each bag with the trees whose sample left
         it out; ``oob_score_`` is their R^2 (weighted by the bag weights).
-    max_depth : int or None, default=None
-        Depth limit of each tree (the root has depth 0); None grows every
-        tree until its nodes are pure or too small.
-    min_bags_leaf : int, default=1
-        Bags each child of a rule needs.
-    random_state : int, RandomState or None, default=None
-        Seeds the trees (one seed per tree, drawn in tree order, so `n_jobs`
-        never changes the forest).
-    n_jobs : int or None, default=None
-        Trees grown and applied in this many threads (the kernels release
-        the GIL). None is 1, -1 one per core.
+    [blrt tree size]
+    [blrt seeding]
 
     Attributes
     ----------
@@ -293,24 +321,11 @@ class BagRandomTreesRegressor(TreeExportMixin, SampledTreesMixin, BaseBagRegress
 
     References
     ----------
-    T. Komarek and P. Somol, "Multiple instance learning with bag-level
-    randomized trees", Machine Learning and Knowledge Discovery in Databases
-    (ECML PKDD 2018).
-    P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
-    Machine Learning 63(1), 2006.
+    [blrt references]
     L. Breiman, J. Friedman, R. Olshen and C. Stone, *Classification and
     Regression Trees*, Wadsworth, 1984.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.ensemble import BagRandomTreesRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = [rng.normal(scale=s, size=(50, 2)) for s in rng.uniform(0.5, 2.0, 60)]
-    >>> y = np.array([np.std(bag) for bag in X])  # a label in the bag's spread
-    >>> reg = BagRandomTreesRegressor(n_estimators=30, random_state=0).fit(X, y)
-    >>> reg.score(X, y) > 0.8
-    True
+    [examples]
     """
 
     _allow_nan = True
@@ -329,10 +344,7 @@ class BagRandomTreesRegressor(TreeExportMixin, SampledTreesMixin, BaseBagRegress
     def fit(self, X, y, sample_weight=None):
         """Grow the trees.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags; NaN marks a missing value (never <= a threshold).
+        [blrt training bags]
         y : array-like of shape (n_bags,)
             One finite real label per bag.
         sample_weight : array-like of shape (n_bags,), default=None
@@ -346,31 +358,10 @@ class BagRandomTreesRegressor(TreeExportMixin, SampledTreesMixin, BaseBagRegress
         """
         bags, y, weight = self._validate_weighted_fit(X, y, sample_weight)
         weight = np.ones(bags.n_bags) if weight is None else weight
-        d = bags.n_features
-        n_feat = resolve_max_features(self.max_features, d) or d
-        seeds, counts = self._draw_samples(bags.n_bags)
-        table = share_table(bags)
-        best_ratio = self.ratio == "best"
-        self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(grow_bag_ratio_regression_tree)(table, y, weight if c is None else c * weight, int(seed), n_feat,
-                                                    self.n_rules, best_ratio, self.min_bags_leaf, self.max_depth)
-            for seed, c in zip(seeds, counts))
-        self.feature_importances_ = self._mean_importances([tree.feature_importances(d)
-                                                            for tree in self.estimators_])
-        if self.oob_score:
-            self._set_oob(bags, y, counts, weight)
-        else:
-            self._clear_oob()
-        return self
+        return self._grow_trees(grow_bag_ratio_regression_tree, bags, weight, y)
 
     def _set_oob(self, bags, y, counts, weight):
-        total, seen = np.zeros(bags.n_bags), np.zeros(bags.n_bags, dtype=np.intp)
-        for tree, c in zip(self.estimators_, counts):
-            out = np.flatnonzero(c * weight == 0)  # bags that did not shape this tree
-            if out.size:
-                total[out] += tree.predict_proba(*bag_table(bags.subset(out)))
-                seen[out] += 1
-        ok = np.flatnonzero(seen > 0)
+        total, seen, ok = self._oob_sums(bags, counts, weight, bags.n_bags)
         if not ok.size:
             raise ValueError("no bag was left out of every bootstrap sample: oob_score needs more bags or fewer "
                              "trees")
@@ -381,15 +372,7 @@ class BagRandomTreesRegressor(TreeExportMixin, SampledTreesMixin, BaseBagRegress
     def predict(self, X):
         """Predict each bag's label: the mean of the trees' leaf means.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to predict.
-
-        Returns
-        -------
-        y : ndarray of shape (n_bags,)
-            The predictions.
+        [predicted values]
         """
         check_is_fitted(self, "estimators_")
         instances, offsets = bag_table(self._validate_predict(X))

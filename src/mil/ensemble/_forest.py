@@ -22,14 +22,14 @@ from joblib import Parallel, delayed
 from scipy.special import expit, logit
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from mil._core import kernel
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.ensemble._bagging import BAGGING_CONSTRAINTS, BaggedTreesMixin, mean_tree_output, oob_accuracy
 from mil.tree._pooling import pool
 from mil.tree import C45MIClassifier, ID3MIClassifier
-from mil.tree._classes import subsample_instances
+from mil.tree._classes import fit_inputs
 from mil.tree._rows import prepare_layout, resolve_splitter
 from mil.tree._export import TreeExportMixin, ensemble_member
 
@@ -293,11 +293,8 @@ class MIRandomForestClassifier(TreeExportMixin, BaggedTreesMixin, InstanceOutput
         self : MIRandomForestClassifier
             The fitted forest.
         """
-        bags, y_enc = self._validate_fit(X, y)
-        rng = check_random_state(self.random_state)
-        bags = subsample_instances(bags, self.max_instances_per_bag, rng)
+        bags, y_enc, weight, rng = fit_inputs(self, X, y, sample_weight, drop_zero_weight=False)
         self.splitter_, bags = resolve_splitter(self.splitter, bags)
-        weight = self._bag_weights(sample_weight, y, bags.n_bags)
         seeds, counts = self._draw_samples(bags.n_bags, rng)
         presorted = prepare_layout(bags.instances, bags.instance_bag, self.splitter_)
         template = self._template()

@@ -22,15 +22,16 @@ from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit, softmax
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.ensemble._gdbt_losses import BinomialLoss, MultinomialLoss
 from mil.ensemble._gdbt_trees import BagRatioTrees, InstanceTrees, bag_leaf_pairs, newton_leaf_values
 from mil.tree._rows import resolve_splitter
-from mil.tree._classes import resolve_max_features, subsample_instances
+from mil.tree._classes import fit_inputs, resolve_max_features
 from mil.tree._export import TreeExportMixin, boosting_tree_printout, ensemble_member
 from mil.tree._pooling import POOLINGS
+from mil.utils._docstrings import fill_doc, register
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
 
 __all__ = ["GDBTMIClassifier"]
@@ -47,6 +48,33 @@ def resolve_split(split, bags):
     if split != "auto":
         return split
     return "instance" if bags.n_instances > AUTO_INSTANCE_SPLIT * bags.n_bags else "mi"
+
+
+def _staged_predict_doc(cls):
+    """The parameters and yields of ``staged_predict``: a classifier's labels, a regressor's values."""
+    what, output = ("classify", "labels") if issubclass(cls, BaseBagClassifier) else ("predict", "predictions")
+    return f"""    [bags to {what}]
+
+    Yields
+    ------
+    y : ndarray of shape (n_bags,)
+        The {output} after one more round.
+"""
+
+
+register("gdbt staged predict", _staged_predict_doc)
+register("friedman boosting", """    J. H. Friedman (2001). Greedy function approximation: a gradient boosting
+    machine. *Annals of Statistics* 29(5), 1189-1232.
+
+    J. H. Friedman (2002). Stochastic gradient boosting. *Computational
+    Statistics and Data Analysis* 38(4), 367-378.
+""")
+register("gdbt bag-ratio parameters", """    n_rules : int, default=16
+        With ``split="bag-ratio"``: candidate thresholds per searched feature.
+    ratio : {"random", "best"}, default="random"
+        With ``split="bag-ratio"``: each candidate's r uniform in [0, 1), or
+        the cut of the bags' shares of least entropy.
+""")
 
 
 class _GDBTMIBoosting:
@@ -265,6 +293,7 @@ class _GDBTMIBoosting:
         return F[:, 0] if F.shape[1] == 1 else F
 
 
+@fill_doc
 class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     """GDBT-MI: gradient boosting of multi-instance C4.5-MI trees.
 
@@ -408,11 +437,7 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
         `positive_bag_removal`, `splitter`, `max_leaf_nodes` and `n_jobs` do
         not apply. :doc:`/results/trees` compares the two on the shipped
         sets.
-    n_rules : int, default=16
-        With ``split="bag-ratio"``: candidate thresholds per searched feature.
-    ratio : {"random", "best"}, default="random"
-        With ``split="bag-ratio"``: each candidate's r uniform in [0, 1), or
-        the cut of the bags' shares of least entropy.
+    [gdbt bag-ratio parameters]
 
     Attributes
     ----------
@@ -439,10 +464,7 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
     feature_importances_ : ndarray of shape (n_features,)
         Split gains weighted by the node's bag weight, normalised per tree,
         averaged over the trees.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_features_in_ : int
-        Number of features of the training instances.
+    [classes attributes]
 
     See Also
     --------
@@ -475,16 +497,9 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
 
     References
     ----------
-    J. H. Friedman (2001). Greedy function approximation: a gradient boosting
-    machine. *Annals of Statistics* 29(5), 1189-1232.
+    [friedman boosting]
 
-    J. H. Friedman (2002). Stochastic gradient boosting. *Computational
-    Statistics and Data Analysis* 38(4), 367-378.
-
-    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
-    multiple-part learning problems with decision trees and rule sets.
-    *Advances in Artificial Intelligence (Canadian AI 2001)*, LNCS 2056,
-    204-214.
+    [chevaleyre2001]
 
     P. Viola, J. C. Platt and C. Zhang (2005). Multiple instance boosting for
     object detection. *Advances in Neural Information Processing Systems 18*,
@@ -565,10 +580,7 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
         self : GDBTMIClassifier
             The fitted model.
         """
-        bags, y_enc = self._validate_fit(X, y)
-        rng = check_random_state(self.random_state)
-        bags = subsample_instances(bags, self.max_instances_per_bag, rng)
-        bags, y_enc, w = self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
+        bags, y_enc, w, rng = fit_inputs(self, X, y, sample_weight)
         n_classes = self.classes_.shape[0]
         loss = BinomialLoss() if n_classes == 2 else MultinomialLoss(n_classes)
         stratify = y_enc if min(np.bincount(y_enc.astype(np.intp), minlength=n_classes)) >= 2 else None
@@ -606,10 +618,7 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
     def decision_function(self, X):
         """Compute the bag log-odds of ``classes_[1]`` (two classes), or every class's bag score.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
+        [bags to score]
 
         Returns
         -------
@@ -622,40 +631,21 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
     def predict_proba(self, X):
         """Predict bag probabilities: the sigmoid of the pooled bag score (softmax with more classes).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-            Columns follow ``classes_``.
+        [predicted probabilities]
         """
         return self._proba(self._bag_scores(X))
 
     def predict(self, X):
         """Predict each bag's class: positive iff its pooled score is positive (the largest score with more).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to classify.
-
-        Returns
-        -------
-        y : ndarray of shape (n_bags,)
-            Labels from ``classes_``.
+        [predicted labels]
         """
         return self._labels(self._bag_scores(X))
 
     def staged_decision_function(self, X):
         """Compute :meth:`decision_function` after each round (a generator).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
+        [bags to score]
 
         Yields
         ------
@@ -668,10 +658,7 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
     def staged_predict_proba(self, X):
         """Predict the probabilities of :meth:`predict_proba` after each round (a generator).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
+        [bags to score]
 
         Yields
         ------
@@ -684,15 +671,7 @@ class GDBTMIClassifier(_GDBTMIBoosting, TreeExportMixin, InstanceOutputMixin, Ba
     def staged_predict(self, X):
         """Predict the labels of :meth:`predict` after each round (a generator).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to classify.
-
-        Yields
-        ------
-        y : ndarray of shape (n_bags,)
-            The labels after one more round.
+        [gdbt staged predict]
         """
         for S in self._staged_bag_scores(X):
             yield self._labels(S)

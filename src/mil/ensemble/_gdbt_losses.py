@@ -16,8 +16,8 @@ import math
 import numpy as np
 from scipy.special import expit, log_softmax, logit, softmax
 
-__all__ = ["AbsoluteLoss", "BinomialLoss", "HuberLoss", "MultinomialLoss", "SquaredLoss", "weighted_mean",
-           "weighted_median"]
+__all__ = ["AbsoluteLoss", "BinomialLoss", "HuberLoss", "MultinomialLoss", "RegressionLoss", "SquaredLoss",
+           "kept_pairs", "weighted_mean", "weighted_median"]
 
 
 def weighted_mean(v, w):
@@ -120,12 +120,12 @@ def _leaf_medians(pair_leaf, values, weight, n_nodes):
     return out
 
 
-class SquaredLoss:
-    """Squared error of the bag scores: the score is the prediction.
+class RegressionLoss:
+    """What the regression losses share: one score column, the prediction itself, and unscaled leaves.
 
-    The reported value is the mean squared error; the gradients are those of
-    half of it, ``S - y`` with unit curvature, so a leaf's Newton step is the
-    (pooling-weighted) mean residual of its bags.
+    The initial constant is the (weighted) median of the targets: the best
+    constant of the absolute error, and scikit-learn's start for Huber's
+    loss; the squared error overrides it with the mean.
     """
 
     n_scores = 1
@@ -133,7 +133,29 @@ class SquaredLoss:
 
     @staticmethod
     def encode(y):
+        """The real targets as the one column of scores they are compared with."""
         return np.asarray(y, dtype=np.float64)[:, None]
+
+    @staticmethod
+    def constant(Y, w):
+        """The initial constant: the (weighted) median."""
+        return np.array([weighted_median(Y[:, 0], w)])
+
+
+def kept_pairs(pair_bag, pair_leaf, A, w):
+    """The (bag, leaf) pairs of positive weight ``A w_b`` and those weights (a weight-0 bag moves no leaf)."""
+    weight = A if w is None else A * w[pair_bag]
+    keep = weight > 0
+    return pair_bag[keep], pair_leaf[keep], weight[keep]
+
+
+class SquaredLoss(RegressionLoss):
+    """Squared error of the bag scores: the score is the prediction.
+
+    The reported value is the mean squared error; the gradients are those of
+    half of it, ``S - y`` with unit curvature, so a leaf's Newton step is the
+    (pooling-weighted) mean residual of its bags.
+    """
 
     @staticmethod
     def constant(Y, w):
@@ -154,7 +176,7 @@ class SquaredLoss:
     leaf_values = None  # the Newton step
 
 
-class AbsoluteLoss:
+class AbsoluteLoss(RegressionLoss):
     """Absolute error of the bag scores; trees on the residuals' signs, leaves at a weighted median.
 
     A leaf's value is the median of the residuals r_b = y_b - S_b of the
@@ -165,18 +187,6 @@ class AbsoluteLoss:
     instance. A bag of which the leaf holds a share A moves by A times the
     value, never past its residual's median.
     """
-
-    n_scores = 1
-    leaf_scale = 1.0
-
-    @staticmethod
-    def encode(y):
-        return np.asarray(y, dtype=np.float64)[:, None]
-
-    @staticmethod
-    def constant(Y, w):
-        """The best constant: the (weighted) median."""
-        return np.array([weighted_median(Y[:, 0], w)])
 
     @staticmethod
     def __call__(S, Y, w=None):
@@ -192,12 +202,11 @@ class AbsoluteLoss:
     @staticmethod
     def leaf_values(pair_bag, pair_leaf, A, residual, w, n_nodes):
         """Per leaf, the median of its bags' residuals weighted by their shares (see the class)."""
-        weight = A if w is None else A * w[pair_bag]
-        keep = weight > 0
-        return _leaf_medians(pair_leaf[keep], residual[pair_bag][keep], weight[keep], n_nodes)
+        pair_bag, pair_leaf, weight = kept_pairs(pair_bag, pair_leaf, A, w)
+        return _leaf_medians(pair_leaf, residual[pair_bag], weight, n_nodes)
 
 
-class HuberLoss:
+class HuberLoss(RegressionLoss):
     """Huber's loss of the bag scores: squared within `delta` of the target, absolute beyond.
 
     As scikit-learn's ``GradientBoostingRegressor(loss="huber")``: each
@@ -208,21 +217,9 @@ class HuberLoss:
     deviations from m clipped to [-delta, delta].
     """
 
-    n_scores = 1
-    leaf_scale = 1.0
-
     def __init__(self, alpha=0.9):
         self.alpha = alpha
         self.delta = None
-
-    @staticmethod
-    def encode(y):
-        return np.asarray(y, dtype=np.float64)[:, None]
-
-    @staticmethod
-    def constant(Y, w):
-        """The initial constant: the (weighted) median, as scikit-learn's."""
-        return np.array([weighted_median(Y[:, 0], w)])
 
     def _delta(self, r, w):
         order = np.argsort(np.abs(r), kind="stable")
@@ -245,9 +242,7 @@ class HuberLoss:
 
     def leaf_values(self, pair_bag, pair_leaf, A, residual, w, n_nodes):
         """Per leaf, the weighted median of its bags' residuals, plus their clipped mean deviation from it."""
-        weight = A if w is None else A * w[pair_bag]
-        keep = weight > 0
-        pair_bag, pair_leaf, weight = pair_bag[keep], pair_leaf[keep], weight[keep]
+        pair_bag, pair_leaf, weight = kept_pairs(pair_bag, pair_leaf, A, w)
         v = residual[pair_bag]
         median = _leaf_medians(pair_leaf, v, weight, n_nodes)
         dev = np.clip(v - median[pair_leaf], -self.delta, self.delta)

@@ -9,20 +9,21 @@ absolute error and Huber's loss with weighted-median leaves).
 from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_random_state
 
 from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
+from mil.ensemble._docs import regression_example
 from mil.ensemble._gdbt import _GDBTMIBoosting
 from mil.ensemble._gdbt_losses import AbsoluteLoss, HuberLoss, SquaredLoss
-from mil.tree._classes import subsample_instances
+from mil.tree._classes import fit_inputs
 from mil.tree._export import TreeExportMixin, boosting_tree_printout, ensemble_member
-from mil.utils.validation import bag_sample_weight
+from mil.utils._docstrings import fill_doc
 
 __all__ = ["GDBTMIRegressor"]
 
 _LOSSES = {"squared_error": SquaredLoss, "absolute_error": AbsoluteLoss, "huber": HuberLoss}
 
 
+@fill_doc(examples=regression_example(50))
 class GDBTMIRegressor(_GDBTMIBoosting, TreeExportMixin, InstancePredictionMixin, BaseBagRegressor):
     """GDBT-MI for real-valued bag labels: gradient boosting of multi-instance trees.
 
@@ -127,11 +128,7 @@ class GDBTMIRegressor(_GDBTMIBoosting, TreeExportMixin, InstancePredictionMixin,
         send a bag left when the share of its instances with
         x_f <= theta exceeds r, and score bags directly (see
         :class:`~mil.ensemble.GDBTMIClassifier`).
-    n_rules : int, default=16
-        With ``split="bag-ratio"``: candidate thresholds per searched feature.
-    ratio : {"random", "best"}, default="random"
-        With ``split="bag-ratio"``: each candidate's r uniform in [0, 1), or
-        the cut of the bags' shares of least entropy.
+    [gdbt bag-ratio parameters]
 
     Attributes
     ----------
@@ -170,26 +167,13 @@ class GDBTMIRegressor(_GDBTMIBoosting, TreeExportMixin, InstancePredictionMixin,
 
     References
     ----------
-    J. H. Friedman (2001). Greedy function approximation: a gradient boosting
-    machine. *Annals of Statistics* 29(5), 1189-1232.
-
-    J. H. Friedman (2002). Stochastic gradient boosting. *Computational
-    Statistics and Data Analysis* 38(4), 367-378.
+    [friedman boosting]
 
     S. Ray and D. Page (2001). Multiple instance regression. *Proceedings
     of the Eighteenth International Conference on Machine Learning (ICML
     2001)*, 425-432.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.ensemble import GDBTMIRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = [rng.normal(scale=s, size=(50, 2)) for s in rng.uniform(0.5, 2.0, 60)]
-    >>> y = np.array([np.std(bag) for bag in X])  # a label in the bag's spread
-    >>> reg = GDBTMIRegressor(n_estimators=50, random_state=0).fit(X, y)
-    >>> reg.score(X, y) > 0.8
-    True
+    [examples]
     """
 
     _allow_nan = True
@@ -228,40 +212,21 @@ class GDBTMIRegressor(_GDBTMIBoosting, TreeExportMixin, InstancePredictionMixin,
         self : GDBTMIRegressor
             The fitted model.
         """
-        bags, y = self._validate_fit(X, y)
-        rng = check_random_state(self.random_state)
-        bags = subsample_instances(bags, self.max_instances_per_bag, rng)
-        bags, y, w = self._drop_zero_weight(bags, y, bag_sample_weight(sample_weight, y, bags.n_bags))
+        bags, y, w, rng = fit_inputs(self, X, y, sample_weight)
         loss = HuberLoss(self.alpha) if self.loss == "huber" else _LOSSES[self.loss]()
         return self._boost(bags, loss.encode(y), w, loss, rng)
 
     def predict(self, X):
         """Predict each bag's label: its instances' scores pooled.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to predict.
-
-        Returns
-        -------
-        y : ndarray of shape (n_bags,)
-            The predictions.
+        [predicted values]
         """
         return self._bag_scores(X)
 
     def staged_predict(self, X):
         """Predict the labels of :meth:`predict` after each round (a generator).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to predict.
-
-        Yields
-        ------
-        y : ndarray of shape (n_bags,)
-            The predictions after one more round.
+        [gdbt staged predict]
         """
         yield from self._staged_bag_scores(X)
 

@@ -180,6 +180,9 @@ class SortedRound:
         The in-bag bags (all of them without subsampling).
     units : ndarray of bool or None
         Which instances of the training bags are in the round (None: all).
+    offsets, unit_bag : ndarray of intp
+        The in-bag bags' offsets and each of their instances' bag (as the
+        other rounds give them, for the pooling and the Newton step).
     """
 
     def __init__(self, presorted, bags, inbag=None):
@@ -194,14 +197,7 @@ class SortedRound:
             self.bag_map[inbag] = np.arange(inbag.shape[0])
             self.bags = bags.subset(inbag)
         self.n_features = bags.n_features
-
-    @property
-    def offsets(self):
-        return self.bags.offsets
-
-    @property
-    def unit_bag(self):
-        return self.bags.instance_bag
+        self.offsets, self.unit_bag = self.bags.offsets, self.bags.instance_bag
 
     def presorted_rows(self, cols):
         """The presorted layout of the in-bag instances on the features `cols` (None: all, kept for the round)."""

@@ -51,12 +51,14 @@ from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import format_rules, pack_rules
 from mil.rules._ruleset import coverage, make_rules, most_probable, score_units
+from mil.utils._docstrings import fill_doc
 from mil.utils._threads import RowThreads
 from mil.utils.validation import check_bag_labels, check_bags, printed_feature_names, set_feature_names
 
 __all__ = ["RipperMIClassifier"]
 
 
+@fill_doc
 class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     """RIPPER rule learner for multi-instance data (RIPPER-MI), any number of classes.
 
@@ -169,10 +171,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         A rule without conditions: its ``label`` is predicted for the bags
         no rule covers and its ``counts`` are the training bags no rule
         covers, per class.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_features_in_ : int
-        Number of features of the training instances.
+    [classes attributes]
 
     See Also
     --------
@@ -194,10 +193,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     Twelfth International Conference on Machine Learning (ICML 1995)*,
     115-123.
 
-    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
-    multiple-part learning problems with decision trees and rule sets.
-    Application to the mutagenesis problem. *Advances in Artificial
-    Intelligence (Canadian AI 2001)*, LNCS 2056, 204-214.
+    [chevaleyre2001]
 
     Examples
     --------
@@ -388,15 +384,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         rule); an uncovered bag gets the default rule's distribution. With
         ``assumption="collective"``: the mean over the bag's instances.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-            Columns follow ``classes_``.
+        [predicted probabilities]
         """
         return self._bag_scores(X)[0]
 
@@ -408,15 +396,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         rule's class for uncovered bags. Collective assumption: the class of
         highest probability.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to classify.
-
-        Returns
-        -------
-        y : ndarray of shape (n_bags,)
-            Labels from ``classes_``.
+        [predicted labels]
         """
         decided = self._bag_scores(X)[1]
         return self.classes_[decided]
@@ -431,10 +411,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         default rule's rate of the rules' class). With more classes:
         ``predict_proba``.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
+        [bags to score]
 
         Returns
         -------

@@ -26,8 +26,10 @@ from mil.tree._rows import prepare_layout, resolve_splitter
 from mil.tree._export import TreeExportMixin, concept_tree_printout, member_index, not_fitted
 from mil.tree._pooling import pool
 from mil.utils._docstrings import defaults_of, fill_doc, register
+from mil.utils.validation import bag_sample_weight
 
-__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels", "subsample_instances"]
+__all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels", "fit_inputs",
+           "subsample_instances"]
 
 
 def resolve_max_features(max_features, n_features):
@@ -61,6 +63,34 @@ def subsample_instances(bags, max_instances, rng):
     return bags.subsample_instances(max_instances, int(rng.randint(np.iinfo(np.int32).max)))
 
 
+def fit_inputs(estimator, X, y, sample_weight=None, *, drop_zero_weight=True):
+    """The start of a tree learner's fit: validated bags, labels and bag weights, and the fit's generator.
+
+    ``estimator._validate_fit(X, y)``; the fit's generator from the
+    estimator's `random_state`; :func:`subsample_instances` with a seed drawn
+    from it (``max_instances_per_bag``); the bag weights, `sample_weight`
+    times the estimator's ``class_weight`` if it has one; and, unless
+    `drop_zero_weight` is False, the bags of weight 0 left out.
+
+    Returns
+    -------
+    bags : Bags
+    y : ndarray
+        As ``_validate_fit`` returns them (class indices, or real targets).
+    weight : ndarray of float64 or None
+        The bag weights (None: unweighted).
+    rng : numpy.random.RandomState
+        The fit's generator, for its other draws.
+    """
+    bags, y_valid = estimator._validate_fit(X, y)
+    rng = check_random_state(estimator.random_state)
+    bags = subsample_instances(bags, estimator.max_instances_per_bag, rng)
+    weight = bag_sample_weight(sample_weight, y, bags.n_bags, getattr(estimator, "class_weight", None))
+    if drop_zero_weight:
+        bags, y_valid, weight = estimator._drop_zero_weight(bags, y_valid, weight)
+    return bags, y_valid, weight, rng
+
+
 def concept_labels(y_enc, n_classes, pos_index=1):
     """The 0/1 bag labels of each concept: one for two classes (class `pos_index`), one per class for more."""
     if n_classes == 2:
@@ -68,6 +98,7 @@ def concept_labels(y_enc, n_classes, pos_index=1):
     return [(y_enc == c).astype(np.uint8) for c in range(n_classes)]
 
 
+@fill_doc
 class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
     """Shared fit / predict of the multi-instance trees (not for direct use).
 
@@ -141,10 +172,7 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         self : object
             The fitted tree.
         """
-        bags, y_enc = self._validate_fit(X, y)
-        rng = check_random_state(self.random_state)
-        bags = subsample_instances(bags, self.max_instances_per_bag, rng)
-        bags, y_enc, weight = self._drop_zero_weight(bags, y_enc, self._bag_weights(sample_weight, y, bags.n_bags))
+        bags, y_enc, weight, rng = fit_inputs(self, X, y, sample_weight)
         return self._fit_encoded(bags, y_enc, weight, leaf_weight=weight, rng=rng)
 
     def _fit_encoded(self, bags, y_enc, bag_weight=None, presorted=None, leaf_weight=None, rng=None):
@@ -365,25 +393,14 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         concept probability (the same pooling in its tree), normalised to
         sum to one over the classes.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_bags, n_classes)
-            Columns follow ``classes_``.
+        [predicted probabilities]
         """
         return self._proba_bags(self._validate_predict(X), self.sharpness)
 
     def decision_function(self, X):
         """Compute the log-odds of the bag probability.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to score.
+        [bags to score]
 
         Returns
         -------
@@ -407,15 +424,7 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         pooled log-odds are positive (the probability above 1/2). More: the
         class of largest probability.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags to classify.
-
-        Returns
-        -------
-        y : ndarray of shape (n_bags,)
-            Labels from ``classes_``.
+        [predicted labels]
         """
         scores = self._concept_scores(self._validate_predict(X))
         if len(scores) > 1:
@@ -628,10 +637,7 @@ register("mi tree attributes", """    Attributes
     trees_ : list of mil.tree.Tree
         One tree per concept: ``[tree_]`` for two classes; for more, tree k
         separates class ``classes_[k]`` (positive) from the others.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_features_in_ : int
-        Number of features of the training instances.
+    [classes attributes]
     feature_importances_ : ndarray of shape (n_features,)
         Split gains weighted by the node's bag count, normalised to sum to 1.
 """)
@@ -677,10 +683,7 @@ class ID3MIClassifier(_BaseMITree):
 
     References
     ----------
-    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
-    multiple-part learning problems with decision trees and rule sets.
-    Application to the mutagenesis problem. *Advances in Artificial
-    Intelligence (Canadian AI 2001)*, LNCS 2056, 204-214.
+    [chevaleyre2001]
 
     Examples
     --------
@@ -742,10 +745,7 @@ class C45MIClassifier(_BaseMITree):
     J. R. Quinlan (1993). *C4.5: Programs for Machine Learning*. Morgan
     Kaufmann.
 
-    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
-    multiple-part learning problems with decision trees and rule sets.
-    Application to the mutagenesis problem. *Advances in Artificial
-    Intelligence (Canadian AI 2001)*, LNCS 2056, 204-214.
+    [chevaleyre2001]
 
     Examples
     --------

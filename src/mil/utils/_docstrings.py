@@ -105,3 +105,54 @@ def _fill(target, owner, sections):
         return text
 
     target.__doc__ = _PLACEHOLDER.sub(fill, doc)
+
+
+# The input and output of the prediction methods every bag estimator shares.
+register("bags to score", """    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        The bags to score.
+""")
+register("bags to classify", """    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        The bags to classify.
+""")
+register("bags to predict", """    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        The bags to predict.
+""")
+register("predicted probabilities", """    [bags to score]
+
+    Returns
+    -------
+    proba : ndarray of shape (n_bags, n_classes)
+        Columns follow ``classes_``.
+""")
+register("predicted labels", """    [bags to classify]
+
+    Returns
+    -------
+    y : ndarray of shape (n_bags,)
+        Labels from ``classes_``.
+""")
+register("predicted values", """    [bags to predict]
+
+    Returns
+    -------
+    y : ndarray of shape (n_bags,)
+        The predictions.
+""")
+register("classes attributes", """    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_features_in_ : int
+        Number of features of the training instances.
+""")
+
+# References several estimators cite.
+register("chevaleyre2001", """    Y. Chevaleyre and J.-D. Zucker (2001). Solving multiple-instance and
+    multiple-part learning problems with decision trees and rule sets.
+    Application to the mutagenesis problem. *Advances in Artificial
+    Intelligence (Canadian AI 2001)*, LNCS 2056, 204-214.
+""")
