@@ -92,6 +92,15 @@ def check_float(value, name, positive=False):
 
 
 # -- one checker per kernel entry point (both twins call the same one) ---------
+def elementwise_args(a, b, names):
+    """`a` and `b` as C-contiguous float64 arrays of one shape (`names`: theirs, for the message)."""
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"{names[0]} and {names[1]} must have one shape; got {a.shape} and {b.shape}")
+    return a, b
+
+
 def bag_max_args(values, offsets):
     values = as_array(values, "values", np.float64, 1)
     return values, check_offsets(offsets, values.shape[0])

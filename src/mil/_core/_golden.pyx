@@ -179,35 +179,31 @@ def golden_section_max(func, lo, hi, tol=1e-5, max_iter=200, rtol=0.0):
     return x
 
 
-def nca_objective(dmin_, dmax_, y_, alpha, sigma):
-    """NCA leave-one-out objective f(alpha) over the training bags (stable)."""
-    dmin_, dmax_, y_, sigma = nca_args(dmin_, dmax_, y_, sigma)
-    alpha = check_float(alpha, "alpha")
+cdef _nca(dmin_, dmax_, y_, float64_t sigma, float64_t arg, bint search, float64_t empty):
+    # c_nca_alpha (search; `arg` the tolerance) or c_nca_objective (`arg` the
+    # alpha) on arrays nca_args has checked; `empty` when there is no bag.
     cdef const float64_t[:, ::1] dmin = dmin_
     cdef const float64_t[:, ::1] dmax = dmax_
     cdef const intp_t[::1] y = y_
     cdef float64_t out
-    cdef float64_t a = alpha, sg = sigma
     cdef intp_t n = dmin.shape[0]
     if n == 0:
-        return 0.0
+        return empty
     with nogil:
-        out = c_nca_objective(&dmin[0, 0], &dmax[0, 0], &y[0], n, a, sg)
+        if search:
+            out = c_nca_alpha(&dmin[0, 0], &dmax[0, 0], &y[0], n, sigma, arg)
+        else:
+            out = c_nca_objective(&dmin[0, 0], &dmax[0, 0], &y[0], n, arg, sigma)
     return out
+
+
+def nca_objective(dmin_, dmax_, y_, alpha, sigma):
+    """NCA leave-one-out objective f(alpha) over the training bags (stable)."""
+    dmin_, dmax_, y_, sigma = nca_args(dmin_, dmax_, y_, sigma)
+    return _nca(dmin_, dmax_, y_, sigma, check_float(alpha, "alpha"), False, 0.0)
 
 
 def nca_alpha(dmin_, dmax_, y_, sigma, tol=1e-3):
     """Alpha in [0, 1] maximising the NCA objective, by golden-section search."""
     dmin_, dmax_, y_, sigma = nca_args(dmin_, dmax_, y_, sigma)
-    tol = check_float(tol, "tol", positive=True)
-    cdef const float64_t[:, ::1] dmin = dmin_
-    cdef const float64_t[:, ::1] dmax = dmax_
-    cdef const intp_t[::1] y = y_
-    cdef float64_t out
-    cdef float64_t sg = sigma, tl = tol
-    cdef intp_t n = dmin.shape[0]
-    if n == 0:
-        return 0.5
-    with nogil:
-        out = c_nca_alpha(&dmin[0, 0], &dmax[0, 0], &y[0], n, sg, tl)
-    return out
+    return _nca(dmin_, dmax_, y_, sigma, check_float(tol, "tol", positive=True), True, 0.5)

@@ -90,6 +90,33 @@ cdef inline float64_t _midpoint(float64_t a, float64_t b) noexcept nogil:
     return a * 0.5 + b * 0.5
 
 
+cdef inline void _condition(
+    bint left, float64_t a, float64_t b, float64_t p, float64_t n,
+    const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
+    float64_t smooth, float64_t* best, float64_t* out_gain, float64_t* out_threshold,
+    float64_t* out_p, float64_t* out_n,
+) noexcept nogil:
+    # One condition of the cut between consecutive distinct values a < b:
+    # x <= t (left) or x >= t, keeping the bags' weights p, n. It replaces the
+    # entry the pointers point at (best[0], out_gain[0], ...) when its gain is
+    # positive and at least that entry's.
+    cdef float64_t g, t
+    if p >= min_weight and p > 0.0:
+        g = _gain(log2_table, table_len, base, p, n, smooth)
+        if g > 0.0 and g >= best[0]:
+            t = _midpoint(a, b)
+            if left:
+                if not (a <= t and t < b):
+                    t = a
+            elif not (a < t and t <= b):
+                t = b
+            best[0] = g
+            out_gain[0] = g
+            out_threshold[0] = t
+            out_p[0] = p
+            out_n[0] = n
+
+
 cdef inline void _cut(
     float64_t a, float64_t b, float64_t lp, float64_t ln, float64_t rp, float64_t rn,
     const float64_t* log2_table, intp_t table_len, float64_t base, float64_t min_weight,
@@ -101,29 +128,10 @@ cdef inline void _cut(
     # best[0], best[1] and the out_ pointers are the feature's two entries.
     # Called going backwards: ">=" keeps the lowest threshold among equal
     # gains, as a forward scan with ">" would.
-    cdef float64_t g, t
-    if lp >= min_weight and lp > 0.0:
-        g = _gain(log2_table, table_len, base, lp, ln, smooth)
-        if g > 0.0 and g >= best[0]:
-            t = _midpoint(a, b)
-            if not (a <= t and t < b):
-                t = a
-            best[0] = g
-            out_gain[0] = g
-            out_threshold[0] = t
-            out_p[0] = lp
-            out_n[0] = ln
-    if rp >= min_weight and rp > 0.0:
-        g = _gain(log2_table, table_len, base, rp, rn, smooth)
-        if g > 0.0 and g >= best[1]:
-            t = _midpoint(a, b)
-            if not (a < t and t <= b):
-                t = b
-            best[1] = g
-            out_gain[1] = g
-            out_threshold[1] = t
-            out_p[1] = rp
-            out_n[1] = rn
+    _condition(True, a, b, lp, ln, log2_table, table_len, base, min_weight, smooth,
+               best, out_gain, out_threshold, out_p, out_n)
+    _condition(False, a, b, rp, rn, log2_table, table_len, base, min_weight, smooth,
+               best + 1, out_gain + 1, out_threshold + 1, out_p + 1, out_n + 1)
 
 
 cdef void _search_rows(

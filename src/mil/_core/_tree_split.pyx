@@ -52,8 +52,8 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 import numpy as np
 
 from mil._core._checks import (binned_features as _binned_features, binned_search_args, check_tree_walk,
-                               tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args,
-                               tree_values_args)
+                               elementwise_args, tree_apply_args, tree_gather_args, tree_partition_args,
+                               tree_search_args, tree_values_args)
 
 __all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply", "add_tree_values",
            "entropy_mass", "midpoints"]
@@ -1071,6 +1071,23 @@ def _choose_feature(const uint8_t[::1] found, const float64_t[:, ::1] stats, bin
     return ties[:n_ties] if return_ties else best_f
 
 
+ctypedef float64_t (*_pairwise)(float64_t, float64_t) noexcept nogil
+
+
+cdef _elementwise(a, b, tuple names, _pairwise f):
+    # f(a[i], b[i]) for every element of two arrays of one shape (the Python
+    # entry points of the split search's own arithmetic, for the tests).
+    a, b = elementwise_args(a, b, names)
+    out = np.empty(a.shape)
+    cdef const float64_t[::1] av = a.reshape(-1), bv = b.reshape(-1)
+    cdef float64_t[::1] o = out.reshape(-1)
+    cdef intp_t i
+    with nogil:
+        for i in range(av.shape[0]):
+            o[i] = f(av[i], bv[i])
+    return out
+
+
 def entropy_mass(p, n):
     """(p + n) * Info_multi(p, n) in bits, elementwise: the entropy term of the split criteria.
 
@@ -1085,18 +1102,7 @@ def entropy_mass(p, n):
         ``X(p + n) - X(p) - X(n)`` with ``X(x) = x log2 x`` (0 for x <= 0),
         with the split search's own arithmetic.
     """
-    p = np.ascontiguousarray(p, dtype=np.float64)
-    n = np.ascontiguousarray(n, dtype=np.float64)
-    if p.shape != n.shape:
-        raise ValueError(f"p and n must have one shape; got {p.shape} and {n.shape}")
-    out = np.empty(p.shape)
-    cdef const float64_t[::1] pv = p.reshape(-1), nv = n.reshape(-1)
-    cdef float64_t[::1] o = out.reshape(-1)
-    cdef intp_t i
-    with nogil:
-        for i in range(pv.shape[0]):
-            o[i] = _entropy_mass(pv[i], nv[i])
-    return out
+    return _elementwise(p, n, ("p", "n"), _entropy_mass)
 
 
 def midpoints(a, b):
@@ -1113,18 +1119,7 @@ def midpoints(a, b):
         ``a / 2 + b / 2`` where that lies in ``[a, b)``, else `a` (rounding
         must not send `b` to the lower side).
     """
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    b = np.ascontiguousarray(b, dtype=np.float64)
-    if a.shape != b.shape:
-        raise ValueError(f"a and b must have one shape; got {a.shape} and {b.shape}")
-    out = np.empty(a.shape)
-    cdef const float64_t[::1] av = a.reshape(-1), bv = b.reshape(-1)
-    cdef float64_t[::1] o = out.reshape(-1)
-    cdef intp_t i
-    with nogil:
-        for i in range(av.shape[0]):
-            o[i] = _midpoint(av[i], bv[i])
-    return out
+    return _elementwise(a, b, ("a", "b"), _midpoint)
 
 
 def _partition_ids(intp_t[::1] samples, intp_t start, intp_t end, const cython.floating[:, ::1] X,

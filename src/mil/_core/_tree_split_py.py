@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
-from mil._core._checks import (binned_features, binned_search_args, check_tree_walk, tree_apply_args,
-                               tree_gather_args, tree_partition_args, tree_search_args, tree_values_args)
+from mil._core._checks import (binned_features, binned_search_args, check_tree_walk, elementwise_args,
+                               tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args,
+                               tree_values_args)
 
 __all__ = ["best_splits", "gather_best_splits", "binned_best_splits", "partition", "apply", "add_tree_values",
            "entropy_mass", "midpoints"]
@@ -100,10 +101,7 @@ def entropy_mass(p, n):
 
     See the compiled twin.
     """
-    p = np.ascontiguousarray(p, dtype=np.float64)
-    n = np.ascontiguousarray(n, dtype=np.float64)
-    if p.shape != n.shape:
-        raise ValueError(f"p and n must have one shape; got {p.shape} and {n.shape}")
+    p, n = elementwise_args(p, n, ("p", "n"))
     return _entropy_mass(p.reshape(-1), n.reshape(-1)).reshape(p.shape)
 
 
@@ -112,10 +110,7 @@ def midpoints(a, b):
 
     See the compiled twin.
     """
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    b = np.ascontiguousarray(b, dtype=np.float64)
-    if a.shape != b.shape:
-        raise ValueError(f"a and b must have one shape; got {a.shape} and {b.shape}")
+    a, b = elementwise_args(a, b, ("a", "b"))
     return np.asarray(_midpoint(a, b), dtype=np.float64).reshape(a.shape)
 
 
