@@ -35,7 +35,8 @@ def test_regressor_checks(regressor, sklearn_checks):
     check_bag_regressor(regressor, param_grid={"max_depth": [2, None]}, sklearn_checks=sklearn_checks)
 
 
-def test_the_label_in_the_spread_is_learned(backend):
+def test_the_label_in_the_spread_is_learned():
+    # Accuracy on the active backend; test_both_backends_build_the_same_model checks the other.
     X, y = _spread_bags()
     Xt, yt = _spread_bags(seed=1)
     for reg in (GDBTMIRegressor(n_estimators=60, random_state=0, split="instance"),
