@@ -15,7 +15,7 @@ from mil._scaling import apply_scaling
 from mil._tuning._calibration import sigmoid_proba
 from mil._tuning._libsvm import svc_decision
 from mil._tuning._scores import SEED_MAX, inner_folds, positive_weight_bags, select
-from mil.utils._docstrings import defaults_of, register
+from mil.utils._docstrings import defaults_of, fill_doc, register
 from mil.utils.validation import bag_sample_weight
 
 __all__ = ["TunedClassifierMixin", "TunedRegressorMixin", "quiet_fit", "fold_blocks"]
@@ -111,13 +111,11 @@ class _TunedMixin:
         fold_seeds = [int(rng.randint(SEED_MAX)) for _ in range(self.cv_repeats)]
         return fold_seeds, Bunch(**{name: int(rng.randint(SEED_MAX)) for name in self._seed_names})
 
+    @fill_doc
     def fit(self, X, y, sample_weight=None):
         """Fit on training bags, choosing the hyper-parameters by inner cross-validation.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags.
+        [fit bags]
         y : array-like of shape (n_bags,)
             One label (classifiers) or target value (regressors) per bag.
         sample_weight : array-like of shape (n_bags,), default=None

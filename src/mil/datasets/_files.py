@@ -14,6 +14,7 @@ from mil.datasets._formats import (
 )
 from mil.datasets._leak import BagExtremes, warn_leaked_label
 from mil.datasets._sink import InstanceSink
+from mil.utils._docstrings import fill_doc
 
 __all__ = ["load_bag_files"]
 
@@ -225,6 +226,7 @@ def _few(ids, limit=5):
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
+@fill_doc
 def load_bag_files(path, *, labels=None, key=None, bag_column=None, label_column=None, dtype=None, memmap=None,
                    return_X_y=False):
     """Read a folder of per-bag feature files and a labels table as bags.
@@ -300,10 +302,7 @@ def load_bag_files(path, *, labels=None, key=None, bag_column=None, label_column
         feature counts that differ between files, a bag without a label or
         a label without a bag, a labels table of another format.
 
-    Warns
-    -----
-    LeakedLabelWarning
-        When a feature column equals the bag label on every instance.
+    [leaked label warning]
 
     Examples
     --------

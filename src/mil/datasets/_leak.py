@@ -4,10 +4,20 @@ import warnings
 
 import numpy as np
 
+from mil.utils._docstrings import register
+
 __all__ = ["LeakedLabelWarning", "BagExtremes", "warn_leaked_label"]
 
 _MAX_CLASSES = 20  # labels with more distinct values are compared by equality only (regression)
 _MIN_BAGS = 10  # fewer bags than this, or a class of a single bag: a coincidence is too likely to warn
+
+
+register("leaked label warning", """\
+    Warns
+    -----
+    LeakedLabelWarning
+        When a feature column equals the bag label on every instance.
+""")
 
 
 class LeakedLabelWarning(UserWarning):

@@ -9,6 +9,7 @@ from mil.bags import Bags
 from mil.datasets._formats import check_table_format, numeric_arrow_type, pyarrow_parquet
 from mil.datasets._leak import BagExtremes, warn_leaked_label
 from mil.datasets._sink import InstanceSink
+from mil.utils._docstrings import fill_doc
 
 __all__ = ["load_parquet"]
 
@@ -66,6 +67,7 @@ def _vectors(column, path, name):
     return np.asarray(column.flatten().to_numpy(zero_copy_only=False), dtype=np.float64).reshape(-1, width)
 
 
+@fill_doc
 def load_parquet(path, bag="bag", label="label", *, features=None, dtype=np.float64, memmap=None,
                  return_X_y=False):
     """Read one long Parquet table (a row per instance) into bags.
@@ -100,10 +102,7 @@ def load_parquet(path, bag="bag", label="label", *, features=None, dtype=np.floa
         ``bag_ids``, ``feature_names`` and ``memmap``. Ids and labels keep
         their columns' types.
 
-    Warns
-    -----
-    LeakedLabelWarning
-        When a feature column equals the bag label on every instance.
+    [leaked label warning]
 
     Examples
     --------

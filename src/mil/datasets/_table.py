@@ -11,6 +11,7 @@ from mil.datasets._checks import numeric_or_strings
 from mil.datasets._formats import check_table_format
 from mil.datasets._leak import BagExtremes, warn_leaked_label
 from mil.utils.validation import bags_from_instances, shown
+from mil.utils._docstrings import fill_doc
 
 __all__ = ["from_frame", "load_csv"]
 
@@ -68,6 +69,7 @@ def _frames(bags, frame):
     return [frame(bag.copy(), columns=list(bags.feature_names)) for bag in bags]
 
 
+@fill_doc
 def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False):
     """Build bags from a long table with one row per instance.
 
@@ -94,10 +96,7 @@ def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False)
         ``data`` or ``bags`` sets the estimator's ``feature_names_in_``,
         which its printed models (``export_text``) use.
 
-    Warns
-    -----
-    LeakedLabelWarning
-        When a feature column equals the bag label on every instance.
+    [leaked label warning]
 
     Examples
     --------
@@ -129,6 +128,7 @@ def from_frame(df, bag="bag", label="label", features=None, *, return_X_y=False)
                                bag, label, return_X_y, frame)
 
 
+@fill_doc
 def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8", return_X_y=False):
     """Read a long CSV file (header row; one row per instance) into bags.
 
@@ -162,10 +162,7 @@ def load_csv(path, bag="bag", label="label", *, delimiter=",", encoding="utf-8",
         ``bags.instances``, which holds the file once; ``bags`` carries the
         column names as ``feature_names``: fit on it to keep them).
 
-    Warns
-    -----
-    LeakedLabelWarning
-        When a feature column equals the bag label on every instance.
+    [leaked label warning]
     """
     check_table_format(path, "load_csv", "a CSV text file (.csv, .tsv, .txt)")
     header = _csv_header(path, delimiter, encoding)

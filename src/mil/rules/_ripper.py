@@ -244,10 +244,7 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
     def fit(self, X, y, sample_weight=None):
         """Learn the rule set.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags.
+        [fit bags]
         y : array-like of shape (n_bags,)
             Two or more classes.
         sample_weight : array-like of shape (n_bags,), default=None

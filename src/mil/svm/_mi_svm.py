@@ -358,13 +358,11 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         self.threshold_ = selection.cut
         self.model_ = model
 
+    @fill_doc
     def fit(self, X, y, sample_weight=None):
         """Fit by alternating instance labels (or witnesses) and SVM fits, tuned by inner CV.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags.
+        [fit bags]
         y : array-like of shape (n_bags,)
             Two classes; the positive class follows ``positive_class``.
         sample_weight : array-like of shape (n_bags,), default=None

@@ -156,3 +156,11 @@ register("chevaleyre2001", """    Y. Chevaleyre and J.-D. Zucker (2001). Solving
     Application to the mutagenesis problem. *Advances in Artificial
     Intelligence (Canadian AI 2001)*, LNCS 2056, 204-214.
 """)
+
+# The input every bag estimator's ``fit`` takes first (its method docstring's ``[fit bags]``).
+register("fit bags", """\
+    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        Training bags.
+""")
