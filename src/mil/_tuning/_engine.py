@@ -61,6 +61,7 @@ def _decision_values(model, A):
     return model.decision_function(A)
 
 
+@fill_doc
 class _TunedMixin:
     """The engine's ``fit``; see :mod:`mil._tuning` for the hooks (not public)."""
 
@@ -111,7 +112,6 @@ class _TunedMixin:
         fold_seeds = [int(rng.randint(SEED_MAX)) for _ in range(self.cv_repeats)]
         return fold_seeds, Bunch(**{name: int(rng.randint(SEED_MAX)) for name in self._seed_names})
 
-    @fill_doc
     def fit(self, X, y, sample_weight=None):
         """Fit on training bags, choosing the hyper-parameters by inner cross-validation.
 
@@ -172,6 +172,7 @@ class _TunedMixin:
         return fold, self._model(row, col, seeds, False).fit(A, target, sample_weight=weight)
 
 
+@fill_doc
 class TunedClassifierMixin(_TunedMixin):
     """A classifier on the tuning engine: its ``fit``, ``decision_function`` and ``predict_proba``.
 
@@ -214,10 +215,7 @@ class TunedClassifierMixin(_TunedMixin):
     def decision_function(self, X):
         """Decision values of the fitted model.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags to score.
+        [score bags]
 
         Returns
         -------
@@ -237,10 +235,7 @@ class TunedClassifierMixin(_TunedMixin):
         hyper-parameters (1 without inner folds), so the argmax is the
         class of the decision value.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags to score.
+        [score bags]
 
         Returns
         -------
@@ -253,6 +248,7 @@ class TunedClassifierMixin(_TunedMixin):
         return self._proba_from_positive(p, positive=s > 0) if s.ndim == 1 else p
 
 
+@fill_doc
 class TunedRegressorMixin(_TunedMixin):
     """A regressor on the tuning engine: its ``fit`` and ``predict``.
 
@@ -283,10 +279,7 @@ class TunedRegressorMixin(_TunedMixin):
     def predict(self, X):
         """Predict the target value of each bag.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags to predict.
+        [predict bags]
 
         Returns
         -------

@@ -184,7 +184,19 @@ register("wei2017", """\
 """)
 
 
-@fill_doc
+def _see_also_doc(other):
+    """See Also (`other`, then the two encoders of other kinds) and the reference to Wei et al. (2017)."""
+    return f"""    See Also
+    --------
+    {other}
+    KernelMeanEmbedding : Summed random features of the instances.
+    SlicedWassersteinEmbedding : Quantiles of projected instances.
+
+    [wei2017]
+"""
+
+
+@fill_doc(see_also=_see_also_doc("FisherVectorEmbedding : Soft assignments to a Gaussian mixture instead."))
 class VLADEmbedding(BagEncoder):
     """VLAD encoding of bags: summed residuals to the nearest k-means centre (miVLAD).
 
@@ -233,17 +245,8 @@ class VLADEmbedding(BagEncoder):
         Number of instances the codebook was learned on.
     [encoder input attributes]
 
-    See Also
-    --------
-    FisherVectorEmbedding : Soft assignments to a Gaussian mixture instead.
-    KernelMeanEmbedding : Summed random features of the instances.
-    SlicedWassersteinEmbedding : Quantiles of projected instances.
-
-    References
-    ----------
-    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
-    learning", IEEE Transactions on Neural Networks and Learning Systems
-    28(4), 2017. H. Jegou, M. Douze, C. Schmid and P. Perez, "Aggregating
+    [see also]
+    H. Jegou, M. Douze, C. Schmid and P. Perez, "Aggregating
     local descriptors into a compact image representation", CVPR 2010.
 
     Examples
@@ -326,7 +329,7 @@ class VLADEmbedding(BagEncoder):
         return V
 
 
-@fill_doc
+@fill_doc(see_also=_see_also_doc("VLADEmbedding : Hard assignments to a k-means codebook instead."))
 class FisherVectorEmbedding(BagEncoder):
     """Fisher vector encoding of bags under a diagonal Gaussian mixture (miFV).
 
@@ -387,17 +390,8 @@ class FisherVectorEmbedding(BagEncoder):
         Number of instances the mixture was fitted on.
     [encoder input attributes]
 
-    See Also
-    --------
-    VLADEmbedding : Hard assignments to a k-means codebook instead.
-    KernelMeanEmbedding : Summed random features of the instances.
-    SlicedWassersteinEmbedding : Quantiles of projected instances.
-
-    References
-    ----------
-    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
-    learning", IEEE Transactions on Neural Networks and Learning Systems
-    28(4), 2017. F. Perronnin, J. Sanchez and T. Mensink, "Improving the
+    [see also]
+    F. Perronnin, J. Sanchez and T. Mensink, "Improving the
     Fisher kernel for large-scale image classification", ECCV 2010.
 
     Examples

@@ -3,6 +3,7 @@
 import numpy as np
 
 from mil._core import kernel
+from mil.utils._docstrings import fill_doc
 from mil.utils.validation import shown
 
 __all__ = ["kernel_regression_loss", "nca_objective", "select_alpha"]
@@ -19,6 +20,20 @@ def _check(dmin, dmax, y, dtype=np.intp):
     return dmin, dmax, y
 
 
+def _parameters_doc(y):
+    """The Parameters section of the leave-one-out objectives of alpha, `y` described as given."""
+    return f"""    Parameters
+    ----------
+    dmin, dmax : ndarray of shape (n, n)
+        Minimal and maximal Hausdorff distances between the training bags.
+    y : array-like of shape (n,)
+        {y}
+    alpha : float
+    sigma : float > 0
+"""
+
+
+@fill_doc(parameters=_parameters_doc("Class index of each bag."))
 def nca_objective(dmin, dmax, y, alpha, sigma):
     """NCA leave-one-out objective of the integrated distance with weight `alpha`.
 
@@ -26,14 +41,7 @@ def nca_objective(dmin, dmax, y, alpha, sigma):
     ``p_ij`` proportional to ``exp(-d_int(i, j) / sigma)`` over ``j != i``;
     computed stably (each row's smallest distance is subtracted first).
 
-    Parameters
-    ----------
-    dmin, dmax : ndarray of shape (n, n)
-        Minimal and maximal Hausdorff distances between the training bags.
-    y : array-like of shape (n,)
-        Class index of each bag.
-    alpha : float
-    sigma : float > 0
+    [parameters]
 
     Returns
     -------
@@ -45,6 +53,7 @@ def nca_objective(dmin, dmax, y, alpha, sigma):
     return float(kernel("_golden").nca_objective(dmin, dmax, y, float(alpha), float(sigma)))
 
 
+@fill_doc(parameters=_parameters_doc("The target of each bag."))
 def kernel_regression_loss(dmin, dmax, y, alpha, sigma):
     """Leave-one-out squared error of kernel regression with the integrated distance of weight `alpha`.
 
@@ -53,14 +62,7 @@ def kernel_regression_loss(dmin, dmax, y, alpha, sigma):
     regression (Weinberger and Tesauro 2007), the regression counterpart of
     NCA. Computed stably (each row's smallest distance is subtracted first).
 
-    Parameters
-    ----------
-    dmin, dmax : ndarray of shape (n, n)
-        Minimal and maximal Hausdorff distances between the training bags.
-    y : array-like of shape (n,)
-        The target of each bag.
-    alpha : float
-    sigma : float > 0
+    [parameters]
 
     Returns
     -------

@@ -26,6 +26,7 @@ distance, a search among the training instances in a KD-tree or ball tree
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -132,6 +133,50 @@ register("feature attributes", """    n_features_in_ : int
     feature_names_in_ : ndarray of str
         The feature names seen in ``fit`` (DataFrame bags only).
 """)
+def _attributes_doc(cls):
+    """The Attributes section of a neighbours estimator (classes, citer radii, as it has them)."""
+    classes = "" if issubclass(cls, RegressorMixin) else """    classes_ : ndarray of shape (n_classes,)
+        The sorted labels.
+"""
+    citers = """    citer_threshold_ : ndarray of shape (n_train,)
+        The `citers`-th smallest distance from each training bag to another.
+""" if issubclass(cls, CitersMixin) else ""
+    return f"""    Attributes
+    ----------
+{classes}    [search attributes]
+{citers}    [feature attributes]
+"""
+
+
+register("neighbour attributes", _attributes_doc)
+
+
+def _query_doc(verb):
+    """The Parameters section of a query method: bags, or their distances to the training bags."""
+    return f"""    Parameters
+    ----------
+    X : sequence of 2-D arrays, Bags, or ndarray of shape (n_bags, n_train)
+        The bags to {verb}; with ``metric="precomputed"``, their
+        distances to the training bags (one column per training bag).
+"""
+
+
+register("queries to classify", _query_doc("classify"))
+register("queries to predict", _query_doc("predict"))
+
+
+def _examples_doc(cls):
+    """The head of a neighbours estimator's Examples: toy bags (with targets for a regressor)."""
+    make = "make_toy_regression_bags" if issubclass(cls, RegressorMixin) else "make_toy_bags"
+    return f"""    Examples
+    --------
+    >>> from mil.neighbors import {cls.__name__}
+    >>> from mil.utils.estimator_checks import {make}
+    >>> X, y = {make}(n_bags=40, random_state=0)
+"""
+
+
+register("neighbours examples", _examples_doc)
 
 
 class Found:

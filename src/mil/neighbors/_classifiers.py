@@ -35,6 +35,7 @@ register("classifier metric", """    metric : {"minimal", "maximal", "average", 
 """)
 
 
+@fill_doc
 class BaseBagNeighbors(BagNeighborsMixin, BaseBagClassifier):
     """The neighbour classifiers' votes over the shared search (not public)."""
 
@@ -137,11 +138,7 @@ class BaseBagNeighbors(BagNeighborsMixin, BaseBagClassifier):
         A bag's probabilities do not depend on the other bags of the call,
         nor on ``algorithm_``.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays, Bags, or ndarray of shape (n_bags, n_train)
-            The bags to classify; with ``metric="precomputed"``, their
-            distances to the training bags (one column per training bag).
+        [queries to classify]
 
         Returns
         -------
@@ -189,23 +186,14 @@ class BagKNNClassifier(NearestBagsMixin, BaseBagNeighbors):
         other metrics treat both classes alike and ignore it.
     [neighbour search]
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        The sorted labels.
-    [search attributes]
-    [feature attributes]
+    [neighbour attributes]
 
     See Also
     --------
     CitationKNNClassifier : References and citers vote.
     mil.distances.hausdorff : The bag distances.
 
-    Examples
-    --------
-    >>> from mil.neighbors import BagKNNClassifier
-    >>> from mil.utils.estimator_checks import make_toy_bags
-    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    [neighbours examples]
     >>> clf = BagKNNClassifier(n_neighbors=3).fit(X[:30], y[:30])
     >>> clf.predict(X[30:]).shape
     (10,)
@@ -263,25 +251,14 @@ class CitationKNNClassifier(CitersMixin, BaseBagNeighbors):
         rather than pick one by sort order.
     [neighbour search]
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        The sorted labels.
-    [search attributes]
-    citer_threshold_ : ndarray of shape (n_train,)
-        The `citers`-th smallest distance from each training bag to another.
-    [feature attributes]
+    [neighbour attributes]
 
     See Also
     --------
     BagKNNClassifier : Only the nearest bags vote.
     mil.distances.hausdorff : The bag distances.
 
-    Examples
-    --------
-    >>> from mil.neighbors import CitationKNNClassifier
-    >>> from mil.utils.estimator_checks import make_toy_bags
-    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    [neighbours examples]
     >>> clf = CitationKNNClassifier(references=3, citers=5).fit(X[:30], y[:30])
     >>> clf.predict_proba(X[30:]).shape
     (10, 2)

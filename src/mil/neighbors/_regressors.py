@@ -45,6 +45,7 @@ register("amar 2001", """    Amar, R. A., Dooly, D. R., Goldman, S. A. and Zhang
 """)
 
 
+@fill_doc
 class _BaseBagNeighborsRegressor(BagNeighborsMixin, BaseBagRegressor):
     """The neighbour regressors' mean over the shared search (not public)."""
 
@@ -92,11 +93,7 @@ class _BaseBagNeighborsRegressor(BagNeighborsMixin, BaseBagRegressor):
     def predict(self, X):
         """Predict the target of each bag: the weighted mean target of its neighbours.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays, Bags, or ndarray of shape (n_bags, n_train)
-            The bags to predict; with ``metric="precomputed"``, their
-            distances to the training bags (one column per training bag).
+        [queries to predict]
 
         Returns
         -------
@@ -122,10 +119,7 @@ class BagKNNRegressor(NearestBagsMixin, _BaseBagNeighborsRegressor):
         Number of nearest training bags averaged.
     [regressor search]
 
-    Attributes
-    ----------
-    [search attributes]
-    [feature attributes]
+    [neighbour attributes]
 
     See Also
     --------
@@ -136,11 +130,7 @@ class BagKNNRegressor(NearestBagsMixin, _BaseBagNeighborsRegressor):
     ----------
     [amar 2001]
 
-    Examples
-    --------
-    >>> from mil.neighbors import BagKNNRegressor
-    >>> from mil.utils.estimator_checks import make_toy_regression_bags
-    >>> X, y = make_toy_regression_bags(n_bags=40, random_state=0)
+    [neighbours examples]
     >>> reg = BagKNNRegressor(n_neighbors=3).fit(X[:30], y[:30])
     >>> reg.predict(X[30:]).shape
     (10,)
@@ -174,12 +164,7 @@ class CitationKNNRegressor(CitersMixin, _BaseBagNeighborsRegressor):
     [citation parameters]
     [regressor search]
 
-    Attributes
-    ----------
-    [search attributes]
-    citer_threshold_ : ndarray of shape (n_train,)
-        The `citers`-th smallest distance from each training bag to another.
-    [feature attributes]
+    [neighbour attributes]
 
     See Also
     --------
@@ -193,11 +178,7 @@ class CitationKNNRegressor(CitersMixin, _BaseBagNeighborsRegressor):
     problem: a lazy learning approach. In Proceedings of the 17th
     International Conference on Machine Learning (ICML), 1119-1125.
 
-    Examples
-    --------
-    >>> from mil.neighbors import CitationKNNRegressor
-    >>> from mil.utils.estimator_checks import make_toy_regression_bags
-    >>> X, y = make_toy_regression_bags(n_bags=40, random_state=0)
+    [neighbours examples]
     >>> reg = CitationKNNRegressor(references=2, citers=4).fit(X[:30], y[:30])
     >>> reg.predict(X[30:]).shape
     (10,)
