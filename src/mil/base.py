@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mil.utils._docstrings import fill_doc, register
 from mil.utils.validation import (bag_sample_weight, check_bag_targets, check_bags, check_bags_y,
                                   check_feature_names, implicit_positive, positive_index, set_feature_names)
 
@@ -105,6 +106,7 @@ class BagInputMixin:
         return getattr(self, "splitter", None) == "hist"
 
 
+@fill_doc
 class BaseBagClassifier(BagInputMixin, ClassifierMixin, BaseEstimator):
     """Base class of the bag classifiers (not for direct use).
 
@@ -250,10 +252,7 @@ class BaseBagClassifier(BagInputMixin, ClassifierMixin, BaseEstimator):
         learner writes its tie rule into the probabilities (see
         :meth:`_tie_broken`); NumPy's first-maximum rule is the fallback.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------
@@ -379,6 +378,61 @@ def log_odds(proba):
     return np.log(p) - np.log1p(-p)
 
 
+def _instance_inputs_doc(verb):
+    """The Parameters section of the instance-level outputs: bags whose instances are `verb`."""
+    return f"""    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        The bags whose instances are {verb}.
+    per_bag : bool, default=False
+        Return one array per bag instead of one over all instances.
+"""
+
+
+register("instances predicted", _instance_inputs_doc("predicted"))
+
+
+def _toy_examples_doc(cls):
+    """The head of an estimator's Examples on toy bags (targets for a regressor): imports, ``X, y``.
+
+    The class's ``_example_imports`` (lines) come first.
+    """
+    make = "make_toy_regression_bags" if issubclass(cls, RegressorMixin) else "make_toy_bags"
+    package = cls.__module__.rsplit(".", 1)[0]  # the public package of mil.<package>._<module>
+    lines = [*getattr(cls, "_example_imports", ()), f"from {package} import {cls.__name__}",
+             f"from mil.utils.estimator_checks import {make}", f"X, y = {make}(n_bags=40, random_state=0)"]
+    return "    Examples\n    --------\n" + "".join(f"    >>> {line}\n" for line in lines)
+
+
+register("toy examples", _toy_examples_doc)
+
+
+def _rng_examples_doc(cls):
+    """The head of an estimator's Examples on random bags: imports, ``rng``.
+
+    The class's ``_rng_example_imports`` (lines) follow its own import.
+    """
+    package = cls.__module__.rsplit(".", 1)[0]
+    lines = ["import numpy as np", f"from {package} import {cls.__name__}", *getattr(cls, "_rng_example_imports", ()),
+             "rng = np.random.default_rng(0)"]
+    return "    Examples\n    --------\n" + "".join(f"    >>> {line}\n" for line in lines)
+
+
+register("rng examples", _rng_examples_doc)
+
+
+def _instance_outputs_doc(name, description):
+    """The docstring of an instance-level output after its summary: inputs, and `name` described."""
+    return f"""    See :class:`~mil.base.InstanceOutputMixin`.
+
+{_instance_inputs_doc("scored")}
+    Returns
+    -------
+    {name} : ndarray of shape (n_instances,) or (n_instances, n_classes), or list of ndarray
+{description}"""
+
+
+@fill_doc
 class InstancePredictionMixin:
     """``predict_instances``: the prediction for each instance as a bag of its own.
 
@@ -413,12 +467,7 @@ class InstancePredictionMixin:
     def predict_instances(self, X, *, per_bag=False):
         """Predict each instance as a bag of its own.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags whose instances are predicted.
-        per_bag : bool, default=False
-            Return one array per bag instead of one over all instances.
+        [instances predicted]
 
         Returns
         -------
@@ -430,6 +479,15 @@ class InstancePredictionMixin:
         return self._instance_output(X, self._predict_instances, per_bag)
 
 
+@fill_doc(proba_outputs=_instance_outputs_doc("proba", """\
+        Two classes: the probability of ``classes_[1]``. More: one
+        column per class. Bag after bag; a list of per-bag arrays with
+        `per_bag`.
+"""), score_outputs=_instance_outputs_doc("scores", """\
+        Two classes: larger favours ``classes_[1]`` (the sign of
+        ``decision_function``). More: one column per class. Bag after
+        bag; a list of per-bag arrays with `per_bag`.
+"""))
 class InstanceOutputMixin(InstancePredictionMixin):
     """Instance-level outputs with one meaning across the classifiers that have them.
 
@@ -480,21 +538,7 @@ class InstanceOutputMixin(InstancePredictionMixin):
     def instance_proba(self, X, *, per_bag=False):
         """Compute the probability of each instance as a bag of its own.
 
-        See :class:`~mil.base.InstanceOutputMixin`.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags whose instances are scored.
-        per_bag : bool, default=False
-            Return one array per bag instead of one over all instances.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_instances,) or (n_instances, n_classes), or list of ndarray
-            Two classes: the probability of ``classes_[1]``. More: one
-            column per class. Bag after bag; a list of per-bag arrays with
-            `per_bag`.
+        [proba outputs]
         """
         if self._instance_proba is None:
             raise AttributeError(f"{type(self).__name__} has no instance probabilities; "
@@ -504,20 +548,6 @@ class InstanceOutputMixin(InstancePredictionMixin):
     def instance_scores(self, X, *, per_bag=False):
         """Compute the score of each instance as a bag of its own.
 
-        See :class:`~mil.base.InstanceOutputMixin`.
-
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            The bags whose instances are scored.
-        per_bag : bool, default=False
-            Return one array per bag instead of one over all instances.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_instances,) or (n_instances, n_classes), or list of ndarray
-            Two classes: larger favours ``classes_[1]`` (the sign of
-            ``decision_function``). More: one column per class. Bag after
-            bag; a list of per-bag arrays with `per_bag`.
+        [score outputs]
         """
         return self._instance_output(X, self._instance_scores, per_bag)

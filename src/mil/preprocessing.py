@@ -5,11 +5,13 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mil._scaling import apply_scaling, fit_scaling
+from mil.utils._docstrings import fill_doc
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
 
 __all__ = ["BagScaler", "scale_bags"]
 
 
+@fill_doc
 class BagScaler(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     """Scale instance features using statistics of the training instances.
 
@@ -94,10 +96,7 @@ class BagScaler(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     def transform(self, X):
         """Return the scaled bags (the input is not modified).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------

@@ -155,11 +155,7 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 
     [chen2006]
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import MILESClassifier
-    >>> rng = np.random.default_rng(0)
+    [rng examples]
     >>> bags = [rng.normal(size=(4, 2)) for _ in range(20)]
     >>> y = np.arange(20) % 2
     >>> for b, label in zip(bags, y):
@@ -441,11 +437,7 @@ class MInDClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifie
 
     [cheplygina2015]
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import MInDClassifier
-    >>> rng = np.random.default_rng(0)
+    [rng examples]
     >>> bags = [rng.normal(size=(4, 2)) for _ in range(20)]
     >>> y = np.arange(20) % 2
     >>> for b, label in zip(bags, y):

@@ -394,11 +394,7 @@ class FisherVectorEmbedding(BagEncoder):
     F. Perronnin, J. Sanchez and T. Mensink, "Improving the
     Fisher kernel for large-scale image classification", ECCV 2010.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import FisherVectorEmbedding
-    >>> rng = np.random.default_rng(0)
+    [rng examples]
     >>> bags = [rng.normal(size=(5, 3)) for _ in range(10)]
     >>> enc = FisherVectorEmbedding(n_components=2, random_state=0).fit(bags)
     >>> enc.transform(bags).shape  # 2 components x 3 features x (means, deviations)

@@ -306,11 +306,7 @@ _INSTANCES_DOC = """    Instance outputs (``instance_scores``, ``instance_proba`
 
 
 def _examples_doc(cls):
-    return f"""    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import {cls.__name__}
-    >>> rng = np.random.default_rng(0)
+    return f"""    [rng examples]
     >>> bags = [rng.normal(size=(6, 2)) for _ in range(30)]
     >>> y = np.arange(30) % 2
     >>> for b, label in zip(bags, y):

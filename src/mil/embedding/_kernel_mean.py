@@ -124,12 +124,7 @@ class KernelMeanEmbedding(BagEncoder):
     "Linear-time learning on distributions with approximate kernel
     embeddings", AAAI 2016.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import KernelMeanEmbedding
-    >>> from mil.svm import set_kernel
-    >>> rng = np.random.default_rng(0)
+    [rng examples]
     >>> A, B = rng.normal(size=(4, 2)), rng.normal(size=(3, 2))
     >>> enc = KernelMeanEmbedding(20000, method="rff", gamma=0.5, gamma_scale="absolute", scale=None,
     ...                           random_state=0).fit([A, B])
@@ -139,6 +134,7 @@ class KernelMeanEmbedding(BagEncoder):
     True
     """
 
+    _rng_example_imports = ("from mil.svm import set_kernel",)
     _parameter_constraints = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "method": [StrOptions({"rff", "nystroem"})],

@@ -224,11 +224,7 @@ _INSTANCES_DOC = """    ``predict_instances`` gives each instance the prediction
 
 
 def _examples_doc(cls):
-    return f"""    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import {cls.__name__}
-    >>> rng = np.random.default_rng(0)
+    return f"""    [rng examples]
     >>> spread = rng.uniform(0.5, 2.0, size=40)
     >>> bags = [rng.normal(scale=s, size=(30, 2)) for s in spread]
     >>> reg = {cls.__name__}({cls._example_arguments}).fit(bags[:30], spread[:30])

@@ -165,20 +165,6 @@ register("queries to classify", _query_doc("classify"))
 register("queries to predict", _query_doc("predict"))
 
 
-def _examples_doc(cls):
-    """The head of a neighbours estimator's Examples: toy bags (with targets for a regressor)."""
-    make = "make_toy_regression_bags" if issubclass(cls, RegressorMixin) else "make_toy_bags"
-    return f"""    Examples
-    --------
-    >>> from mil.neighbors import {cls.__name__}
-    >>> from mil.utils.estimator_checks import {make}
-    >>> X, y = {make}(n_bags=40, random_state=0)
-"""
-
-
-register("neighbours examples", _examples_doc)
-
-
 class Found:
     """The neighbours of a strip of query bags.
 

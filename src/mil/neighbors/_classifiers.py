@@ -193,7 +193,7 @@ class BagKNNClassifier(NearestBagsMixin, BaseBagNeighbors):
     CitationKNNClassifier : References and citers vote.
     mil.distances.hausdorff : The bag distances.
 
-    [neighbours examples]
+    [toy examples]
     >>> clf = BagKNNClassifier(n_neighbors=3).fit(X[:30], y[:30])
     >>> clf.predict(X[30:]).shape
     (10,)
@@ -258,7 +258,7 @@ class CitationKNNClassifier(CitersMixin, BaseBagNeighbors):
     BagKNNClassifier : Only the nearest bags vote.
     mil.distances.hausdorff : The bag distances.
 
-    [neighbours examples]
+    [toy examples]
     >>> clf = CitationKNNClassifier(references=3, citers=5).fit(X[:30], y[:30])
     >>> clf.predict_proba(X[30:]).shape
     (10, 2)

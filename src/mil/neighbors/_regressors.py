@@ -130,7 +130,7 @@ class BagKNNRegressor(NearestBagsMixin, _BaseBagNeighborsRegressor):
     ----------
     [amar 2001]
 
-    [neighbours examples]
+    [toy examples]
     >>> reg = BagKNNRegressor(n_neighbors=3).fit(X[:30], y[:30])
     >>> reg.predict(X[30:]).shape
     (10,)
@@ -178,7 +178,7 @@ class CitationKNNRegressor(CitersMixin, _BaseBagNeighborsRegressor):
     problem: a lazy learning approach. In Proceedings of the 17th
     International Conference on Machine Learning (ICML), 1119-1125.
 
-    [neighbours examples]
+    [toy examples]
     >>> reg = CitationKNNRegressor(references=2, citers=4).fit(X[:30], y[:30])
     >>> reg.predict(X[30:]).shape
     (10,)

@@ -123,11 +123,7 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     A. J. Smola and B. Schoelkopf, "A tutorial on support vector
     regression", Statistics and Computing 14, 2004.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.svm import BagKernelSVR
-    >>> rng = np.random.default_rng(0)
+    [rng examples]
     >>> spread = rng.uniform(0.5, 2.0, size=40)
     >>> bags = [rng.normal(scale=s, size=(20, 2)) for s in spread]
     >>> reg = BagKernelSVR("average", random_state=0).fit(bags[:30], spread[:30])

@@ -176,3 +176,9 @@ register("predict bags", """\
     X : sequence of 2-D arrays or Bags
         Bags to predict.
 """)
+register("fitted bags", """\
+    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        Bags with the features seen in ``fit``.
+""")

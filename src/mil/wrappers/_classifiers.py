@@ -17,21 +17,19 @@ against: with a decision tree inside they are already competitive on the
 classic benchmark sets (see the "Wrappers" page of the user guide).
 """
 
-import warnings
-
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, has_fit_parameter,
-                                      validate_data)
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from mil.bags import Bags
-from mil.base import BaseBagClassifier, InstanceOutputMixin, log_odds
+from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, log_odds
 from mil.tree import C45MIClassifier
+from mil.utils._docstrings import fill_doc
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names, shown
-from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights
+from mil.wrappers._inner import InnerEstimatorMixin, fit_doc
 from mil.wrappers._summaries import SUMMARIES, bag_summaries
 
 __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier"]
@@ -161,6 +159,9 @@ def _tie_order(y_enc, weight, n_classes):
     return np.lexsort((first, -total)).astype(np.intp)
 
 
+@fill_doc(fit_parameters=fit_doc(
+    y="Two or more classes; the inner estimator sees them as\n0 .. n_classes - 1 (see ``inner_classes_``).",
+    sample_weight="Bag weights, passed to the inner estimator (which must accept\nthem)."))
 class SimpleMIClassifier(_BaseWrapper):
     """Weka's SimpleMI: a classifier on one summary vector per bag.
 
@@ -214,23 +215,15 @@ class SimpleMIClassifier(_BaseWrapper):
     MIWrapperClassifier : The inner classifier on the instances instead.
     SimpleMIRegressor : The same for real-valued targets.
 
-    References
-    ----------
-    E. Frank and X. Xu. Applying propositional learning algorithms to
-    multi-instance data. Working paper, Department of Computer Science,
-    University of Waikato, 2003.
+    [frank2003]
 
-    Examples
-    --------
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from mil.wrappers import SimpleMIClassifier
-    >>> from mil.utils.estimator_checks import make_toy_bags
-    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    [toy examples]
     >>> clf = SimpleMIClassifier(LogisticRegression(), summary="minmax").fit(X, y)
     >>> clf.estimator_.coef_.shape
     (1, 8)
     """
 
+    _example_imports = ("from sklearn.linear_model import LogisticRegression",)
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],
         "summary": [StrOptions(set(SUMMARIES))],
@@ -247,21 +240,7 @@ class SimpleMIClassifier(_BaseWrapper):
     def fit(self, X, y, sample_weight=None):
         """Fit the inner estimator on the bag summaries.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags, all with the same number of features.
-        y : array-like of shape (n_bags,)
-            Two or more classes; the inner estimator sees them as
-            0 .. n_classes - 1 (see ``inner_classes_``).
-        sample_weight : array-like of shape (n_bags,), default=None
-            Bag weights, passed to the inner estimator (which must accept
-            them).
-
-        Returns
-        -------
-        self : SimpleMIClassifier
-            The fitted classifier.
+        [fit parameters]
         """
         bags, y_enc = self._validate_fit(X, y)
         weight = self._check_bag_weight(sample_weight, bags.n_bags)
@@ -275,10 +254,7 @@ class SimpleMIClassifier(_BaseWrapper):
     def predict(self, X):
         """Predict each bag's label from its summary.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------
@@ -292,10 +268,7 @@ class SimpleMIClassifier(_BaseWrapper):
     def predict_proba(self, X):
         """Predict class probabilities: the inner estimator's (one-hot votes without ``predict_proba``).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------
@@ -307,10 +280,7 @@ class SimpleMIClassifier(_BaseWrapper):
     def decision_function(self, X):
         """Compute the inner estimator's decision function, else log-probabilities.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------
@@ -337,6 +307,9 @@ class SimpleMIClassifier(_BaseWrapper):
             return np.log(proba)
 
 
+@fill_doc(fit_parameters=fit_doc(
+    y="Two or more classes; every instance takes its bag's label.",
+    sample_weight="Bag weights; they multiply the instance weights of `weighting`."))
 class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
     """Weka's MIWrapper: a classifier on the instances, bag probabilities combined.
 
@@ -419,24 +392,16 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
     SimpleMIClassifier : The inner classifier on one summary per bag.
     MIWrapperRegressor : The same for real-valued targets.
 
-    References
-    ----------
-    E. Frank and X. Xu. Applying propositional learning algorithms to
-    multi-instance data. Working paper, Department of Computer Science,
-    University of Waikato, 2003.
+    [frank2003]
 
-    Examples
-    --------
-    >>> from sklearn.ensemble import RandomForestClassifier
-    >>> from mil.wrappers import MIWrapperClassifier
-    >>> from mil.utils.estimator_checks import make_toy_bags
-    >>> X, y = make_toy_bags(n_bags=40, random_state=0)
+    [toy examples]
     >>> clf = MIWrapperClassifier(RandomForestClassifier(n_estimators=20, random_state=0),
     ...                           combine="max").fit(X, y)
     >>> clf.predict_proba(X).shape
     (40, 2)
     """
 
+    _example_imports = ("from sklearn.ensemble import RandomForestClassifier",)
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],
         "combine": [StrOptions({"arithmetic", "geometric", "max"})],
@@ -461,30 +426,12 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
 
     def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None, calibration=None,
                  cv=3, random_state=None):
-        self.estimator = estimator
-        self.combine = combine
-        self.weighting = weighting
-        self.positive_class = positive_class
-        self.calibration = calibration
-        self.cv = cv
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def fit(self, X, y, sample_weight=None):
         """Fit the inner estimator on the instances, labelled by their bags.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags, all with the same number of features.
-        y : array-like of shape (n_bags,)
-            Two or more classes; every instance takes its bag's label.
-        sample_weight : array-like of shape (n_bags,), default=None
-            Bag weights; they multiply the instance weights of `weighting`.
-
-        Returns
-        -------
-        self : MIWrapperClassifier
-            The fitted classifier.
+        [fit parameters]
         """
         bags, y_enc = self._validate_fit(X, y)
         bag_weight = self._check_bag_weight(sample_weight, bags.n_bags)
@@ -494,17 +441,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         self.calibration_ = None
         if self.calibration is not None:
             self.calibration_ = self._out_of_fold_sigmoid(bags, y_enc, bag_weight)
-        per_bag = bag_instance_weights(bags, self.weighting, bag_weight)
-        if bag_weight is None and np.all(per_bag == 1.0):
-            per_bag = None  # every weight 1: fit unweighted
-        elif bag_weight is None and not has_fit_parameter(self._inner_template(), "sample_weight"):
-            warnings.warn(
-                f"MIWrapperClassifier: {type(self._inner_template()).__name__} does not accept "
-                f"sample_weight, so weighting={self.weighting!r} is ignored (every instance "
-                "weighs 1)", UserWarning, stacklevel=2)
-            per_bag = None
-        weight = None if per_bag is None else per_bag[bags.instance_bag]
-        self._fit_inner(bags.instances, y_enc[bags.instance_bag], weight)
+        self._fit_inner(bags.instances, y_enc[bags.instance_bag], self._instance_weights(bags, bag_weight))
         return self
 
     def _out_of_fold_sigmoid(self, bags, y_enc, bag_weight):
@@ -557,10 +494,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
     def predict_proba(self, X):
         """Predict bag probabilities combined from the instances' (see `combine`).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------
@@ -572,10 +506,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
     def decision_function(self, X):
         """Compute the log-odds of ``classes_[1]`` (two classes) or the log-probabilities.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------
@@ -590,6 +521,12 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
             return np.log(proba)
 
 
+@fill_doc(rows="""\
+    Parameters
+    ----------
+    X : array-like of shape (n_rows, n_features)
+        The rows, each a bag of one instance.
+""")
 class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A bag classifier of mil as an ordinary classifier of rows.
 
@@ -644,13 +581,15 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
                           ensure_all_finite="allow-nan" if get_tags(self).input_tags.allow_nan else True)
         return _rows_as_bags(X)
 
+    def _delegate(self, method, X):
+        """The fitted estimator's `method` on the rows of `X` as one-instance bags."""
+        check_is_fitted(self, "estimator_")
+        return getattr(self.estimator_, method)(self._bags(X, reset=False))
+
     def fit(self, X, y, sample_weight=None):
         """Fit a clone of `estimator` on the rows of `X` as one-instance bags.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_rows, n_features)
-            The rows, each a bag of one instance.
+        [rows]
         y : array-like of shape (n_rows,)
             One label per row.
         sample_weight : array-like of shape (n_rows,), default=None
@@ -675,47 +614,35 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
     def predict(self, X):
         """Predict the estimator's label for each row.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_rows, n_features)
-            The rows, each a bag of one instance.
+        [rows]
 
         Returns
         -------
         y : ndarray of shape (n_rows,)
             Labels from ``classes_``.
         """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.predict(self._bags(X, reset=False))
+        return self._delegate("predict", X)
 
     def predict_proba(self, X):
         """Predict the estimator's class probabilities for each row.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_rows, n_features)
-            The rows, each a bag of one instance.
+        [rows]
 
         Returns
         -------
         proba : ndarray of shape (n_rows, n_classes)
             Columns follow ``classes_``.
         """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.predict_proba(self._bags(X, reset=False))
+        return self._delegate("predict_proba", X)
 
     def decision_function(self, X):
         """Compute the estimator's decision function for each row.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_rows, n_features)
-            The rows, each a bag of one instance.
+        [rows]
 
         Returns
         -------
         scores : ndarray of shape (n_rows,) or (n_rows, n_classes)
             The estimator's ``decision_function`` of the one-instance bags.
         """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.decision_function(self._bags(X, reset=False))
+        return self._delegate("decision_function", X)

@@ -1,10 +1,49 @@
 """The wrappers' inner estimator: its default, nested parameters, NaN and weight support."""
 
+import warnings
+
 import numpy as np
+from sklearn.base import RegressorMixin
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-__all__ = ["InnerEstimatorMixin", "bag_instance_weights"]
+from mil.utils._docstrings import register
+
+__all__ = ["InnerEstimatorMixin", "bag_instance_weights", "fit_doc"]
+
+register("frank2003", """\
+    References
+    ----------
+    E. Frank and X. Xu. Applying propositional learning algorithms to
+    multi-instance data. Working paper, Department of Computer Science,
+    University of Waikato, 2003.
+""")
+
+
+def fit_doc(y, sample_weight):
+    """A wrapper's ``fit`` docstring after its summary, `y` and `sample_weight` described as given.
+
+    A section for :func:`mil.utils._docstrings.fill_doc` (a callable of the
+    class: ``Returns`` names it).
+    """
+    def indented(text):
+        return "".join(f"        {line}\n" for line in text.splitlines())
+
+    def section(cls):
+        kind = "regressor" if issubclass(cls, RegressorMixin) else "classifier"
+        return f"""    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        Training bags, all with the same number of features.
+    y : array-like of shape (n_bags,)
+{indented(y)}    sample_weight : array-like of shape (n_bags,), default=None
+{indented(sample_weight)}
+    Returns
+    -------
+    self : {cls.__name__}
+        The fitted {kind}.
+"""
+    return section
 
 
 def bag_instance_weights(bags, weighting, bag_weight=None):
@@ -87,6 +126,28 @@ class InnerEstimatorMixin:
                 f"{type(self).__name__}(estimator={example}()) with "
                 f"{{'{nested[0]}': [...]}}, or tune 'estimator' itself")
         return super().set_params(**params)
+
+    def _takes_weights(self, template, per_bag):
+        """Whether the inner estimator `template` can be fitted with the instance weights."""
+        return has_fit_parameter(template, "sample_weight")
+
+    def _instance_weights(self, bags, bag_weight):
+        """MIWrapper's instance weights (`weighting` times the bag weights), or None to fit unweighted.
+
+        None when every weight is 1, or, without bag weights, when the inner
+        estimator takes no weights (then `weighting` is ignored, with a
+        UserWarning).
+        """
+        per_bag = bag_instance_weights(bags, self.weighting, bag_weight)
+        if bag_weight is None and np.all(per_bag == 1.0):
+            return None  # every weight 1: fit unweighted
+        if bag_weight is None and not self._takes_weights(self._inner_template(), per_bag):
+            warnings.warn(
+                f"{type(self).__name__}: {type(self._inner_template()).__name__} does not accept "
+                f"sample_weight, so weighting={self.weighting!r} is ignored (every instance "
+                "weighs 1)", UserWarning, stacklevel=3)
+            return None
+        return per_bag[bags.instance_bag]
 
     def _require_weight_support(self):
         """Raise a ValueError when the inner estimator's ``fit`` takes no ``sample_weight``."""

@@ -19,9 +19,10 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from mil.base import BaseBagRegressor, InstancePredictionMixin
+from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
+from mil.utils._docstrings import fill_doc
 from mil.utils.validation import bag_sample_weight
-from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights
+from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights, fit_doc
 from mil.wrappers._regressors import POOLINGS, PooledPredictionMixin, default_ridge, fit_weighted
 
 __all__ = ["PrimaryInstanceRegressor"]
@@ -63,6 +64,8 @@ def _bag_softmin(values, offsets, scale):
     return p / np.repeat(np.add.reduceat(p, starts), sizes)
 
 
+@fill_doc(fit_parameters=fit_doc(y="One real-valued target per bag.",
+                                 sample_weight="Bag weights. A bag of weight 0 is left out."))
 class PrimaryInstanceRegressor(PooledPredictionMixin, InstancePredictionMixin, InnerEstimatorMixin, BaseBagRegressor):
     """Primary-instance regression: an instance regressor fitted on each bag's best-fitting instance.
 
@@ -143,11 +146,7 @@ class PrimaryInstanceRegressor(PooledPredictionMixin, InstancePredictionMixin, I
     A. Raghuveer. Generalization and learnability in multiple instance
     regression. UAI 2024 (PMLR 244).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.wrappers import PrimaryInstanceRegressor
-    >>> rng = np.random.default_rng(0)
+    [rng examples]
     >>> X = [rng.normal(size=(4, 2)) for _ in range(100)]
     >>> primary = rng.integers(4, size=100)
     >>> y = np.array([3 * bag[p, 0] for bag, p in zip(X, primary)])
@@ -174,13 +173,7 @@ class PrimaryInstanceRegressor(PooledPredictionMixin, InstancePredictionMixin, I
 
     def __init__(self, estimator=None, *, assignment="hard", init="instances", pooling="mean", max_iter=20,
                  tol=1e-3, random_state=None):
-        self.estimator = estimator
-        self.assignment = assignment
-        self.init = init
-        self.pooling = pooling
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _refit(self, template, Z, y, weight):
         return fit_weighted(clone(template), Z, y, weight, self)
@@ -188,19 +181,7 @@ class PrimaryInstanceRegressor(PooledPredictionMixin, InstancePredictionMixin, I
     def fit(self, X, y, sample_weight=None):
         """Alternate between choosing each bag's primary instance and refitting the instance model.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags, all with the same number of features.
-        y : array-like of shape (n_bags,)
-            One real-valued target per bag.
-        sample_weight : array-like of shape (n_bags,), default=None
-            Bag weights. A bag of weight 0 is left out.
-
-        Returns
-        -------
-        self : PrimaryInstanceRegressor
-            The fitted regressor.
+        [fit parameters]
         """
         bags, y = self._validate_fit(X, y)
         weight = bag_sample_weight(sample_weight, y, bags.n_bags)

@@ -12,8 +12,6 @@ The regression forms of Frank and Xu's two propositional baselines:
   maximum or minimum) into the bag's.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.base import clone
 from sklearn.linear_model import RidgeCV
@@ -24,7 +22,8 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from mil.bags import Bags
 from mil.base import BaseBagRegressor, InstancePredictionMixin
-from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights
+from mil.utils._docstrings import fill_doc
+from mil.wrappers._inner import InnerEstimatorMixin, fit_doc
 from mil.wrappers._summaries import bag_statistics, check_statistics
 
 __all__ = ["SimpleMIRegressor", "MIWrapperRegressor", "default_ridge", "fit_weighted", "pool_by_bag"]
@@ -146,6 +145,10 @@ def pool_by_bag(values, offsets, pooling):
     raise ValueError(f"unknown pooling {pooling!r}; expected one of {POOLINGS}")
 
 
+@fill_doc(fit_parameters=fit_doc(
+    y="One real-valued target per bag.",
+    sample_weight="Bag weights, passed to the inner estimator (which must accept\n"
+                  "them). A bag of weight 0 is left out."))
 class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
     """A regressor on one row of per-feature statistics per bag (SimpleMI for real-valued targets).
 
@@ -191,17 +194,9 @@ class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
     MIWrapperRegressor : The inner regressor on the instances instead.
     mil.wrappers.SimpleMIClassifier : The same for class labels.
 
-    References
-    ----------
-    E. Frank and X. Xu. Applying propositional learning algorithms to
-    multi-instance data. Working paper, Department of Computer Science,
-    University of Waikato, 2003.
+    [frank2003]
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.wrappers import SimpleMIRegressor
-    >>> rng = np.random.default_rng(0)
+    [rng examples]
     >>> spread = rng.uniform(0.5, 2.0, size=60)
     >>> X = [rng.normal(scale=s, size=(30, 2)) for s in spread]
     >>> reg = SimpleMIRegressor(summary=("mean", "std")).fit(X[:40], spread[:40])
@@ -230,20 +225,7 @@ class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
     def fit(self, X, y, sample_weight=None):
         """Fit the inner regressor on the bags' statistics.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags, all with the same number of features.
-        y : array-like of shape (n_bags,)
-            One real-valued target per bag.
-        sample_weight : array-like of shape (n_bags,), default=None
-            Bag weights, passed to the inner estimator (which must accept
-            them). A bag of weight 0 is left out.
-
-        Returns
-        -------
-        self : SimpleMIRegressor
-            The fitted regressor.
+        [fit parameters]
         """
         statistics = check_statistics(self.summary)
         bags, y, weight = self._validate_weighted_fit(X, y, sample_weight)
@@ -254,10 +236,7 @@ class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
     def predict(self, X):
         """Predict each bag's target from its statistics.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------
@@ -268,6 +247,7 @@ class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
         return _inner_predict(self.estimator_, bag_statistics(bags, check_statistics(self.summary)))
 
 
+@fill_doc
 class PooledPredictionMixin:
     """``predict``: each bag's pooled instance predictions.
 
@@ -279,10 +259,7 @@ class PooledPredictionMixin:
     def predict(self, X):
         """Predict each bag's target by pooling its instances' predictions (see `pooling`).
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the features seen in ``fit``.
+        [fitted bags]
 
         Returns
         -------
@@ -294,6 +271,9 @@ class PooledPredictionMixin:
         return pool_by_bag(self._predict_instances(bags), bags.offsets, self.pooling)
 
 
+@fill_doc(fit_parameters=fit_doc(
+    y="One real-valued target per bag.",
+    sample_weight="Bag weights; they multiply the instance weights of `weighting`.\nA bag of weight 0 is left out."))
 class MIWrapperRegressor(PooledPredictionMixin, InstancePredictionMixin, InnerEstimatorMixin, BaseBagRegressor):
     """A regressor on the instances, the bag's prediction pooled from its instances' (MIWrapper).
 
@@ -340,20 +320,12 @@ class MIWrapperRegressor(PooledPredictionMixin, InstancePredictionMixin, InnerEs
     PrimaryInstanceRegressor : The inner regressor on one chosen instance per bag.
     mil.wrappers.MIWrapperClassifier : The same for class labels.
 
-    References
-    ----------
-    E. Frank and X. Xu. Applying propositional learning algorithms to
-    multi-instance data. Working paper, Department of Computer Science,
-    University of Waikato, 2003.
+    [frank2003]
 
     S. Ray and M. Craven. Supervised versus multiple instance learning: an
     empirical comparison. ICML 2005.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.wrappers import MIWrapperRegressor
-    >>> rng = np.random.default_rng(0)
+    [rng examples]
     >>> y = rng.uniform(-1, 1, size=40)
     >>> X = [np.c_[t + 0.1 * rng.normal(size=(5, 1)), rng.normal(size=(5, 1))] for t in y]
     >>> reg = MIWrapperRegressor().fit(X, y)
@@ -381,35 +353,15 @@ class MIWrapperRegressor(PooledPredictionMixin, InstancePredictionMixin, InnerEs
     def fit(self, X, y, sample_weight=None):
         """Fit the inner regressor on the instances, each with its bag's target.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags, all with the same number of features.
-        y : array-like of shape (n_bags,)
-            One real-valued target per bag.
-        sample_weight : array-like of shape (n_bags,), default=None
-            Bag weights; they multiply the instance weights of `weighting`.
-            A bag of weight 0 is left out.
-
-        Returns
-        -------
-        self : MIWrapperRegressor
-            The fitted regressor.
+        [fit parameters]
         """
         bags, y, bag_weight = self._validate_weighted_fit(X, y, sample_weight)
-        per_bag = bag_instance_weights(bags, self.weighting, bag_weight)
-        if bag_weight is None and np.all(per_bag == 1.0):
-            per_bag = None  # every weight 1: fit unweighted
-        elif bag_weight is None and _weight_params(self._inner_template(), per_bag) is None:
-            warnings.warn(
-                f"MIWrapperRegressor: {type(self._inner_template()).__name__} does not accept "
-                f"sample_weight, so weighting={self.weighting!r} is ignored (every instance "
-                "weighs 1)", UserWarning, stacklevel=2)
-            per_bag = None
-        weight = None if per_bag is None else per_bag[bags.instance_bag]
         self.estimator_ = fit_weighted(clone(self._inner_template()), bags.instances, y[bags.instance_bag],
-                                       weight, self)
+                                       self._instance_weights(bags, bag_weight), self)
         return self
+
+    def _takes_weights(self, template, per_bag):
+        return _weight_params(template, per_bag) is not None  # every step of a Pipeline that takes them
 
     def _predict_instances(self, bags):
         return _inner_predict(self.estimator_, bags.instances)
