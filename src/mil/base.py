@@ -390,6 +390,10 @@ def _instance_inputs_doc(verb):
 
 
 register("instances predicted", _instance_inputs_doc("predicted"))
+register("feature names attribute", """\
+    feature_names_in_ : ndarray of str
+        The features' names, when the training bags had string names.
+""")
 
 
 def _toy_examples_doc(cls):

@@ -48,6 +48,7 @@ to them.
 import numpy as np
 
 from mil._distance_engine import all_from_bags, minima_from_bags
+from mil.utils._docstrings import fill_doc
 from mil.utils.validation import check_bags, shown
 
 __all__ = ["hausdorff", "hausdorff_all", "instance_bag_minima", "KINDS"]
@@ -67,6 +68,18 @@ def _prepare(X, Y):
     return X, Y
 
 
+def _examples_doc(function):
+    """The head of the Examples of `function`: two small bags, A and B."""
+    return f"""    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.distances import {function.__name__}
+    >>> A = np.array([[-1.0], [-2.0], [-3.0]])
+    >>> B = np.array([[1.0], [2.0], [50.0]])
+"""
+
+
+@fill_doc(examples=_examples_doc)
 def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
     """Minimal, maximal and average Hausdorff matrices from one kernel pass.
 
@@ -100,12 +113,7 @@ def hausdorff_all(X, Y=None, *, n_jobs=None, out=None):
         ``{"minimal": D, "maximal": D, "average": D}``, each an ndarray of
         shape (n_bags_X, n_bags_Y); `out` itself when given.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.distances import hausdorff_all
-    >>> A = np.array([[-1.0], [-2.0], [-3.0]])
-    >>> B = np.array([[1.0], [2.0], [50.0]])
+    [examples]
     >>> d = hausdorff_all([A, B])
     >>> float(d["minimal"][0, 1]), float(d["maximal"][0, 1])
     (2.0, 51.0)
@@ -217,6 +225,7 @@ def integrated_from(mats, alpha):
     return alpha * mats["minimal"] + (1.0 - alpha) * mats["maximal"]
 
 
+@fill_doc(examples=_examples_doc)
 def hausdorff(X, Y=None, *, kind="minimal", alpha=0.5, y=None, y_other=None, n_jobs=None):
     """Hausdorff distance matrix between bags.
 
@@ -243,12 +252,7 @@ def hausdorff(X, Y=None, *, kind="minimal", alpha=0.5, y=None, y_other=None, n_j
     -------
     D : ndarray of shape (n_bags_X, n_bags_Y)
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.distances import hausdorff
-    >>> A = np.array([[-1.0], [-2.0], [-3.0]])
-    >>> B = np.array([[1.0], [2.0], [50.0]])
+    [examples]
     >>> float(hausdorff([A, B], kind="integrated", alpha=0.5)[0, 1])
     26.5
     >>> float(hausdorff([A, B], kind="adapted", y=[1, 1])[0, 1])

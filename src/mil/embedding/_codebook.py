@@ -184,6 +184,38 @@ register("wei2017", """\
 """)
 
 
+def _codebook_model_doc(cls):
+    """The docstring of a model on a codebook encoder (miFV, miVLAD) after its description.
+
+    ``cls._codebook`` is (the size parameter, what it counts, the encoder
+    class, the other codebook model's See Also line); the model's module
+    gives ``[instance outputs]``, ``[codebook model parameters]`` (the
+    parameters after the size) and ``[examples]``.
+    """
+    size, what, encoder, sibling = cls._codebook
+    return f"""    [instance outputs]
+
+    Parameters
+    ----------
+    {size} : int or array-like of int, default=2
+        {what}; a list is a grid for the inner CV (the first
+        preferred at equal inner scores).
+    [codebook model parameters]
+
+    See Also
+    --------
+    {encoder.__name__} : The encoding alone, for any model.
+    {sibling}
+
+    [wei2017]
+
+    [examples]
+"""
+
+
+register("codebook model", _codebook_model_doc)
+
+
 def _see_also_doc(other):
     """See Also (`other`, then the two encoders of other kinds) and the reference to Wei et al. (2017)."""
     return f"""    See Also

@@ -210,6 +210,17 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
         return self.model_.decision_function(E)
 
 
+class _CodebookClassifier(_EncoderClassifier):
+    """miFV and miVLAD (not public): ``_codebook`` is (the size parameter, what it counts, the
+    encoder class, the other codebook classifier's See Also line)."""
+
+    def _encoders(self):
+        size, _, encoder, _ = self._codebook
+        return [encoder(k, power=self.power, normalize=self.normalize, max_samples=self.max_samples, scale=self.scale,
+                        n_jobs=self.n_jobs)
+                for k in _sizes(getattr(self, size), size)]
+
+
 _COMMON = {
     "C": [Interval(Real, 0, None, closed="neither"), None],
     "Cs": ["array-like"],
@@ -311,7 +322,7 @@ def _examples_doc(cls):
     >>> y = np.arange(30) % 2
     >>> for b, label in zip(bags, y):
     ...     b += 2 * label  # the positive bags' instances are shifted
-    >>> clf = {cls.__name__}({cls._example_arguments}).fit(bags, y)
+    >>> clf = {cls.__name__}({getattr(cls, "_example_arguments", "random_state=0")}).fit(bags, y)
     >>> clf.predict(bags[:4])
     array([0, 1, 0, 1])
 """
@@ -331,11 +342,21 @@ def _codebook_doc(cls):
 
 _ENCODER_SECTIONS = dict(encoder_parameters=_shared_doc, solver_parameters=_solver_doc,
                          encoder_attributes=_SHARED_ATTRS, instance_outputs=_INSTANCES_DOC,
-                         codebook_parameters=_codebook_doc, examples=_examples_doc)
+                         codebook_parameters=_codebook_doc, examples=_examples_doc,
+                         codebook_model_parameters="    [codebook parameters]\n    [classifier parameters]\n",
+                         classifier_parameters="""\
+    [encoder parameters]
+    [inner-cv parameters]
+    [solver parameters]
+
+    Attributes
+    ----------
+    [encoder attributes]
+""")
 
 
 @fill_doc(**_ENCODER_SECTIONS)
-class miFVClassifier(_EncoderClassifier):
+class miFVClassifier(_CodebookClassifier):
     """Fisher vectors of a Gaussian mixture and a linear model: miFV (Wei, Wu and Zhou, 2017).
 
     A diagonal Gaussian mixture of ``n_components`` is fitted on the
@@ -347,33 +368,11 @@ class miFVClassifier(_EncoderClassifier):
     mixture size when `n_components` is a list) are chosen inside ``fit``
     by a stratified inner cross-validation over the training bags.
 
-    [instance outputs]
-
-    Parameters
-    ----------
-    n_components : int or array-like of int, default=2
-        Mixture components; a list is a grid for the inner CV (the first
-        preferred at equal inner scores).
-    [codebook parameters]
-    [encoder parameters]
-    [inner-cv parameters]
-    [solver parameters]
-
-    Attributes
-    ----------
-    [encoder attributes]
-
-    See Also
-    --------
-    FisherVectorEmbedding : The encoding alone, for any model.
-    miVLADClassifier : VLAD codes of a k-means codebook instead.
-
-    [wei2017]
-
-    [examples]
+    [codebook model]
     """
 
-    _example_arguments = "random_state=0"
+    _codebook = ("n_components", "Mixture components", FisherVectorEmbedding,
+                 "miVLADClassifier : VLAD codes of a k-means codebook instead.")
     _parameter_constraints = {**_COMMON, **_CODEBOOK_CONSTRAINTS, "n_components": _SIZES}
 
     def __init__(self, n_components=2, *, power=0.5, normalize="l2", encoding_scale="standard", C=None,
@@ -382,14 +381,9 @@ class miFVClassifier(_EncoderClassifier):
                  random_state=None):
         keep_params(self, locals())
 
-    def _encoders(self):
-        return [FisherVectorEmbedding(k, power=self.power, normalize=self.normalize, max_samples=self.max_samples,
-                                      scale=self.scale, n_jobs=self.n_jobs)
-                for k in _sizes(self.n_components, "n_components")]
-
 
 @fill_doc(**_ENCODER_SECTIONS)
-class miVLADClassifier(_EncoderClassifier):
+class miVLADClassifier(_CodebookClassifier):
     """VLAD encodings on a k-means codebook and a linear model: miVLAD (Wei, Wu and Zhou, 2017).
 
     A k-means codebook of ``n_clusters`` centres is learned on the training
@@ -400,35 +394,14 @@ class miVLADClassifier(_EncoderClassifier):
     codebook size when `n_clusters` is a list) are chosen inside ``fit``
     by a stratified inner cross-validation over the training bags.
 
-    [instance outputs]
-
-    Parameters
-    ----------
-    n_clusters : int or array-like of int, default=2
-        Codebook size; a list is a grid for the inner CV (the first
-        preferred at equal inner scores).
-    [codebook parameters]
-    [encoder parameters]
-    [inner-cv parameters]
-    [solver parameters]
-
-    Attributes
-    ----------
-    [encoder attributes]
-
-    See Also
-    --------
-    VLADEmbedding : The encoding alone, for any model.
-    miFVClassifier : Fisher vectors of a Gaussian mixture instead.
-
-    [wei2017]
-
-    [examples]
+    [codebook model]
     """
 
     # Two centres' residual sums, L2-normalised, point anywhere within their block, so a bag whose
     # instances are all shifted is told by which block is filled, not by a linear direction; one
     # centre keeps the shift's direction.
+    _codebook = ("n_clusters", "Codebook size", VLADEmbedding,
+                 "miFVClassifier : Fisher vectors of a Gaussian mixture instead.")
     _example_arguments = "n_clusters=1, random_state=0"
     _parameter_constraints = {**_COMMON, **_CODEBOOK_CONSTRAINTS, "n_clusters": _SIZES}
 
@@ -437,11 +410,6 @@ class miVLADClassifier(_EncoderClassifier):
                  max_samples=100_000, scale=None, class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
         keep_params(self, locals())
-
-    def _encoders(self):
-        return [VLADEmbedding(k, power=self.power, normalize=self.normalize, max_samples=self.max_samples,
-                              scale=self.scale, n_jobs=self.n_jobs)
-                for k in _sizes(self.n_clusters, "n_clusters")]
 
 
 @fill_doc(**_ENCODER_SECTIONS)
@@ -476,13 +444,7 @@ class KernelMeanClassifier(_EncoderClassifier):
     method : {"nystroem", "rff"}, default="nystroem"
         The instance feature map: Nystroem landmarks or random Fourier
         features.
-    [encoder parameters]
-    [inner-cv parameters]
-    [solver parameters]
-
-    Attributes
-    ----------
-    [encoder attributes]
+    [classifier parameters]
 
     See Also
     --------
@@ -542,10 +504,7 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
 
     Parameters
     ----------
-    n_directions : int, default=64
-        Random directions of the projections.
-    n_quantiles : int, default=16
-        Quantiles of each direction's projections.
+    [sliced model parameters]
     model : {"rbf", "logistic", "svm"}, default="rbf"
         The model on the encodings (see above).
     p : float > 0 or array-like of float, default=1.0
@@ -561,13 +520,7 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
     encoding_scale : {"standard"} or None, default=None
         Linear models only: standardise each column of the encodings on
         the training bags before the model.
-    [encoder parameters]
-    [inner-cv parameters]
-    [solver parameters]
-
-    Attributes
-    ----------
-    [encoder attributes]
+    [classifier parameters]
     gamma_ : float or None
         The RBF kernel's gamma on the encodings (None for a linear model).
     p_ : float or None
@@ -590,7 +543,6 @@ class SlicedWassersteinClassifier(_EncoderClassifier):
 
     _models = ("rbf", "logistic", "svm")
     _normalised_encodings = False
-    _example_arguments = "random_state=0"
     _parameter_constraints = {**_COMMON, "n_directions": [Interval(Integral, 1, None, closed="left")],
                               "n_quantiles": [Interval(Integral, 1, None, closed="left")],
                               "p": [Interval(Real, 0, None, closed="neither"), "array-like"],

@@ -40,7 +40,7 @@ from mil.embedding._kernel_mean import KernelMeanEmbedding
 from mil.embedding._sliced import SlicedWassersteinEmbedding
 from mil.embedding._transformers import BagDissimilarityEmbedding
 from mil.embedding._vectors import column_scaling
-from mil.utils._docstrings import fill_doc
+from mil.utils._docstrings import defaults_of, fill_doc
 
 __all__ = ["KernelMeanRegressor", "MInDRegressor", "SlicedWassersteinRegressor", "miFVRegressor",
            "miVLADRegressor"]
@@ -141,6 +141,17 @@ class _EncoderRegressor(InstancePredictionMixin, TunedRegressorMixin, BaseBagReg
         return self.model_.predict(K)
 
 
+class _CodebookRegressor(_EncoderRegressor):
+    """miFV and miVLAD for real-valued targets (not public): ``_codebook`` is (the size parameter,
+    what it counts, the encoder class, the other codebook regressor's See Also line)."""
+
+    def _encoders(self):
+        size, _, encoder, _ = self._codebook
+        return [encoder(int(k), power=self.power, normalize=self.normalize, max_samples=self.max_samples,
+                        scale=self.scale, n_jobs=self.n_jobs)
+                for k in np.atleast_1d(getattr(self, size))]
+
+
 _COMMON = {
     "model": [StrOptions({"ridge", "rbf", "svr"})],
     "alphas": ["array-like"],
@@ -155,9 +166,21 @@ _COMMON = {
 }
 
 
-def _model_doc(cls):
-    from mil.utils._docstrings import defaults_of
+def _codebook(size, what, encoder, sibling):
+    """Class decorator of the two codebook regressors: the size parameter `size` (what it counts),
+    the `encoder` class and the other codebook regressor's See Also line (``_codebook``, read by
+    ``_encoders`` and the docstring), and the parameter constraints."""
+    def decorate(cls):
+        cls._codebook = (size, what, encoder, sibling)
+        cls._parameter_constraints = {**_COMMON, size: [Interval(Integral, 1, None, closed="left"), "array-like"],
+                                      "power": [Interval(Real, 0, 1, closed="right")],
+                                      "normalize": [StrOptions({"l2", "intra"}), None]}
+        return cls
 
+    return decorate
+
+
+def _model_doc(cls):
     d = defaults_of(cls)
     text = f"""    model : {{"ridge", "rbf", "svr"}}, default="{d["model"]}"
         The model on the encodings: a ridge regression on the encodings
@@ -182,6 +205,46 @@ def _model_doc(cls):
         fit.
 """
     return text
+
+
+def _regressor_parameters_doc(cls):
+    """The parameters every encoder regressor shares, then its Attributes section.
+
+    ``cls._scaling_sample`` says what the feature scaling is fitted on and
+    ``cls._solver_doc`` documents `n_jobs` and `random_state` where they
+    differ from the encoders'.
+    """
+    scale = repr(defaults_of(cls)["scale"]).replace("'", '"')
+    return f"""    [model parameters]
+    [inner-cv regression parameters]
+    scale : {{"standard", "minmax", "maxabs"}} or None, default={scale}
+        Scaling of the instance features, fitted on {getattr(cls, "_scaling_sample", "the encoder's sample")}.
+{getattr(cls, "_solver_doc", _SOLVER_DOC)}
+    Attributes
+    ----------
+    [regressor attributes]
+"""
+
+
+def _codebook_parameters_doc(cls):
+    """The codebook regressors' parameters after the codebook size."""
+    return f"""    power : float, default={defaults_of(cls)["power"]}
+        Signed power normalisation of the encoding (1 switches it off).
+    normalize : {{"l2", "intra"}} or None, default="l2"
+        Normalisation of the encoding.
+    [regressor parameters]
+"""
+
+
+def _see_also_doc(cls):
+    """See Also: the encoder alone and the classifier on it (``cls._see_also``: the encoder, what
+    it makes, the classifier, what it classifies)."""
+    encoder, makes, classifier, on = cls._see_also
+    return f"""    See Also
+    --------
+    {encoder} : The {makes} alone, for any model.
+    mil.embedding.{classifier} : The classifier on these {on}.
+"""
 
 
 _SOLVER_DOC = """    max_samples : int or None, default=100_000
@@ -214,8 +277,7 @@ _ATTRS_DOC = """    encoder_ : estimator
         The encodings the kernel models predict from (None for the ridge).
     n_features_in_ : int
         Number of features of the instances.
-    feature_names_in_ : ndarray of str
-        The features' names, when the training bags had string names.
+    [feature names attribute]
 """
 
 _INSTANCES_DOC = """    ``predict_instances`` gives each instance the prediction of a bag
@@ -227,14 +289,15 @@ def _examples_doc(cls):
     return f"""    [rng examples]
     >>> spread = rng.uniform(0.5, 2.0, size=40)
     >>> bags = [rng.normal(scale=s, size=(30, 2)) for s in spread]
-    >>> reg = {cls.__name__}({cls._example_arguments}).fit(bags[:30], spread[:30])
+    >>> reg = {cls.__name__}({getattr(cls, "_example_arguments", "random_state=0")}).fit(bags[:30], spread[:30])
     >>> bool(reg.score(bags[30:], spread[30:]) > 0.5)
     True
 """
 
 
-_SECTIONS = dict(model_parameters=_model_doc, solver_parameters=_SOLVER_DOC, regressor_attributes=_ATTRS_DOC,
-                 instance_predictions=_INSTANCES_DOC, examples=_examples_doc)
+_SECTIONS = dict(model_parameters=_model_doc, regressor_parameters=_regressor_parameters_doc,
+                 regressor_attributes=_ATTRS_DOC, instance_outputs=_INSTANCES_DOC, examples=_examples_doc,
+                 codebook_model_parameters=_codebook_parameters_doc, see_also=_see_also_doc)
 
 
 @fill_doc(**_SECTIONS)
@@ -254,7 +317,7 @@ class KernelMeanRegressor(_EncoderRegressor):
     cross-validation over the training bags; ``model="rbf"`` puts a
     Gaussian kernel on the embeddings (a second-level kernel) instead.
 
-    [instance predictions]
+    [instance outputs]
 
     Parameters
     ----------
@@ -267,20 +330,9 @@ class KernelMeanRegressor(_EncoderRegressor):
         inner scores.
     method : {"nystroem", "rff"}, default="nystroem"
         The instance feature map.
-    [model parameters]
-    [inner-cv regression parameters]
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Scaling of the instance features, fitted on the encoder's sample.
-    [solver parameters]
+    [regressor parameters]
 
-    Attributes
-    ----------
-    [regressor attributes]
-
-    See Also
-    --------
-    KernelMeanEmbedding : The encoding alone, for any model.
-    mil.embedding.KernelMeanClassifier : The classifier on these embeddings.
+    [see also]
     mil.wrappers.SimpleMIRegressor : Per-feature statistics of the bags instead.
 
     References
@@ -293,6 +345,7 @@ class KernelMeanRegressor(_EncoderRegressor):
     [examples]
     """
 
+    _see_also = ("KernelMeanEmbedding", "encoding", "KernelMeanClassifier", "embeddings")
     _example_arguments = "n_components=100, random_state=0"
     _parameter_constraints = {**_COMMON, "n_components": [Interval(Integral, 1, None, closed="left")],
                               "instance_gamma_scales": ["array-like"], "method": [StrOptions({"rff", "nystroem"})]}
@@ -311,7 +364,9 @@ class KernelMeanRegressor(_EncoderRegressor):
 
 
 @fill_doc(**_SECTIONS)
-class miFVRegressor(_EncoderRegressor):
+@_codebook("n_components", "Mixture components", FisherVectorEmbedding,
+           "miVLADRegressor : VLAD codes of a k-means codebook instead.")
+class miFVRegressor(_CodebookRegressor):
     """Fisher vectors of a Gaussian mixture and a ridge regression (miFV for real-valued targets).
 
     A diagonal Gaussian mixture of ``n_components`` is fitted on the
@@ -321,44 +376,8 @@ class miFVRegressor(_EncoderRegressor):
     mixture size when `n_components` is a list) are chosen inside ``fit``
     by an inner cross-validation over the training bags.
 
-    [instance predictions]
-
-    Parameters
-    ----------
-    n_components : int or array-like of int, default=2
-        Mixture components; a list is a grid for the inner CV.
-    power : float, default=0.5
-        Signed power normalisation of the encoding (1 switches it off).
-    normalize : {"l2", "intra"} or None, default="l2"
-        Normalisation of the encoding.
-    [model parameters]
-    [inner-cv regression parameters]
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Scaling of the instance features, fitted on the encoder's sample.
-    [solver parameters]
-
-    Attributes
-    ----------
-    [regressor attributes]
-
-    See Also
-    --------
-    FisherVectorEmbedding : The encoding alone, for any model.
-    miVLADRegressor : VLAD codes of a k-means codebook instead.
-
-    References
-    ----------
-    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
-    learning", IEEE Transactions on Neural Networks and Learning Systems
-    28(4), 2017.
-
-    [examples]
+    [codebook model]
     """
-
-    _example_arguments = "random_state=0"
-    _parameter_constraints = {**_COMMON, "n_components": [Interval(Integral, 1, None, closed="left"), "array-like"],
-                              "power": [Interval(Real, 0, 1, closed="right")],
-                              "normalize": [StrOptions({"l2", "intra"}), None]}
 
     def __init__(self, n_components=2, *, power=0.5, normalize="l2", model="ridge", alphas=DEFAULT_ALPHAS,
                  Cs=(0.1, 1.0, 10.0), epsilon=0.1, p=2.0, gamma_scales=(0.25, 1.0, 4.0), cv=None, cv_repeats=1,
@@ -366,14 +385,11 @@ class miFVRegressor(_EncoderRegressor):
                  random_state=None):
         keep_params(self, locals())
 
-    def _encoders(self):
-        return [FisherVectorEmbedding(int(k), power=self.power, normalize=self.normalize,
-                                      max_samples=self.max_samples, scale=self.scale, n_jobs=self.n_jobs)
-                for k in np.atleast_1d(self.n_components)]
-
 
 @fill_doc(**_SECTIONS)
-class miVLADRegressor(_EncoderRegressor):
+@_codebook("n_clusters", "Codebook size", VLADEmbedding,
+           "miFVRegressor : Fisher vectors of a Gaussian mixture instead.")
+class miVLADRegressor(_CodebookRegressor):
     """VLAD encodings on a k-means codebook and a ridge regression (miVLAD for real-valued targets).
 
     A k-means codebook of ``n_clusters`` centres is learned on the training
@@ -383,55 +399,14 @@ class miVLADRegressor(_EncoderRegressor):
     when `n_clusters` is a list) are chosen inside ``fit`` by an inner
     cross-validation over the training bags.
 
-    [instance predictions]
-
-    Parameters
-    ----------
-    n_clusters : int or array-like of int, default=2
-        Codebook size; a list is a grid for the inner CV.
-    power : float, default=1.0
-        Signed power normalisation of the encoding (1 switches it off).
-    normalize : {"l2", "intra"} or None, default="l2"
-        Normalisation of the encoding.
-    [model parameters]
-    [inner-cv regression parameters]
-    scale : {"standard", "minmax", "maxabs"} or None, default=None
-        Scaling of the instance features, fitted on the encoder's sample.
-    [solver parameters]
-
-    Attributes
-    ----------
-    [regressor attributes]
-
-    See Also
-    --------
-    VLADEmbedding : The encoding alone, for any model.
-    miFVRegressor : Fisher vectors of a Gaussian mixture instead.
-
-    References
-    ----------
-    X.-S. Wei, J. Wu and Z.-H. Zhou, "Scalable algorithms for multi-instance
-    learning", IEEE Transactions on Neural Networks and Learning Systems
-    28(4), 2017.
-
-    [examples]
+    [codebook model]
     """
-
-    _example_arguments = "random_state=0"
-    _parameter_constraints = {**_COMMON, "n_clusters": [Interval(Integral, 1, None, closed="left"), "array-like"],
-                              "power": [Interval(Real, 0, 1, closed="right")],
-                              "normalize": [StrOptions({"l2", "intra"}), None]}
 
     def __init__(self, n_clusters=2, *, power=1.0, normalize="l2", model="ridge", alphas=DEFAULT_ALPHAS,
                  Cs=(0.1, 1.0, 10.0), epsilon=0.1, p=2.0, gamma_scales=(0.25, 1.0, 4.0), cv=None, cv_repeats=1,
                  scoring="neg_mean_squared_error", scale=None, max_samples=100_000, n_jobs=None,
                  random_state=None):
         keep_params(self, locals())
-
-    def _encoders(self):
-        return [VLADEmbedding(int(k), power=self.power, normalize=self.normalize, max_samples=self.max_samples,
-                              scale=self.scale, n_jobs=self.n_jobs)
-                for k in np.atleast_1d(self.n_clusters)]
 
 
 @fill_doc(**_SECTIONS)
@@ -448,28 +423,14 @@ class SlicedWassersteinRegressor(_EncoderRegressor):
     gamma are chosen inside ``fit`` by an inner cross-validation over the
     training bags.
 
-    [instance predictions]
+    [instance outputs]
 
     Parameters
     ----------
-    n_directions : int, default=64
-        Random directions of the projections.
-    n_quantiles : int, default=16
-        Quantiles of each direction's projections.
-    [model parameters]
-    [inner-cv regression parameters]
-    scale : {"standard", "minmax", "maxabs"} or None, default=None
-        Scaling of the instance features, fitted on the encoder's sample.
-    [solver parameters]
+    [sliced model parameters]
+    [regressor parameters]
 
-    Attributes
-    ----------
-    [regressor attributes]
-
-    See Also
-    --------
-    SlicedWassersteinEmbedding : The encoding alone, for any model.
-    mil.embedding.SlicedWassersteinClassifier : The classifier on these embeddings.
+    [see also]
 
     References
     ----------
@@ -481,7 +442,7 @@ class SlicedWassersteinRegressor(_EncoderRegressor):
     [examples]
     """
 
-    _example_arguments = "random_state=0"
+    _see_also = ("SlicedWassersteinEmbedding", "encoding", "SlicedWassersteinClassifier", "embeddings")
     _parameter_constraints = {**_COMMON, "n_directions": [Interval(Integral, 1, None, closed="left")],
                               "n_quantiles": [Interval(Integral, 1, None, closed="left")]}
 
@@ -509,7 +470,7 @@ class MInDRegressor(_EncoderRegressor):
     and in their instances: for many or large bags, use
     :class:`KernelMeanRegressor` or :class:`SlicedWassersteinRegressor`.
 
-    [instance predictions]
+    [instance outputs]
 
     Parameters
     ----------
@@ -518,24 +479,9 @@ class MInDRegressor(_EncoderRegressor):
     n_prototypes : int or None, default=None
         Prototype bags drawn at random from the training bags (all of them
         with None).
-    [model parameters]
-    [inner-cv regression parameters]
-    scale : {"standard", "minmax", "maxabs"} or None, default="standard"
-        Scaling of the instance features, fitted on the training instances.
-    n_jobs : int, default=None
-        Threads of the bag distances.
-    random_state : int, RandomState or None, default=None
-        Seeds the inner folds' shuffle and, through an independent seed
-        drawn from it, the prototypes' draw.
+    [regressor parameters]
 
-    Attributes
-    ----------
-    [regressor attributes]
-
-    See Also
-    --------
-    BagDissimilarityEmbedding : The representation alone, for any model.
-    mil.embedding.MInDClassifier : The classifier on these dissimilarities.
+    [see also]
 
     References
     ----------
@@ -545,7 +491,14 @@ class MInDRegressor(_EncoderRegressor):
     [examples]
     """
 
-    _example_arguments = "random_state=0"
+    _see_also = ("BagDissimilarityEmbedding", "representation", "MInDClassifier", "dissimilarities")
+    _scaling_sample = "the training instances"
+    _solver_doc = """    n_jobs : int, default=None
+        Threads of the bag distances.
+    random_state : int, RandomState or None, default=None
+        Seeds the inner folds' shuffle and, through an independent seed
+        drawn from it, the prototypes' draw.
+"""
     _parameter_constraints = {
         **{k: v for k, v in _COMMON.items() if k != "max_samples"},
         "dissimilarity": [StrOptions({"meanmin", "minmin", "maxmin", "hausdorff", "average"})],

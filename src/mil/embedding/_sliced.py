@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil.base import keep_params
 from mil.embedding._encoding import COMMON_CONSTRAINTS, BagEncoder
-from mil.utils._docstrings import fill_doc
+from mil.utils._docstrings import fill_doc, register
 
 __all__ = ["SlicedWassersteinEmbedding", "quantile_positions"]
 
@@ -54,6 +54,15 @@ def _quantiles(S, lower, weight):
         upper = np.minimum(lower + 1, S.shape[1] - 1)
         Q = Q + weight[None, :, None] * (S[:, upper] - Q)
     return Q
+
+
+# The encoder's two sizes as the models on it (the classifier and the regressor) document them.
+register("sliced model parameters", """\
+    n_directions : int, default=64
+        Random directions of the projections.
+    n_quantiles : int, default=16
+        Quantiles of each direction's projections.
+""")
 
 
 @fill_doc

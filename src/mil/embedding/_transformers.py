@@ -20,6 +20,43 @@ __all__ = ["MILESEmbedding", "BagDissimilarityEmbedding"]
 _SCALES = [StrOptions({"standard", "minmax", "maxabs"}), None]
 
 
+def _transform_doc(returns):
+    """The docstring of ``transform`` after its summary, `returns` describing the output."""
+    return f"""    Parameters
+    ----------
+    X : sequence of 2-D arrays or Bags
+        Bags with the training bags' features.
+
+    Returns
+    -------
+{returns}"""
+
+
+def _examples_doc(cls):
+    """The head of the Examples: two small bags."""
+    return f"""    Examples
+    --------
+    >>> import numpy as np
+    >>> from mil.embedding import {cls.__name__}
+    >>> bags = [np.array([[0.0], [4.0]]), np.array([[1.0]])]
+"""
+
+
+#: The docstring sections of both embeddings.
+_SECTIONS = dict(examples=_examples_doc, fit_parameters="""\
+    [fit bags]
+    y : None
+        Ignored: the embedding never sees a label.
+""", fit="""\
+    [fit parameters]
+
+    Returns
+    -------
+    self : object
+        The fitted embedding.
+""")
+
+
 class _BagTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared validation and scaling of the bag embeddings (not public)."""
 
@@ -51,7 +88,10 @@ class _BagTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return apply_scaling(bags, self.offset_, self.scale_)
 
 
-@fill_doc
+@fill_doc(**_SECTIONS, transform=_transform_doc("""\
+    F : ndarray of shape (n_bags, n_concepts)
+        Each bag's similarity to each concept.
+"""))
 class MILESEmbedding(_BagTransformer):
     """MILES embedding: each bag's similarity to every concept (Chen, Bi and Wang, 2006).
 
@@ -117,11 +157,7 @@ class MILESEmbedding(_BagTransformer):
 
     [chen2006]
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import MILESEmbedding
-    >>> bags = [np.array([[0.0], [4.0]]), np.array([[1.0]])]
+    [examples]
     >>> emb = MILESEmbedding(sigma=1.0, scale=None).fit(bags)
     >>> np.round(emb.transform(bags), 3)  # concepts 0, 1, 4 (lexicographic order)
     array([[1.   , 0.368, 1.   ],
@@ -161,17 +197,7 @@ class MILESEmbedding(_BagTransformer):
     def fit(self, X, y=None):
         """Choose the concepts and sigma from the training bags.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags.
-        y : None
-            Ignored: the embedding never sees a label.
-
-        Returns
-        -------
-        self : object
-            The fitted embedding.
+        [fit]
         """
         self._fit_minima(X)
         return self
@@ -179,12 +205,7 @@ class MILESEmbedding(_BagTransformer):
     def fit_transform(self, X, y=None):
         """Fit and embed the training bags from the same distance pass.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags.
-        y : None
-            Ignored: the embedding never sees a label.
+        [fit parameters]
 
         Returns
         -------
@@ -196,22 +217,17 @@ class MILESEmbedding(_BagTransformer):
     def transform(self, X):
         """Embed bags: one row per bag, one column per concept.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the training bags' features.
-
-        Returns
-        -------
-        F : ndarray of shape (n_bags, n_concepts)
-            Each bag's similarity to each concept.
+        [transform]
         """
         bags = self._bags(X)
         M = minima(one_bag(self.concepts_), bags, centre=self.center_, n_jobs=self.n_jobs)
         return miles_block_features(M, self.sigma_, centred=False)
 
 
-@fill_doc
+@fill_doc(**_SECTIONS, transform=_transform_doc("""\
+    D : ndarray of shape (n_bags, n_prototypes)
+        The dissimilarity of each bag to each prototype.
+"""))
 class BagDissimilarityEmbedding(_BagTransformer):
     """Each bag as its vector of dissimilarities to the training bags (Cheplygina, Tax and Loog, 2015).
 
@@ -270,11 +286,7 @@ class BagDissimilarityEmbedding(_BagTransformer):
 
     [cheplygina2015]
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mil.embedding import BagDissimilarityEmbedding
-    >>> bags = [np.array([[0.0], [4.0]]), np.array([[1.0]])]
+    [examples]
     >>> BagDissimilarityEmbedding(scale=None).fit_transform(bags)
     array([[0., 2.],
            [1., 0.]])
@@ -299,17 +311,7 @@ class BagDissimilarityEmbedding(_BagTransformer):
     def fit(self, X, y=None):
         """Keep the (scaled) prototype bags.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Training bags.
-        y : None
-            Ignored: the embedding never sees a label.
-
-        Returns
-        -------
-        self : object
-            The fitted embedding.
+        [fit]
         """
         bags = self._fit_bags(X)
         self.prototype_indices_ = prototype_indices(bags.n_bags, self.n_prototypes, sub_seeds(self.random_state, 1)[0])
@@ -320,15 +322,7 @@ class BagDissimilarityEmbedding(_BagTransformer):
     def transform(self, X):
         """Compute each bag's dissimilarities to the prototypes.
 
-        Parameters
-        ----------
-        X : sequence of 2-D arrays or Bags
-            Bags with the training bags' features.
-
-        Returns
-        -------
-        D : ndarray of shape (n_bags, n_prototypes)
-            The dissimilarity of each bag to each prototype.
+        [transform]
         """
         return bag_dissimilarities(self._bags(X), self.prototypes_, self.dissimilarity, centre=self.center_,
                                    n_jobs=self.n_jobs)

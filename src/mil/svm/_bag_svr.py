@@ -107,8 +107,7 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
         The SVR's intercept (0 for the kernel ridge).
     n_features_in_ : int
         Number of features of the instances.
-    feature_names_in_ : ndarray of str
-        The features' names, when the training bags had string names.
+    [feature names attribute]
 
     See Also
     --------

@@ -55,8 +55,19 @@ def _rows_as_bags(Z):
     return Bags(Z, np.arange(Z.shape[0] + 1, dtype=np.intp))
 
 
+#: The default inner estimator of the two wrappers (``_BaseWrapper._default_estimator``), named.
+_J48_DEFAULT_DOC = """\
+    ``C45MIClassifier(min_bags_leaf=2, min_split="j48",
+    mdl_correction=True, pruning=True)``: C4.5 as Weka's J48
+"""
+
+
 class _BaseWrapper(InnerEstimatorMixin, BaseBagClassifier):
     """Fit/predict plumbing shared by the two wrappers (not for direct use)."""
+
+    @staticmethod
+    def _default_estimator():
+        return _j48_like(pruning=True, mdl_correction=True, min_split="j48")
 
     _binary_only = False
 
@@ -159,7 +170,7 @@ def _tie_order(y_enc, weight, n_classes):
     return np.lexsort((first, -total)).astype(np.intp)
 
 
-@fill_doc(fit_parameters=fit_doc(
+@fill_doc(j48_default=_J48_DEFAULT_DOC, fit_parameters=fit_doc(
     y="Two or more classes; the inner estimator sees them as\n0 .. n_classes - 1 (see ``inner_classes_``).",
     sample_weight="Bag weights, passed to the inner estimator (which must accept\nthem)."))
 class SimpleMIClassifier(_BaseWrapper):
@@ -173,8 +184,7 @@ class SimpleMIClassifier(_BaseWrapper):
     ----------
     estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the summaries. None is
-        ``C45MIClassifier(min_bags_leaf=2, min_split="j48",
-        mdl_correction=True, pruning=True)``: C4.5 as Weka's J48
+        [j48 default]
         ``-C 0.25 -M 2`` (its least child size of a split, MDL correction
         and pessimistic pruning), leaf probabilities smoothed as C4.5-MI's
         default (``smoothing=8``). 5 x 10-fold on the five shipped sets:
@@ -228,10 +238,6 @@ class SimpleMIClassifier(_BaseWrapper):
         "estimator": [HasMethods(["fit", "predict"]), None],
         "summary": [StrOptions(set(SUMMARIES))],
     }
-
-    @staticmethod
-    def _default_estimator():
-        return _j48_like(pruning=True, mdl_correction=True, min_split="j48")
 
     def __init__(self, estimator=None, summary="mean"):
         self.estimator = estimator
@@ -307,7 +313,7 @@ class SimpleMIClassifier(_BaseWrapper):
             return np.log(proba)
 
 
-@fill_doc(fit_parameters=fit_doc(
+@fill_doc(j48_default=_J48_DEFAULT_DOC, fit_parameters=fit_doc(
     y="Two or more classes; every instance takes its bag's label.",
     sample_weight="Bag weights; they multiply the instance weights of `weighting`."))
 class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
@@ -321,8 +327,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
     ----------
     estimator : scikit-learn classifier or mil bag classifier, default=None
         Cloned and fitted on the instances. None is
-        ``C45MIClassifier(min_bags_leaf=2, min_split="j48",
-        mdl_correction=True, pruning=True)``: C4.5 as Weka's J48
+        [j48 default]
         ``-C 0.25 -M 2`` on the instance weights (J48's least child size
         of a split, 0.1 x node weight / 2 between 2 and 25; its MDL
         correction of numeric gains; pessimistic pruning), leaf
@@ -419,10 +424,6 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = self.calibration is None
         return tags
-
-    @staticmethod
-    def _default_estimator():
-        return _j48_like(pruning=True, mdl_correction=True, min_split="j48")
 
     def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None, calibration=None,
                  cv=3, random_state=None):
@@ -521,6 +522,25 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
             return np.log(proba)
 
 
+def _on_rows(method, summary, returns):
+    """A method of :class:`SingleInstanceClassifier`: the fitted estimator's `method` on the rows of
+    ``X`` as one-instance bags, documented by `summary` and `returns` (its Returns section's body)."""
+    def on_rows(self, X):
+        check_is_fitted(self, "estimator_")
+        return getattr(self.estimator_, method)(self._bags(X, reset=False))
+
+    on_rows.__name__ = method
+    on_rows.__qualname__ = f"SingleInstanceClassifier.{method}"
+    on_rows.__doc__ = f"""{summary}
+
+        [rows]
+
+        Returns
+        -------
+{returns}"""
+    return on_rows
+
+
 @fill_doc(rows="""\
     Parameters
     ----------
@@ -581,11 +601,6 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
                           ensure_all_finite="allow-nan" if get_tags(self).input_tags.allow_nan else True)
         return _rows_as_bags(X)
 
-    def _delegate(self, method, X):
-        """The fitted estimator's `method` on the rows of `X` as one-instance bags."""
-        check_is_fitted(self, "estimator_")
-        return getattr(self.estimator_, method)(self._bags(X, reset=False))
-
     def fit(self, X, y, sample_weight=None):
         """Fit a clone of `estimator` on the rows of `X` as one-instance bags.
 
@@ -611,38 +626,15 @@ class SingleInstanceClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         self.classes_ = est.classes_
         return self
 
-    def predict(self, X):
-        """Predict the estimator's label for each row.
-
-        [rows]
-
-        Returns
-        -------
+    predict = _on_rows("predict", "Predict the estimator's label for each row.", """\
         y : ndarray of shape (n_rows,)
             Labels from ``classes_``.
-        """
-        return self._delegate("predict", X)
-
-    def predict_proba(self, X):
-        """Predict the estimator's class probabilities for each row.
-
-        [rows]
-
-        Returns
-        -------
+        """)
+    predict_proba = _on_rows("predict_proba", "Predict the estimator's class probabilities for each row.", """\
         proba : ndarray of shape (n_rows, n_classes)
             Columns follow ``classes_``.
-        """
-        return self._delegate("predict_proba", X)
-
-    def decision_function(self, X):
-        """Compute the estimator's decision function for each row.
-
-        [rows]
-
-        Returns
-        -------
+        """)
+    decision_function = _on_rows("decision_function", "Compute the estimator's decision function for each row.", """\
         scores : ndarray of shape (n_rows,) or (n_rows, n_classes)
             The estimator's ``decision_function`` of the one-instance bags.
-        """
-        return self._delegate("decision_function", X)
+        """)

@@ -130,8 +130,7 @@ class PrimaryInstanceRegressor(PooledPredictionMixin, InstancePredictionMixin, I
         Refits done after the first model.
     n_features_in_ : int
         Features per instance.
-    feature_names_in_ : ndarray of str
-        The features' names, when the training bags had string names.
+    [feature names attribute]
 
     See Also
     --------

@@ -186,8 +186,7 @@ class SimpleMIRegressor(InnerEstimatorMixin, BaseBagRegressor):
     n_features_in_ : int
         Features per instance (the inner estimator sees one column per
         feature and statistic).
-    feature_names_in_ : ndarray of str
-        The features' names, when the training bags had string names.
+    [feature names attribute]
 
     See Also
     --------
@@ -311,8 +310,7 @@ class MIWrapperRegressor(PooledPredictionMixin, InstancePredictionMixin, InnerEs
         The fitted instance-level regressor.
     n_features_in_ : int
         Features per instance.
-    feature_names_in_ : ndarray of str
-        The features' names, when the training bags had string names.
+    [feature names attribute]
 
     See Also
     --------
