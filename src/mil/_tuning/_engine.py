@@ -215,7 +215,7 @@ class TunedClassifierMixin(_TunedMixin):
     def decision_function(self, X):
         """Decision values of the fitted model.
 
-        [score bags]
+        [bags to score]
 
         Returns
         -------
@@ -235,7 +235,7 @@ class TunedClassifierMixin(_TunedMixin):
         hyper-parameters (1 without inner folds), so the argmax is the
         class of the decision value.
 
-        [score bags]
+        [bags to score]
 
         Returns
         -------
@@ -279,7 +279,7 @@ class TunedRegressorMixin(_TunedMixin):
     def predict(self, X):
         """Predict the target value of each bag.
 
-        [predict bags]
+        [bags to predict]
 
         Returns
         -------

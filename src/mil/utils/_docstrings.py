@@ -164,18 +164,6 @@ register("fit bags", """\
     X : sequence of 2-D arrays or Bags
         Training bags.
 """)
-register("score bags", """\
-    Parameters
-    ----------
-    X : sequence of 2-D arrays or Bags
-        Bags to score.
-""")
-register("predict bags", """\
-    Parameters
-    ----------
-    X : sequence of 2-D arrays or Bags
-        Bags to predict.
-""")
 register("fitted bags", """\
     Parameters
     ----------
