@@ -203,13 +203,13 @@ def test_sliced_wasserstein_computes_its_training_distances_once(toy, monkeypatc
 
     X, y = toy
     calls = []
-    original = module._distances
+    original = module.row_distances
 
     def counting(A, B=None):
         calls.append(A.shape[0] * (A.shape[0] if B is None else B.shape[0]))
         return original(A, B)
 
-    monkeypatch.setattr(module, "_distances", counting)
+    monkeypatch.setattr(module, "row_distances", counting)
     clf = SlicedWassersteinClassifier(n_directions=6, n_quantiles=4, p=(1.0, 2.0), gamma_scales=(0.5, 2.0),
                                       Cs=(1.0, 10.0), cv_repeats=2, random_state=0).fit(X, y)
     assert calls == [len(y) ** 2]

@@ -24,13 +24,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
 from mil._scaling import MAGNITUDE_EXPONENT, apply_scaling, fit_scaling
-from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
-from mil.distances import hausdorff
 from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
 from mil.embedding._kernel_mean import KernelMeanEmbedding
 from mil.embedding._sliced import SlicedWassersteinEmbedding
-from mil.embedding._vectors import column_scaling
+from mil.embedding._vectors import column_scaling, row_distances
 from mil.utils._docstrings import defaults_of, fill_doc
 
 __all__ = ["miFVClassifier", "miVLADClassifier", "KernelMeanClassifier", "SlicedWassersteinClassifier"]
@@ -45,23 +43,6 @@ def _sizes(value, name):
     if not values or any(not float(v).is_integer() or v < 1 for v in values):
         raise ValueError(f"{name} must be a positive int or a non-empty sequence of them; got {value!r}")
     return [int(v) for v in values]
-
-
-def _distances(A, B=None):
-    """Euclidean distances between the rows of A and B (B None: A against itself).
-
-    From the bag distances of :mod:`mil.distances` with one-instance bags,
-    which recompute near-zero pairs exactly (the square root of the BLAS
-    expansion near 0, a bag against itself, would be off by about
-    sqrt(eps) |u|)."""
-    if A.shape[0] == 0 or (B is not None and B.shape[0] == 0):
-        return np.zeros((A.shape[0], A.shape[0] if B is None else B.shape[0]))
-
-    def rows(M):
-        M = np.ascontiguousarray(M, dtype=np.float64)
-        return Bags(M, np.arange(M.shape[0] + 1))
-
-    return hausdorff(rows(A), None if B is None else rows(B), kind="minimal")
 
 
 def _distance_unit(d, p):
@@ -128,7 +109,7 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
                 continue
             # One distance matrix per encoding, once per fit; gamma relative to the median of
             # d^p over all the pairs of training bags.
-            D = _distances(encodings[e])
+            D = row_distances(encodings[e])
             off = ~np.eye(D.shape[0], dtype=bool)
             for q in positive_grid(self.p, "p"):
                 unit = _distance_unit(D[off], q)
@@ -198,7 +179,7 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
         E = np.asarray(self.encoder_.transform(bags), dtype=np.float64)
         if self.model == "rbf":
             K = np.zeros((E.shape[0], self.model_.shape_fit_[1]))
-            D = _distances(E, self.support_encodings_)
+            D = row_distances(E, self.support_encodings_)
             unit = self.encoding_unit_
             K[:, self.model_.support_] = np.exp(-self.gamma_ * ((D if unit == 1.0 else D / unit) ** self.p_
                                                                if self.p_ != 1.0 or unit != 1.0 else D))

@@ -32,14 +32,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._scaling import apply_scaling, fit_scaling
 from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin, fold_blocks, positive_grid
-from mil.bags import Bags
 from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
-from mil.distances import hausdorff
 from mil.embedding._codebook import FisherVectorEmbedding, VLADEmbedding
 from mil.embedding._kernel_mean import KernelMeanEmbedding
 from mil.embedding._sliced import SlicedWassersteinEmbedding
 from mil.embedding._transformers import BagDissimilarityEmbedding
-from mil.embedding._vectors import column_scaling
+from mil.embedding._vectors import column_scaling, row_distances
 from mil.utils._docstrings import defaults_of, fill_doc
 
 __all__ = ["KernelMeanRegressor", "MInDRegressor", "SlicedWassersteinRegressor", "miFVRegressor",
@@ -47,17 +45,6 @@ __all__ = ["KernelMeanRegressor", "MInDRegressor", "SlicedWassersteinRegressor",
 
 #: The default grid of the ridge penalty (on standardised encodings, or the kernel ridge's).
 DEFAULT_ALPHAS = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)
-
-
-def _row_distances(A, B=None):
-    """Euclidean distances between the rows of A and B, by mil's bag distances on one-row bags."""
-    def as_bags(M):
-        M = np.ascontiguousarray(M, dtype=np.float64)
-        return Bags(M, np.arange(M.shape[0] + 1))
-
-    if A.shape[0] == 0 or (B is not None and B.shape[0] == 0):
-        return np.zeros((A.shape[0], A.shape[0] if B is None else B.shape[0]))
-    return hausdorff(as_bags(A), None if B is None else as_bags(B), kind="minimal")
 
 
 class _EncoderRegressor(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegressor):
@@ -88,7 +75,7 @@ class _EncoderRegressor(InstancePredictionMixin, TunedRegressorMixin, BaseBagReg
             if self.model == "ridge":
                 rows.append({"encoder": params, "_e": e})
                 continue
-            D = _row_distances(encodings[e])  # once per fit; gamma relative to its median
+            D = row_distances(encodings[e])  # once per fit; gamma relative to its median
             off = ~np.eye(D.shape[0], dtype=bool)
             for q in positive_grid(self.p, "p"):
                 Dp = D ** q
@@ -135,7 +122,7 @@ class _EncoderRegressor(InstancePredictionMixin, TunedRegressorMixin, BaseBagReg
         E = np.asarray(self.encoder_.transform(bags), dtype=np.float64)
         if self.model == "ridge":
             return self.model_.predict((E - self.encoding_mean_) / self.encoding_scale_)
-        K = np.exp(-self.gamma_ * _row_distances(E, self.train_encodings_) ** self.p_)
+        K = np.exp(-self.gamma_ * row_distances(E, self.train_encodings_) ** self.p_)
         if self.model == "svr":
             return K @ self.model_.dual_coef_[0] + self.model_.intercept_[0]
         return self.model_.predict(K)

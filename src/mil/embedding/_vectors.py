@@ -2,13 +2,35 @@
 
 import numpy as np
 
-__all__ = ["sq_dists", "column_scaling", "lexicographic_order", "unit_exponent", "accurate_column_sums"]
+from mil.bags import Bags
+from mil.distances import hausdorff
+
+__all__ = ["sq_dists", "row_distances", "column_scaling", "lexicographic_order", "unit_exponent",
+           "accurate_column_sums"]
 
 
 def sq_dists(A, B):
     """Squared Euclidean distances between the rows of A and B (small matrices)."""
     d = np.add.outer(np.einsum("ij,ij->i", A, A), np.einsum("ij,ij->i", B, B)) - 2.0 * (A @ B.T)
     return np.maximum(d, 0.0)
+
+
+def row_distances(A, B=None):
+    """Euclidean distances between the rows of A and B (B None: A against itself).
+
+    From the bag distances of :mod:`mil.distances` with one-instance bags,
+    which recompute near-zero pairs exactly (the square root of the BLAS
+    expansion near 0, a bag against itself, would be off by about
+    sqrt(eps) |u|).
+    """
+    if A.shape[0] == 0 or (B is not None and B.shape[0] == 0):
+        return np.zeros((A.shape[0], A.shape[0] if B is None else B.shape[0]))
+
+    def rows(M):
+        M = np.ascontiguousarray(M, dtype=np.float64)
+        return Bags(M, np.arange(M.shape[0] + 1))
+
+    return hausdorff(rows(A), None if B is None else rows(B), kind="minimal")
 
 
 def column_scaling(F):
