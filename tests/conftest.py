@@ -8,6 +8,27 @@ from mil._config import format_config
 from mil._core import compiled_available, use_backend
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--skip-python-variants", action="store_true",
+        help="leave out the python variant of every test on the `backend` fixture: for a "
+             "MIL_PURE_PYTHON=1 run after a run with the compiled kernels, which has run those "
+             "variants on the NumPy twins already (as CI does)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--skip-python-variants"):
+        return
+    if not mil._config.pure_python_requested():
+        raise pytest.UsageError("--skip-python-variants is for a MIL_PURE_PYTHON=1 run")
+    kept, dropped = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        (dropped if params.get("backend") == "python" else kept).append(item)
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
+
+
 def pytest_report_header(config):
     # Shows which mil is under test: the installed package, not the source tree.
     return [f"mil under test: {mil.__file__}", format_config()]

@@ -24,7 +24,7 @@ def test_repeats_use_the_published_repetitions():
 
 def test_cli_repeats_option(capsys):
     assert main(["reproduce", "trees", "--quick", "--quiet", "--no-plots", "--repeats", "2", "--seeds", "1",
-                 "--datasets", "musk1"]) == 0
+                 "--datasets", "musk1", "--learners", "c45-mi", "mi-forest"]) == 0
     assert "mi-forest" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["reproduce", "trees", "--repeats", "9"])

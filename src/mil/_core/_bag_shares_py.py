@@ -208,7 +208,7 @@ def _search(table, bags, stats, impurity, features, u_theta, u_ratio, best_ratio
     inst, starts, sizes = _node_instances(offsets, bags)
     sizes = sizes.astype(np.float64)
     total = _stat_sums(np.ones((n, 1), dtype=bool), stats)[0]
-    losses, rules = [], []
+    left_sums, rules = [], []
     for a, f in enumerate(features.tolist()):
         vals = XT[f, inst]
         observed = vals[~np.isnan(vals)]
@@ -224,32 +224,32 @@ def _search(table, bags, stats, impurity, features, u_theta, u_ratio, best_ratio
             left = shares > u_ratio[a][None, :]
             cands = [(left.sum(axis=0), _stat_sums(left, stats), theta, u_ratio[a])]
         else:
-            cands = []
-            for k in range(n_rules):
-                s = shares[:, k]
-                order = np.lexsort((np.arange(n), -s))
-                s_sorted = s[order]
-                cuts = np.flatnonzero(s_sorted[1:] < s_sorted[:-1])  # left: order[:t + 1]
-                if not cuts.size:
-                    continue
-                wl = np.empty((cuts.size, m))
-                for c in range(m):
-                    wl[:, c] = np.cumsum(stats[order, c])[cuts]
-                r = s_sorted[cuts + 1] / 2.0 + s_sorted[cuts] / 2.0
-                cands.append((cuts + 1, wl, np.full(cuts.size, theta[k]), r))
+            # Every rule at once: each column of shares in decreasing order (ties by bag order, a
+            # stable sort), the running sums of `stats` down each column, and a cut wherever the
+            # share drops. Candidates come rule by rule, cuts in increasing order, as the
+            # compiled loop visits them (the first minimum wins).
+            order = np.argsort(-shares, axis=0, kind="stable")
+            s_sorted = np.take_along_axis(shares, order, axis=0)
+            rule, cut = np.nonzero((s_sorted[1:] < s_sorted[:-1]).T)  # left: order[:cut + 1, rule]
+            if not cut.size:
+                continue
+            wl = np.cumsum(stats[order], axis=0)[cut, rule]
+            r = s_sorted[cut + 1, rule] / 2.0 + s_sorted[cut, rule] / 2.0
+            cands = [(cut + 1, wl, theta[rule], r)]
         for n_left, wl, th, r in cands:
             ok = (n_left >= min_bags) & (n - n_left >= min_bags)
-            if not ok.any():
-                continue
-            wl = wl[ok]
-            wr = np.empty_like(wl)
-            for c in range(m):
-                wr[:, c] = total[c] - wl[:, c]
-            losses.append(impurity(wl) + impurity(wr))
-            rules.append(np.column_stack([np.full(wl.shape[0], float(f)), th[ok], r[ok]]))
-    if not losses:
+            if ok.any():
+                left_sums.append(wl[ok])
+                rules.append(np.column_stack([np.full(int(ok.sum()), float(f)), th[ok], r[ok]]))
+    if not left_sums:
         return None
-    losses, rules = np.concatenate(losses), np.concatenate(rules)
+    # The impurities of every candidate at once: each is computed row by row, so the values are
+    # those of a candidate alone.
+    wl, rules = np.concatenate(left_sums), np.concatenate(rules)
+    wr = np.empty_like(wl)
+    for c in range(m):
+        wr[:, c] = total[c] - wl[:, c]
+    losses = impurity(wl) + impurity(wr)
     i = int(np.argmin(losses))
     gain = impurity(total[None, :])[0] - losses[i]
     f, theta, r = int(rules[i, 0]), float(rules[i, 1]), float(rules[i, 2])

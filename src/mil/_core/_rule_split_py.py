@@ -166,8 +166,7 @@ def _lg(table, x):
     out = np.where(exact, table[idx], 0.0)
     if not exact.all():
         rest = x[~exact]
-        values, inverse = np.unique(rest, return_inverse=True)
-        out[~exact] = np.array([math.log2(v) for v in values.tolist()])[inverse.reshape(rest.shape)]
+        out[~exact] = np.fromiter(map(math.log2, rest.tolist()), dtype=np.float64, count=rest.size)
     return out
 
 
