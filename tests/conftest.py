@@ -1,5 +1,7 @@
 """Shared fixtures: run kernel-backed tests on both backends in one process."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,17 @@ def pytest_addoption(parser):
         help="leave out the python variant of every test on the `backend` fixture: for a "
              "MIL_PURE_PYTHON=1 run after a run with the compiled kernels, which has run those "
              "variants on the NumPy twins already (as CI does)")
+
+
+def pytest_configure(config):
+    # Under pytest-xdist each worker is one of several processes: its BLAS and OpenMP pools get
+    # the cores divided by the workers, so that the workers do not oversubscribe the machine
+    # (a caller's OMP_NUM_THREADS is kept). Tests of thread handling set their own limits.
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers and "OMP_NUM_THREADS" not in os.environ:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(max(1, (os.cpu_count() or 1) // int(workers)))
 
 
 def pytest_collection_modifyitems(config, items):
