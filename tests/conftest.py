@@ -26,7 +26,9 @@ def pytest_configure(config):
     if workers and "OMP_NUM_THREADS" not in os.environ:
         from threadpoolctl import threadpool_limits
 
-        threadpool_limits(max(1, (os.cpu_count() or 1) // int(workers)))
+        from mil.utils._threads import threads_per_job
+
+        threadpool_limits(threads_per_job(int(workers)))
 
 
 def pytest_collection_modifyitems(config, items):

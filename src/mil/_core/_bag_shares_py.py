@@ -202,7 +202,7 @@ def _search(table, bags, stats, impurity, features, u_theta, u_ratio, best_ratio
     # `stats` (n, m): what a bag adds to its side's sums (its weight in its class's column, or its
     # w, w y, w y^2); `impurity` of a row of sums. Sums follow the compiled loop's order.
     XT, offsets = table.XT, table.offsets
-    n, n_rules, m = bags.shape[0], u_theta.shape[1], stats.shape[1]
+    n, n_rules = bags.shape[0], u_theta.shape[1]
     if n < 2 or features.shape[0] == 0 or n_rules == 0:
         return None
     inst, starts, sizes = _node_instances(offsets, bags)
@@ -222,7 +222,7 @@ def _search(table, bags, stats, impurity, features, u_theta, u_ratio, best_ratio
         shares = counts / sizes[:, None]
         if not best_ratio:
             left = shares > u_ratio[a][None, :]
-            cands = [(left.sum(axis=0), _stat_sums(left, stats), theta, u_ratio[a])]
+            n_left, wl, th, r = left.sum(axis=0), _stat_sums(left, stats), theta, u_ratio[a]
         else:
             # Every rule at once: each column of shares in decreasing order (ties by bag order, a
             # stable sort), the running sums of `stats` down each column, and a cut wherever the
@@ -233,23 +233,18 @@ def _search(table, bags, stats, impurity, features, u_theta, u_ratio, best_ratio
             rule, cut = np.nonzero((s_sorted[1:] < s_sorted[:-1]).T)  # left: order[:cut + 1, rule]
             if not cut.size:
                 continue
-            wl = np.cumsum(stats[order], axis=0)[cut, rule]
+            n_left, wl, th = cut + 1, np.cumsum(stats[order], axis=0)[cut, rule], theta[rule]
             r = s_sorted[cut + 1, rule] / 2.0 + s_sorted[cut, rule] / 2.0
-            cands = [(cut + 1, wl, theta[rule], r)]
-        for n_left, wl, th, r in cands:
-            ok = (n_left >= min_bags) & (n - n_left >= min_bags)
-            if ok.any():
-                left_sums.append(wl[ok])
-                rules.append(np.column_stack([np.full(int(ok.sum()), float(f)), th[ok], r[ok]]))
+        ok = (n_left >= min_bags) & (n - n_left >= min_bags)
+        if ok.any():
+            left_sums.append(wl[ok])
+            rules.append(np.column_stack([np.full(int(ok.sum()), float(f)), th[ok], r[ok]]))
     if not left_sums:
         return None
     # The impurities of every candidate at once: each is computed row by row, so the values are
     # those of a candidate alone.
     wl, rules = np.concatenate(left_sums), np.concatenate(rules)
-    wr = np.empty_like(wl)
-    for c in range(m):
-        wr[:, c] = total[c] - wl[:, c]
-    losses = impurity(wl) + impurity(wr)
+    losses = impurity(wl) + impurity(total[None, :] - wl)
     i = int(np.argmin(losses))
     gain = impurity(total[None, :])[0] - losses[i]
     f, theta, r = int(rules[i, 0]), float(rules[i, 1]), float(rules[i, 2])
