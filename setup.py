@@ -6,6 +6,7 @@ modules optional: when they cannot be built the package still installs and
 runs on its NumPy twins (``mil.show_config()`` then says why).
 """
 
+import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -42,6 +43,13 @@ LINK_FLAGS = {
 
 
 class BuildExt(build_ext):
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            # The kernels compile side by side, one per core (threads of this process);
+            # --parallel / -j N still sets the number.
+            self.parallel = os.cpu_count() or 1
+
     def build_extensions(self):
         kind = self.compiler.compiler_type
         flags = FLAGS.get(kind, FLAGS["unix"])
@@ -65,7 +73,11 @@ def extensions():
     exts = [Extension(f"mil._core.{name}", [str(CORE / f"{name}.pyx")]) for name in modules]
     # Generated C goes to build/, not next to the sources: the source tree stays
     # what git holds (and `pip install .` leaves no generated files in src/).
-    exts = cythonize(exts, compiler_directives=DIRECTIVES, include_path=["src"], build_dir="build")
+    # Cython translates the modules in worker processes too where they start by fork;
+    # a spawned worker would run this script again.
+    workers = (os.cpu_count() or 0) if multiprocessing.get_all_start_methods()[0] == "fork" else 0
+    exts = cythonize(exts, compiler_directives=DIRECTIVES, include_path=["src"], build_dir="build",
+                     nthreads=workers)
     # cythonize() resets Extension.optional: set it after the call.
     required = os.environ.get("MIL_REQUIRE_COMPILED", "").strip().lower() in {"1", "true", "yes", "on"}
     for ext in exts:
