@@ -20,7 +20,7 @@ from mil._scaling import apply_scaling, fit_scaling
 from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin, fold_blocks, positive_grid
 from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
 from mil.distances import hausdorff
-from mil.svm._kernels import emd_distances, median_sq_distance, set_kernel
+from mil.svm._kernels import emd_distances, landmark_embeddings, median_sq_distance, set_kernel
 from mil.utils._docstrings import fill_doc
 
 __all__ = ["BagKernelSVR"]
@@ -51,10 +51,24 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     to the median heuristic) and C or alpha are chosen inside ``fit`` by
     the inner cross-validation over the training bags, from one kernel pass
     per fit. Quadratic in the bags and in their instances: for many or
-    large bags, see :class:`~mil.embedding.KernelMeanRegressor` (the NSK
-    made linear) and :class:`~mil.embedding.SlicedWassersteinRegressor`
-    (a linear-time stand-in for the EMD kernel). ``predict_instances``
-    gives each instance the prediction of a bag holding it alone.
+    large bags, ``n_landmarks`` approximates the NSK (below), and see
+    :class:`~mil.embedding.KernelMeanRegressor` (the NSK made linear, with a
+    ridge) and :class:`~mil.embedding.SlicedWassersteinRegressor` (a
+    linear-time stand-in for the EMD kernel). ``predict_instances`` gives
+    each instance the prediction of a bag holding it alone.
+
+    With ``n_landmarks`` set (``kernel="nsk"`` only), the instance kernel
+    is approximated by a Nystroem map on that many landmarks drawn at
+    random from the training instances (Williams and Seeger 2001; the
+    landmarks of Law et al. 2018), and the bag kernel is the inner product
+    of the bags' normalised sums of landmark features
+    (:class:`~mil.embedding.KernelMeanEmbedding`, ``normalize="cosine"``):
+    the NSK of the mapped instances, equal to the exact NSK when every
+    instance is a landmark. gamma keeps its meaning, and the SVR or ridge
+    and the inner cross-validation are the same, on this kernel. The cost
+    is linear in the instances: ``n_instances x n_landmarks`` kernel values
+    per gamma of the grid in ``fit`` (one gamma in ``predict``), against
+    ``n_instances^2 / 2`` for the exact kernel.
 
     Parameters
     ----------
@@ -79,10 +93,18 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     epsilon_graph : float or None, default=None
         The miGraph edge threshold; None uses each bag's mean intra-bag
         distance.
+    n_landmarks : int or None, default=None
+        None: the exact kernel. An int: the NSK approximated on that many
+        Nystroem landmarks (at most the number of training instances, of
+        which up to 100,000 are sampled first); ``kernel="nsk"`` only.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances.
     [inner-cv regression parameters]
-    [bag kernel jobs]
+    n_jobs : int, default=None
+        Threads for the kernel and distance passes.
+    random_state : int, RandomState or None, default=None
+        Seeds the shuffles of an int `cv` and, with `n_landmarks`, the
+        landmarks (independent seeds drawn from it).
 
     Attributes
     ----------
@@ -100,6 +122,14 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     train_bags_ : Bags
         The scaled training bags the kernel of a new bag is taken against
         (the SVR's support bags).
+    landmark_map_ : KernelMeanEmbedding or None
+        With `n_landmarks`: the fitted map of a bag to its normalised sum
+        of landmark features at ``gamma_``, on the scaled features (None
+        for the exact kernel).
+    train_embedding_ : ndarray of shape (n_train_bags, n_components) or None
+        With `n_landmarks`: the rows of ``train_bags_`` under
+        ``landmark_map_``; a new bag's kernel against them is the inner
+        product of its row with each (None for the exact kernel).
     dual_coef_ : ndarray of shape (n_train_bags,)
         The prediction is ``K @ dual_coef_ + intercept_``, K the kernel
         against ``train_bags_``.
@@ -120,7 +150,11 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     kernels", ICML 2002. Z.-H. Zhou, Y.-Y. Sun and Y.-F. Li, "Multi-instance
     learning by treating instances as non-i.i.d. samples", ICML 2009.
     A. J. Smola and B. Schoelkopf, "A tutorial on support vector
-    regression", Statistics and Computing 14, 2004.
+    regression", Statistics and Computing 14, 2004. C. K. I. Williams and
+    M. Seeger, "Using the Nystroem method to speed up kernel machines",
+    NeurIPS 2001. H. C. L. Law, D. J. Sutherland, D. Sejdinovic and
+    S. Flaxman, "Bayesian approaches to distribution regression", AISTATS
+    2018.
 
     [rng examples]
     >>> spread = rng.uniform(0.5, 2.0, size=40)
@@ -128,9 +162,13 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     >>> reg = BagKernelSVR("average", random_state=0).fit(bags[:30], spread[:30])
     >>> bool(reg.score(bags[30:], spread[30:]) > 0.5)
     True
+    >>> approx = BagKernelSVR(n_landmarks=50, random_state=0).fit(bags[:30], spread[:30])
+    >>> bool(approx.score(bags[30:], spread[30:]) > 0.5)
+    True
     """
 
-    _seed_names = ()
+    #: The landmarks' seed is drawn after the inner folds' (the exact kernel draws nothing more).
+    _seed_names = ("landmarks",)
     _parameter_constraints = {
         "kernel": [StrOptions(set(SET_KERNELS + DISTANCE_KERNELS))],
         "model": [StrOptions({"svr", "ridge"})],
@@ -140,6 +178,7 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
         "gamma": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "p": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "epsilon_graph": [Interval(Real, 0, None, closed="neither"), None],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
         "n_jobs": [Integral, None],
         **REGRESSION_CONSTRAINTS,
@@ -147,12 +186,14 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
 
     def __init__(self, kernel="nsk", *, model="svr", C=(0.1, 1.0, 10.0, 100.0), epsilon=0.1,
                  alphas=(0.001, 0.01, 0.1, 1.0), gamma=(0.25, 0.5, 1.0, 2.0, 4.0), p=1.0, epsilon_graph=None,
-                 scale="standard", cv=5, cv_repeats=1, scoring="neg_mean_squared_error", n_jobs=None,
+                 n_landmarks=None, scale="standard", cv=5, cv_repeats=1, scoring="neg_mean_squared_error", n_jobs=None,
                  random_state=None):
         keep_params(self, locals())
 
     def _kernel(self, X, Y, gamma, p=None):
         """The bag kernel between X and Y (None: X itself) for one or several gammas."""
+        if getattr(self, "landmark_map_", None) is not None:  # Y: the training bags
+            return np.asarray(self.landmark_map_.transform(X), dtype=np.float64) @ self.train_embedding_.T
         if self.kernel in SET_KERNELS:
             return set_kernel(X, Y, gamma=gamma, weights=self.kernel, epsilon=self.epsilon_graph, n_jobs=self.n_jobs)
         return np.exp(-np.multiply.outer(np.atleast_1d(gamma), self._distances(X, Y) ** p))
@@ -164,11 +205,21 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
 
     # -- the tuning engine's hooks ------------------------------------------------------
     def _represent(self, bags, target, seeds):
+        if self.n_landmarks is not None and self.kernel != "nsk":
+            raise ValueError(f"n_landmarks approximates the normalised set kernel and needs kernel='nsk'; "
+                             f"got kernel={self.kernel!r} (use n_landmarks=None)")
         self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale, rescale_extremes=True)
         bags = apply_scaling(bags, self.offset_, self.scale_)
         rel = np.asarray(positive_grid(self.gamma, "gamma"), dtype=np.float64)
-        kernels, rows = [], []
-        if self.kernel in SET_KERNELS:
+        kernels, rows, encoders, embeddings = [], [], None, None
+        if self.n_landmarks is not None:
+            # The exact path's gammas, the same median heuristic.
+            gammas = rel / median_sq_distance(bags.instances)
+            encoders, embeddings = landmark_embeddings(bags, gammas, self.n_landmarks, "cosine", seeds.landmarks,
+                                                       self.n_jobs)
+            kernels = [E @ E.T for E in embeddings]
+            rows = [{"gamma": float(g), "_k": k} for k, g in enumerate(gammas)]
+        elif self.kernel in SET_KERNELS:
             gammas = rel / median_sq_distance(bags.instances)
             kernels = list(set_kernel(bags, gamma=gammas, weights=self.kernel, epsilon=self.epsilon_graph,
                                       n_jobs=self.n_jobs))
@@ -187,7 +238,7 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
             cols = [{"C": float(C) * spread, "epsilon": self.epsilon * spread} for C in positive_grid(self.C, "C")]
         else:
             cols = [{"alpha": float(a)} for a in positive_grid(self.alphas, "alphas")]
-        return Bunch(bags=bags, K=kernels, rows=rows, cols=cols)
+        return Bunch(bags=bags, K=kernels, rows=rows, cols=cols, encoders=encoders, embeddings=embeddings)
 
     def _design(self, fold, row):
         return fold_blocks(fold.rep.K[row["_k"]], fold)
@@ -200,14 +251,18 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     def _keep(self, rep, fold, row, col, model, selection):
         self.model_ = model
         self.gamma_, self.p_ = row["gamma"], row.get("p")
+        train = model.support_ if self.model == "svr" else np.arange(rep.bags.n_bags)
+        self.train_bags_ = rep.bags[model.support_] if self.model == "svr" else rep.bags
         if self.model == "svr":
-            self.train_bags_ = rep.bags[model.support_]
             self.dual_coef_ = model.dual_coef_[0]
             self.intercept_ = float(model.intercept_[0])
         else:
-            self.train_bags_ = rep.bags
             self.dual_coef_ = np.asarray(model.dual_coef_, dtype=np.float64).ravel()
             self.intercept_ = 0.0
+        self.landmark_map_ = self.train_embedding_ = None
+        if rep.encoders is not None:
+            self.landmark_map_ = rep.encoders[row["_k"]]
+            self.train_embedding_ = rep.embeddings[row["_k"]][train]
 
     def _decision(self, bags):
         K = self._kernel(bags, self.train_bags_, self.gamma_, self.p_)

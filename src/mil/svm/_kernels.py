@@ -31,6 +31,7 @@ kernels gives the bounds and how they are kept.
 
 import hashlib
 import threading
+from numbers import Integral
 
 import numpy as np
 
@@ -41,7 +42,7 @@ from mil._distance_exact import bag_radii, scaled_by
 from mil.utils._docstrings import register
 from mil.utils.validation import check_bags, shown
 
-__all__ = ["set_kernel", "migraph_weights", "emd_distances", "BLOCK_SIZE"]
+__all__ = ["set_kernel", "migraph_weights", "emd_distances", "landmark_embeddings", "BLOCK_SIZE"]
 
 #: Instances per row block and column chunk of the set-kernel pass (the Hausdorff pass's block).
 BLOCK_SIZE = 1024
@@ -74,6 +75,56 @@ def median_sq_distance(instances, how="median"):
     d = pdist(instances[idx], "sqeuclidean")
     return bandwidth_reference(d[d > 0], how)
 
+
+
+def landmark_embeddings(bags, gammas, n_landmarks, normalize="cosine", random_state=None, n_jobs=None):
+    """Nystroem kernel mean embeddings of the bags, one per gamma: the set kernel made linear.
+
+    For each absolute ``gamma`` (for the features of `bags` as given), a
+    :class:`~mil.embedding.KernelMeanEmbedding` with `n_landmarks`
+    Nystroem landmarks drawn from the instances of `bags` (the same
+    landmarks for every gamma: one seed for all) is fitted on `bags` and
+    encodes them. The inner products of the rows approximate the set
+    kernel of :func:`set_kernel` with NSK weights and the same
+    normalisation (``"none"``: unnormalised), exactly so when every
+    instance is a landmark; a new bag's row against them is the
+    approximate kernel between it and `bags`.
+
+    Parameters
+    ----------
+    bags : Bags
+        Validated (scaled) training bags.
+    gammas : ndarray of float
+        Absolute bandwidths of the instance kernel ``exp(-gamma ||a - b||^2)``.
+    n_landmarks : int
+        Landmarks (at most the number of instances sampled: up to 100,000).
+    normalize : {"cosine", "weights", "none"}, default="cosine"
+        As in :func:`set_kernel`.
+    random_state : int, RandomState or None, default=None
+        Seeds the landmarks (one seed drawn from it for every gamma).
+    n_jobs : int, default=None
+        Threads over chunks of bags.
+
+    Returns
+    -------
+    encoders : list of fitted KernelMeanEmbedding
+    embeddings : list of ndarray of shape (n_bags, n_components)
+    """
+    from sklearn.utils import check_random_state
+
+    from mil.embedding import KernelMeanEmbedding
+
+    # One seed for every gamma, so that every encoder draws the same landmarks.
+    seed = random_state if isinstance(random_state, Integral) else int(
+        check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    encoders, embeddings = [], []
+    for g in np.atleast_1d(gammas):
+        enc = KernelMeanEmbedding(int(n_landmarks), method="nystroem", gamma=float(g), gamma_scale="absolute",
+                                  normalize=None if normalize == "none" else normalize, scale=None,
+                                  n_jobs=n_jobs, random_state=seed).fit(bags)
+        encoders.append(enc)
+        embeddings.append(np.asarray(enc.transform(bags), dtype=np.float64))
+    return encoders, embeddings
 
 
 def _as_bags(X, name):
