@@ -94,3 +94,78 @@ def test_bag_kernel_svr_learns_the_spread(kernel):
     X, y = _spread_bags(60, size=15)
     reg = BagKernelSVR(kernel, cv=3, random_state=0).fit(X[:45], y[:45])
     assert reg.score(X[45:], y[45:]) > 0.2
+
+
+# -- the bag-kernel SVR on Nystroem landmarks (n_landmarks) -------------------------
+
+def test_landmark_kernel_converges_to_the_exact_nsk(backend):
+    from mil.svm import set_kernel
+    from mil.svm._kernels import landmark_embeddings, median_sq_distance
+    from mil.utils.validation import check_bags
+
+    X, _ = _spread_bags(20, size=10)  # 200 instances
+    bags = check_bags(X)
+    gammas = np.array([0.5, 2.0]) / median_sq_distance(bags.instances)
+    exact = set_kernel(bags, gamma=gammas)
+    errors = []
+    for m in (10, 50, 200):
+        _, embeddings = landmark_embeddings(bags, gammas, m, random_state=0)
+        errors.append(max(float(np.abs(E @ E.T - K).max()) for E, K in zip(embeddings, exact)))
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[2] < 1e-7  # every instance a landmark: the Nystroem map is exact on them
+
+
+@pytest.mark.parametrize("model", ["svr", "ridge"])
+def test_bag_kernel_svr_landmarks_by_hand(model):
+    # Every training instance a landmark: the training kernel is the exact NSK at the exact
+    # path's gamma, and the model is the SVR (or kernel ridge) on it.
+    from mil.svm import BagKernelSVR, set_kernel
+    from mil.svm._kernels import median_sq_distance
+
+    X, y = _spread_bags(40, size=10)
+    params = dict(model=model, gamma=1.0, C=1.0, alphas=(0.1,), scale=None, cv=1, random_state=0)
+    reg = BagKernelSVR(n_landmarks=300, **params).fit(X[:30], y[:30])
+    gamma = 1.0 / median_sq_distance(np.vstack(X[:30]))
+    np.testing.assert_allclose(reg.gamma_, gamma, rtol=1e-12)
+    assert reg.train_embedding_.shape[1] == 300
+    K = set_kernel(X[:30], gamma=gamma)
+    E = reg.landmark_map_.transform(X[:30])
+    np.testing.assert_allclose(E @ E.T, K, atol=1e-7)
+    exact = BagKernelSVR(**params).fit(X[:30], y[:30])
+    np.testing.assert_allclose(reg.predict(X[:30]), exact.predict(X[:30]), atol=1e-5)
+    # New bags' instances are not landmarks: close to the exact kernel's predictions, not equal.
+    np.testing.assert_allclose(reg.predict(X[30:]), exact.predict(X[30:]), atol=0.1)
+    assert exact.landmark_map_ is None and exact.train_embedding_ is None
+
+
+def test_bag_kernel_svr_landmarks_learn_and_are_seeded():
+    from mil.svm import BagKernelSVR
+
+    X, y = _spread_bags(60, size=15)
+    reg = BagKernelSVR(n_landmarks=40, cv=3, random_state=0).fit(X[:45], y[:45])
+    assert reg.score(X[45:], y[45:]) > 0.2
+    again = BagKernelSVR(n_landmarks=40, cv=3, random_state=0).fit(X[:45], y[:45])
+    np.testing.assert_array_equal(reg.predict(X[45:]), again.predict(X[45:]))
+    other = BagKernelSVR(n_landmarks=40, cv=3, random_state=1).fit(X[:45], y[:45])
+    assert not np.array_equal(reg.landmark_map_.feature_map_.components_,
+                              other.landmark_map_.feature_map_.components_)
+
+
+
+def test_the_landmarks_are_the_same_for_every_gamma():
+    from mil.svm._kernels import landmark_embeddings
+    from mil.utils.validation import check_bags
+
+    X, _ = _spread_bags(20, size=10)
+    for seed in (3, None):  # one seed drawn for every gamma
+        encoders, _ = landmark_embeddings(check_bags(X), np.array([0.1, 1.0]), 40, random_state=seed)
+        np.testing.assert_array_equal(encoders[0].feature_map_.components_, encoders[1].feature_map_.components_)
+
+
+@pytest.mark.parametrize("kernel", ["migraph", "emd", "minimal", "average"])
+def test_bag_kernel_svr_landmarks_need_the_nsk(kernel):
+    from mil.svm import BagKernelSVR
+
+    X, y = _spread_bags(10, size=5)
+    with pytest.raises(ValueError, match="n_landmarks .* needs kernel='nsk'"):
+        BagKernelSVR(kernel, n_landmarks=5, cv=1).fit(X, y)

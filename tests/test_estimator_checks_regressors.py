@@ -42,6 +42,7 @@ REGRESSORS = [
                                random_state=0),
     MInDRegressor(gamma_scales=(1.0,), alphas=(0.01, 1.0), cv=3, random_state=0),
     BagKernelSVR(gamma=(1.0,), C=(1.0, 10.0), cv=3, random_state=0),
+    BagKernelSVR(n_landmarks=20, gamma=(1.0,), C=(1.0, 10.0), cv=3, random_state=0),
     BagKernelSVR("average", model="ridge", gamma=(1.0,), alphas=(0.01, 0.1), cv=3, random_state=0),
 ]
 GRIDS = {"SimpleMIRegressor": {"summary": ["mean", ("mean", "std")]},
@@ -49,6 +50,13 @@ GRIDS = {"SimpleMIRegressor": {"summary": ["mean", ("mean", "std")]},
          "PrimaryInstanceRegressor": {"assignment": ["hard", "soft"]},
          **{name: {"cv": [2, 3]} for name in ("KernelMeanRegressor", "miFVRegressor", "miVLADRegressor",
                                                "SlicedWassersteinRegressor", "MInDRegressor", "BagKernelSVR")}}
+
+
+# The SVR on a Nystroem landmark kernel (rank at most the landmarks, below the bags): its dual
+# is not unique, and libsvm (tol=1e-6) stops at another point of it when the training
+# instances' scaling differs in its last bits, as it does for reordered instances (observed:
+# 7e-7 on targets in [-2, 2]; the exact kernel's SVR moves by 2e-15).
+LANDMARK_SVR_TOLERANCE = 1e-5
 
 
 def _id(est):
@@ -81,6 +89,8 @@ def test_bag_checks(regressor, check):
     X, y = make_toy_regression_bags()
     if check == "contract":
         REGRESSOR_CHECKS[check](regressor, X, y, param_grid=GRIDS[type(regressor).__name__])
+    elif check == "instance_permutation" and regressor.get_params().get("n_landmarks") is not None:
+        REGRESSOR_CHECKS[check](regressor, X, y, atol=LANDMARK_SVR_TOLERANCE)
     else:
         REGRESSOR_CHECKS[check](regressor, X, y)
 

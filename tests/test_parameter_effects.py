@@ -216,7 +216,7 @@ ALTERNATIVES = {
     "chunk_size": 3, "n_jobs": 2, "ccp_alpha": 0.05, "n_iter_no_change": 1, "l2_regularization": 50.0,
     "max_iter": 1, "tol": 0.5, "scoring": "roc_auc", "reg_covar": 0.5, "n_rules": 1, "beam_width": 3,
     "lrs_threshold": 0.0, "encoding_scale": None, "alphas": (100.0,), "instance_gamma_scales": (8.0,),
-    "epsilon_graph": 0.5,
+    "epsilon_graph": 0.5, "n_landmarks": 5,
     ("KernelMeanClassifier", "model"): "svm", ("miFVClassifier", "model"): "svm",
     ("miVLADClassifier", "model"): "svm", "min_bags": 5, "k": 1, "prune_ratio": 0.6, "summary": "max",
     ("BagKernelSVC", "C"): 0.01, ("BagKernelSVC", "gamma"): 8.0, ("MIWrapperClassifier", "cv"): 2,

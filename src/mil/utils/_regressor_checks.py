@@ -143,17 +143,22 @@ def check_regressor_targets(estimator, X, y):
     assert_same_predictions(_outputs(a, X), _outputs(b, X), f"{name}: integer targets")
 
 
-def check_regressor_instance_permutation(estimator, X, y):
-    """Reordering the instances inside each bag changes no prediction, at fit or at predict."""
+def check_regressor_instance_permutation(estimator, X, y, *, atol=1e-12):
+    """Reordering the instances inside each bag changes no prediction, at fit or at predict.
+
+    `atol` bounds the absolute difference of the predictions: a model solved
+    to a tolerance (libsvm) may move within it when the sums over reordered
+    instances differ in their last bits.
+    """
     name = type(estimator).__name__
     est = _fit(estimator, X, y)
     rng = np.random.default_rng(1)
     order = [rng.permutation(len(bag)) for bag in X]
     shuffled = [bag[o] for bag, o in zip(X, order)]
     assert_same_predictions({"predict": est.predict(X)}, {"predict": est.predict(shuffled)},
-                            f"{name}: instance order inside a bag", rtol=1e-9, atol=1e-12)
+                            f"{name}: instance order inside a bag", rtol=1e-9, atol=atol)
     assert_same_predictions({"predict": est.predict(X)}, {"predict": _fit(estimator, shuffled, y).predict(X)},
-                            f"{name}: fit on bags with reordered instances", rtol=1e-9, atol=1e-12)
+                            f"{name}: fit on bags with reordered instances", rtol=1e-9, atol=atol)
 
 
 def check_regressor_batch_invariance(estimator, X, y):
