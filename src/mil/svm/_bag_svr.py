@@ -191,8 +191,8 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
 
     def __init__(self, kernel="nsk", *, model="svr", C=(0.1, 1.0, 10.0, 100.0), epsilon=0.1,
                  alphas=(0.001, 0.01, 0.1, 1.0), gamma=(0.25, 0.5, 1.0, 2.0, 4.0), p=1.0, epsilon_graph=None,
-                 n_landmarks=None, scale="standard", cv=5, cv_repeats=1, scoring="neg_mean_squared_error", n_jobs=None,
-                 random_state=None):
+                 n_landmarks=None, scale="standard", cv=5, cv_repeats=1, scoring="neg_mean_squared_error",
+                 n_jobs=None, random_state=None):
         keep_params(self, locals())
 
     def _kernel(self, X, Y, gamma, p=None):
@@ -256,12 +256,14 @@ class BagKernelSVR(InstancePredictionMixin, TunedRegressorMixin, BaseBagRegresso
     def _keep(self, rep, fold, row, col, model, selection):
         self.model_ = model
         self.gamma_, self.p_ = row["gamma"], row.get("p")
-        train = model.support_ if self.model == "svr" else np.arange(rep.bags.n_bags)
-        self.train_bags_ = rep.bags[model.support_] if self.model == "svr" else rep.bags
         if self.model == "svr":
+            train = model.support_
+            self.train_bags_ = rep.bags[train]
             self.dual_coef_ = model.dual_coef_[0]
             self.intercept_ = float(model.intercept_[0])
         else:
+            train = np.arange(rep.bags.n_bags)
+            self.train_bags_ = rep.bags
             self.dual_coef_ = np.asarray(model.dual_coef_, dtype=np.float64).ravel()
             self.intercept_ = 0.0
         self.landmark_map_ = self.train_embedding_ = None
