@@ -48,6 +48,7 @@ ESTIMATORS = [
     # Small grids keep the checks fast; the defaults' grids are exercised in tests/svm.
     BagKernelSVC(C=1.0, gamma=1.0, random_state=0),
     BagKernelSVC(kernel="migraph", C=[1.0, 10.0], gamma=1.0, random_state=0),
+    BagKernelSVC(n_landmarks=20, C=[1.0, 10.0], gamma=1.0, random_state=0),
     miSVMClassifier(kernel="linear", C=1.0, threshold="zero", random_state=0),
     MISVMClassifier(C=1.0, gamma=1.0, threshold="zero", scale="standard", random_state=0),
     MISVMClassifier(kernel="linear", C=1.0, random_state=0),
@@ -97,6 +98,11 @@ TOLERANT = {
       for check in ("instance_permutation", "backend_equality")),
 }
 THREE_CLASS_TOLERANT = TOLERANT | {("BagKernelSVC", "instance_permutation")}
+# The SVM on a Nystroem landmark kernel (rank at most the landmarks, below the bags): its dual
+# is not unique, and libsvm (SVC's tol=1e-3) stops at another point of it when the training
+# instances' scaling differs in its last bits, as it does for reordered instances (observed:
+# 8.5e-6 in predict_proba; the exact kernel's SVM moves by less than 1e-12).
+LANDMARK_TOLERANCE = 1e-4
 
 
 def _id(est):
@@ -112,7 +118,9 @@ _BAG_CASES = ([(e, c) for c in BAG_CHECKS for e in ESTIMATORS]
 @pytest.mark.parametrize("estimator, check", _BAG_CASES, ids=[f"{_id(e)}-{c}" for e, c in _BAG_CASES])
 def test_bag_checks(estimator, check):
     X, y = make_toy_bags(n_bags=40, random_state=3)
-    if (type(estimator).__name__, check) in TOLERANT:
+    if check == "instance_permutation" and estimator.get_params().get("n_landmarks") is not None:
+        BAG_CHECKS[check](estimator, X, y, atol=LANDMARK_TOLERANCE)
+    elif (type(estimator).__name__, check) in TOLERANT:
         BAG_CHECKS[check](estimator, X, y, atol=SOLVER_TOLERANCE)
     else:
         BAG_CHECKS[check](estimator, X, y)

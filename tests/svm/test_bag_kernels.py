@@ -251,3 +251,27 @@ def test_repeated_inner_cv_pools_the_repeats():
     np.testing.assert_allclose(both.cv_results_, (each[0] + each[1]) / 2)
     again = BagKernelSVC(cv=rskf, **grid).fit(X, y)
     np.testing.assert_array_equal(again.decision_function(X), both.decision_function(X))
+
+
+@pytest.mark.parametrize("normalize", ["cosine", "weights", "none"])
+def test_landmark_kernel_with_every_instance_a_landmark_is_exact(normalize, backend):
+    # The SVC on the landmark kernel is the exact kernel's on the training bags; with
+    # normalize "weights" or "none" on new bags too (the Nystroem map is exact against its
+    # landmarks; the cosine also needs a new bag's own norm, which it approximates).
+    X, y = make_toy_bags(n_bags=40, random_state=0)
+    n = sum(len(bag) for bag in X[:30])
+    params = dict(C=1.0, gamma=1.0, normalize=normalize, random_state=0)
+    exact = BagKernelSVC(**params).fit(X[:30], y[:30])
+    approx = BagKernelSVC(n_landmarks=n, **params).fit(X[:30], y[:30])
+    np.testing.assert_allclose(approx.decision_function(X[:30]), exact.decision_function(X[:30]), atol=1e-9)
+    if normalize != "cosine":
+        np.testing.assert_allclose(approx.decision_function(X[30:]), exact.decision_function(X[30:]), atol=1e-9)
+    assert approx.support_embedding_.shape[0] == approx.support_bags_.n_bags
+    assert exact.landmark_map_ is None and exact.support_embedding_ is None
+
+
+@pytest.mark.parametrize("kernel", ["migraph", "minimal", "emd"])
+def test_landmarks_need_the_nsk(kernel):
+    X, y = make_toy_bags(n_bags=12, random_state=0)
+    with pytest.raises(ValueError, match="n_landmarks .* needs kernel='nsk'"):
+        BagKernelSVC(kernel, n_landmarks=5, C=1.0, gamma=1.0).fit(X, y)

@@ -21,7 +21,7 @@ from mil._scaling import absolute_unit, apply_scaling, fit_scaling
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.distances import hausdorff
 from mil.svm._kernels import (EMD_METRICS, bandwidth_reference, normalize_kernels, require_pot, set_kernels_from_bags,
-                              emd_distances, median_sq_distance, migraph_weights)
+                              emd_distances, landmark_embeddings, median_sq_distance, migraph_weights)
 from mil.utils._docstrings import fill_doc
 
 __all__ = ["BagKernelSVC", "KERNELS"]
@@ -65,6 +65,15 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
     these outputs for a bag holding the instance alone
     (:class:`mil.base.InstanceOutputMixin`).
 
+    With ``n_landmarks`` set (``kernel="nsk"`` only), the instance kernel
+    is approximated by a Nystroem map on that many landmarks drawn at
+    random from the training instances (Williams and Seeger 2001), and the
+    bag kernel is the inner product of the bags' sums of landmark features
+    under the same `normalize` (:class:`~mil.embedding.KernelMeanEmbedding`):
+    equal to the exact kernel when every instance is a landmark, linear in
+    the instances (``n_instances x n_landmarks`` kernel values per gamma).
+    gamma, C and the inner cross-validation keep their meaning.
+
     Parameters
     ----------
     kernel : {"nsk", "migraph", "emd", "minimal", "maximal", "average"}, default="nsk"
@@ -97,6 +106,10 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
     epsilon : float or None, default=None
         The miGraph edge threshold; None uses each bag's mean intra-bag
         distance.
+    n_landmarks : int or None, default=None
+        None: the exact kernel. An int: the NSK approximated on that many
+        Nystroem landmarks (at most the number of training instances, of
+        which up to 100,000 are sampled first); ``kernel="nsk"`` only.
     scale : {"standard", "minmax", "maxabs"} or None, default="standard"
         Feature scaling fitted on the training instances. None divides
         features of magnitude beyond about 1e120 or below 1e-120 by a power
@@ -108,7 +121,11 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
     positive_class : label or None, default=None
         Accepted for a uniform interface; the SVM treats the classes alike,
         so it changes no output.
-    [bag kernel jobs]
+    n_jobs : int, default=None
+        Threads for the kernel and distance passes.
+    random_state : int, RandomState or None, default=None
+        Seeds the shuffles of an int `cv` and, with `n_landmarks`, the
+        landmarks (independent seeds drawn from it).
 
     Attributes
     ----------
@@ -128,6 +145,11 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         without inner folds); rows are p-major.
     svc_ : sklearn.svm.SVC
         The SVM on the training bags' kernel.
+    landmark_map_ : KernelMeanEmbedding or None
+        With `n_landmarks`: the fitted map of a bag to its normalised sum
+        of landmark features at ``gamma_`` (None for the exact kernel).
+    support_embedding_ : ndarray of shape (n_support_bags, n_components) or None
+        With `n_landmarks`: the support bags' rows under ``landmark_map_``.
     [inner-cv attributes]
 
     See Also
@@ -159,7 +181,8 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
 
     _binary_only = False
     _classes_alike = True
-    _seed_names = ()
+    #: The landmarks' seed is drawn after the inner folds' (the exact kernel draws nothing more).
+    _seed_names = ("landmarks",)
 
     _parameter_constraints = {
         "kernel": [StrOptions(set(KERNELS))],
@@ -170,6 +193,7 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         "ground_metric": [StrOptions(set(EMD_METRICS))],
         "normalize": [StrOptions({"cosine", "weights", "none"})],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
         "n_jobs": [Integral, None],
         **CONSTRAINTS,
@@ -177,7 +201,7 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
 
     def __init__(self, kernel="nsk", *, C=(0.1, 1.0, 10.0, 100.0), gamma=(0.25, 0.5, 1.0, 2.0, 4.0),
                  gamma_scale="median", p=1.0,
-                 ground_metric="euclidean", normalize="cosine", epsilon=None, scale="standard", cv=5,
+                 ground_metric="euclidean", normalize="cosine", epsilon=None, n_landmarks=None, scale="standard", cv=5,
                  cv_repeats=1, scoring="accuracy", class_weight=None, positive_class=None, n_jobs=None,
                  random_state=None):
         keep_params(self, locals())
@@ -193,16 +217,20 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
             return emd_distances(X, Y, metric=self.ground_metric, n_jobs=self.n_jobs)
         return hausdorff(X, Y, kind=self.kernel, n_jobs=self.n_jobs)
 
-    def _set_kernels(self, bags, rel_gammas):
-        """Set kernels of every gamma between the training bags: (n_gammas, n, n), and their rows."""
+    def _set_kernels(self, bags, rel_gammas, seed):
+        """Set kernels of every gamma between the training bags: (n_gammas, n, n), their rows, the
+        self-kernels and (with `n_landmarks`) the landmark maps and the bags' rows under them."""
         w = self._instance_weights(bags)
         ref = absolute_unit(self, 2) if self.gamma_scale == "absolute" else median_sq_distance(
             bags.instances, self.gamma_scale)
         gammas = rel_gammas / ref
+        rows = [{"gamma": float(g), "_k": k} for k, g in enumerate(gammas)]
+        if self.n_landmarks is not None:
+            maps, E = landmark_embeddings(bags, gammas, self.n_landmarks, self.normalize, seed, self.n_jobs)
+            return np.array([e @ e.T for e in E]), rows, None, (maps, E)
         K, diag, _ = set_kernels_from_bags(bags, None, gammas, w, None, self.n_jobs)
         sums = np.add.reduceat(w, bags.offsets[:-1])
-        rows = [{"gamma": float(g), "_k": k} for k, g in enumerate(gammas)]
-        return normalize_kernels(K, diag, diag, self.normalize, sums, sums), rows, diag
+        return normalize_kernels(K, diag, diag, self.normalize, sums, sums), rows, diag, None
 
     def _distance_kernels(self, bags, rel_gammas, ps):
         """Distance kernels of every (p, gamma), p-major, from one distance matrix, and their rows."""
@@ -225,15 +253,19 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         elif self.ground_metric != "euclidean":
             raise ValueError(f"ground_metric={self.ground_metric!r} needs kernel='emd' (the other kernels "
                              f"use the Euclidean distance); got kernel={self.kernel!r}")
+        if self.n_landmarks is not None and self.kernel != "nsk":
+            raise ValueError(f"n_landmarks approximates the normalised set kernel and needs kernel='nsk'; "
+                             f"got kernel={self.kernel!r} (use n_landmarks=None)")
         Cs, rel = positive_grid(self.C, "C"), positive_grid(self.gamma, "gamma")
         ps = positive_grid(self.p, "p")
         self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale, rescale_extremes=True)
         bags = apply_scaling(bags, self.offset_, self.scale_)
+        landmarks = None
         if self.kernel in SET_KERNELS:
-            K, rows, diag = self._set_kernels(bags, rel)
+            K, rows, diag, landmarks = self._set_kernels(bags, rel, seeds.landmarks)
         else:
             (K, rows), diag = self._distance_kernels(bags, rel, ps), None
-        return Bunch(bags=bags, K=K, diag=diag, rows=rows, cols=[{"C": float(C)} for C in Cs])
+        return Bunch(bags=bags, K=K, diag=diag, rows=rows, cols=[{"C": float(C)} for C in Cs], landmarks=landmarks)
 
     def _design(self, fold, row):
         return fold_blocks(fold.rep.K[row["_k"]], fold)
@@ -248,7 +280,11 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         self.n_train_ = rep.K.shape[1]
         sup = model.support_
         self.support_bags_ = rep.bags[sup]
-        if self.kernel in SET_KERNELS:
+        self.landmark_map_ = self.support_embedding_ = None
+        if rep.landmarks is not None:
+            maps, E = rep.landmarks
+            self.landmark_map_, self.support_embedding_ = maps[row["_k"]], E[row["_k"]][sup]
+        elif self.kernel in SET_KERNELS:
             w = self._instance_weights(self.support_bags_)
             self.support_weights_ = w
             self.support_weight_sums_ = np.add.reduceat(w, self.support_bags_.offsets[:-1])
@@ -259,7 +295,9 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         """Kernel between `bags` and the support bags, placed in the training columns."""
         sup = self.support_bags_
         g = np.array([self.gamma_])
-        if self.kernel in SET_KERNELS:
+        if self.landmark_map_ is not None:
+            Ks = np.asarray(self.landmark_map_.transform(bags), dtype=np.float64) @ self.support_embedding_.T
+        elif self.kernel in SET_KERNELS:
             w = self._instance_weights(bags)
             K, dx, _ = set_kernels_from_bags(bags, sup, g, w, self.support_weights_, self.n_jobs)
             # The support bags' self-kernels from fit (the same bags, the training centring).
