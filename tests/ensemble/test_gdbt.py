@@ -11,6 +11,7 @@ from mil import Bags
 from mil._core import use_backend
 from mil.ensemble import BagRandomTreesClassifier, GDBTMIClassifier, MIRandomForestClassifier
 from mil.ensemble._gdbt_trees import newton_leaf_values
+from mil.datasets import make_foundation_bags
 from mil.ensemble._plot import staged_errors
 from mil.tree._pooling import POOLINGS, pool
 from mil.tree import C45MIClassifier
@@ -493,3 +494,28 @@ def test_predict_proba_pools_once(monkeypatch):
     monkeypatch.setattr(_gdbt_trees, "pool", lambda *a, **k: calls.append(1) or real_pool(*a, **k))
     clf.predict_proba(X)
     assert len(calls) == 1
+
+
+def _large_bags_few_witnesses():
+    """80 bags of 150-250 instances x 64 features, 2-10 % witnesses in the positive ones; 60 train."""
+    d = make_foundation_bags(80, n_features=64, bag_sizes=(150, 250), intrinsic_dim=8,
+                             random_state=0)
+    train, test = np.arange(60), np.arange(60, 80)
+    return d.bags.subset(train), d.target[train], d.bags.subset(test), d.target[test]
+
+
+def test_default_grows_trees_on_instances_of_large_bags(backend):
+    # With 200 instances a bag every node holds instances of nearly every bag, so the distinct-bag
+    # counts of split="mi" cannot rank the cuts (it stays at 0.5 here, and takes 5 times longer).
+    X, y, X_test, y_test = _large_bags_few_witnesses()
+    clf = GDBTMIClassifier(n_estimators=100, random_state=0).fit(X, y)
+    assert clf.split_ == "instance"
+    assert clf.score(X_test, y_test) >= 0.9
+
+
+def test_default_grows_multi_instance_trees_on_small_bags():
+    X, y = make_toy_bags(n_bags=30, random_state=0)
+    clf = GDBTMIClassifier(n_estimators=5, random_state=0).fit(X, y)
+    assert clf.split_ == "mi"
+    same = GDBTMIClassifier(n_estimators=5, split="mi", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(clf.decision_function(X), same.decision_function(X))
