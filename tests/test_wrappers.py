@@ -465,3 +465,18 @@ def test_calibration_needs_two_classes():
     with pytest.raises(ValueError, match="Only binary classification is supported"):
         MIWrapperClassifier(calibration="sigmoid").fit(X, y)
     assert MIWrapperClassifier().fit(X, y).calibration_ is None
+
+
+def test_pipeline_gets_the_instance_weights():
+    from sklearn.pipeline import Pipeline
+
+    X, y = make_toy_bags(n_bags=30, random_state=0)
+    sizes = np.array([len(b) for b in X])
+    assert len(set(sizes)) > 1  # "bag" weighting gives unequal weights
+    pipe = Pipeline([("scale", "passthrough"), ("rec", Recorder())])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = MIWrapperClassifier(pipe).fit(X, y)
+    direct = MIWrapperClassifier(Recorder()).fit(X, y)
+    assert_allclose(clf.estimator_[-1].sample_weight_, direct.estimator_.sample_weight_)

@@ -29,7 +29,7 @@ from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, log_od
 from mil.tree import C45MIClassifier
 from mil.utils._docstrings import fill_doc
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names, shown
-from mil.wrappers._inner import InnerEstimatorMixin, fit_doc
+from mil.wrappers._inner import InnerEstimatorMixin, fit_doc, weight_params
 from mil.wrappers._summaries import SUMMARIES, bag_summaries
 
 __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier"]
@@ -118,8 +118,8 @@ class _BaseWrapper(InnerEstimatorMixin, BaseBagClassifier):
         Z = self._inner_input(Z, est)
         if weight is None:
             est.fit(Z, y)
-        else:
-            est.fit(Z, y, sample_weight=weight)
+        else:  # a Pipeline gets them at every step that takes them
+            est.fit(Z, y, **weight_params(est, weight))
         self.estimator_ = est
         return est
 
@@ -340,7 +340,8 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         ``sample_weight`` (:class:`mil.tree.C45MIClassifier` inside: C4.5 on
         the weighted instances, leaf probabilities on the weights).
         Without ``predict_proba`` an instance votes for its predicted class
-        (probability 1).
+        (probability 1). A Pipeline gets the instance weights at every step
+        whose ``fit`` takes ``sample_weight`` (its last step must).
     combine : {"geometric", "arithmetic", "max"}, default="geometric"
         How a bag's probabilities combine its instances' (Weka's ``-P``):
         the arithmetic mean per class (``-P 1``); the geometric mean per

@@ -4,12 +4,13 @@ import warnings
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
 from mil.utils._docstrings import register
 
-__all__ = ["InnerEstimatorMixin", "bag_instance_weights", "fit_doc"]
+__all__ = ["InnerEstimatorMixin", "bag_instance_weights", "fit_doc", "weight_params"]
 
 register("frank2003", """\
     References
@@ -75,6 +76,23 @@ def bag_instance_weights(bags, weighting, bag_weight=None):
     return per_bag if bag_weight is None else per_bag * bag_weight
 
 
+def weight_params(est, weight):
+    """``fit`` keyword arguments passing `weight` to `est`, or to every step of a Pipeline that takes it.
+
+    Returns None when `est` cannot take sample weights.
+    """
+    if isinstance(est, Pipeline):
+        steps = [name for name, step in est.steps
+                 if step not in (None, "passthrough") and has_fit_parameter(step, "sample_weight")]
+        last = est.steps[-1][0]
+        if last not in steps:
+            return None
+        return {f"{name}__sample_weight": weight for name in steps}
+    if has_fit_parameter(est, "sample_weight"):
+        return {"sample_weight": weight}
+    return None
+
+
 class InnerEstimatorMixin:
     """An `estimator` parameter, cloned and fitted inside (mixed in before the bag base class).
 
@@ -128,8 +146,12 @@ class InnerEstimatorMixin:
         return super().set_params(**params)
 
     def _takes_weights(self, template, per_bag):
-        """Whether the inner estimator `template` can be fitted with the instance weights."""
-        return has_fit_parameter(template, "sample_weight")
+        """Whether the inner estimator `template` can be fitted with the instance weights.
+
+        A Pipeline can when its last step's ``fit`` takes ``sample_weight``
+        (see :func:`weight_params`).
+        """
+        return weight_params(template, per_bag) is not None
 
     def _instance_weights(self, bags, bag_weight):
         """MIWrapper's instance weights (`weighting` times the bag weights), or None to fit unweighted.
@@ -151,6 +173,6 @@ class InnerEstimatorMixin:
 
     def _require_weight_support(self):
         """Raise a ValueError when the inner estimator's ``fit`` takes no ``sample_weight``."""
-        if not has_fit_parameter(self._inner_template(), "sample_weight"):
+        if weight_params(self._inner_template(), None) is None:
             raise ValueError(f"{type(self).__name__}: sample_weight was given but the inner "
                              f"estimator {type(self._inner_template()).__name__} does not accept it")

@@ -15,15 +15,15 @@ The regression forms of Frank and Xu's two propositional baselines:
 import numpy as np
 from sklearn.base import clone
 from sklearn.linear_model import RidgeCV
-from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+from sklearn.utils.validation import check_is_fitted
 
 from mil.bags import Bags
 from mil.base import BaseBagRegressor, InstancePredictionMixin
 from mil.utils._docstrings import fill_doc
-from mil.wrappers._inner import InnerEstimatorMixin, fit_doc
+from mil.wrappers._inner import InnerEstimatorMixin, fit_doc, weight_params
 from mil.wrappers._summaries import bag_statistics, check_statistics
 
 __all__ = ["SimpleMIRegressor", "MIWrapperRegressor", "default_ridge", "fit_weighted", "pool_by_bag"]
@@ -45,23 +45,6 @@ def default_ridge():
         deterministic, fast, and sound from a few dozen bags up.
     """
     return make_pipeline(StandardScaler(), RidgeCV(alphas=RIDGE_ALPHAS))
-
-
-def _weight_params(est, weight):
-    """``fit`` keyword arguments passing `weight` to `est`, or to every step of a Pipeline that takes it.
-
-    Returns None when `est` cannot take sample weights.
-    """
-    if isinstance(est, Pipeline):
-        steps = [name for name, step in est.steps
-                 if step not in (None, "passthrough") and has_fit_parameter(step, "sample_weight")]
-        last = est.steps[-1][0]
-        if last not in steps:
-            return None
-        return {f"{name}__sample_weight": weight for name in steps}
-    if has_fit_parameter(est, "sample_weight"):
-        return {"sample_weight": weight}
-    return None
 
 
 def fit_weighted(est, Z, y, weight, owner):
@@ -89,7 +72,7 @@ def fit_weighted(est, Z, y, weight, owner):
     Z = _inner_input(Z, est)
     if weight is None:
         return est.fit(Z, y)
-    params = _weight_params(est, weight)
+    params = weight_params(est, weight)
     if params is None:
         raise ValueError(f"{type(owner).__name__}: sample_weight was given but the inner estimator "
                          f"{type(est).__name__} does not accept it")
@@ -357,9 +340,6 @@ class MIWrapperRegressor(PooledPredictionMixin, InstancePredictionMixin, InnerEs
         self.estimator_ = fit_weighted(clone(self._inner_template()), bags.instances, y[bags.instance_bag],
                                        self._instance_weights(bags, bag_weight), self)
         return self
-
-    def _takes_weights(self, template, per_bag):
-        return _weight_params(template, per_bag) is not None  # every step of a Pipeline that takes them
 
     def _predict_instances(self, bags):
         return _inner_predict(self.estimator_, bags.instances)
