@@ -220,6 +220,7 @@ ALTERNATIVES = {
     ("KernelMeanClassifier", "model"): "svm", ("miFVClassifier", "model"): "svm",
     ("miVLADClassifier", "model"): "svm", "min_bags": 5, "k": 1, "prune_ratio": 0.6, "summary": "max",
     ("BagKernelSVC", "C"): 0.01, ("BagKernelSVC", "gamma"): 8.0, ("MIWrapperClassifier", "cv"): 2,
+    ("MIWrapperClassifier", "calibration"): "sigmoid", ("MIWrapperClassifier", "projection"): 2,
     ("MISVMClassifier", "C"): 0.01, ("miSVMClassifier", "C"): 0.01,
     ("MInDClassifier", "C"): 0.01, ("MILESClassifier", "C"): 0.01,
     ("KernelMeanClassifier", "C"): 0.01, ("SlicedWassersteinClassifier", "C"): 0.01,

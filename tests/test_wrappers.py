@@ -467,6 +467,73 @@ def test_calibration_needs_two_classes():
     assert MIWrapperClassifier().fit(X, y).calibration_ is None
 
 
+def _third_positive_bags(n, seed, n_features=20):
+    # A third of the bags positive, 6 of a positive bag's 200 instances (3 %) shifted by 6 on
+    # feature 0: an instance model finds them, but every bag's geometric mean of the instance
+    # probabilities stays below 1/2 (near the positive share of the instances).
+    rng = np.random.default_rng(seed)
+    y = (np.arange(n) % 3 == 0).astype(int)
+    X = []
+    for label in y:
+        bag = rng.normal(size=(200, n_features))
+        if label:
+            bag[:6, 0] += 6.0
+        X.append(bag)
+    return X, y
+
+
+def test_calibration_auto_learns_the_cut_of_large_bags():
+    X, y = _third_positive_bags(60, 0)
+    Xt, yt = _third_positive_bags(30, 1)
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0)
+    weka = MIWrapperClassifier(tree).fit(X, y)
+    auto = MIWrapperClassifier(tree, calibration="auto", random_state=0).fit(X, y)
+    assert weka.calibration_ is None and auto.calibration_ is not None
+    assert (weka.predict(Xt) == yt).mean() < 0.7  # every bag negative
+    assert (auto.predict(Xt) == yt).mean() == 1.0
+    # The learned cut is steep (a > 10): the scores stay finite where the probabilities round to 1.
+    assert np.isfinite(auto.decision_function(Xt)).all()
+    assert np.isfinite(auto.instance_scores(Xt)).all()
+
+
+def test_calibration_auto_keeps_the_fixed_cut_of_small_bags():
+    X, y = make_toy_bags(n_bags=30, random_state=0)
+    auto = MIWrapperClassifier(LogisticRegression(), calibration="auto").fit(X, y)
+    weka = MIWrapperClassifier(LogisticRegression()).fit(X, y)
+    assert auto.calibration_ is None
+    assert_array_equal(auto.predict_proba(X), weka.predict_proba(X))
+    X3, y3 = make_toy_bags(n_bags=30, n_classes=3)
+    assert MIWrapperClassifier(calibration="auto").fit(X3, y3).calibration_ is None
+
+
+# -- the projection of the instances (projection) --------------------------------
+
+def test_projection_on_principal_axes():
+    from sklearn.decomposition import PCA
+
+    X, y = _third_positive_bags(30, 0)
+    clf = MIWrapperClassifier(Recorder(), projection=5).fit(X, y)
+    instances = np.concatenate(X)
+    pca = PCA(n_components=5).fit(instances)
+    assert clf.projection_.n_components_ == 5
+    assert_allclose(clf.estimator_.X_, pca.transform(instances), atol=1e-8)
+    first = pca.transform(X[0])[:, 0]
+    assert_allclose(clf.instance_proba(X[:1]), np.clip(first, 0.001, 0.999), atol=1e-8)
+    # at most the features (and the training instances)
+    assert MIWrapperClassifier(Recorder(), projection=50).fit(X, y).projection_.n_components_ == 20
+
+
+def test_projection_auto_only_on_many_features():
+    X, y = _third_positive_bags(12, 0, n_features=300)
+    clf = MIWrapperClassifier(Recorder(), projection="auto").fit(X, y)
+    assert clf.estimator_.X_.shape == (2400, 64)
+    small, y_small = make_toy_bags(n_bags=20, random_state=0)
+    auto = MIWrapperClassifier(LogisticRegression(), projection="auto").fit(small, y_small)
+    plain = MIWrapperClassifier(LogisticRegression()).fit(small, y_small)
+    assert auto.projection_ is None
+    assert_array_equal(auto.predict_proba(small), plain.predict_proba(small))
+
+
 def test_pipeline_gets_the_instance_weights():
     from sklearn.pipeline import Pipeline
 

@@ -17,11 +17,14 @@ against: with a decision tree inside they are already competitive on the
 classic benchmark sets (see the "Wrappers" page of the user guide).
 """
 
+from numbers import Integral
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.decomposition import PCA
 from sklearn.utils import get_tags
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from mil.bags import Bags
@@ -37,6 +40,13 @@ __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifie
 #: Weka's MIWrapper clips instance probabilities to [0.001, 0.999] before
 #: the geometric mean, so one confident instance cannot zero a class.
 GEOMETRIC_CLIP = 1e-3
+#: ``projection="auto"`` projects the instances on this many principal axes when they have more than
+#: :data:`AUTO_PROJECTION_FEATURES` features (the shipped sets have at most 230: no projection there).
+AUTO_PROJECTION_COMPONENTS = 64
+AUTO_PROJECTION_FEATURES = 256
+#: ``calibration="auto"`` learns the cut when the training bags hold more than this many instances on
+#: average (the shipped sets at most 65: Weka's fixed cut there), as GDBT-MI's ``split="auto"``.
+AUTO_CALIBRATION_BAG_SIZE = 100
 
 
 def _j48_like(**params):
@@ -363,7 +373,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         For ``combine="max"`` with two classes: the class whose probability
         is the maximum over the instances. None is the larger label for
         0/1, -1/1 and False/True; other labels must name it (``fit`` raises).
-    calibration : {None, "sigmoid"}, default=None
+    calibration : {None, "sigmoid", "auto"}, default=None
         None: a bag's probabilities are the combined ones, and the bag
         goes to the class of the larger (Weka). ``"sigmoid"`` (two classes):
         the combined log-odds s of a bag become ``sigmoid(a s + b)``, with
@@ -374,13 +384,33 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         (2-10 % witnesses): every bag's combined probability then sits near
         the share of positive instances, on either side of 1/2, however
         well the bags are ranked. Costs `cv` more fits on a share
-        (cv - 1) / cv of the bags.
+        (cv - 1) / cv of the bags. ``"auto"``: ``"sigmoid"`` for two classes
+        when the training bags hold more than ``AUTO_CALIBRATION_BAG_SIZE``
+        (100) instances on average, None otherwise (more classes, and every
+        shipped set: at most 65 on average, where the model is Weka's).
     cv : int, cross-validation splitter or iterable, default=3
         Folds of the out-of-fold scores for ``calibration="sigmoid"``: an
         int k is k stratified, shuffled folds (at most the smallest class's
         bag count); a splitter or (train, test) pairs are used as given.
+    projection : None, int or "auto", default=None
+        None: the inner estimator sees the instances as they are. An int k:
+        the instances are first projected on the k leading principal axes
+        of the training instances (scikit-learn's ``PCA``: centred, not
+        whitened; k at most the number of features and of training
+        instances), at fit and at predict; each fold of
+        ``calibration="sigmoid"`` learns its own. ``"auto"``:
+        ``AUTO_PROJECTION_COMPONENTS`` (64) axes when the bags have more
+        than ``AUTO_PROJECTION_FEATURES`` (256) features, none otherwise
+        (every shipped set has at most 230). It is meant for embeddings of
+        hundreds of features from a pretrained network, on which an inner
+        estimator's cost grows with the features: 150 bags of 500-1,500
+        instances x 768 features take ``HistGradientBoostingClassifier``
+        past 600 s of CPU; on their 64 principal axes, with three more
+        fits for ``calibration="auto"``, 226-250 s (see
+        :doc:`/results/foundation`). The instances must have no NaN.
     random_state : int, RandomState instance or None, default=None
-        Seeds the folds' shuffle for ``calibration="sigmoid"``.
+        Seeds the folds' shuffle for ``calibration="sigmoid"`` and the
+        principal axes' solver (`projection`) where it is randomised.
 
     Attributes
     ----------
@@ -390,6 +420,9 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
     calibration_ : tuple of (float, float) or None
         The (a, b) of ``calibration="sigmoid"``; None without calibration
         (or with fewer than two folds).
+    projection_ : sklearn.decomposition.PCA or None
+        The fitted projection of `projection` (None without one); the inner
+        estimator's features are its components.
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
@@ -413,8 +446,9 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         "combine": [StrOptions({"arithmetic", "geometric", "max"})],
         "weighting": [StrOptions({"bag", "inverse_size", "uniform"})],
         "positive_class": "no_validation",
-        "calibration": [StrOptions({"sigmoid"}), None],
+        "calibration": [StrOptions({"sigmoid", "auto"}), None],
         "cv": ["cv_object"],
+        "projection": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "random_state": ["random_state"],
     }
 
@@ -423,11 +457,11 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = self.calibration is None
+        tags.classifier_tags.multi_class = self.calibration != "sigmoid"
         return tags
 
     def __init__(self, estimator=None, combine="geometric", weighting="bag", positive_class=None, calibration=None,
-                 cv=3, random_state=None):
+                 cv=3, projection=None, random_state=None):
         keep_params(self, locals())
 
     def fit(self, X, y, sample_weight=None):
@@ -437,14 +471,38 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         """
         bags, y_enc = self._validate_fit(X, y)
         bag_weight = self._check_bag_weight(sample_weight, bags.n_bags)
-        if self.calibration is not None and self.classes_.shape[0] != 2:
+        if self.calibration == "sigmoid" and self.classes_.shape[0] != 2:
             raise ValueError(f"Only binary classification is supported with calibration={self.calibration!r}: "
                              f"it fits one cut between two classes; y has {self.classes_.shape[0]}")
         self.calibration_ = None
-        if self.calibration is not None:
+        if self._calibrates(bags):
             self.calibration_ = self._out_of_fold_sigmoid(bags, y_enc, bag_weight)
-        self._fit_inner(bags.instances, y_enc[bags.instance_bag], self._instance_weights(bags, bag_weight))
+        self.projection_ = self._fit_projection(bags)
+        self._fit_inner(self._projected(bags.instances), y_enc[bags.instance_bag],
+                        self._instance_weights(bags, bag_weight))
         return self
+
+    def _calibrates(self, bags):
+        """Whether the cut is learned (`calibration`, resolved for "auto" by the classes and the bag size)."""
+        if self.calibration == "auto":
+            return (self.classes_.shape[0] == 2
+                    and bags.n_instances > AUTO_CALIBRATION_BAG_SIZE * bags.n_bags)
+        return self.calibration is not None
+
+    def _fit_projection(self, bags):
+        """The PCA of `projection` fitted on the training instances, or None."""
+        k = self.projection
+        if k == "auto":
+            k = AUTO_PROJECTION_COMPONENTS if bags.n_features > AUTO_PROJECTION_FEATURES else None
+        if k is None:
+            return None
+        k = min(k, bags.n_features, bags.n_instances)
+        return PCA(n_components=k, random_state=self.random_state).fit(bags.instances)
+
+    def _projected(self, Z):
+        """Instances `Z` as the inner estimator sees them (projected with a `projection`)."""
+        projection = getattr(self, "projection_", None)  # None: fitted before the projection existed
+        return Z if projection is None else projection.transform(Z)
 
     def _out_of_fold_sigmoid(self, bags, y_enc, bag_weight):
         """Platt's (a, b) on the combined log-odds of each training bag, from a model that did not see it."""
@@ -477,7 +535,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
 
     def _combined(self, bags):
         """The bags' class probabilities combined from their instances' (see `combine`)."""
-        P = self._inner_proba(bags.instances)
+        P = self._inner_proba(self._projected(bags.instances))
         starts, sizes = bags.offsets[:-1], bags.sizes[:, None]
         if self.combine == "arithmetic":
             return np.add.reduceat(P, starts, axis=0) / sizes
@@ -514,8 +572,13 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         -------
         scores : ndarray of shape (n_bags,) or (n_bags, n_classes)
             From ``predict_proba``; for two classes, positive favours
-            ``classes_[1]``.
+            ``classes_[1]``. With a learned cut (``calibration_``), the
+            a s + b whose sigmoid is the probability, finite where the
+            probability rounds to 0 or 1.
         """
+        if getattr(self, "calibration_", None) is not None:
+            a, b = self.calibration_
+            return a * log_odds(self._bag_proba(X, calibrated=False)[:, 1]) + b
         proba = self._bag_proba(X)
         if proba.shape[1] == 2:
             return self._log_odds(proba)
