@@ -20,7 +20,9 @@ than 1e-9 relative are treated as tied.
 Two ways to find the neighbours (``algorithm``): the bag distance matrix
 (blocked BLAS kernels, in strips of bounded memory), or, for the minimal
 distance, a search among the training instances in a KD-tree or ball tree
-(:mod:`mil.neighbors._search`); both give the same decisions.
+(:mod:`mil.neighbors._search`); both give the same decisions. The same
+search over an HNSW graph ("hnsw", faiss) is approximate: it is never
+chosen by "auto".
 """
 
 from numbers import Integral, Real
@@ -34,7 +36,7 @@ from mil._distance_engine import all_from_bags
 from mil._scaling import apply_scaling, fit_scaling
 from mil.bags import Bags
 from mil.distances import adapted_from, integrated_from
-from mil.neighbors._search import TREES, BagTreeIndex
+from mil.neighbors._search import ANN, TREES, BagTreeIndex
 from mil.neighbors._ties import DISTANCE_RTOL, rank_dense
 from mil.utils._docstrings import register
 
@@ -95,9 +97,9 @@ BAG_DISTANCE_DOC = register("bag distance", """    sigma : float, default=1.0
         How alpha maximises its objective
         (:func:`~mil.neighbors.select_alpha`).
 """)
-NEIGHBOUR_SEARCH_DOC = register("neighbour search", """    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
-        How the nearest bags are found; every choice gives the same
-        predictions. "brute": from the bag distance matrices (blocked BLAS
+NEIGHBOUR_SEARCH_DOC = register("neighbour search", """    algorithm : {"auto", "brute", "kd_tree", "ball_tree", "hnsw"}, default="auto"
+        How the nearest bags are found; every choice but "hnsw" gives the
+        same predictions. "brute": from the bag distance matrices (blocked BLAS
         kernels, strips of rows of bounded memory; time quadratic in the
         instances). "kd_tree" or "ball_tree" (``metric="minimal"`` and
         dense bags only): a search among the training instances in
@@ -110,7 +112,16 @@ NEIGHBOUR_SEARCH_DOC = register("neighbour search", """    algorithm : {"auto", 
         ``AUTO_MAX_FEATURES`` (64) features, if a sample of its searches
         computes distances to at most ``AUTO_MAX_FRACTION`` (1/16) of the
         training instances; "brute" otherwise (see
-        :doc:`/user_guide/neighbors`).
+        :doc:`/user_guide/neighbors`). "hnsw" (``metric="minimal"``, dense
+        bags, and faiss: ``pip install "scikit-mil[ann]"``): the same search
+        over an approximate HNSW graph of the training instances, for many
+        bags of instances with many intrinsic dimensions, where the exact
+        searches compare nearly every pair; predictions may differ from the
+        exact ones on a few bags; never chosen by "auto".
+    ef_search : int, default=16
+        Breadth of the HNSW graph searches (``algorithm="hnsw"`` only;
+        faiss's efSearch): larger finds more of the true nearest instances
+        (predictions closer to the exact ones), at about proportional cost.
     n_jobs : int, default=None
         Threads: over strips of the distance matrices, or over blocks of
         bags in the tree search.
@@ -126,7 +137,7 @@ register("citation parameters", """    references : int, default=2
 register("search attributes", """    alpha_ : float
         The weight of the minimal distance (``metric="integrated"`` only).
     algorithm_ : str
-        The search used: "brute", "kd_tree" or "ball_tree".
+        The search used: "brute", "kd_tree", "ball_tree" or "hnsw".
 """)
 register("feature attributes", """    n_features_in_ : int
         Number of features per instance seen in ``fit``.
@@ -215,7 +226,8 @@ class BagNeighborsMixin:
         "scale": [StrOptions({"standard", "minmax", "maxabs"}), None],
         "sigma_scale": [StrOptions({"absolute", "median"})],
         "alpha_search": [StrOptions({"golden", "grid-golden"})],
-        "algorithm": [StrOptions({"auto", "brute", "kd_tree", "ball_tree"})],
+        "algorithm": [StrOptions({"auto", "brute", "kd_tree", "ball_tree", *ANN})],
+        "ef_search": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
     }
 
@@ -255,7 +267,7 @@ class BagNeighborsMixin:
         """
         if self.metric == "precomputed":
             self._validate_params()
-            if self.algorithm in TREES:
+            if self.algorithm in TREES or self.algorithm in ANN:
                 raise ValueError(f"algorithm={self.algorithm!r} searches the training instances; with "
                                  "metric='precomputed' there are none: use algorithm='auto' or 'brute'")
             D = self._check_precomputed(X, None)
@@ -308,7 +320,7 @@ class BagNeighborsMixin:
                 f"only; got metric={self.metric!r}{' and sparse bags' if bags.is_sparse else ''}: "
                 "use algorithm='auto' or 'brute'")
         if self.algorithm != "auto":
-            return self.algorithm, BagTreeIndex(bags, self.algorithm)
+            return self.algorithm, BagTreeIndex(bags, self.algorithm, ef_search=self.ef_search)
         if bags.n_instances < AUTO_MIN_INSTANCES or bags.n_features > AUTO_MAX_FEATURES:
             return "brute", None
         index = BagTreeIndex(bags, "kd_tree")
@@ -502,6 +514,6 @@ class CitersMixin:
         return Found(near, np.take_along_axis(D, near, axis=1), cites, D.shape[0])
 
     def _found_by_index(self, batch, m):
-        near, dist = self._index.nearest(batch, self.references, n_jobs=self.n_jobs, return_distance=True)
-        cites = self._index.citers(batch, self._citer_radius(), n_jobs=self.n_jobs) if self.citers else None
+        radius = self._citer_radius() if self.citers else None
+        near, dist, cites = self._index.citation(batch, self.references, radius, n_jobs=self.n_jobs)
         return Found(near, dist, cites, m)

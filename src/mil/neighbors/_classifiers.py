@@ -208,7 +208,7 @@ class BagKNNClassifier(NearestBagsMixin, BaseBagNeighbors):
     def __init__(self, n_neighbors=3, *, metric="minimal", sigma=1.0, alpha=None,
                  scale="standard", sigma_scale="absolute", alpha_search="golden",
                  smoothing=2.0, class_weight=None, positive_class=None, algorithm="auto",
-                 n_jobs=None):
+                 ef_search=16, n_jobs=None):
         keep_params(self, locals())
 
     def _positive_class_matters(self):
@@ -274,5 +274,5 @@ class CitationKNNClassifier(CitersMixin, BaseBagNeighbors):
     def __init__(self, references=2, citers=4, *, metric="minimal", sigma=1.0, alpha=None,
                  scale="standard", sigma_scale="absolute", alpha_search="golden",
                  smoothing=2.0, class_weight=None, positive_class=None, algorithm="auto",
-                 n_jobs=None):
+                 ef_search=16, n_jobs=None):
         keep_params(self, locals())

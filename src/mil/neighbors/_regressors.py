@@ -142,7 +142,8 @@ class BagKNNRegressor(NearestBagsMixin, _BaseBagNeighborsRegressor):
     }
 
     def __init__(self, n_neighbors=3, *, weights="uniform", metric="minimal", sigma=1.0, alpha=None,
-                 scale="standard", sigma_scale="absolute", alpha_search="golden", algorithm="auto", n_jobs=None):
+                 scale="standard", sigma_scale="absolute", alpha_search="golden", algorithm="auto",
+                 ef_search=16, n_jobs=None):
         keep_params(self, locals())
 
 
@@ -191,5 +192,6 @@ class CitationKNNRegressor(CitersMixin, _BaseBagNeighborsRegressor):
     }
 
     def __init__(self, references=2, citers=4, *, weights="uniform", metric="minimal", sigma=1.0, alpha=None,
-                 scale="standard", sigma_scale="absolute", alpha_search="golden", algorithm="auto", n_jobs=None):
+                 scale="standard", sigma_scale="absolute", alpha_search="golden", algorithm="auto",
+                 ef_search=16, n_jobs=None):
         keep_params(self, locals())
