@@ -15,10 +15,10 @@ __all__ = ["compiled_required", "config_info", "env_flag", "format_config", "pur
 
 #: What mil needs to run (pyproject.toml's dependencies).
 RUNTIME = ("numpy", "scipy", "scikit-learn", "joblib", "threadpoolctl", "pot")
-#: What some users add: the file readers (pandas, pyarrow, h5py), plots, Dask, and Cython to
-#: ``cimport mil.cython_kernels`` in their own extensions (the shipped kernels are compiled
-#: when mil is built and need no Cython to run).
-OPTIONAL = ("pandas", "pyarrow", "h5py", "matplotlib", "dask", "Cython")
+#: What some users add: the file readers (pandas, pyarrow, h5py), plots, Dask, faiss-cpu (the
+#: neighbours' approximate search) and Cython to ``cimport mil.cython_kernels`` in their own
+#: extensions (the shipped kernels are compiled when mil is built and need no Cython to run).
+OPTIONAL = ("pandas", "pyarrow", "h5py", "matplotlib", "dask", "faiss-cpu", "Cython")
 
 
 def _version_of(dist):
