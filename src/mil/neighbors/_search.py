@@ -590,9 +590,10 @@ class _HNSWLayout(_Order):
     """Points in a faiss HNSW graph (``IndexHNSWFlat``, float32, M = ``HNSW_M``), stored in leaf order.
 
     The points are inserted in a fixed pseudo-random order (inserted in
-    leaf order, or in a caller's sorted order, they made a worse graph:
-    fewer true neighbours found), then the graph is renumbered to the leaf
-    order (``permute_entries``). Built on one OpenMP thread, so the same
+    leaf order they made a worse graph: on 4,000 bags of 16 normal features,
+    identical probabilities on 96.25 % of held-out bags instead of 98.0 %;
+    a caller's order may be as sorted), then the graph is renumbered to the
+    leaf order (``permute_entries``). Built on one OpenMP thread, so the same
     points give the same graph (and the same lists) at every fit; `graph`
     is a serialized index to load instead of building.
     """
@@ -629,10 +630,13 @@ class _HNSWLayout(_Order):
         Where k is at least the number of points, every point, exactly
         (from differences of the float64 coordinates).
         """
-        N = self.Y.shape[0]
+        N, d = self.Y.shape
         if k >= N:
-            diff = Yq[:, None, :] - self.Y[None, :, :]
-            dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+            dist = np.empty((Yq.shape[0], N))
+            step = max(1, 2**20 // max(N * d, 1))  # rows of differences per block (8 MB)
+            for a in range(0, Yq.shape[0], step):
+                diff = Yq[a:a + step, None, :] - self.Y[None, :, :]
+                dist[a:a + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
             ind = np.argsort(dist, axis=1, kind="stable")[:, :k]
             return np.take_along_axis(dist, ind, axis=1), ind
         faiss = _faiss()
