@@ -33,7 +33,7 @@ the largest size at which ``"auto"`` runs when no file is there.
         python benchmarks/bench_knn_iid.py --bags 4000 16000 64000 --tree-max 4000 --max-cpu 1200
     nice -n 10 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
         python benchmarks/bench_knn_iid.py --bags 4000 16000 64000 --tree-max 0 --hnsw 16 \\
-        --exact-max 16000 --exact '/work/scratch/knn{n}-exact.npy' --max-cpu 1200
+        --exact-max 16000 --exact 'knn{n}-exact.npy' --max-cpu 1200
 """
 
 import argparse
