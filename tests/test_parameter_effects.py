@@ -107,6 +107,11 @@ CONTEXT = {
     ("CitationKNNClassifier", "sigma"): dict(metric="integrated"),
     ("CitationKNNClassifier", "sigma_scale"): dict(metric="integrated"),
     ("CitationKNNClassifier", "smoothing"): dict(metric="integrated"),
+    # The breadth of the approximate search's graph queries (needs faiss: skipped without it).
+    ("BagKNNClassifier", "ef_search"): dict(algorithm="hnsw"),
+    ("BagKNNRegressor", "ef_search"): dict(algorithm="hnsw"),
+    ("CitationKNNClassifier", "ef_search"): dict(algorithm="hnsw"),
+    ("CitationKNNRegressor", "ef_search"): dict(algorithm="hnsw"),
     ("BagRandomTreesClassifier", "max_samples"): dict(bootstrap=True),
     ("BagRandomTreesClassifier", "oob_score"): dict(bootstrap=True),
     ("BagRandomTreesRegressor", "oob_score"): dict(bootstrap=True),
@@ -284,6 +289,7 @@ _SVR_ROLES = {"alphas": dict(model="ridge"), "epsilon_graph": dict(kernel="migra
 NO_EFFECT = {
     "n_jobs": "[Tt]hreads|[Ww]orkers",
     "chunk_size": "does not depend",
+    "ef_search": "exact neighbours at any\\s+breadth",
     # Tree settings that act on ties, on large nodes or on many distinct values only.
     ("C45MIClassifier", "min_split"): "raised to `min_bags_leaf` when it is at most that",
     ("ID3MIClassifier", "min_split"): "raised to `min_bags_leaf` when it is at most that",
@@ -469,6 +475,8 @@ def _doc_entry(cls, name):
 @pytest.mark.parametrize("cls, name", _cases())
 def test_every_parameter_changes_the_model_or_says_when_it_does_not(cls, name):
     context = {**BASE.get(cls.__name__, {}), **CONTEXT.get((cls.__name__, name), {})}
+    if context.get("algorithm") == "hnsw":
+        pytest.importorskip("faiss")
     if name == "random_state":  # one seed against another: an unseeded base would differ from itself
         context[name] = 0
     regression = is_regressor(_build(cls, dict(context)))

@@ -122,6 +122,8 @@ NEIGHBOUR_SEARCH_DOC = register("neighbour search", """    algorithm : {"auto", 
         Breadth of the HNSW graph searches (``algorithm="hnsw"`` only;
         faiss's efSearch): larger finds more of the true nearest instances
         (predictions closer to the exact ones), at about proportional cost.
+        A small graph (a few hundred instances) gives the exact neighbours at any
+        breadth, so there it has no effect.
     n_jobs : int, default=None
         Threads: over strips of the distance matrices, or over blocks of
         bags in the tree search.
