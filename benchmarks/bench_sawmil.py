@@ -30,7 +30,7 @@ C = 10.0
 
 def dump(path):
     from mil.datasets import load_elephant
-    from mil.svm._kernels import median_sq_distance
+    from mil._scaling import median_sq_distance
 
     d = load_elephant()
     bags = d.bags

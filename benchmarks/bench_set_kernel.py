@@ -92,7 +92,7 @@ def main(argv=None):
     X = bags.instances
     print(f"Musk2: {bags.n_bags} bags, {bags.n_instances} instances, {bags.n_features} features; "
           f"{len(GAMMAS)} gammas")
-    from mil.svm._kernels import median_sq_distance
+    from mil._scaling import median_sq_distance
 
     simd = None
     if compiled_available("_set_kernel"):

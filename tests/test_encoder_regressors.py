@@ -71,7 +71,7 @@ def test_law_chisq_bags_smoke():
 @pytest.mark.parametrize("model", ["svr", "ridge"])
 def test_bag_kernel_svr_by_hand(model):
     from mil.svm import BagKernelSVR, set_kernel
-    from mil.svm._kernels import median_sq_distance
+    from mil._scaling import median_sq_distance
 
     X, y = _spread_bags(40, size=10)
     reg = BagKernelSVR(model=model, gamma=1.0, C=1.0, alphas=(0.1,), scale=None, cv=1).fit(X[:30], y[:30])
@@ -100,7 +100,8 @@ def test_bag_kernel_svr_learns_the_spread(kernel):
 
 def test_landmark_kernel_converges_to_the_exact_nsk(backend):
     from mil.svm import set_kernel
-    from mil.svm._kernels import landmark_embeddings, median_sq_distance
+    from mil._scaling import median_sq_distance
+    from mil.svm._kernels import landmark_embeddings
     from mil.utils.validation import check_bags
 
     X, _ = _spread_bags(20, size=10)  # 200 instances
@@ -120,7 +121,7 @@ def test_bag_kernel_svr_landmarks_by_hand(model):
     # Every training instance a landmark: the training kernel is the exact NSK at the exact
     # path's gamma, and the model is the SVR (or kernel ridge) on it.
     from mil.svm import BagKernelSVR, set_kernel
-    from mil.svm._kernels import median_sq_distance
+    from mil._scaling import median_sq_distance
 
     X, y = _spread_bags(40, size=10)
     params = dict(model=model, gamma=1.0, C=1.0, alphas=(0.1,), scale=None, cv=1, random_state=0)

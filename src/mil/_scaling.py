@@ -6,18 +6,23 @@ one scale per feature, :func:`apply_scaling` maps bags with them. With no
 method, :func:`fit_scaling` can still bring features of extreme magnitude
 back into range by an exact power of two (``rescale_extremes``), and
 :func:`absolute_unit` converts a bandwidth given on the features as passed
-into the scaled units.
+into the scaled units. :func:`median_sq_distance` gives the RBF kernels'
+bandwidth reference (the median heuristic) on scaled instances.
 """
 
 import numpy as np
 
 from mil.bags import Bags
 
-__all__ = ["MAGNITUDE_EXPONENT", "absolute_unit", "apply_scaling", "fit_scaling"]
+__all__ = ["MAGNITUDE_EXPONENT", "MEDIAN_SAMPLE", "absolute_unit", "apply_scaling", "bandwidth_reference", "fit_scaling",
+           "median_sq_distance"]
 
 #: With no scaling method, features whose largest magnitude lies within ``2**+-MAGNITUDE_EXPONENT``
 #: are left as they are; beyond, a power of two brings them back (:func:`fit_scaling`).
 MAGNITUDE_EXPONENT = 400
+
+#: Instances sampled (evenly spaced) for the median heuristic of the RBF bandwidths.
+MEDIAN_SAMPLE = 2000
 
 
 def fit_scaling(instances, method, *, rescale_extremes=False):
@@ -153,3 +158,21 @@ def _feature_maxabs(instances):
     with np.errstate(all="ignore"):
         big = np.nanmax(a, axis=0) if a.shape[0] else np.ones(a.shape[1])
     return np.where(np.isfinite(big) & (big > 0), big, 1.0)
+
+
+def bandwidth_reference(d, how):
+    """The bandwidth reference of the distances `d`: their median or mean (1 if that is not > 0)."""
+    if not d.size:
+        return 1.0
+    ref = float(np.median(d) if how == "median" else np.mean(d))
+    return ref if ref > 0 else 1.0
+
+
+def median_sq_distance(instances, how="median"):
+    """Median (or mean) squared distance between (at most MEDIAN_SAMPLE evenly spaced) instances."""
+    from scipy.spatial.distance import pdist
+
+    n = instances.shape[0]
+    idx = np.unique(np.linspace(0, n - 1, min(n, MEDIAN_SAMPLE)).astype(np.intp))
+    d = pdist(instances[idx], "sqeuclidean")
+    return bandwidth_reference(d[d > 0], how)

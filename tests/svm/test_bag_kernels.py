@@ -10,7 +10,7 @@ import pytest
 import mil.svm._bag_svc as bag_svc
 from mil.svm import BagKernelSVC, emd_distances, migraph_weights, set_kernel
 from mil.utils.estimator_checks import make_toy_bags
-from mil.svm._kernels import median_sq_distance
+from mil._scaling import median_sq_distance
 
 
 def test_migraph_weights_hand_made_bag():
@@ -263,7 +263,10 @@ def test_landmark_kernel_with_every_instance_a_landmark_is_exact(normalize, back
     params = dict(C=1.0, gamma=1.0, normalize=normalize, random_state=0)
     exact = BagKernelSVC(**params).fit(X[:30], y[:30])
     approx = BagKernelSVC(n_landmarks=n, **params).fit(X[:30], y[:30])
-    np.testing.assert_allclose(approx.decision_function(X[:30]), exact.decision_function(X[:30]), atol=1e-9)
+    # The cosine's kernels agree to rounding (about 1e-12), which can move libsvm's stopping point
+    # within its tolerance (1e-3); the other normalisations land on the same point here.
+    atol = 1e-3 if normalize == "cosine" else 1e-9
+    np.testing.assert_allclose(approx.decision_function(X[:30]), exact.decision_function(X[:30]), atol=atol)
     if normalize != "cosine":
         np.testing.assert_allclose(approx.decision_function(X[30:]), exact.decision_function(X[30:]), atol=1e-9)
     assert approx.support_embedding_.shape[0] == approx.support_bags_.n_bags

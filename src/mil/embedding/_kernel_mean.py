@@ -25,6 +25,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from mil._scaling import median_sq_distance
 from mil.base import keep_params
 from mil.embedding._encoding import COMMON_CONSTRAINTS, BagEncoder, bag_sums
 from mil.utils._docstrings import fill_doc
@@ -160,7 +161,6 @@ class KernelMeanEmbedding(BagEncoder):
     def _fit_instances(self, Z, rng):
         from sklearn.kernel_approximation import Nystroem, RBFSampler
 
-        from mil.svm._kernels import median_sq_distance
 
         if self.gamma_scale == "absolute":
             # gamma refers to the features as given when scale=None divided them by a power of two.

@@ -17,11 +17,11 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, TunedClassifierMixin, fold_blocks, positive_grid
-from mil._scaling import absolute_unit, apply_scaling, fit_scaling
+from mil._scaling import absolute_unit, apply_scaling, bandwidth_reference, fit_scaling, median_sq_distance
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.distances import hausdorff
-from mil.svm._kernels import (EMD_METRICS, bandwidth_reference, normalize_kernels, require_pot, set_kernels_from_bags,
-                              emd_distances, landmark_embeddings, median_sq_distance, migraph_weights)
+from mil.svm._kernels import (EMD_METRICS, normalize_kernels, require_pot, set_kernels_from_bags, emd_distances,
+                              landmark_embeddings, migraph_weights)
 from mil.utils._docstrings import fill_doc
 
 __all__ = ["BagKernelSVC", "KERNELS"]

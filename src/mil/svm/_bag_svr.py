@@ -16,11 +16,11 @@ from sklearn.svm import SVR
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mil._scaling import apply_scaling, fit_scaling
+from mil._scaling import apply_scaling, fit_scaling, median_sq_distance
 from mil._tuning import REGRESSION_CONSTRAINTS, TunedRegressorMixin, fold_blocks, positive_grid
 from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
 from mil.distances import hausdorff
-from mil.svm._kernels import emd_distances, landmark_embeddings, median_sq_distance, set_kernel
+from mil.svm._kernels import emd_distances, landmark_embeddings, set_kernel
 from mil.utils._docstrings import fill_doc
 
 __all__ = ["BagKernelSVR"]

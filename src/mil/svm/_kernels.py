@@ -47,34 +47,12 @@ __all__ = ["set_kernel", "migraph_weights", "emd_distances", "landmark_embedding
 #: Instances per row block and column chunk of the set-kernel pass (the Hausdorff pass's block).
 BLOCK_SIZE = 1024
 
-#: Instances sampled (evenly spaced) for the median heuristic of the RBF bandwidths.
-MEDIAN_SAMPLE = 2000
-
 register("bag kernel jobs", """\
     n_jobs : int, default=None
         Threads for the kernel and distance passes.
     random_state : int, RandomState or None, default=None
         Seeds the shuffles of an int `cv`.
 """)
-
-
-def bandwidth_reference(d, how):
-    """The bandwidth reference of the distances `d`: their median or mean (1 if that is not > 0)."""
-    if not d.size:
-        return 1.0
-    ref = float(np.median(d) if how == "median" else np.mean(d))
-    return ref if ref > 0 else 1.0
-
-
-def median_sq_distance(instances, how="median"):
-    """Median (or mean) squared distance between (at most MEDIAN_SAMPLE evenly spaced) instances."""
-    from scipy.spatial.distance import pdist
-
-    n = instances.shape[0]
-    idx = np.unique(np.linspace(0, n - 1, min(n, MEDIAN_SAMPLE)).astype(np.intp))
-    d = pdist(instances[idx], "sqeuclidean")
-    return bandwidth_reference(d[d > 0], how)
-
 
 
 def landmark_embeddings(bags, gammas, n_landmarks, normalize="cosine", random_state=None, n_jobs=None):

@@ -40,9 +40,8 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning import CONSTRAINTS, SCORING_CONSTRAINT, TunedClassifierMixin, positive_grid, quiet_fit
-from mil._scaling import absolute_unit, apply_scaling, fit_scaling
+from mil._scaling import absolute_unit, apply_scaling, fit_scaling, median_sq_distance
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
-from mil.svm._kernels import median_sq_distance
 from mil.utils._docstrings import fill_doc
 from mil.utils._segments import bag_argmax, bag_rows
 
