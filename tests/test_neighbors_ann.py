@@ -5,7 +5,6 @@ import sys
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from mil import Bags
 from mil.neighbors import BagKNNClassifier, BagKNNRegressor, CitationKNNClassifier, CitationKNNRegressor
@@ -89,14 +88,8 @@ def test_ef_search_widens_the_search():
 
 
 def test_errors():
+    # The metric, sparse and precomputed errors are shared with the trees (test_neighbors_search.py).
     X, y = make_toy_bags(n_bags=20, random_state=7)
-    with pytest.raises(ValueError, match="minimal distance"):
-        CitationKNNClassifier(metric="maximal", algorithm="hnsw").fit(X, y)
-    with pytest.raises(ValueError, match="sparse"):
-        BagKNNClassifier(algorithm="hnsw", scale=None).fit([sp.csr_matrix(x) for x in X], y)
-    D = np.abs(np.subtract.outer(np.arange(20.0), np.arange(20.0)))
-    with pytest.raises(ValueError, match="precomputed"):
-        BagKNNClassifier(metric="precomputed", algorithm="hnsw").fit(D, y)
     with pytest.raises(ValueError, match="ef_search"):
         CitationKNNClassifier(algorithm="hnsw", ef_search=0).fit(X, y)
 

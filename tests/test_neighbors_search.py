@@ -193,15 +193,18 @@ def test_auto_choice():
         assert est.set_params(metric=metric)._choose_algorithm(low)[0] == "brute"
 
 
-def test_tree_needs_minimal_distance_and_dense_bags():
+@pytest.mark.parametrize("algorithm", ["kd_tree", "ball_tree", "hnsw"])
+def test_instance_search_needs_minimal_distance_and_dense_bags(algorithm):
+    if algorithm == "hnsw":
+        pytest.importorskip("faiss")
     X, y = make_toy_bags(n_bags=20, random_state=7)
     with pytest.raises(ValueError, match="minimal distance"):
-        CitationKNNClassifier(metric="maximal", algorithm="kd_tree").fit(X, y)
+        CitationKNNClassifier(metric="maximal", algorithm=algorithm).fit(X, y)
     with pytest.raises(ValueError, match="sparse"):
-        BagKNNClassifier(algorithm="ball_tree", scale=None).fit([sp.csr_matrix(x) for x in X], y)
+        BagKNNClassifier(algorithm=algorithm, scale=None).fit([sp.csr_matrix(x) for x in X], y)
     D = np.abs(np.subtract.outer(np.arange(20.0), np.arange(20.0)))
     with pytest.raises(ValueError, match="precomputed"):
-        BagKNNClassifier(metric="precomputed", algorithm="kd_tree").fit(D, y)
+        BagKNNClassifier(metric="precomputed", algorithm=algorithm).fit(D, y)
     assert BagKNNClassifier(metric="precomputed").fit(D, y).algorithm_ == "brute"
 
 
