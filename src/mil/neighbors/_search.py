@@ -630,13 +630,11 @@ class _HNSWLayout(_Order):
         Where k is at least the number of points, every point, exactly
         (from differences of the float64 coordinates).
         """
-        N, d = self.Y.shape
+        N, Q = self.Y.shape[0], Yq.shape[0]
         if k >= N:
-            dist = np.empty((Yq.shape[0], N))
-            step = max(1, 2**20 // max(N * d, 1))  # rows of differences per block (8 MB)
-            for a in range(0, Yq.shape[0], step):
-                diff = Yq[a:a + step, None, :] - self.Y[None, :, :]
-                dist[a:a + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+            every = np.arange(N, dtype=np.intp)
+            dist = pair_distances(Yq, np.repeat(np.arange(Q, dtype=np.intp), N), self.Y,
+                                  np.tile(every, Q)).reshape(Q, N)
             ind = np.argsort(dist, axis=1, kind="stable")[:, :k]
             return np.take_along_axis(dist, ind, axis=1), ind
         faiss = _faiss()
