@@ -1066,6 +1066,32 @@ def test_the_cost_model_range_and_the_quadratic_warning(monkeypatch):
     assert costs.scaling_warning("blrt", 10 ** 7, 32) is None
 
 
+def test_pairwise_learners_grow_as_the_square_beyond_the_reference_sets():
+    import mil._costs as costs
+
+    n3, d3 = costs.REFERENCES["musk2"][1:3]
+    for name in sorted(costs.PAIRWISE - set(costs.COST_MODEL)):
+        at_musk2 = costs.reference_fold_seconds(name, n3, d3)
+        assert costs.reference_fold_seconds(name, 4 * n3, d3) == pytest.approx(16 * at_musk2), name
+        assert costs.growth(name) >= 2.0, name
+    # Below the largest reference set the model through the three points is kept.
+    (_, _, t1), (n2, d2, t2), _ = [(r[1], r[2], t) for r, t in zip(costs.REFERENCES.values(),
+                                                                   costs.FOLD_SECONDS["mind"])]
+    assert costs.reference_fold_seconds("mind", n2, d2) == pytest.approx(t2, rel=1.0)
+    # A learner outside PAIRWISE keeps its fitted exponent.
+    assert costs.growth("mi-vlad") < costs.QUADRATIC
+    # The vote costs its members' sum and grows as its fastest-growing member.
+    n, d = 147_176, 768  # the training bags of make_foundation_bags(200)
+    assert costs.fold_seconds("recommended", n, d) == pytest.approx(
+        sum(costs.fold_seconds(m, n, d) for m in costs.RECOMMENDED_MEMBERS))
+    assert costs.growth("recommended") == 2.0
+    # On foundation-model shaped bags every pairwise learner is named, with what grows linearly.
+    for name in ("mind", "nsk-svm", "emd-svm", "citation-knn", "recommended"):
+        assert "grow" in costs.scaling_warning(name, n, d), name
+    assert "nystroem-nsk grows linearly" in costs.scaling_warning("nsk-svm", n, d)
+    assert costs.scaling_warning("mi-vlad", n, d) is None
+
+
 def test_every_measured_learner_of_the_shipped_cost_model_is_registered():
     from mil._costs import COST_MODEL
     from mil._learners import LEARNERS

@@ -15,6 +15,11 @@ job starts, an estimate of its time as a range. Two measurements:
 A learner in the cost model is estimated by it; the others from the three
 reference points (see :func:`reference_fold_seconds`). Both are CPU seconds
 on a 2-core x86-64 with one BLAS thread; a busy machine takes longer.
+
+On the reference sets (at most 6,598 instances) a fit's fixed costs hide how
+a learner grows. The learners that compare every pair of training instances
+(:data:`PAIRWISE`) are therefore scaled beyond the largest reference set by
+the square of the instances, whatever the reference points say.
 """
 
 import json
@@ -23,7 +28,7 @@ import os
 
 from mil.ensemble._recommended import RECOMMENDED_MEMBERS
 
-__all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "SCALABLE",
+__all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "PAIRWISE", "SCALABLE",
            "cost_class", "estimate_seconds", "fold_range", "fold_seconds", "growth", "reference_fold_seconds",
            "scaling_warning"]
 
@@ -127,11 +132,21 @@ SCALABLE = {
 }
 
 
+#: The learners whose fit, at the registry defaults, compares every pair of training
+#: instances (a distance, kernel or transport cost between all of them): their cost grows at
+#: least as the square of the instances. MInD (every training bag a prototype), the set
+#: kernels and the EMD kernel, the neighbour classifiers (in hundreds of dimensions their
+#: exact search is a pass over every pair). The recommended vote holds two of them.
+PAIRWISE = frozenset({"mind", "nsk-svm", "migraph-svm", "emd-svm", "citation-knn",
+                      "citation-knn-integrated", "bag-knn"})
+
+
 def fold_seconds(name, n_instances, n_features):
     """Estimated CPU seconds of one CV fold of learner `name` on data of this size.
 
     The cost model (:data:`COST_MODEL`) where the learner was measured at
-    several sizes, else :func:`reference_fold_seconds`.
+    several sizes, else :func:`reference_fold_seconds`; the recommended vote
+    is the sum of its members.
 
     Parameters
     ----------
@@ -145,6 +160,9 @@ def fold_seconds(name, n_instances, n_features):
     seconds : float or None
         None for a learner that was never measured.
     """
+    if name == "recommended" and name not in COST_MODEL:
+        times = [fold_seconds(member, n_instances, n_features) for member in RECOMMENDED_MEMBERS]
+        return None if None in times else sum(times)
     model = COST_MODEL.get(name)
     if model is None:
         return reference_fold_seconds(name, n_instances, n_features)
@@ -173,13 +191,22 @@ def fold_range(name, n_instances, n_features):
 
 
 def growth(name):
-    """The exponent of the instances in the learner's cost (None: never measured)."""
+    """The exponent of the instances in the learner's cost on large data (None: never measured).
+
+    The cost model's; else, for a learner of :data:`PAIRWISE` (or the vote
+    that holds them), at least 2; else the exponent between the two
+    reference sets of the same features.
+    """
     if name in COST_MODEL:
         return COST_MODEL[name]["p"]
+    if name == "recommended":
+        exponents = [growth(member) for member in RECOMMENDED_MEMBERS]
+        return None if None in exponents else max(exponents)
     if name not in FOLD_SECONDS:
         return None
     _, (n2, _, t2), (n3, _, t3) = [(ref[1], ref[2], t) for ref, t in zip(REFERENCES.values(), FOLD_SECONDS[name])]
-    return min(max(math.log(t3 / t2) / math.log(n3 / n2), 0.5), 3.0)
+    p = min(max(math.log(t3 / t2) / math.log(n3 / n2), 0.5), 3.0)
+    return max(p, 2.0) if name in PAIRWISE else p
 
 
 def scaling_warning(name, n_instances, n_features, seconds=60.0):
@@ -193,7 +220,7 @@ def scaling_warning(name, n_instances, n_features, seconds=60.0):
     if p is None or t is None or p < QUADRATIC or t < seconds:
         return None
     others = SCALABLE.get(name)
-    instead = f"; {' or '.join(others)} grow linearly" if others else ""
+    instead = f"; {' or '.join(others)} grow{'s' if len(others) == 1 else ''} linearly" if others else ""
     return (f"{name}'s cost grows as the instances to the power {p:.1f}: about {_duration(t)} a fold on "
             f"{n_instances} instances{instead}")
 
@@ -217,8 +244,15 @@ def reference_fold_seconds(name, n_instances, n_features):
     [0, 2]; ``a`` fitted to the three points in log space. Fixed costs (a
     fit's overhead, the number of fits of an inner CV) and the bags' sizes
     are not in the model, so the result is a guide to the order of
-    magnitude only. Parameters and return value as :func:`fold_seconds`.
+    magnitude only. Beyond the largest reference set (Musk2's instances) a
+    learner of :data:`PAIRWISE` grows as the square of the instances from
+    the model's value there, when its fitted exponent is smaller. The
+    recommended vote is the sum of its members. Parameters and return
+    value as :func:`fold_seconds`.
     """
+    if name == "recommended":
+        times = [reference_fold_seconds(member, n_instances, n_features) for member in RECOMMENDED_MEMBERS]
+        return None if None in times else sum(times)
     if name not in FOLD_SECONDS:
         return None
     (n1, d1, t1), (n2, d2, t2), (n3, d3, t3) = [
@@ -226,7 +260,10 @@ def reference_fold_seconds(name, n_instances, n_features):
     p = min(max(math.log(t3 / t2) / math.log(n3 / n2), 0.5), 3.0)
     q = min(max(math.log((t1 / n1 ** p) / (t2 / n2 ** p)) / math.log(d1 / d2), 0.0), 2.0)
     log_a = sum(math.log(t / (n ** p * d ** q)) for n, d, t in ((n1, d1, t1), (n2, d2, t2), (n3, d3, t3))) / 3
-    return math.exp(log_a) * max(n_instances, 1) ** p * max(n_features, 1) ** q
+    n, d = max(n_instances, 1), max(n_features, 1)
+    if name in PAIRWISE and p < 2.0 and n > n3:
+        return math.exp(log_a) * n3 ** p * (n / n3) ** 2 * d ** q
+    return math.exp(log_a) * n ** p * d ** q
 
 
 def estimate_seconds(names, n_instances, n_features, n_fits, workers=1, bound=None):
