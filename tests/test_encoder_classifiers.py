@@ -273,3 +273,35 @@ def test_sliced_wasserstein_off_its_defaults_at_extreme_magnitudes(settings, bac
         got = SlicedWassersteinClassifier(**kw).fit(Xs, y)
         assert np.unique(got.predict_proba(Xs)[:, 1]).size > 1
         assert np.mean(got.predict(Xs) == ref.predict(X)) >= 0.9
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=_id)
+def test_float32_bags_reach_the_encoders_without_a_copy(est, monkeypatch):
+    from mil.embedding._encoding import BagEncoder
+
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(20, 40, size=24)
+    X32 = rng.standard_normal((int(sizes.sum()), 5)).astype(np.float32)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    y = np.arange(24) % 2
+    for b in np.flatnonzero(y):
+        X32[offsets[b]:offsets[b] + 3, :2] += 2.0
+    bags32 = mil.Bags(X32, offsets)
+    bags64 = mil.Bags(X32.astype(np.float64), offsets)
+    b = est.__class__(**est.get_params()).fit(bags64, y)
+    seen = []
+    fit = BagEncoder.fit
+
+    def spy(self, X, y=None):
+        seen.append(X.instances.dtype)
+        return fit(self, X, y)
+
+    monkeypatch.setattr(BagEncoder, "fit", spy)
+    a = est.__class__(**est.get_params()).fit(bags32, y)
+    # The encoders get the float32 bags (or their standardised float32 copy), not a float64 copy
+    # of them (twice the data's memory).
+    assert seen and all(dt == np.float32 for dt in seen)
+    # Some encoder steps run in float32 on float32 bags (the data's own precision): the models
+    # agree to float32 rounding.
+    np.testing.assert_allclose(a.decision_function(bags32), b.decision_function(bags64), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(a.predict(bags32), b.predict(bags64))

@@ -84,6 +84,11 @@ class _EncoderClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClass
     #: Whether the encodings are normalised (L2) already; SlicedWasserstein's are not.
     _normalised_encodings = True
 
+    def _accepts_float32(self):
+        # The encoders read float32 bags as they are (block by block, some steps in float32, the
+        # data's own precision), so a float64 copy of the data is not made first.
+        return True
+
     def _encoders(self):
         raise NotImplementedError
 
