@@ -111,3 +111,24 @@ def test_parallel_folds_cap_the_inner_pools():
     assert i == 0 and fold[3] == 1  # the callback's value: the largest pool inside the fold
     with limited_threads(1):  # a caller's cap reaches its workers
         assert inner_threads(1) == 1
+
+
+def test_a_cap_never_raises_the_pools():
+    # A caller that runs with one thread (OMP_NUM_THREADS=1, or a cap of its own) keeps one in
+    # every pool, even where the cap asked for is the machine's idle cores (the command line's).
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from mil.cli._common import thread_budget
+    from mil.utils._threads import limited_threads
+
+    import numpy as np
+
+    np.ones((4, 4)) @ np.ones((4, 4))  # the BLAS is loaded
+    with threadpool_limits(limits=1):
+        with limited_threads(8):
+            assert {info["num_threads"] for info in threadpool_info()} == {1}
+        with limited_threads(thread_budget(None)):
+            assert {info["num_threads"] for info in threadpool_info()} == {1}
+    with threadpool_limits(limits=2):
+        with limited_threads(1):
+            assert {info["num_threads"] for info in threadpool_info()} == {1}

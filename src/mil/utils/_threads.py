@@ -72,11 +72,17 @@ def inner_threads(n_workers):
 
 @contextmanager
 def limited_threads(n_threads):
-    """Cap the BLAS and OpenMP pools of this process at `n_threads` inside the block (None: no cap)."""
+    """Cap the BLAS and OpenMP pools of this process at `n_threads` inside the block (None: no cap).
+
+    A cap never raises a pool: the pools get at most the smallest size they
+    have now, so that a caller's ``OMP_NUM_THREADS=1`` (or an enclosing cap)
+    keeps one thread in every pool even on an idle machine.
+    """
     if n_threads is None:
         yield
         return
-    with threadpool_limits(limits=int(n_threads)):
+    sizes = [info["num_threads"] for info in threadpool_info()]
+    with threadpool_limits(limits=max(1, min([int(n_threads), *sizes]))):
         yield
 
 
