@@ -30,6 +30,7 @@ class _KernelProbe:
     """Set when a kernel is looked up, a process is started or a joblib job runs."""
 
     reached = False
+    kernel_free = set()  # on the controller: ids of the tests that reached none
     modules = set()  # test modules whose import reached a kernel
     config_modules = {}  # test module path -> whether it reads the backend configuration
 
@@ -105,7 +106,6 @@ def pytest_configure(config):
         if mil._config.pure_python_requested():
             raise pytest.UsageError("--record-kernel-free is for a run with the compiled kernels")
         _install_kernel_probe()
-        config._mil_kernel_free = set()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -155,10 +155,7 @@ def pytest_runtest_logreport(report):
         return
     answer = dict(report.user_properties).get("mil_reached_kernel")
     if answer is False:
-        _KERNEL_FREE.add(report.nodeid)
-
-
-_KERNEL_FREE = set()
+        _KernelProbe.kernel_free.add(report.nodeid)
 
 
 def pytest_sessionfinish(session):
@@ -166,7 +163,7 @@ def pytest_sessionfinish(session):
     if path is None or hasattr(session.config, "workerinput"):
         return
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write("".join(f"{nodeid}\n" for nodeid in sorted(_KERNEL_FREE)))
+        fh.write("".join(f"{nodeid}\n" for nodeid in sorted(_KernelProbe.kernel_free)))
 
 
 def pytest_collection_modifyitems(config, items):
