@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
@@ -458,6 +458,25 @@ def test_calibration_learns_the_bag_cut():
     np.testing.assert_array_equal(cut.predict(Xt), cut.classes_[np.argmax(cut.predict_proba(Xt), axis=1)])
     again = MIWrapperClassifier(hgb, combine="max", calibration="sigmoid", random_state=0).fit(X, y)
     assert again.calibration_ == cut.calibration_
+
+
+def test_random_state_seeds_the_inner_estimator():
+    # HistGradientBoosting draws its early-stopping split (on by default above 10,000 instances):
+    # MIWrapper's random_state seeds it, as scikit-learn's ensembles seed theirs.
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y = _few_witness_bags(20, 0)
+    Xt, _ = _few_witness_bags(20, 1)
+    hgb = HistGradientBoostingClassifier(max_iter=20, early_stopping=True, validation_fraction=0.3)
+    fits = [MIWrapperClassifier(hgb, random_state=s).fit(X, y) for s in (3, 3, 4)]
+    assert isinstance(fits[0].estimator_.random_state, int) and hgb.random_state is None
+    np.testing.assert_array_equal(fits[0].predict_proba(Xt), fits[1].predict_proba(Xt))
+    assert fits[0].estimator_.random_state != fits[2].estimator_.random_state
+    assert not np.array_equal(fits[0].predict_proba(Xt), fits[2].predict_proba(Xt))
+    # An inner seed the user set is kept; without random_state the inner estimator draws afresh.
+    kept = MIWrapperClassifier(clone(hgb).set_params(random_state=11), random_state=3).fit(X, y)
+    assert kept.estimator_.random_state == 11
+    assert MIWrapperClassifier(hgb).fit(X, y).estimator_.random_state is None
 
 
 def test_calibration_needs_two_classes():

@@ -179,6 +179,9 @@ SEED_PARAMS = {
     "mi-forest": "random_state",
     "blrt": "random_state",
     "simplemi-rf": "estimator__random_state",
+    # HistGradientBoosting's early-stopping split (above 10,000 instances) and, on large bags,
+    # the principal axes and the out-of-fold cut; none of them on the shipped sets.
+    "miwrapper-hgb": "random_state",
     # The inner-CV learners: the seed draws their inner folds (and k-means / prototypes /
     # Nystroem where they have them).
     "nsk-svm": "random_state",

@@ -23,16 +23,17 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.decomposition import PCA
-from sklearn.utils import get_tags
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from mil._tuning import SEED_MAX, fit_sigmoid, inner_folds
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, log_odds
 from mil.tree import C45MIClassifier
 from mil.utils._docstrings import fill_doc
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names, shown
-from mil.wrappers._inner import InnerEstimatorMixin, fit_doc, weight_params
+from mil.wrappers._inner import InnerEstimatorMixin, fit_doc, seed_unset, weight_params
 from mil.wrappers._summaries import SUMMARIES, bag_summaries
 
 __all__ = ["SimpleMIClassifier", "MIWrapperClassifier", "SingleInstanceClassifier"]
@@ -105,15 +106,18 @@ class _BaseWrapper(InnerEstimatorMixin, BaseBagClassifier):
         self._require_weight_support()
         return _check_sample_weight(sample_weight, np.empty((n_bags, 1)), ensure_non_negative=True)
 
-    def _fit_inner(self, Z, y, weight):
+    def _fit_inner(self, Z, y, weight, seed=None):
         """Clone and fit the inner estimator, with `weight` unless it is None.
 
         A bag classifier of mil inside gets every row of `Z` as a bag of
         one instance; its ``positive_class``,
         if set, names one of ``classes_`` and is handed on as that class's
-        index, the label the inner estimator sees.
+        index, the label the inner estimator sees. With `seed` (an int), every
+        ``random_state`` of the inner estimator left at None is drawn from it.
         """
         est = clone(self._inner_template())
+        if seed is not None:
+            seed_unset(est, check_random_state(int(seed)))
         order = getattr(self, "inner_classes_", None)
         rank = np.arange(self.classes_.shape[0]) if order is None else np.argsort(order)
         if _is_bag_classifier(est):
@@ -409,8 +413,12 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         fits for ``calibration="auto"``, 226-250 s (see
         :doc:`/results/foundation`). The instances must have no NaN.
     random_state : int, RandomState instance or None, default=None
-        Seeds the folds' shuffle for ``calibration="sigmoid"`` and the
-        principal axes' solver (`projection`) where it is randomised.
+        Seeds the folds' shuffle for ``calibration="sigmoid"``, the
+        principal axes' solver (`projection`) where it is randomised, and
+        every ``random_state`` of the inner estimator left at None (as
+        scikit-learn's ensembles seed theirs): three independent seeds
+        drawn from it. ``HistGradientBoostingClassifier``, for one, draws
+        its early-stopping split above 10,000 instances.
 
     Attributes
     ----------
@@ -474,12 +482,17 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         if self.calibration == "sigmoid" and self.classes_.shape[0] != 2:
             raise ValueError(f"Only binary classification is supported with calibration={self.calibration!r}: "
                              f"it fits one cut between two classes; y has {self.classes_.shape[0]}")
+        # Independent seeds for the folds, the principal axes and the inner estimator (None: a
+        # fresh draw in each, as before).
+        fold_seed = projection_seed = inner_seed = None
+        if self.random_state is not None:
+            fold_seed, projection_seed, inner_seed = check_random_state(self.random_state).randint(SEED_MAX, size=3)
         self.calibration_ = None
         if self._calibrates(bags):
-            self.calibration_ = self._out_of_fold_sigmoid(bags, y_enc, bag_weight)
-        self.projection_ = self._fit_projection(bags)
+            self.calibration_ = self._out_of_fold_sigmoid(bags, y_enc, bag_weight, fold_seed)
+        self.projection_ = self._fit_projection(bags, projection_seed)
         self._fit_inner(self._projected(bags.instances), y_enc[bags.instance_bag],
-                        self._instance_weights(bags, bag_weight))
+                        self._instance_weights(bags, bag_weight), inner_seed)
         return self
 
     def _calibrates(self, bags):
@@ -489,26 +502,25 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
                     and bags.n_instances > AUTO_CALIBRATION_BAG_SIZE * bags.n_bags)
         return self.calibration is not None
 
-    def _fit_projection(self, bags):
-        """The PCA of `projection` fitted on the training instances, or None."""
+    def _fit_projection(self, bags, seed):
+        """The PCA of `projection` fitted on the training instances (its solver seeded by `seed`), or None."""
         k = self.projection
         if k == "auto":
             k = AUTO_PROJECTION_COMPONENTS if bags.n_features > AUTO_PROJECTION_FEATURES else None
         if k is None:
             return None
         k = min(k, bags.n_features, bags.n_instances)
-        return PCA(n_components=k, random_state=self.random_state).fit(bags.instances)
+        return PCA(n_components=k, random_state=seed).fit(bags.instances)
 
     def _projected(self, Z):
         """Instances `Z` as the inner estimator sees them (projected with a `projection`)."""
         projection = getattr(self, "projection_", None)  # None: fitted before the projection existed
         return Z if projection is None else projection.transform(Z)
 
-    def _out_of_fold_sigmoid(self, bags, y_enc, bag_weight):
-        """Platt's (a, b) on the combined log-odds of each training bag, from a model that did not see it."""
-        from mil._tuning import fit_sigmoid, inner_folds
-
-        folds = inner_folds(self.cv, y_enc, random_state=self.random_state)
+    def _out_of_fold_sigmoid(self, bags, y_enc, bag_weight, seed):
+        """Platt's (a, b) on the combined log-odds of each training bag, from a model that did not see it
+        (the folds drawn from `seed`)."""
+        folds = inner_folds(self.cv, y_enc, random_state=seed)
         if not folds:
             return None
         scores = np.zeros(bags.n_bags)

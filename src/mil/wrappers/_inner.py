@@ -10,7 +10,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from mil.utils._docstrings import register
 
-__all__ = ["InnerEstimatorMixin", "bag_instance_weights", "fit_doc", "weight_params"]
+__all__ = ["InnerEstimatorMixin", "bag_instance_weights", "fit_doc", "seed_unset", "weight_params"]
 
 register("frank2003", """\
     References
@@ -45,6 +45,24 @@ def fit_doc(y, sample_weight):
         The fitted {kind}.
 """
     return section
+
+
+def seed_unset(est, rng):
+    """`est` with every ``random_state`` left at None set from `rng`, as scikit-learn's ensembles do.
+
+    Parameters
+    ----------
+    est : estimator
+        Changed in place (``set_params``); a ``random_state`` already set is kept.
+    rng : numpy.random.RandomState
+
+    Returns
+    -------
+    est : estimator
+    """
+    params = {k: int(rng.randint(np.iinfo(np.int32).max)) for k, v in sorted(est.get_params().items())
+              if (k == "random_state" or k.endswith("__random_state")) and v is None}
+    return est.set_params(**params) if params else est
 
 
 def bag_instance_weights(bags, weighting, bag_weight=None):

@@ -22,17 +22,10 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from mil.base import BaseBagRegressor, InstancePredictionMixin, keep_params
 from mil.utils._docstrings import fill_doc
 from mil.utils.validation import bag_sample_weight
-from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights, fit_doc
+from mil.wrappers._inner import InnerEstimatorMixin, bag_instance_weights, fit_doc, seed_unset
 from mil.wrappers._regressors import POOLINGS, PooledPredictionMixin, default_ridge, fit_weighted
 
 __all__ = ["PrimaryInstanceRegressor"]
-
-
-def _seeded(est, rng):
-    """`est` with every ``random_state`` left at None set from `rng` (as scikit-learn's ensembles do)."""
-    params = {k: int(rng.randint(np.iinfo(np.int32).max)) for k, v in sorted(est.get_params().items())
-              if (k == "random_state" or k.endswith("__random_state")) and v is None}
-    return est.set_params(**params) if params else est
 
 
 def _bag_argmin(values, offsets):
@@ -187,7 +180,7 @@ class PrimaryInstanceRegressor(PooledPredictionMixin, InstancePredictionMixin, I
         keep = np.ones(bags.n_bags, dtype=bool) if weight is None else weight > 0
         bags, y, weight = self._drop_zero_weight(bags, y, weight)
         rng = check_random_state(self.random_state)
-        template = _seeded(clone(self._inner_template()), rng)
+        template = seed_unset(clone(self._inner_template()), rng)
         offsets, owner = bags.offsets, bags.instance_bag
         bag_weight = np.ones(bags.n_bags) if weight is None else weight
         if self.init == "instances":
