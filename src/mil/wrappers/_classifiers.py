@@ -410,7 +410,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         estimator's cost grows with the features: 150 bags of 500-1,500
         instances x 768 features take ``HistGradientBoostingClassifier``
         past 600 s of CPU; on their 64 principal axes, with three more
-        fits for ``calibration="auto"``, 226-250 s (see
+        fits for ``calibration="auto"``, 208-225 s (see
         :doc:`/results/foundation`). The instances must have no NaN.
     random_state : int, RandomState instance or None, default=None
         Seeds the folds' shuffle for ``calibration="sigmoid"``, the
