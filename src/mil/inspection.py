@@ -3,8 +3,9 @@
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import check_scoring
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import Bunch
 
+from mil.utils._seeds import sub_seeds
 from mil.utils.validation import bag_feature_names, check_bags, shown
 
 __all__ = ["permutation_importance"]
@@ -92,7 +93,7 @@ def permutation_importance(estimator, X, y, *, scoring=None, n_repeats=5, n_jobs
     scorer = check_scoring(estimator, scoring=scoring)
     weight = {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight)}
     baseline = scorer(estimator, bags, y, **weight)
-    seeds = check_random_state(random_state).randint(np.iinfo(np.int32).max, size=bags.n_features)
+    seeds = sub_seeds(random_state, bags.n_features)
     scores = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_scores_of_feature)(estimator, bags, y, scorer, j, n_repeats, seeds[j], weight)
         for j in range(bags.n_features))

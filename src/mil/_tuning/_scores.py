@@ -9,6 +9,7 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mil._tuning._calibration import fit_sigmoid, log_loss_at
+from mil.utils._seeds import SEED_MAX
 from mil.utils.validation import shown
 
 __all__ = ["SCORINGS", "REGRESSION_SCORINGS", "CV_CONSTRAINT", "REPEATS_CONSTRAINT", "SCORING_CONSTRAINT",
@@ -40,8 +41,6 @@ REGRESSION_CONSTRAINTS = {
 }
 #: ``cv=None``: scikit-learn's default number of folds.
 DEFAULT_FOLDS = 5
-#: Seeds drawn from ``random_state`` are below this (scikit-learn's convention).
-SEED_MAX = np.iinfo(np.int32).max
 
 
 def positive_grid(value, name):

@@ -8,6 +8,7 @@ from sklearn.utils import Bunch, check_random_state
 from mil.bags import Bags
 from mil.datasets._checks import float_dtype, positive_int, real_number, share_range, size_range
 from mil.datasets._sink import InstanceSink
+from mil.utils._seeds import SEED_MAX
 
 __all__ = ["make_foundation_bags"]
 
@@ -139,7 +140,7 @@ def make_foundation_bags(n_bags=200, *, n_features=768, bag_sizes=(500, 1500), i
     shares = rng.uniform(share_low, share_high, size=n_bags)
     n_witness = np.where(target == 1, np.maximum(1, np.rint(shares * sizes)), 0).astype(np.int64)
     n_witness = np.minimum(n_witness, sizes)
-    seeds = rng.randint(np.iinfo(np.int32).max, size=n_bags)
+    seeds = rng.randint(SEED_MAX, size=n_bags)
 
     offsets = np.zeros(n_bags + 1, dtype=np.intp)
     np.cumsum(sizes, out=offsets[1:])

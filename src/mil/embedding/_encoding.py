@@ -28,16 +28,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from mil._distance_engine import inside_dask_task
 from mil.bags import Bags
 from mil.embedding._vectors import lexicographic_order, unit_exponent
 from mil.utils._docstrings import defaults_of, register
+from mil.utils._seeds import sub_seeds
 from mil.utils.validation import (check_bag_chunk, check_bags, check_feature_names, set_feature_names, shown)
 
 __all__ = ["CHUNK_BYTES", "COMMON_CONSTRAINTS", "BagEncoder", "bag_exponents", "bag_sums", "chunk_bounds",
-           "normalize_rows", "sample_scaling", "sub_seeds"]
+           "normalize_rows", "sample_scaling"]
 
 #: Working memory of one chunk of bags in ``transform`` when ``chunk_size`` is None:
 #: the chunk holds as many instances as keep its float64 working arrays near this size.
@@ -52,27 +53,9 @@ COMMON_CONSTRAINTS = {
     "random_state": ["random_state"],
 }
 
-#: Seeds are drawn below this bound (scikit-learn's ``MAX_INT`` for sub-seeds).
-MAX_SEED = np.iinfo(np.int32).max
-
 #: A bag's terms (residuals, standardised deviations) beyond ``2**FAR_EXPONENT`` are summed
 #: in units of a power of two, so that their squares and sums stay finite.
 FAR_EXPONENT = 480
-
-
-def sub_seeds(random_state, n):
-    """`n` independent seeds drawn at once from `random_state`, as scikit-learn's ensembles draw theirs.
-
-    Parameters
-    ----------
-    random_state : int, RandomState or None
-    n : int
-
-    Returns
-    -------
-    seeds : ndarray of int of shape (n,)
-    """
-    return check_random_state(random_state).randint(MAX_SEED, size=n)
 
 
 def chunk_bounds(offsets, max_instances):

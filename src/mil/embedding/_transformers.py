@@ -9,10 +9,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from mil._scaling import absolute_unit, apply_scaling, fit_scaling
 from mil.embedding._concepts import concept_minima, prototype_indices
-from mil.embedding._encoding import sub_seeds
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features, minima,
                                    one_bag, subset)
 from mil.utils._docstrings import fill_doc
+from mil.utils._seeds import sub_seeds
 from mil.utils.validation import check_bags, check_feature_names, set_feature_names
 
 __all__ = ["MILESEmbedding", "BagDissimilarityEmbedding"]

@@ -11,21 +11,13 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from mil.base import log_odds
 from mil.utils._docstrings import fill_doc
+from mil.utils._seeds import sub_seeds
 
-__all__ = ["MAX_SEED", "BaggedTreesMixin", "SampledTreesMixin", "bootstrap_counts", "mean_tree_output", "n_drawn",
-           "tree_seeds"]
-
-#: Seeds drawn for the trees lie in [0, MAX_SEED).
-MAX_SEED = np.iinfo(np.int32).max
-
-
-def tree_seeds(random_state, n_trees):
-    """One seed per tree, drawn in tree order (so the number of threads never changes an ensemble)."""
-    return check_random_state(random_state).randint(MAX_SEED, size=n_trees)
+__all__ = ["BaggedTreesMixin", "SampledTreesMixin", "bootstrap_counts", "mean_tree_output", "n_drawn"]
 
 
 def n_drawn(max_samples, n_bags):
@@ -87,7 +79,8 @@ class SampledTreesMixin:
         """
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (without it no bag is out of bag)")
-        seeds = tree_seeds(self.random_state if rng is None else rng, self.n_estimators)
+        # One seed per tree, drawn in tree order (so the number of threads never changes an ensemble).
+        seeds = sub_seeds(self.random_state if rng is None else rng, self.n_estimators)
         if self.bootstrap:
             draws = n_drawn(self.max_samples, n_bags)
             counts = [bootstrap_counts(seed, n_bags, draws) for seed in seeds]

@@ -32,6 +32,7 @@ from mil.tree._classes import fit_inputs, resolve_max_features
 from mil.tree._export import TreeExportMixin, boosting_tree_printout, ensemble_member
 from mil.tree._pooling import POOLINGS
 from mil.utils._docstrings import fill_doc, register
+from mil.utils._seeds import SEED_MAX
 from mil.utils.validation import check_bag_labels, check_bags_y, set_feature_names
 
 __all__ = ["GDBTMIClassifier"]
@@ -134,7 +135,7 @@ class _GDBTMIBoosting:
         try:
             train_idx, val_idx = train_test_split(
                 np.arange(bags.n_bags), test_size=self.validation_fraction, stratify=stratify,
-                random_state=rng.randint(np.iinfo(np.int32).max))
+                random_state=rng.randint(SEED_MAX))
         except ValueError as exc:  # too few bags to hold some out
             raise ValueError(
                 f"early stopping (n_iter_no_change={self.n_iter_no_change}) holds out "

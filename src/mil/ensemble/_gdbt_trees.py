@@ -27,11 +27,11 @@ import math
 import numpy as np
 
 from mil._core import kernel
-from mil.ensemble._bagging import MAX_SEED
 from mil.tree._bag_ratio import BagRatioTree, bag_table, grow_bag_ratio_tree, share_table
 from mil.tree._builder import build_tree
 from mil.tree._rows import prepare_layout
 from mil.tree._pooling import pool
+from mil.utils._seeds import SEED_MAX
 
 __all__ = ["BagRatioTrees", "InstanceTrees", "bag_leaf_pairs", "exact_weights", "leaf_sums", "newton_leaf_values",
            "residual_tree_inputs"]
@@ -462,7 +462,7 @@ class BagRatioTrees:
         label = np.zeros(rnd.n_bags, dtype=np.intp)
         full_weight = np.zeros(rnd.n_bags)  # bags out of the round weigh 0: the grower skips them
         label[rnd.inbag], full_weight[rnd.inbag] = bag_pos, weight
-        return grow_bag_ratio_tree(rnd.table, label, 2, full_weight, int(rng.randint(MAX_SEED)), n_feat,
+        return grow_bag_ratio_tree(rnd.table, label, 2, full_weight, int(rng.randint(SEED_MAX)), n_feat,
                                    self.n_rules, self.best_ratio, self.min_bags, self.max_depth)
 
     @staticmethod

@@ -26,6 +26,7 @@ from mil.tree._rows import prepare_layout, resolve_splitter
 from mil.tree._export import TreeExportMixin, concept_tree_printout, member_index, not_fitted
 from mil.tree._pooling import pool
 from mil.utils._docstrings import defaults_of, fill_doc, register
+from mil.utils._seeds import SEED_MAX
 from mil.utils.validation import bag_sample_weight
 
 __all__ = ["ID3MIClassifier", "C45MIClassifier", "resolve_max_features", "concept_labels", "fit_inputs",
@@ -60,7 +61,7 @@ def subsample_instances(bags, max_instances, rng):
     """
     if max_instances is None:
         return bags
-    return bags.subsample_instances(max_instances, int(rng.randint(np.iinfo(np.int32).max)))
+    return bags.subsample_instances(max_instances, int(rng.randint(SEED_MAX)))
 
 
 def fit_inputs(estimator, X, y, sample_weight=None, *, drop_zero_weight=True):
@@ -222,7 +223,7 @@ class _BaseMITree(TreeExportMixin, InstanceOutputMixin, BaseBagClassifier):
         for i, bag_pos in enumerate(concepts):
             max_leaf_nodes = self.max_leaf_nodes
             if max_leaf_nodes == "cv":
-                fold_seed = None if self.random_state is None else int(rng.randint(np.iinfo(np.int32).max))
+                fold_seed = None if self.random_state is None else int(rng.randint(SEED_MAX))
                 max_leaf_nodes = cv_leaf_budget(bags, bag_pos, bag_weight, leaf_weight, grow, fold_seed)
             tree, _ = build_tree(
                 bags.instances, bags.instance_bag, bag_pos, bag_weight, presorted=presorted,

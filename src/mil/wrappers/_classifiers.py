@@ -27,11 +27,12 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from mil._tuning import SEED_MAX, fit_sigmoid, inner_folds
+from mil._tuning import fit_sigmoid, inner_folds
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, log_odds
 from mil.tree import C45MIClassifier
 from mil.utils._docstrings import fill_doc
+from mil.utils._seeds import sub_seeds
 from mil.utils.validation import check_bags_y, positive_index, set_feature_names, shown
 from mil.wrappers._inner import InnerEstimatorMixin, fit_doc, seed_unset, weight_params
 from mil.wrappers._summaries import SUMMARIES, bag_summaries
@@ -486,7 +487,7 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         # fresh draw in each, as before).
         fold_seed = projection_seed = inner_seed = None
         if self.random_state is not None:
-            fold_seed, projection_seed, inner_seed = check_random_state(self.random_state).randint(SEED_MAX, size=3)
+            fold_seed, projection_seed, inner_seed = sub_seeds(self.random_state, 3)
         self.calibration_ = None
         if self._calibrates(bags):
             self.calibration_ = self._out_of_fold_sigmoid(bags, y_enc, bag_weight, fold_seed)
