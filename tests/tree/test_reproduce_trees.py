@@ -62,9 +62,9 @@ def test_cli_seeds_option(capsys):
     import json
 
     assert main(["reproduce", "trees", "--quick", "--quiet", "--seeds", "2", "--learners", "blrt",
-                 "simplemi-rf", "miwrapper-hgb"]) == 0
+                 "simplemi-rf", "miwrapper-tree"]) == 0
     out = capsys.readouterr().out
-    assert "blrt *" in out and "simplemi-rf *" in out and "miwrapper-hgb *" not in out
+    assert "blrt *" in out and "simplemi-rf *" in out and "miwrapper-tree *" not in out
     assert "mean over seeds 0-1" in out
     assert main(["reproduce", "trees", "--quick", "--json", "--seeds", "2", "--learners", "blrt"]) == 0
     out = json.loads(capsys.readouterr().out)
