@@ -158,8 +158,8 @@ DEPRECATED_NAMES = {"MI-svm": "mi-svm-bag"}
 #: - miwrapper-hgb: 81.6 / 88.8, the instance-level baseline: a learner that does not beat it on
 #:   the user's data gains nothing from its multi-instance model there.
 #: Left out: emd-svm (82.0 / 89.7, the best single AUC) at about 6 times MInD's CPU time per fold on
-#: the 200-bag file (4 times on Musk1), and it needs POT; mi-svm-bag (80.2 / 88.0) at 8 times;
-#: mi-svm (77.1 / 86.3), minutes on the 200-bag file; the others below 80 accuracy;
+#: the 200-bag file (4 times on Musk1), and it needs POT; the others below 80 accuracy (mi-svm-bag
+#: 79.7 / 87.3, mi-svm 76.7 / 86.1);
 #: recommended (the soft vote of mind, emd-svm and blrt): it needs POT and costs its members' sum.
 DEFAULT_JOB = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb")
 
