@@ -483,8 +483,8 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         if self.calibration == "sigmoid" and self.classes_.shape[0] != 2:
             raise ValueError(f"Only binary classification is supported with calibration={self.calibration!r}: "
                              f"it fits one cut between two classes; y has {self.classes_.shape[0]}")
-        # Independent seeds for the folds, the principal axes and the inner estimator (None: a
-        # fresh draw in each, as before).
+        # Independent seeds for the folds, the principal axes and the inner estimator (None: each
+        # draws afresh).
         fold_seed = projection_seed = inner_seed = None
         if self.random_state is not None:
             fold_seed, projection_seed, inner_seed = sub_seeds(self.random_state, 3)

@@ -9,6 +9,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
 from mil.utils._docstrings import register
+from mil.utils._seeds import SEED_MAX
 
 __all__ = ["InnerEstimatorMixin", "bag_instance_weights", "fit_doc", "seed_unset", "weight_params"]
 
@@ -60,7 +61,7 @@ def seed_unset(est, rng):
     -------
     est : estimator
     """
-    params = {k: int(rng.randint(np.iinfo(np.int32).max)) for k, v in sorted(est.get_params().items())
+    params = {k: int(rng.randint(SEED_MAX)) for k, v in sorted(est.get_params().items())
               if (k == "random_state" or k.endswith("__random_state")) and v is None}
     return est.set_params(**params) if params else est
 
