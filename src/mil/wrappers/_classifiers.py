@@ -427,8 +427,8 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         The fitted inner estimator (its classes are 0 .. n_classes - 1,
         indices into ``classes_``).
     calibration_ : tuple of (float, float) or None
-        The (a, b) of ``calibration="sigmoid"``; None without calibration
-        (or with fewer than two folds).
+        The (a, b) of ``calibration="sigmoid"`` (on the positive class's
+        log-odds); None without calibration (or with fewer than two folds).
     projection_ : sklearn.decomposition.PCA or None
         The fitted projection of `projection` (None without one); the inner
         estimator's features are its components.
@@ -519,11 +519,17 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         return Z if projection is None else projection.transform(Z)
 
     def _out_of_fold_sigmoid(self, bags, y_enc, bag_weight, seed):
-        """Platt's (a, b) on the combined log-odds of each training bag, from a model that did not see it
-        (the folds drawn from `seed`)."""
+        """Platt's (a, b) on the combined log-odds of the positive class of each training bag, from a
+        model that did not see it (the folds drawn from `seed`).
+
+        Fitted on the positive class's scores and labels whichever index it
+        has in ``classes_``, so that naming the other class positive gives
+        the same numbers.
+        """
         folds = inner_folds(self.cv, y_enc, random_state=seed)
         if not folds:
             return None
+        pos = self._pos_index
         scores = np.zeros(bags.n_bags)
         seen = np.zeros(bags.n_bags, dtype=bool)
         plain = clone(self).set_params(calibration=None)
@@ -531,19 +537,22 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
         for train, test in folds:
             w = None if bag_weight is None else bag_weight[train]
             model = clone(plain).fit(bags.subset(train), labels[train], sample_weight=w)
-            scores[test] = log_odds(model._bag_proba(bags.subset(test), calibrated=False)[:, 1])
+            scores[test] = log_odds(model._bag_proba(bags.subset(test), calibrated=False)[:, pos])
             seen[test] = True
         w = None if bag_weight is None else bag_weight[seen]
-        return fit_sigmoid(scores[seen], y_enc[seen], w, intercept=True)
+        return fit_sigmoid(scores[seen], (y_enc[seen] == pos).astype(np.intp), w, intercept=True)
+
+    def _calibrated_score(self, proba):
+        """``a s + b`` of the learned cut, s the log-odds of the positive class in `proba`."""
+        a, b = self.calibration_
+        return a * log_odds(proba[:, self._pos_index]) + b
 
     def _bag_proba(self, X, calibrated=True):
         check_is_fitted(self, "estimator_")
         bags = self._validate_predict(X)
         proba = self._combined(bags)
         if calibrated and getattr(self, "calibration_", None) is not None:
-            a, b = self.calibration_
-            p = expit(a * log_odds(proba[:, 1]) + b)
-            proba = np.column_stack([1.0 - p, p])
+            proba = self._proba_from_positive(expit(self._calibrated_score(proba)))
         return proba
 
     def _combined(self, bags):
@@ -590,8 +599,8 @@ class MIWrapperClassifier(InstanceOutputMixin, _BaseWrapper):
             probability rounds to 0 or 1.
         """
         if getattr(self, "calibration_", None) is not None:
-            a, b = self.calibration_
-            return a * log_odds(self._bag_proba(X, calibrated=False)[:, 1]) + b
+            score = self._calibrated_score(self._bag_proba(X, calibrated=False))
+            return score if self._pos_index == 1 else -score
         proba = self._bag_proba(X)
         if proba.shape[1] == 2:
             return self._log_odds(proba)
