@@ -141,6 +141,12 @@ PAIRWISE = frozenset({"mind", "nsk-svm", "migraph-svm", "emd-svm", "citation-knn
                       "citation-knn-integrated", "bag-knn"})
 
 
+def _vote_of(estimate, combine, *args):
+    """The recommended vote's value: `combine` of its members' `estimate` (None when one has none)."""
+    values = [estimate(member, *args) for member in RECOMMENDED_MEMBERS]
+    return None if None in values else combine(values)
+
+
 def fold_seconds(name, n_instances, n_features):
     """Estimated CPU seconds of one CV fold of learner `name` on data of this size.
 
@@ -161,8 +167,7 @@ def fold_seconds(name, n_instances, n_features):
         None for a learner that was never measured.
     """
     if name == "recommended" and name not in COST_MODEL:
-        times = [fold_seconds(member, n_instances, n_features) for member in RECOMMENDED_MEMBERS]
-        return None if None in times else sum(times)
+        return _vote_of(fold_seconds, sum, n_instances, n_features)
     model = COST_MODEL.get(name)
     if model is None:
         return reference_fold_seconds(name, n_instances, n_features)
@@ -200,8 +205,7 @@ def growth(name):
     if name in COST_MODEL:
         return COST_MODEL[name]["p"]
     if name == "recommended":
-        exponents = [growth(member) for member in RECOMMENDED_MEMBERS]
-        return None if None in exponents else max(exponents)
+        return _vote_of(growth, max)
     if name not in FOLD_SECONDS:
         return None
     _, (n2, _, t2), (n3, _, t3) = [(ref[1], ref[2], t) for ref, t in zip(REFERENCES.values(), FOLD_SECONDS[name])]
@@ -251,8 +255,7 @@ def reference_fold_seconds(name, n_instances, n_features):
     value as :func:`fold_seconds`.
     """
     if name == "recommended":
-        times = [reference_fold_seconds(member, n_instances, n_features) for member in RECOMMENDED_MEMBERS]
-        return None if None in times else sum(times)
+        return _vote_of(reference_fold_seconds, sum, n_instances, n_features)
     if name not in FOLD_SECONDS:
         return None
     (n1, d1, t1), (n2, d2, t2), (n3, d3, t3) = [
