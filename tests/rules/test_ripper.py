@@ -46,6 +46,38 @@ def conjunction_bags(n_bags=80, seed=0):
 def test_sklearn_contract():
     check_bag_classifier(RipperMIClassifier(random_state=0), param_grid={"k": [0, 1]})
     check_bag_classifier(RipperMIClassifier(**MI, random_state=0))
+    check_bag_classifier(RipperMIClassifier(condition_search="hist", random_state=0))
+
+
+@pytest.mark.parametrize("condition_search", ["exact", "hist"])
+def test_learns_one_conjunction_with_either_search(backend, condition_search):
+    X, y = conjunction_bags()
+    clf = RipperMIClassifier(**MI, condition_search=condition_search, random_state=0).fit(X, y)
+    assert clf.condition_search_ == condition_search
+    assert len(clf.rules_) == 1 and (clf.rules_[0].p, clf.rules_[0].n) == (40, 0)
+    X_test, y_test = conjunction_bags(n_bags=200, seed=1)
+    assert clf.score(X_test, y_test) == 1.0
+
+
+def test_auto_condition_search_by_size(monkeypatch):
+    X, y = conjunction_bags()
+    n = sum(len(b) for b in X)
+    assert RipperMIClassifier(random_state=0).fit(X, y).condition_search_ == "exact"
+    monkeypatch.setattr("mil.rules._ripper.AUTO_HIST_INSTANCES", n - 1)
+    assert RipperMIClassifier(random_state=0).fit(X, y).condition_search_ == "hist"
+    monkeypatch.setattr("mil.rules._ripper.AUTO_HIST_INSTANCES", n)
+    assert RipperMIClassifier(random_state=0).fit(X, y).condition_search_ == "exact"
+
+
+def test_hist_search_threads_and_pickle_give_the_same_rules():
+    import pickle
+
+    X, y = conjunction_bags(n_bags=120, seed=3)
+    one = RipperMIClassifier(condition_search="hist", random_state=0).fit(X, y)
+    two = RipperMIClassifier(condition_search="hist", random_state=0, n_jobs=2).fit(X, y)
+    assert one.rules_ == two.rules_
+    again = pickle.loads(pickle.dumps(one))
+    np.testing.assert_array_equal(again.predict_proba(X), one.predict_proba(X))
 
 
 def test_learns_one_conjunction_exactly(backend):
@@ -216,8 +248,10 @@ def test_lrs_threshold_prunes_insignificant_rules():
 @settings(deadline=None, max_examples=25)
 @given(st.integers(0, 10_000), st.integers(8, 30), st.integers(1, 3), st.booleans(),
        st.sampled_from([("ordered", "standard", 2), ("unordered", "standard", 3),
-                        ("ordered", "collective", 3), ("ordered", "standard", 3)]), st.booleans())
-def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use_lrs, mode, smoothing):
+                        ("ordered", "collective", 3), ("ordered", "standard", 3)]), st.booleans(),
+       st.sampled_from(["exact", "hist"]))
+def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use_lrs, mode, smoothing,
+                                                   condition_search):
     from mil._core import compiled_available
 
     if not compiled_available("_rule_split"):
@@ -235,7 +269,8 @@ def test_compiled_and_python_learn_identical_rules(seed, n_bags, beam_width, use
         with use_backend(kind):
             models[kind] = RipperMIClassifier(beam_width=beam_width, use_lrs=use_lrs, lrs_threshold=2.0,
                                               rule_order=rule_order, assumption=assumption,
-                                              smoothing=smoothing, random_state=seed).fit(X, y)
+                                              smoothing=smoothing, condition_search=condition_search,
+                                              random_state=seed).fit(X, y)
     assert models["compiled"].rules_ == models["python"].rules_
     assert models["compiled"].default_rule_ == models["python"].default_rule_
     with use_backend("python"):

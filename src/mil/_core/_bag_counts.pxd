@@ -36,6 +36,23 @@ cdef void c_distinct_bag_weights(
     float64_t* neg,             # out: weight of the distinct negative bags present
 ) noexcept nogil
 
+cdef void c_binned_bag_extremes(
+    const uint8_t* codes,       # one feature's bin code of every instance (255: missing)
+    intp_t n_bins,              # the feature's bins (every other code is below it)
+    const intp_t* ids,          # the instances counted, their bags in non-decreasing order (length n)
+    intp_t n,                   # number of instances counted
+    const intp_t* inst_bag,     # bag index of every instance
+    const uint8_t* bag_pos,     # 1 if the bag is positive (length n_bags)
+    const float64_t* bag_weight,  # weight of each bag
+    float64_t* lo,              # out (4 x 256): weight of the bags whose lowest non-missing bin is b
+                                # (positive, negative, positive without a missing value, negative without)
+    float64_t* hi,              # out (4 x 256): the same by their highest non-missing bin
+    float64_t* cnt,             # out (256): instances in each non-missing bin
+    float64_t* nan_w,           # out (2): weight of the positive / negative bags holding a missing value
+    intp_t* extent,             # out (3): lowest and highest non-missing bin met (255, -1: none), missing values
+    bint distinct_bags,         # every instance of ids in a bag of its own (a faster pass, the same sums)
+) noexcept nogil
+
 cdef void c_bag_max(
     const float64_t* values,    # one value per instance, bags stored one after another
     const intp_t* offsets,      # bag b owns values[offsets[b]:offsets[b + 1]] (length n_bags + 1)
@@ -76,6 +93,32 @@ cdef inline void enter_left(
     seen[b] = 1
     acc_pos[0] = acc_pos[0] + mil_keep_if(pos, w)
     acc_neg[0] = acc_neg[0] + mil_keep_if(1 - pos, w)
+
+
+cdef inline void add_bag_extremes(
+    intp_t b, intp_t lo_bin, intp_t hi_bin, intp_t has_nan, const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t* lo, float64_t* hi, float64_t* nan_p, float64_t* nan_n,
+) noexcept nogil:
+    # Bag b's lowest / highest non-missing bin (lo_bin = 255: none) into the
+    # histograms of c_binned_bag_extremes (lo, hi: 4 x 256 each: positive,
+    # negative, positive without a missing value, negative without); a bag
+    # holding a missing value adds its weight to nan_p / nan_n and to the
+    # first two rows only. The bag's class selects a row by offset, without
+    # a branch (it is data, and a branch on it is mispredicted half the time).
+    cdef float64_t w = bag_weight[b]
+    cdef intp_t row = 256 * (bag_pos[b] == 0)
+    if has_nan:
+        if bag_pos[b]:
+            nan_p[0] = nan_p[0] + w
+        else:
+            nan_n[0] = nan_n[0] + w
+    if lo_bin == 255:
+        return  # NaN only
+    lo[row + lo_bin] += w
+    hi[row + hi_bin] += w
+    if not has_nan:
+        lo[512 + row + lo_bin] += w
+        hi[512 + row + hi_bin] += w
 
 
 cdef inline void leave_right(

@@ -16,9 +16,9 @@ from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
 
-from mil._core._checks import bag_max_args, bag_weights_args
+from mil._core._checks import bag_max_args, bag_weights_args, binned_extremes_args
 
-__all__ = ["sweep_distinct_bags", "distinct_bag_weights", "bag_max"]
+__all__ = ["sweep_distinct_bags", "distinct_bag_weights", "bag_max", "binned_bag_extremes"]
 
 
 cdef void c_sweep_left_distinct_bags(
@@ -65,6 +65,89 @@ cdef void c_distinct_bag_weights(
         seen[inst_bag[k]] = 0
     pos[0] = acc_pos
     neg[0] = acc_neg
+
+
+cdef void c_binned_bag_extremes(
+    const uint8_t* codes, intp_t n_bins, const intp_t* ids, intp_t n, const intp_t* inst_bag,
+    const uint8_t* bag_pos, const float64_t* bag_weight,
+    float64_t* lo, float64_t* hi, float64_t* cnt, float64_t* nan_w, intp_t* extent, bint distinct_bags,
+) noexcept nogil:
+    # The instances come bag after bag: each bag's lowest / highest bin is
+    # kept in registers and added to the histograms when the bag ends, in
+    # ascending bag order (the NumPy twin sums in the same order).
+    cdef intp_t j, k, b, c, c_hi, cur, r_lo, r_hi, r_nan, i, row
+    cdef intp_t bmin = 255, bmax = -1, n_nan = 0
+    cdef float64_t nan_p = 0.0, nan_n = 0.0, w
+    for j in range(4):
+        for k in range(n_bins + 1):
+            lo[256 * j + k] = 0.0
+            hi[256 * j + k] = 0.0
+    for k in range(n_bins + 1):
+        cnt[k] = 0.0
+    if distinct_bags:
+        # Each instance a bag of its own: its bin is the bag's lowest and
+        # highest, and the rows without a missing value are the same sums
+        # (a bag holding one missing value enters none of them), so one
+        # histogram is filled and copied.
+        for k in range(n):
+            i = ids[k]
+            b = inst_bag[i]
+            c = codes[i]
+            w = bag_weight[b]
+            if c == 255:
+                n_nan += 1
+                if bag_pos[b]:
+                    nan_p = nan_p + w
+                else:
+                    nan_n = nan_n + w
+                continue
+            row = 256 * (bag_pos[b] == 0)
+            lo[row + c] += w
+            cnt[c] += 1.0
+            bmax = c if c > bmax else bmax
+            bmin = c if c < bmin else bmin
+        for k in range(n_bins + 1):
+            lo[512 + k] = lo[k]
+            lo[768 + k] = lo[256 + k]
+        for k in range(n_bins + 1):
+            hi[k] = lo[k]
+            hi[256 + k] = lo[256 + k]
+            hi[512 + k] = lo[k]
+            hi[768 + k] = lo[256 + k]
+    elif n > 0:
+        cur = inst_bag[ids[0]]
+        r_lo = 255
+        r_hi = 0
+        r_nan = 0
+        for k in range(n + 1):
+            if k < n:
+                b = inst_bag[ids[k]]
+            if k == n or b != cur:
+                add_bag_extremes(cur, r_lo, r_hi, r_nan, bag_pos, bag_weight, lo, hi, &nan_p, &nan_n)
+                if k == n:
+                    break
+                cur = b
+                r_lo = 255
+                r_hi = 0
+                r_nan = 0
+            c = codes[ids[k]]
+            # Branch-free: the missing bin (255) leaves the lowest bin as it
+            # is and counts as 0 for the highest.
+            r_nan = r_nan | (c == 255)
+            r_lo = c if c < r_lo else r_lo
+            c_hi = c if c != 255 else 0
+            r_hi = c_hi if c_hi > r_hi else r_hi
+            if c != 255:
+                cnt[c] += 1.0
+                bmax = c if c > bmax else bmax
+                bmin = c if c < bmin else bmin
+            else:
+                n_nan += 1
+    nan_w[0] = nan_p
+    nan_w[1] = nan_n
+    extent[0] = bmin
+    extent[1] = bmax
+    extent[2] = n_nan
 
 
 cdef void c_bag_max(
@@ -138,6 +221,66 @@ def distinct_bag_weights(inst_bag_, bag_pos_, bag_weight_):
             c_distinct_bag_weights(&inst_bag[0], n, &bag_pos[0], &bag_weight[0], &seen[0],
                                    &pos, &neg)
     return pos, neg
+
+
+def binned_bag_extremes(codes_, ids_, inst_bag_, bag_pos_, bag_weight_):
+    """Histograms of the lowest and highest bin of each bag among some instances of one binned feature.
+
+    The first pass of the histogram split search (trees) and condition
+    search (rules): a bag holds an instance at or below the cut after bin b
+    iff its lowest bin is <= b, one above it iff its highest bin is > b.
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_instances,)
+        The feature's bin code of every instance (255: missing).
+    ids : ndarray of intp, shape (m,)
+        The instances counted, increasing, their bags non-decreasing
+        (instances stored bag after bag).
+    inst_bag : ndarray of intp, shape (n_instances,)
+        Bag index of every instance.
+    bag_pos : ndarray of uint8, shape (n_bags,)
+        1 for positive bags.
+    bag_weight : ndarray of float64, shape (n_bags,)
+        Weight of each bag.
+
+    Returns
+    -------
+    lo, hi : ndarray of float64, shape (4, 256)
+        Weight of the bags whose lowest (highest) non-missing bin is b: rows
+        positive, negative, positive without a missing value, negative
+        without; summed in ascending bag order.
+    cnt : ndarray of float64, shape (256,)
+        Instances in each non-missing bin.
+    nan_w : tuple of two floats
+        Weight of the positive and of the negative bags holding a missing value.
+    extent : tuple of three ints
+        Lowest and highest non-missing bin met (255 and -1: none) and the
+        number of missing values.
+    """
+    codes_, ids_, inst_bag_, bag_pos_, bag_weight_ = binned_extremes_args(codes_, ids_, inst_bag_, bag_pos_,
+                                                                          bag_weight_)
+    cdef const uint8_t[::1] codes = codes_
+    cdef const intp_t[::1] ids = ids_
+    cdef const intp_t[::1] inst_bag = inst_bag_
+    cdef const uint8_t[::1] bag_pos = bag_pos_
+    cdef const float64_t[::1] bag_weight = bag_weight_
+    cdef intp_t m = ids.shape[0]
+    hist = np.zeros(9 * 256, dtype=np.float64)
+    cdef float64_t[::1] h = hist
+    cdef float64_t nan_w[2]
+    cdef intp_t extent[3]
+    nan_w[0] = 0.0
+    nan_w[1] = 0.0
+    extent[0] = 255
+    extent[1] = -1
+    extent[2] = 0
+    if m:
+        with nogil:
+            c_binned_bag_extremes(&codes[0], 255, &ids[0], m, &inst_bag[0], &bag_pos[0], &bag_weight[0],
+                                  &h[0], &h[1024], &h[2048], nan_w, extent, False)
+    return (hist[:1024].reshape(4, 256), hist[1024:2048].reshape(4, 256), hist[2048:],
+            (nan_w[0], nan_w[1]), (int(extent[0]), int(extent[1]), int(extent[2])))
 
 
 def bag_max(values_, offsets_):

@@ -9,9 +9,9 @@ so both give bit-identical sums (adding 0.0 leaves a float unchanged).
 
 import numpy as np
 
-from mil._core._checks import bag_max_args, bag_weights_args
+from mil._core._checks import bag_max_args, bag_weights_args, binned_extremes_args
 
-__all__ = ["sweep_distinct_bags", "distinct_bag_weights", "bag_max"]
+__all__ = ["sweep_distinct_bags", "distinct_bag_weights", "bag_max", "binned_bag_extremes"]
 
 
 def _first_occurrence(inst_bag, n_bags):
@@ -64,3 +64,48 @@ def bag_max(values, offsets):
     if offsets.shape[0] <= 1:
         return np.empty(0, dtype=np.float64)
     return np.maximum.reduceat(values, offsets[:-1]).astype(np.float64, copy=False)
+
+
+def binned_bag_extremes(codes, ids, inst_bag, bag_pos, bag_weight):
+    """Histograms of the lowest and highest bin of each bag among some instances (see the compiled twin)."""
+    return _binned_bag_extremes(*binned_extremes_args(codes, ids, inst_bag, bag_pos, bag_weight))
+
+
+def _binned_bag_extremes(codes, ids, inst_bag, bag_pos, bag_weight):
+    """:func:`binned_bag_extremes` without the checks, on `ids` in any order (the trees' twin passes any).
+
+    Each bag's lowest and highest non-missing bin and missing-value flag
+    (``np.minimum.at`` / ``np.maximum.at``), then weighted histograms of
+    them over the bags present, in ascending bag order: the order in which
+    the compiled loop adds, so the sums are bit-identical.
+    """
+    n_bags = bag_pos.shape[0]
+    c = codes[ids].astype(np.intp)
+    bags = inst_bag[ids]
+    miss = c == 255
+    lo = np.full(n_bags, 255, dtype=np.intp)
+    hi = np.full(n_bags, -1, dtype=np.intp)
+    np.minimum.at(lo, bags[~miss], c[~miss])
+    np.maximum.at(hi, bags[~miss], c[~miss])
+    nan = np.zeros(n_bags, dtype=bool)
+    nan[bags[miss]] = True
+    present = np.flatnonzero(np.bincount(bags, minlength=n_bags))
+    lo, hi, nan = lo[present], hi[present], nan[present]
+    w = bag_weight[present]
+    pos = bag_pos[present].astype(bool)
+    some = lo < 255
+    groups = (pos, ~pos, pos & ~nan, ~pos & ~nan)
+
+    def hist(key, mask):
+        return np.bincount(key[mask], weights=w[mask], minlength=256)
+
+    def sequential_sum(mask):   # in ascending bag order, as the compiled loop
+        v = w[mask]
+        return float(np.cumsum(v)[-1]) if v.size else 0.0
+
+    c_some = c[~miss]
+    return (np.array([hist(lo, some & g) for g in groups]), np.array([hist(hi, some & g) for g in groups]),
+            np.bincount(c_some, minlength=256).astype(np.float64),
+            (sequential_sum(nan & pos), sequential_sum(nan & ~pos)),
+            (int(c_some.min()) if c_some.size else 255, int(c_some.max()) if c_some.size else -1,
+             int(miss.sum())))

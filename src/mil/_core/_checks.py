@@ -466,24 +466,43 @@ def presorted_args(sorted_vals, order, sorted_bag, n_bags, one_per_bag):
     return sorted_vals, order, sorted_bag, n_bags, one_per_bag
 
 
+def rule_binned_args(codes, edges, n_bins, inst_bag, n_bags):
+    """The fields of a ``Binned`` (the rule search's binned instances): shapes, codes and bags in range.
+
+    The binned condition search reads ``bag_pos[inst_bag]`` without bounds
+    checks and needs the instances stored bag after bag.
+    """
+    codes, edges, n_bins = binned_rows_args(codes, edges, n_bins)
+    n = codes.shape[1]
+    inst_bag = as_array(inst_bag, "inst_bag", np.intp, 1)
+    if inst_bag.shape[0] != n:
+        raise ValueError(f"inst_bag has {inst_bag.shape[0]} entries but codes has {n} instances")
+    n_bags = check_int(n_bags, "n_bags", 1 if n else 0, 2**31 - 1)
+    _check_index_range(inst_bag, 0, n_bags, "inst_bag", "bag indices")
+    if n > 1 and (np.diff(inst_bag) < 0).any():
+        raise ValueError("inst_bag must be non-decreasing: the instances stored bag after bag")
+    return codes, edges, n_bins, inst_bag, n_bags
+
+
 def rule_search_args(presorted, presorted_type, active, bag_pos, p0, n0, min_bags, smooth, bag_weight,
                      start, stop):
     if not isinstance(presorted, presorted_type):
-        raise TypeError(f"presorted must be made by presort(X, offsets); got {type(presorted).__name__}")
-    d, n = presorted.sorted_vals.shape
+        raise TypeError(f"presorted must be a {presorted_type.__name__} ({presorted_type.made_by}); "
+                        f"got {type(presorted).__name__}")
+    d, n = presorted.shape
     active = as_array(active, "active", np.uint8, 1)
     if active.shape[0] != n:
-        raise ValueError(f"active has {active.shape[0]} entries; the presorted data hold {n} instances")
+        raise ValueError(f"active has {active.shape[0]} entries; the searched data hold {n} instances")
     if n and active.max() > 1:
         raise ValueError(f"active must hold 0 or 1; got {active.max()}")
     bag_pos = as_array(bag_pos, "bag_pos", np.uint8, 1)
     if bag_pos.shape[0] != presorted.n_bags:
-        raise ValueError(f"bag_pos has {bag_pos.shape[0]} entries; the presorted data hold "
+        raise ValueError(f"bag_pos has {bag_pos.shape[0]} entries; the searched data hold "
                          f"{presorted.n_bags} bags")
     if bag_weight is not None:
         bag_weight = as_array(bag_weight, "bag_weight", np.float64, 1)
         if bag_weight.shape[0] != presorted.n_bags:
-            raise ValueError(f"bag_weight has {bag_weight.shape[0]} entries; the presorted data hold "
+            raise ValueError(f"bag_weight has {bag_weight.shape[0]} entries; the searched data hold "
                              f"{presorted.n_bags} bags")
         if not (np.isfinite(bag_weight).all() and (bag_weight >= 0).all()):
             raise ValueError("bag_weight must be finite and non-negative")
@@ -521,7 +540,7 @@ def rule_compact_args(presorted, presorted_type, keep):
     n = presorted.sorted_vals.shape[1]
     keep = as_array(keep, "keep", np.uint8, 1)
     if keep.shape[0] != n:
-        raise ValueError(f"keep has {keep.shape[0]} entries; the presorted data hold {n} instances")
+        raise ValueError(f"keep has {keep.shape[0]} entries; the searched data hold {n} instances")
     if n and keep.max() > 1:
         raise ValueError(f"keep must hold 0 or 1; got {keep.max()}")
     return keep
@@ -585,11 +604,10 @@ def binned_features(features, n_features):
     return None if features is None else _feature_rows(features, n_features)
 
 
-def binned_search_args(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight, total_pos, total_neg,
-                       min_weight, tol, shares_of_children):
-    """Arguments of ``_tree_split.binned_best_splits`` (ids distinct and in range, bags in range)."""
+def binned_rows_args(codes, edges, n_bins):
+    """Bin codes (features, instances), their edges (features, 255) and bin counts: shapes and every code in range."""
     codes = as_array(codes, "codes", np.uint8, 2)
-    d, n = codes.shape
+    d = codes.shape[0]
     edges = as_array(edges, "edges", np.float64, 2)
     n_bins = as_array(n_bins, "n_bins", np.intp, 1)
     if edges.shape != (d, 255) or n_bins.shape != (d,):
@@ -597,6 +615,31 @@ def binned_search_args(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight,
     _check_index_range(n_bins, 1, 256, "n_bins", "bin counts")
     if codes.size and (np.where(codes != 255, codes, 0).max(axis=1) >= n_bins).any():
         raise ValueError("codes hold a bin at or above the feature's n_bins (255 marks a missing value)")
+    return codes, edges, n_bins
+
+
+def binned_extremes_args(codes, ids, inst_bag, bag_pos, bag_weight):
+    """Arguments of ``_bag_counts.binned_bag_extremes``: ids ascending, their bags non-decreasing and in range."""
+    codes = as_array(codes, "codes", np.uint8, 1)
+    n = codes.shape[0]
+    ids = as_array(ids, "ids", np.intp, 1)
+    _check_index_range(ids, 0, n, "ids", "instance ids")
+    inst_bag = as_array(inst_bag, "inst_bag", np.intp, 1)
+    if inst_bag.shape[0] != n:
+        raise ValueError(f"inst_bag has {inst_bag.shape[0]} entries but codes has {n} instances")
+    bag_pos, bag_weight = _bag_flags(bag_pos, bag_weight)
+    bags = inst_bag[ids]
+    _check_index_range(bags, 0, bag_pos.shape[0], "inst_bag", "bag indices")
+    if ids.shape[0] > 1 and ((np.diff(ids) <= 0).any() or (np.diff(bags) < 0).any()):
+        raise ValueError("ids must be increasing and their bags non-decreasing (instances stored bag after bag)")
+    return codes, ids, inst_bag, bag_pos, bag_weight
+
+
+def binned_search_args(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight, total_pos, total_neg,
+                       min_weight, tol, shares_of_children):
+    """Arguments of ``_tree_split.binned_best_splits`` (ids distinct and in range, bags in range)."""
+    codes, edges, n_bins = binned_rows_args(codes, edges, n_bins)
+    n = codes.shape[1]
     ids = as_array(ids, "ids", np.intp, 1)
     _check_index_range(ids, 0, n, "ids", "instance ids")
     if np.unique(ids).shape[0] != ids.shape[0]:

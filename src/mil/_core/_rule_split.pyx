@@ -34,7 +34,7 @@ maximum in (feature, operator) order, so both paths pick the same condition.
 """
 
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
-from mil._core._bag_counts cimport enter_left, leave_right
+from mil._core._bag_counts cimport c_binned_bag_extremes, enter_left, leave_right
 from libc.math cimport log2
 from libc.stdint cimport int32_t
 
@@ -42,11 +42,11 @@ import numpy as np
 
 # Pure NumPy helpers are shared with the twin, so both read the same log table.
 from mil._core._checks import rule_coverage_args, rule_search_args, rule_search_out_args
-from mil._core._rule_split_py import (Presorted, _compact_setup, _gain_setup, _new_ids, foil_gain, presort,
-                                      prune_metric)
+from mil._core._rule_split_py import (Binned, Presorted, _compact_setup, _cut_thresholds, _gain_setup, _new_ids,
+                                      foil_gain, presort, prune_metric)
 
-__all__ = ["presort", "compact", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
-           "foil_gain", "prune_metric"]
+__all__ = ["presort", "compact", "Presorted", "Binned", "best_conditions", "best_binned_conditions",
+           "prefix_coverage", "ruleset_coverage", "foil_gain", "prune_metric"]
 
 
 cdef extern from *:
@@ -446,6 +446,130 @@ def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_
                          <int32_t*> &sb[0], &sv[0, 0], &sv[1, 0], &sv[2, 0], &seen[0],
                          &o[0, 0, 0], &o[1, 0, 0], &o[2, 0, 0], &o[3, 0, 0], cvp, cop, cbp, unit_single)
     return result[0], result[1], result[2], result[3]
+
+
+cdef void _binned_row(
+    const uint8_t* codes, intp_t n_bins, const intp_t* ids, intp_t m, const intp_t* inst_bag,
+    const uint8_t* bag_pos, const float64_t* bag_weight, const float64_t* log2_table, intp_t table_len,
+    float64_t base, float64_t min_weight, float64_t smooth, float64_t* hist, bint distinct_bags,
+    float64_t* out_gain, float64_t* out_cut, float64_t* out_p, float64_t* out_n,
+) noexcept nogil:
+    # One feature's two best binned conditions (out_*[0]: x <= edges[k],
+    # out_*[1]: x > edges[k]; out_cut holds k, -1 for none). hist: 9 x 256
+    # (the lowest-bin and highest-bin histograms of c_binned_bag_extremes,
+    # then the instances per bin).
+    cdef float64_t* lo = hist
+    cdef float64_t* hi = hist + 1024
+    cdef float64_t* cnt = hist + 2048
+    cdef float64_t nan_w[2]
+    cdef intp_t extent[3]
+    cdef intp_t b, k, prev = -1, bmin, bmax
+    cdef float64_t lp = 0.0, ln = 0.0, g
+    cdef float64_t best[2]
+    out_cut[0] = -1.0
+    out_cut[1] = -1.0
+    c_binned_bag_extremes(codes, n_bins, ids, m, inst_bag, bag_pos, bag_weight, lo, hi, cnt, nan_w, extent,
+                          distinct_bags)
+    bmin = extent[0]
+    bmax = extent[1]
+    if bmax <= bmin:
+        return
+    best[0] = 0.0
+    best[1] = 0.0
+    # Suffix sums in place: hi[b] becomes the weight of the bags whose highest bin is >= b.
+    for b in range(bmax - 1, bmin - 1, -1):
+        hi[b] = hi[b] + hi[b + 1]
+        hi[256 + b] = hi[256 + b] + hi[256 + b + 1]
+    # One cut between each two consecutive occupied bins prev < b: x <= edges[k]
+    # keeps the bags whose lowest bin is <= prev (the prefix sums), x > edges[k]
+    # those whose highest bin is >= b (the suffix sums), at the edge k midway
+    # between them. ">" keeps the lowest threshold among equal gains.
+    for b in range(bmin, bmax + 1):
+        if cnt[b] > 0.0:
+            if prev >= 0:
+                k = (prev + b - 1) // 2
+                if lp >= min_weight and lp > 0.0:
+                    g = _gain(log2_table, table_len, base, lp, ln, smooth)
+                    if g > best[0]:
+                        best[0] = g
+                        out_gain[0] = g
+                        out_cut[0] = <float64_t>k
+                        out_p[0] = lp
+                        out_n[0] = ln
+                if hi[b] >= min_weight and hi[b] > 0.0:
+                    g = _gain(log2_table, table_len, base, hi[b], hi[256 + b], smooth)
+                    if g > best[1]:
+                        best[1] = g
+                        out_gain[1] = g
+                        out_cut[1] = <float64_t>k
+                        out_p[1] = hi[b]
+                        out_n[1] = hi[256 + b]
+            prev = b
+        lp = lp + lo[b]
+        ln = ln + lo[256 + b]
+
+
+def best_binned_conditions(binned, active, bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None, start=0,
+                           stop=None):
+    """Best next condition of a growing rule for every (feature, operator), on binned features.
+
+    The histogram condition search: a candidate condition cuts between two
+    bins of a feature (:class:`Binned`: the trees' quantile bins, at most
+    255 a feature) instead of between every two distinct values. One pass
+    over the covered instances gives each bag's lowest and highest bin
+    (``_bag_counts``, shared with the trees' histogram search); a bag keeps
+    an instance with ``x <= edges[k]`` iff its lowest bin is <= k, with
+    ``x > edges[k]`` iff its highest is > k, so prefix and suffix sums over
+    the bins give every candidate's counts, in O(m) a feature for m covered
+    instances, without sorting. Between each two consecutive bins that hold
+    covered instances there is one cut, at the edge midway between them (by
+    index), as the exact search cuts midway between two values; its
+    conditions are ``x <= edges[k]`` and ``x >= t``, t the next double above
+    ``edges[k]`` (which keeps exactly the values above the edge). So the
+    candidates split the covered instances as the exact search's do, with
+    the same counts and gains (:func:`best_conditions`' logarithms; the
+    same up to the order in which non-integer weights are summed), ties to
+    the lowest threshold; the thresholds are the exact search's when every
+    distinct value has its own bin and holds a covered instance.
+
+    Parameters
+    ----------
+    binned : Binned
+        The training instances' bin codes.
+    active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop
+        As in :func:`best_conditions`.
+
+    Returns
+    -------
+    gain, threshold, p, n : ndarray of float64, shape (stop - start, 2)
+        As :func:`best_conditions` (threshold 0 where no condition has a
+        positive gain).
+    """
+    active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop = rule_search_args(
+        binned, Binned, active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop)
+    weights, table, base_ = _gain_setup(binned.n_bags, p0, n0, smooth, bag_weight)
+    ids_ = np.flatnonzero(active).astype(np.intp)
+    cdef const intp_t[::1] ids = ids_
+    cdef const uint8_t[:, ::1] codes = binned.codes
+    cdef const intp_t[::1] n_bins = binned.n_bins
+    cdef const intp_t[::1] inst_bag = binned.inst_bag
+    cdef const uint8_t[::1] pos = bag_pos
+    cdef const float64_t[::1] lg = table
+    cdef const float64_t[::1] w = weights
+    cdef float64_t base = base_, min_weight = min_bags, smooth_ = smooth
+    cdef intp_t lo = start, d = stop - start, m = ids.shape[0], f
+    result = np.zeros((4, d, 2), dtype=np.float64)
+    cdef float64_t[:, :, ::1] o = result
+    cdef float64_t[::1] hist = np.empty(9 * 256, dtype=np.float64)
+    cdef bint distinct = binned.one_per_bag
+    if m and d:
+        with nogil:
+            for f in range(d):
+                _binned_row(&codes[lo + f, 0], n_bins[lo + f], &ids[0], m, &inst_bag[0], &pos[0], &w[0], &lg[0],
+                            lg.shape[0], base, min_weight, smooth_, &hist[0], distinct,
+                            &o[0, f, 0], &o[1, f, 0], &o[2, f, 0], &o[3, f, 0])
+    cut = np.where(m and d, result[1], -1.0).astype(np.intp)
+    return result[0], _cut_thresholds(binned.edges[start:stop], cut), result[2], result[3]
 
 
 def compact(presorted, keep):

@@ -13,15 +13,43 @@ import math
 
 import numpy as np
 
-from mil._core._bag_counts_py import sweep_distinct_bags
-from mil._core._checks import (presorted_args, rule_compact_args, rule_coverage_args, rule_presort_args,
-                               rule_search_args, rule_search_out_args)
+from mil._core._bag_counts_py import _binned_bag_extremes, sweep_distinct_bags
+from mil._core._checks import (presorted_args, rule_binned_args, rule_compact_args, rule_coverage_args,
+                               rule_presort_args, rule_search_args, rule_search_out_args)
 
-__all__ = ["presort", "compact", "Presorted", "best_conditions", "prefix_coverage", "ruleset_coverage",
-           "foil_gain", "prune_metric"]
+__all__ = ["presort", "compact", "Presorted", "Binned", "best_conditions", "best_binned_conditions",
+           "prefix_coverage", "ruleset_coverage", "foil_gain", "prune_metric"]
 
 
-class Presorted:
+class _ReadOnly:
+    """Fields set once (read-only arrays and attributes) and checked when the object is made.
+
+    The condition searches read them without bounds checks; a subclass
+    lists them in ``__slots__`` and says how it is made in ``made_by``.
+    """
+
+    __slots__ = ()
+    made_by = ""
+
+    def _set(self, *values):
+        for a in values:
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+        for name, value in zip(self.__slots__, values):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is read-only (the condition search trusts its fields); "
+                             f"cannot set {name!r}: make a new one ({self.made_by})")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is read-only; cannot delete {name!r}")
+
+    def __reduce__(self):
+        return (type(self), tuple(getattr(self, name) for name in self.__slots__))
+
+
+class Presorted(_ReadOnly):
     """Each feature's instances in sorted order, made once per fit by :func:`presort`.
 
     Attributes
@@ -46,6 +74,7 @@ class Presorted:
     """
 
     __slots__ = ("sorted_vals", "order", "sorted_bag", "n_bags", "one_per_bag")
+    made_by = "presort(X, offsets), compact or Presorted(...)"
 
     def __init__(self, sorted_vals, order, sorted_bag, n_bags, one_per_bag=False):
         self._set(*presorted_args(sorted_vals, order, sorted_bag, n_bags, one_per_bag))
@@ -57,21 +86,10 @@ class Presorted:
         self._set(sorted_vals, order, sorted_bag, int(n_bags), bool(one_per_bag))
         return self
 
-    def _set(self, sorted_vals, order, sorted_bag, n_bags, one_per_bag):
-        for a in (sorted_vals, order, sorted_bag):
-            a.flags.writeable = False
-        for name, value in zip(self.__slots__, (sorted_vals, order, sorted_bag, n_bags, one_per_bag)):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"Presorted is read-only (the condition search trusts its fields); "
-                             f"cannot set {name!r}: make a new one with presort, compact or Presorted(...)")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"Presorted is read-only; cannot delete {name!r}")
-
-    def __reduce__(self):
-        return (Presorted, (self.sorted_vals, self.order, self.sorted_bag, self.n_bags, self.one_per_bag))
+    @property
+    def shape(self):
+        """(features, instances)."""
+        return self.sorted_vals.shape
 
     def compacted(self, sorted_vals, order, sorted_bag):
         """The same bags in other sorted orders (arrays filled by :func:`compact` or a search's ``out``).
@@ -87,6 +105,45 @@ class Presorted:
         was a measurable share of a fit on small sets.)
         """
         return Presorted._trusted(sorted_vals, order, sorted_bag, self.n_bags, self.one_per_bag)
+
+
+class Binned(_ReadOnly):
+    """Every instance's bin of each feature, made once per fit for :func:`best_binned_conditions`.
+
+    Attributes
+    ----------
+    codes : ndarray of uint8, shape (d, n)
+        ``codes[f, i]``: the bin of instance i on feature f (the trees'
+        quantile bins: ``_binning.map_to_bins``; 255 marks a missing value).
+    edges : ndarray of float64, shape (d, 255)
+        ``edges[f, b]``: the upper edge of bin b (a value ``v`` lies in bin b
+        iff ``edges[f, b - 1] < v <= edges[f, b]``).
+    n_bins : ndarray of intp, shape (d,)
+    inst_bag : ndarray of intp, shape (n,)
+        The bag of each instance, non-decreasing (instances stored bag after bag).
+    n_bags : int
+    one_per_bag : bool
+        Every bag holds one instance (found when the object is made; the
+        search then takes a faster pass with the same sums).
+
+    The fields are read-only and checked when the object is made (every
+    code below its feature's bin count, every bag in range and in order:
+    O(d n) once), so a search checks only its own O(n + n_bags) arguments.
+    """
+
+    __slots__ = ("codes", "edges", "n_bins", "inst_bag", "n_bags", "one_per_bag")
+    made_by = "Binned(codes, edges, n_bins, inst_bag, n_bags)"
+
+    def __init__(self, codes, edges, n_bins, inst_bag, n_bags, one_per_bag=None):
+        codes, edges, n_bins, inst_bag, n_bags = rule_binned_args(codes, edges, n_bins, inst_bag, n_bags)
+        # (Found again, whatever is passed: the argument is there for pickling.)
+        one_per_bag = bool(inst_bag.shape[0] == n_bags and (inst_bag.shape[0] < 2 or (np.diff(inst_bag) > 0).all()))
+        self._set(codes, edges, n_bins, inst_bag, n_bags, one_per_bag)
+
+    @property
+    def shape(self):
+        """(features, instances)."""
+        return self.codes.shape
 
 
 def presort(X, offsets):
@@ -261,6 +318,57 @@ def best_conditions(presorted, active, bag_pos, p0, n0, min_bags, smooth=0, bag_
             if gain[k] > 0.0:
                 result[:, f - start, col] = gain[k], thr[k], p1[k], n1[k]
     return result[0], result[1], result[2], result[3]
+
+
+def _cut_thresholds(edges, cut):
+    """The thresholds of binned conditions: ``x <= edges[b]`` and ``x >= next double above edges[b]``.
+
+    `cut` (rows, 2) holds the bin b after which each condition cuts (-1:
+    none, threshold 0). A value in bin b or below satisfies the first, a
+    value above bin b the second (``v > e`` is ``v >= nextafter(e, inf)``).
+    """
+    rows = np.arange(cut.shape[0])
+    found = cut >= 0
+    thr = np.zeros(cut.shape, dtype=np.float64)
+    at = np.where(found, cut, 0)
+    thr[:, 0] = np.where(found[:, 0], edges[rows, at[:, 0]], 0.0)
+    thr[:, 1] = np.where(found[:, 1], np.nextafter(edges[rows, at[:, 1]], np.inf), 0.0)
+    return thr
+
+
+def best_binned_conditions(binned, active, bag_pos, p0, n0, min_bags, smooth=0, bag_weight=None, start=0,
+                           stop=None):
+    """:func:`best_conditions` on binned features (see the compiled twin)."""
+    active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop = rule_search_args(
+        binned, Binned, active, bag_pos, p0, n0, min_bags, smooth, bag_weight, start, stop)
+    weights, lg, base = _gain_setup(binned.n_bags, p0, n0, smooth, bag_weight)
+    weights = weights[:binned.n_bags]
+    ids = np.flatnonzero(active)
+    result = np.zeros((3, stop - start, 2), dtype=np.float64)
+    cut = np.full((stop - start, 2), -1, dtype=np.intp)
+    for f in range(start, stop):
+        lo, hi, cnt, _, (bmin, bmax, _) = _binned_bag_extremes(binned.codes[f], ids, binned.inst_bag, bag_pos,
+                                                               weights)
+        if bmax <= bmin:
+            continue
+        # One cut between each two consecutive occupied bins prev < nxt, at edge k midway: x <= edges[k]
+        # keeps the bags whose lowest bin is <= prev (prefix sums), x > edges[k] those whose highest bin
+        # is >= nxt (suffix sums, taken from the top bin down).
+        occupied = np.flatnonzero(cnt[bmin:bmax + 1] > 0)
+        prev, nxt = occupied[:-1], occupied[1:]
+        k = (prev + nxt - 1) // 2 + bmin
+        up = np.cumsum(lo[:2, bmin:bmax + 1], axis=1)
+        down = np.cumsum(hi[:2, bmin:bmax + 1][:, ::-1], axis=1)[:, ::-1]
+        for col, (p1, n1) in enumerate(((up[0, nxt - 1], up[1, nxt - 1]), (down[0, nxt], down[1, nxt]))):
+            valid = (p1 >= min_bags) & (p1 > 0.0)
+            gain = np.zeros(p1.shape[0])
+            pv, nv = p1[valid], n1[valid]
+            gain[valid] = pv * ((_lg(lg, pv + smooth) - _lg(lg, pv + nv + smooth)) - base)
+            j = int(np.argmax(gain))   # first maximum: the lowest threshold
+            if gain[j] > 0.0:
+                result[:, f - start, col] = gain[j], p1[j], n1[j]
+                cut[f - start, col] = k[j]
+    return result[0], _cut_thresholds(binned.edges[start:stop], cut), result[1], result[2]
 
 
 def _holds(X, features, ops, thresholds):

@@ -46,7 +46,8 @@ from libc.math cimport INFINITY, NAN, fabs, isnan, log2
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 
-from mil._core._bag_counts cimport c_sweep_distinct_bags, c_sweep_left_distinct_bags, leave_right
+from mil._core._bag_counts cimport (add_bag_extremes, c_binned_bag_extremes, c_sweep_distinct_bags,
+                                     c_sweep_left_distinct_bags, leave_right)
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 import numpy as np
@@ -392,34 +393,6 @@ cdef intp_t _best_cut_by_runs(
     return best
 
 
-cdef inline void _add_bag(
-    intp_t b, intp_t lo, intp_t hi, intp_t has_nan, const uint8_t* bag_pos, const float64_t* bag_weight,
-    float64_t* lo_ap, float64_t* lo_an, float64_t* lo_np, float64_t* lo_nn,
-    float64_t* hi_ap, float64_t* hi_an, float64_t* hi_np, float64_t* hi_nn, float64_t* nan_p, float64_t* nan_n,
-) noexcept nogil:
-    # Bag b's lowest / highest non-missing bin (lo = 255: none) into the histograms.
-    cdef float64_t w = bag_weight[b]
-    if has_nan:
-        if bag_pos[b]:
-            nan_p[0] = nan_p[0] + w
-        else:
-            nan_n[0] = nan_n[0] + w
-    if lo == 255:
-        return  # NaN only
-    if bag_pos[b]:
-        lo_ap[lo] += w
-        hi_ap[hi] += w
-        if not has_nan:
-            lo_np[lo] += w
-            hi_np[hi] += w
-    else:
-        lo_an[lo] += w
-        hi_an[hi] += w
-        if not has_nan:
-            lo_nn[lo] += w
-            hi_nn[hi] += w
-
-
 cdef intp_t _binned_split_feature(
     const uint8_t* codes, const float64_t* edges, intp_t n_bins,
     const intp_t* ids, intp_t n, const intp_t* node_bags, intp_t n_node_bags, const intp_t* inst_bag,
@@ -441,7 +414,7 @@ cdef intp_t _binned_split_feature(
     # the bins, give every cut's counts. Bags that have a NaN enter the
     # histograms "no NaN" only, their weight goes to nan_p / nan_n.
     cdef intp_t k, j, b, c, bmax = -1, bmin = 255, d, n_dirs, best_k = -1, best_d = 0, n_cuts = 0, n_parts = 0
-    cdef intp_t n_nan = 0, cur, r_lo, r_hi, r_nan, c_hi
+    cdef intp_t n_nan = 0
     cdef bint new_part
     # lp .. rn are set by _binned_counts before any use (zeros only quiet the C compiler).
     cdef float64_t w, g, gmax = -INFINITY, lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, nan_p = 0.0, nan_n = 0.0
@@ -461,50 +434,29 @@ cdef intp_t _binned_split_feature(
     cdef float64_t *cnt = hist + 2560
     cdef float64_t acc_lp[2]
     cdef float64_t acc_ln[2]
+    cdef float64_t nan_w[2]
+    cdef intp_t extent[3]
     cdef _SweepMemory mem[2]
     if n < 2 or total <= 0.0:
         return 0
-    # Only the feature's bins are used (the missing bin is counted apart).
-    for j in range(8):
-        for k in range(n_bins + 1):
-            hist[256 * j + k] = 0.0
-    for k in range(n_bins + 1):
-        cnt[k] = 0.0
     if bags_sorted:
         # The node's instances come bag after bag (ids ascending, bags stored
-        # in order): each bag's lowest / highest bin is kept in registers
-        # and added to the histograms when the bag ends, in ascending bag
-        # order, which is the order of `node_bags`.
-        cur = inst_bag[ids[0]]
-        r_lo = 255
-        r_hi = 0
-        r_nan = 0
-        for k in range(n + 1):
-            if k < n:
-                b = inst_bag[ids[k]]
-            if k == n or b != cur:
-                _add_bag(cur, r_lo, r_hi, r_nan, bag_pos, bag_weight, lo_ap, lo_an, lo_np, lo_nn,
-                         hi_ap, hi_an, hi_np, hi_nn, &nan_p, &nan_n)
-                if k == n:
-                    break
-                cur = b
-                r_lo = 255
-                r_hi = 0
-                r_nan = 0
-            c = codes[ids[k]]
-            # Branch-free: the missing bin (255) leaves the lowest bin as it
-            # is and counts as 0 for the highest.
-            r_nan = r_nan | (c == 255)
-            r_lo = c if c < r_lo else r_lo
-            c_hi = c if c != 255 else 0
-            r_hi = c_hi if c_hi > r_hi else r_hi
-            if c != 255:
-                cnt[c] += 1.0
-                bmax = c if c > bmax else bmax
-                bmin = c if c < bmin else bmin
-            else:
-                n_nan += 1
+        # in order): the shared pass of _bag_counts, in ascending bag order,
+        # which is the order of `node_bags`.
+        c_binned_bag_extremes(codes, n_bins, ids, n, inst_bag, bag_pos, bag_weight, hist, hist + 1024, cnt,
+                              nan_w, extent, False)
+        nan_p = nan_w[0]
+        nan_n = nan_w[1]
+        bmin = extent[0]
+        bmax = extent[1]
+        n_nan = extent[2]
     else:
+        # Only the feature's bins are used (the missing bin is counted apart).
+        for j in range(8):
+            for k in range(n_bins + 1):
+                hist[256 * j + k] = 0.0
+        for k in range(n_bins + 1):
+            cnt[k] = 0.0
         for j in range(n_node_bags):
             b = node_bags[j]
             bag_lo[b] = 255
@@ -528,8 +480,8 @@ cdef intp_t _binned_split_feature(
                     bmin = c
         for j in range(n_node_bags):
             b = node_bags[j]
-            _add_bag(b, bag_lo[b], bag_hi[b], bag_nan[b], bag_pos, bag_weight, lo_ap, lo_an, lo_np, lo_nn,
-                     hi_ap, hi_an, hi_np, hi_nn, &nan_p, &nan_n)
+            add_bag_extremes(b, bag_lo[b], bag_hi[b], bag_nan[b], bag_pos, bag_weight, lo_ap, hi_ap, &nan_p,
+                             &nan_n)
     if bmax <= bmin:
         return 0  # fewer than two non-missing bins in the node
     # Below the node's lowest bin every histogram is 0 and no cut is a

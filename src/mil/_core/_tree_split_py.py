@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from mil._core._bag_counts_py import _binned_bag_extremes
 from mil._core._checks import (binned_features, binned_search_args, check_tree_walk, elementwise_args,
                                tree_apply_args, tree_gather_args, tree_partition_args, tree_search_args,
                                tree_values_args)
@@ -254,50 +255,27 @@ def _binned_best_splits(codes, edges, n_bins, ids, inst_bag, bag_pos, bag_weight
                         min_weight, tol, shares_of_children=False, count_cuts=True, features=None, node_bags=None,
                         bags_sorted=False):
     # Per feature: each node bag's lowest / highest non-missing bin and NaN
-    # flag, weighted histograms of those bins over the node's bags (summed in
-    # `node_bags` order, as the compiled loop), prefix / suffix sums over the
-    # bins, then the shared _choose_cuts. (`bags_sorted` only picks the
-    # compiled kernel's loop; the sums are the same.)
+    # flag, weighted histograms of those bins over the node's bags (the
+    # shared binned_bag_extremes, summed in ascending bag order: the order of
+    # `node_bags`, the node's distinct bags, which it finds itself), prefix /
+    # suffix sums over the bins, then the shared _choose_cuts. (`bags_sorted`
+    # only picks the compiled kernel's loop; the sums are the same.)
     rows = np.arange(codes.shape[0], dtype=np.intp) if features is None else features
-    d, m, n_bags = rows.shape[0], ids.shape[0], bag_pos.shape[0]
+    d, m = rows.shape[0], ids.shape[0]
     if m < 2 or d == 0 or total_pos + total_neg <= 0.0:
         return np.zeros(d, dtype=np.uint8), np.zeros((d, N_FIELDS), dtype=np.float64)
-    bags = inst_bag[ids]
-    if node_bags is None:
-        node_bags = np.flatnonzero(np.bincount(bags, minlength=n_bags)).astype(np.intp)
-    w = bag_weight[node_bags]
-    pos = bag_pos[node_bags].astype(bool)
     n_cand = 254  # cuts after bins 0..253 (at most 255 non-missing bins)
     counts = np.zeros((4, d, n_cand, 2))
     valid = np.zeros((d, n_cand, 2), dtype=bool)
     has_nan = np.zeros(d, dtype=bool)
     for i, row in enumerate(rows):
-        c = codes[row, ids].astype(np.intp)
-        miss = c == 255
-        lo = np.full(n_bags, 255, dtype=np.intp)
-        hi = np.full(n_bags, -1, dtype=np.intp)
-        np.minimum.at(lo, bags[~miss], c[~miss])
-        np.maximum.at(hi, bags[~miss], c[~miss])
-        nan = np.zeros(n_bags, dtype=bool)
-        nan[bags[miss]] = True
-        lo, hi, nan = lo[node_bags], hi[node_bags], nan[node_bags]
-        some = lo < 255
-        has_nan[i] = miss.any()
-        cnt = np.bincount(c[~miss], minlength=256)
-        bmax = int(c[~miss].max()) if (~miss).any() else -1
+        lo, hi, cnt, (nan_p, nan_n), (_, bmax, n_nan) = _binned_bag_extremes(codes[row], ids, inst_bag, bag_pos,
+                                                                             bag_weight)
+        has_nan[i] = n_nan > 0
         if bmax < 1:
             continue
-
-        def hist(key, mask):
-            return np.bincount(key[mask], weights=w[mask], minlength=256)
-
-        def first_sum(mask):  # sequential, in node_bags order
-            v = w[mask]
-            return float(np.cumsum(v)[-1]) if v.size else 0.0
-
-        nan_p, nan_n = first_sum(nan & pos), first_sum(nan & ~pos)
-        pre = [np.cumsum(hist(lo, some & p)) for p in (pos, ~pos, pos & ~nan, ~pos & ~nan)]
-        suf = [np.cumsum(hist(hi, some & p)[::-1])[::-1] for p in (pos, ~pos, pos & ~nan, ~pos & ~nan)]
+        pre = [np.cumsum(h) for h in lo]
+        suf = [np.cumsum(h[::-1])[::-1] for h in hi]
         b = np.arange(n_cand)
         counts[:, i, :, 0] = pre[0][b], pre[1][b], suf[2][b + 1] + nan_p, suf[3][b + 1] + nan_n
         counts[:, i, :, 1] = pre[2][b] + nan_p, pre[3][b] + nan_n, suf[0][b + 1], suf[1][b + 1]

@@ -51,6 +51,7 @@ from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.rules._mdl import MAX_DL_SURPLUS, ruleset_dl
 from mil.rules._rule import format_rules, pack_rules
 from mil.rules._ruleset import coverage, make_rules, most_probable, score_units
+from mil.tree._rows import AUTO_HIST_INSTANCES, BinnedRows
 from mil.utils._docstrings import fill_doc
 from mil.utils._threads import RowThreads
 from mil.utils.validation import check_bag_labels, check_bags, printed_feature_names, set_feature_names
@@ -153,6 +154,20 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         Threads sharing out the features of the condition search (the
         compiled kernel runs without the GIL); None is 1, -1 one per core.
         The rules do not depend on it.
+    condition_search : {"auto", "exact", "hist"}, default="auto"
+        Where a condition's threshold may fall. ``"exact"``: between any two
+        distinct values of a feature among the instances the rule covers
+        (RIPPER as published); each feature is sorted once per fit.
+        ``"hist"``: between two of the feature's quantile bins (at most 255,
+        those of the trees' histogram split search and of scikit-learn's
+        HistGradientBoosting); a search costs one pass over the covered
+        instances per feature, without sorting, and the bins take one byte
+        an instance and feature. A feature with at most 255 distinct values
+        gets one bin per value, and the search then finds the same
+        conditions on the training data. ``"auto"``: ``"hist"`` above 10,000
+        training instances, ``"exact"`` up to that (so every shipped set is
+        searched exactly). :doc:`/results/foundation` has the cost on large
+        data.
 
     Attributes
     ----------
@@ -171,6 +186,8 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         A rule without conditions: its ``label`` is predicted for the bags
         no rule covers and its ``counts`` are the training bags no rule
         covers, per class.
+    condition_search_ : {"exact", "hist"}
+        The condition search used (``condition_search``, resolved by size for "auto").
     [classes attributes]
 
     See Also
@@ -233,12 +250,14 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         "random_state": ["random_state"],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "n_jobs": [Integral, None],
+        "condition_search": [StrOptions({"auto", "exact", "hist"})],
     }
 
     def __init__(self, k=2, prune_ratio=1 / 3, min_bags=2, beam_width=1, use_lrs=False,
                  lrs_threshold=3.84, smoothing=True, error_check="remaining", rule_order="unordered",
                  conflict="laplace-vote", assumption="collective", weighting="bag",
-                 positive_class=None, random_state=None, class_weight=None, n_jobs=None):
+                 positive_class=None, random_state=None, class_weight=None, n_jobs=None,
+                 condition_search="auto"):
         keep_params(self, locals())
 
     def fit(self, X, y, sample_weight=None):
@@ -296,6 +315,8 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                             else ("bag weight" if weighted else "bags"))
         counts = (np.bincount(y_learn, minlength=n_classes) if weight is None
                   else np.bincount(y_learn, weights=weight, minlength=n_classes))
+        self.condition_search_ = ("hist" if self.condition_search == "hist" or (
+            self.condition_search == "auto" and learn.n_instances > AUTO_HIST_INSTANCES) else "exact")
         rng = check_random_state(self.random_state)
         rules = []   # (class index, conditions, bags its counts are taken on or None for all)
         with RowThreads(self.n_jobs, bags.n_features) as threads:
@@ -311,7 +332,8 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                         continue
                     sub = learn if left.shape[0] == learn.n_bags else learn.subset(left)
                     learner = _Ripper(self, sub, y_learn[left] == c, rng, threads,
-                                      weight=None if weight is None else weight[left])
+                                      weight=None if weight is None else weight[left],
+                                      condition_search=self.condition_search_)
                     conds = learner.run()
                     scope = None if left.shape[0] == learn.n_bags else left
                     rules.extend((c, cd, scope) for cd in conds)
@@ -320,7 +342,8 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
                 learner = None
                 for c in self._class_order():
                     pos = y_learn == c
-                    learner = (_Ripper(self, learn, pos, rng, threads, keep_negatives=True, weight=weight)
+                    learner = (_Ripper(self, learn, pos, rng, threads, keep_negatives=True, weight=weight,
+                                       condition_search=self.condition_search_)
                                if learner is None else learner.for_class(pos))
                     rules.extend((c, cd, None) for cd in learner.run())
                 default = None
@@ -462,10 +485,13 @@ class _Ripper:
     Rules are tuples of ``(feature, op, threshold)`` conditions here; bag
     coverage of a rule is cached by its conditions. With ``keep_negatives``
     (unordered rule sets) an accepted rule removes only the positive bags
-    it covers; otherwise (RIPPER) every bag it covers.
+    it covers; otherwise (RIPPER) every bag it covers. `condition_search`
+    ("exact" or "hist", resolved by the estimator) picks the data the
+    conditions are searched on: sorted feature orders or bin codes.
     """
 
-    def __init__(self, est, bags, pos, rng, threads=None, keep_negatives=False, weight=None):
+    def __init__(self, est, bags, pos, rng, threads=None, keep_negatives=False, weight=None,
+                 condition_search="exact"):
         self.est = est
         # Serial unless the caller owns a pool (and closes it).
         self.threads = RowThreads(None, bags.n_features) if threads is None else threads
@@ -481,12 +507,22 @@ class _Ripper:
         self.weight = None if weight is None else np.asarray(weight, dtype=np.float64)
         self.w = np.ones(self.n_bags) if weight is None else self.weight
         self.total = float(self.w.sum())
-        # Each feature's instances in sorted order (stable), with their values and
-        # bags pre-sorted so the condition search reads them contiguously.
-        self.presorted = kernel("_rule_split").presort(self.X, self.offsets)
-        # Possible conditions: two operators per distinct value of each feature.
-        distinct = 1 + (np.diff(self.presorted.sorted_vals, axis=1) > 0).sum(axis=1)
-        self.n_conditions = max(2.0 * float(distinct.sum()), 1.0)
+        split_kernel = kernel("_rule_split")
+        if condition_search == "hist":
+            # Each feature's bin codes (the trees' quantile bins), read by the histogram search.
+            rows = BinnedRows(self.X, threads=self.threads)
+            self.binned = split_kernel.Binned(rows.codes, rows.edges, rows.n_bins, self.inst_bag, self.n_bags)
+            self.presorted = None
+            # Possible conditions: two operators per bin of each feature.
+            self.n_conditions = max(2.0 * float(rows.n_bins.sum()), 1.0)
+        else:
+            # Each feature's instances in sorted order (stable), with their values and
+            # bags pre-sorted so the condition search reads them contiguously.
+            self.binned = None
+            self.presorted = split_kernel.presort(self.X, self.offsets)
+            # Possible conditions: two operators per distinct value of each feature.
+            distinct = 1 + (np.diff(self.presorted.sorted_vals, axis=1) > 0).sum(axis=1)
+            self.n_conditions = max(2.0 * float(distinct.sum()), 1.0)
         self.exp_fp_over_err = self._share(self.pos)
         self.keep_negatives = keep_negatives
         self._cache = {}
@@ -623,7 +659,8 @@ class _Ripper:
         # only ever covers instances of `active`, and a search on a compacted copy sweeps
         # the same sequences, so it finds the same conditions in time proportional to
         # the instances kept.
-        data = (self.presorted, None) if scope is None else self._scope_data(scope | grow_mask)
+        data = (self.presorted, None) if scope is None or self.binned is not None else (
+            self._scope_data(scope | grow_mask))
         beam = [(0.0, tuple(init), active, False, data)]
         while not all(entry[3] for entry in beam):
             pool = []
@@ -659,11 +696,20 @@ class _Ripper:
         """``best_conditions`` of every feature, rows shared out among the threads.
 
         `data` is ``(presorted, kept)``: sorted orders holding the instances
-        ``kept`` (None: all) and at least those of `act`. Returns the search's
+        ``kept`` (None: all) and at least those of `act` (the histogram
+        search reads the bin codes of all instances, and keeps `data`). Returns the search's
         gain, threshold, p and n, and the data to search the children of the
         rule in: when the covered instances are under half of those in
         `presorted`, their compacted copy, which the search writes on the way.
         """
+        if self.binned is not None:
+            active = act.astype(np.uint8)
+            gain, thr, p, n = self.threads.concat(
+                lambda lo, hi: split_kernel.best_binned_conditions(
+                    self.binned, active, self.bag_pos, float(p0), float(n0), self.est.min_bags,
+                    int(self.est.smoothing), self.weight, lo, hi),
+                cells=int(active.sum()) * self.binned.shape[0])
+            return gain, thr, p, n, data
         presorted, kept = data
         active = (act if kept is None else act[kept]).astype(np.uint8)
         m = int(active.sum())
