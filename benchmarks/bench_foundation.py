@@ -29,6 +29,13 @@ with ``--seeds`` (default 0). Results are appended to a JSON-lines file
     python benchmarks/bench_foundation.py --bags 2000 --sizes 1000 --learners nystroem-nsk,... --out foundation-2000.jsonl
     python benchmarks/bench_foundation.py --variant "miwrapper-hgb calibration=sigmoid" --out foundation-200.jsonl
     python benchmarks/bench_foundation.py --table foundation-200.jsonl
+
+``--scores DIR`` saves each run's predicted labels and scores of the test
+bags; ``--agreement A B`` then prints how often two runs (two variants of a
+learner, e.g. an exact and an approximate neighbour search) agree:
+
+    python benchmarks/bench_foundation.py --scores knn --variant "citation-knn algorithm=hnsw" ...
+    python benchmarks/bench_foundation.py --scores knn --agreement citation-knn "citation-knn algorithm=hnsw"
 """
 
 import argparse
@@ -55,6 +62,7 @@ from mil._learners import SEED_PARAMS, make_learner
 
 sys.path.insert(0, sys.argv[6])
 from _data import parse_params
+from bench_foundation import scores_file
 
 data_dir, variant = sys.argv[1], sys.argv[2]
 name, *items = shlex.split(variant)  # a registry name and KEY=VALUE parameters
@@ -114,6 +122,8 @@ if getattr(est, "calibration_", None) is not None:  # the same model at the fixe
     plain = est._bag_proba(X_test, calibrated=False)[:, 1]
     record.update(accuracy_uncalibrated=float(np.mean(est.classes_[(plain > 0.5).astype(int)] == y[test])))
 emit(dict(record, stage="predict"))
+if sys.argv[7]:  # the test bags' labels and scores, for --agreement
+    np.savez(os.path.join(sys.argv[7], scores_file(variant, seed)), pred=pred, score=score)
 method = next((m for m in ("instance_scores", "instance_proba", "predict_instances")
                if getattr(est, m, None) is not None and callable(getattr(est, m, None))), None)
 if method is not None:
@@ -134,6 +144,21 @@ if method is not None:
     emit(dict(record, stage="instances"))
 state["run"] = False
 """
+
+
+def scores_file(variant, seed):
+    """The file name of a run's saved test labels and scores (``--scores``)."""
+    return "".join(c if c.isalnum() or c in "-_=." else "_" for c in variant) + f"-seed{seed}.npz"
+
+
+def agreement(directory, first, second, seed=0):
+    """The share of test bags whose predicted label, and whose score, two runs give alike."""
+    a, b = (np.load(os.path.join(directory, scores_file(v, seed))) for v in (first, second))
+    same_label = float(np.mean(a["pred"] == b["pred"]))
+    same_score = float(np.mean(a["score"] == b["score"]))
+    print(f"{second} against {first} (seed {seed}), {a['pred'].shape[0]} test bags: labels agree on "
+          f"{same_label:.1%}, scores identical on {same_score:.1%}")
+    return same_label, same_score
 
 
 def make_data(directory, n_bags, sizes, n_features, seed):
@@ -158,11 +183,11 @@ def _children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run_one(data_dir, name, seed, limit, wall_factor, memory_gb=0.0):
+def run_one(data_dir, name, seed, limit, wall_factor, memory_gb=0.0, scores_dir=""):
     env = dict(os.environ, **ONE_THREAD)
     cpu0 = _children_cpu()
     argv = [sys.executable, "-c", CHILD, data_dir, name, str(seed), str(limit), str(memory_gb),
-            os.path.dirname(os.path.abspath(__file__))]
+            os.path.dirname(os.path.abspath(__file__)), scores_dir]
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
@@ -253,10 +278,20 @@ def main():
     parser.add_argument("--out", default="foundation.jsonl")
     parser.add_argument("--data-dir", default=None, help="keep the generated data here (default: a temporary folder)")
     parser.add_argument("--table", metavar="JSONL", help="print the tables of a results file and exit")
+    parser.add_argument("--scores", default="", metavar="DIR",
+                        help="save each run's test labels and scores in DIR (for --agreement)")
+    parser.add_argument("--agreement", nargs=2, metavar=("A", "B"),
+                        help="with --scores: how often two saved runs (seed 0) agree, then exit")
     args = parser.parse_args()
     if args.table:
         table(args.table)
         return
+    if args.agreement:
+        agreement(args.scores, *args.agreement)
+        return
+    if args.scores:
+        os.makedirs(args.scores, exist_ok=True)
+        args.scores = os.path.abspath(args.scores)
     from mil._learners import SEED_PARAMS, available_learners
 
     names = args.learners.split(",") if args.learners else ([] if args.variant else
@@ -278,7 +313,7 @@ def main():
             for seed in (seeds if name.split()[0] in SEED_PARAMS else [None]):
                 t = time.perf_counter()
                 rec = run_one(data_dir, name, 0 if seed is None else seed, args.timeout, args.wall_factor,
-                              args.memory_limit)
+                              args.memory_limit, args.scores)
                 rec.update(seed=seed, load=os.getloadavg(), wall_total=time.perf_counter() - t)
                 with open(args.out, "a") as fh:
                     fh.write(json.dumps(rec) + "\n")
