@@ -137,7 +137,8 @@ class Binned(_ReadOnly):
     def __init__(self, codes, edges, n_bins, inst_bag, n_bags, one_per_bag=None):
         codes, edges, n_bins, inst_bag, n_bags = rule_binned_args(codes, edges, n_bins, inst_bag, n_bags)
         # (Found again, whatever is passed: the argument is there for pickling.)
-        one_per_bag = bool(inst_bag.shape[0] == n_bags and (inst_bag.shape[0] < 2 or (np.diff(inst_bag) > 0).all()))
+        n = inst_bag.shape[0]
+        one_per_bag = bool(n == n_bags and (n < 2 or (np.diff(inst_bag) > 0).all()))
         self._set(codes, edges, n_bins, inst_bag, n_bags, one_per_bag)
 
     @property

@@ -163,11 +163,13 @@ class RipperMIClassifier(InstanceOutputMixin, BaseBagClassifier):
         HistGradientBoosting); a search costs one pass over the covered
         instances per feature, without sorting, and the bins take one byte
         an instance and feature. A feature with at most 255 distinct values
-        gets one bin per value, and the search then finds the same
-        conditions on the training data. ``"auto"``: ``"hist"`` above 10,000
-        training instances, ``"exact"`` up to that (so every shipped set is
-        searched exactly). :doc:`/results/foundation` has the cost on large
-        data.
+        gets one bin per value: its candidate cuts then split the covered
+        instances as the exact search's do, with the same gains, and only a
+        threshold can differ (a bin edge where a bin holds no covered
+        instance, not the midpoint of two covered values). ``"auto"``:
+        ``"hist"`` above 10,000 training instances, ``"exact"`` up to that
+        (so every shipped set is searched exactly).
+        :doc:`/results/foundation` has the cost on large data.
 
     Attributes
     ----------
