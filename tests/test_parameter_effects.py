@@ -264,6 +264,7 @@ ALTERNATIVES = {
     ("C45MIClassifier", "splitter"): "hist", ("ID3MIClassifier", "splitter"): "hist",
     ("GDBTMIClassifier", "splitter"): "hist", ("GDBTMIClassifier", "split"): "instance",
     ("GDBTMIRegressor", "splitter"): "hist", ("GDBTMIRegressor", "tol"): 1e3, ("MIRandomForestClassifier", "splitter"): "hist",
+    ("RipperMIClassifier", "condition_search"): "hist",
     ("ID3MIClassifier", "sharpness"): 4.0, ("miSVMClassifier", "scoring"): "accuracy",
     ("MISVMClassifier", "scoring"): "roc_auc", ("MInDClassifier", "kernel"): "linear",
     ("SlicedWassersteinClassifier", "encoding_scale"): "standard",
