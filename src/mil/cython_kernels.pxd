@@ -22,11 +22,13 @@
 from mil._core._typedefs cimport float64_t, intp_t, uint8_t
 
 # _bag_counts: distinct positive/negative bag weights over instances
-# (multi-instance trees and rules), shared by the tree split search and the rule search.
+# (multi-instance trees and rules), shared by the tree split search and the rule search,
+# and the histograms of each bag's lowest and highest bin (their histogram searches).
 from mil._core._bag_counts cimport (
     c_sweep_distinct_bags,
     c_sweep_left_distinct_bags,
     c_distinct_bag_weights,
+    c_binned_bag_extremes,
     c_bag_max,
 )
 
