@@ -1,4 +1,6 @@
-"""Shared helpers of the benchmark scripts: the shipped data (through mil.datasets), log loss, --param parsing."""
+"""Shared helpers of the benchmark scripts: the shipped data, log loss, --param parsing, CPU timing."""
+
+import time
 
 import numpy as np
 
@@ -75,3 +77,13 @@ def prior_log_loss(y_train, y_test, classes):
 
     prior = np.mean(np.asarray(y_train)[:, None] == classes[None, :], axis=0)
     return log_loss(y_test, np.tile(prior, (len(y_test), 1)), labels=classes)
+
+
+def cpu_time(func, repeat):
+    """The smallest CPU time (this process's, seconds) of `repeat` calls of `func`."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        func()
+        best = min(best, time.process_time() - t0)
+    return best

@@ -25,6 +25,8 @@ import numpy as np
 from mil._core import kernel
 from mil.tree._rows import BinnedRows
 
+from _data import cpu_time  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+
 
 def _data(n, d, bag_size, seed=0):
     rng = np.random.default_rng(seed)
@@ -34,15 +36,6 @@ def _data(n, d, bag_size, seed=0):
     bag_pos = (rng.permutation(n_bags) % 2).astype(np.uint8)
     weight = rng.uniform(0.5, 1.5, n_bags)
     return X, inst_bag, n_bags, bag_pos, weight
-
-
-def _best_time(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t)
-    return best
 
 
 def main():
@@ -68,9 +61,9 @@ def main():
             prep_h = time.process_time() - t
             active = np.ones(n, np.uint8)
             p0, n0 = float(w[bag_pos == 1].sum()), float(w[bag_pos == 0].sum())
-            te = _best_time(lambda: k.best_conditions(pre, active, bag_pos, p0, n0, 2, 1, bag_weight=w),
+            te = cpu_time(lambda: k.best_conditions(pre, active, bag_pos, p0, n0, 2, 1, bag_weight=w),
                             args.repeat)
-            th = _best_time(lambda: k.best_binned_conditions(binned, active, bag_pos, p0, n0, 2, 1,
+            th = cpu_time(lambda: k.best_binned_conditions(binned, active, bag_pos, p0, n0, 2, 1,
                                                              bag_weight=w), args.repeat)
             cells = n * args.features
             growth = "" if last is None else f"{te / last[0]:.1f}x/{th / last[1]:.1f}x"
