@@ -93,6 +93,7 @@ TWO_D = {"SingleInstanceClassifier"}
 #: Other parameters set (in both fits) so that the one under test has a role.
 CONTEXT = {
     ("BagKernelSVC", "cv"): dict(C=(0.1, 1.0, 10.0)),
+    ("MISVMClassifier", "tol"): dict(C=100.0),
     ("BagKernelSVC", "cv_repeats"): dict(cv=3, C=(0.1, 1.0, 10.0)),
     ("BagKernelSVC", "scoring"): dict(cv=3, C=(0.01, 0.1, 1.0, 10.0)),
     ("BagKernelSVC", "random_state"): dict(cv=3, C=(0.01, 0.1, 1.0, 10.0)),
@@ -231,6 +232,7 @@ ALTERNATIVES = {
     ("KernelMeanClassifier", "C"): 0.01, ("SlicedWassersteinClassifier", "C"): 0.01,
     ("miFVClassifier", "C"): 0.01, ("miVLADClassifier", "C"): 0.01,
     ("MISVMClassifier", "max_iter"): 1, ("miSVMClassifier", "max_iter"): 1,
+    ("MISVMClassifier", "tol"): 0.99,
     ("MISVMClassifier", "gamma"): 10.0, ("miSVMClassifier", "gamma"): 10.0,
     ("C45MIClassifier", "sharpness"): 0.5, ("GDBTMIClassifier", "sharpness"): 0.5,
     ("MIRandomForestClassifier", "sharpness"): 0.5,

@@ -306,3 +306,71 @@ def test_beyond_3000_training_instances_the_default_is_the_nystroem_path(cls):
     big = cls(C=1.0, gamma=1.0, cv=1, max_iter=3, random_state=0).fit(X, y)  # 3,020 instances
     small = cls(C=1.0, gamma=1.0, cv=1, max_iter=3, random_state=0).fit(X[:150], y[:150])  # 3,000
     assert big.feature_map_ is not None and small.feature_map_ is None
+
+
+def _scripted_fit(rounds, n):
+    """A stand-in SVM fit whose k-th call returns the decision values `rounds[k]` (then the last)."""
+    calls = []
+
+    def fit(rows, t, w):
+        calls.append(np.array(t))
+        return np.asarray(rounds[min(len(calls) - 1, len(rounds) - 1)], dtype=float)[:n]
+    return fit, calls
+
+
+def test_mi_alternation_stops_when_at_most_tol_of_the_guessed_labels_change():
+    from mil.svm._mi_svm import _mi_alternation
+
+    # Bag 0 negative (2 instances), bags 1-2 positive (10 instances each): 20 guessed labels.
+    offsets = np.array([0, 2, 12, 22])
+    inst_bag = np.repeat(np.arange(3), np.diff(offsets))
+    pos = np.array([False, True, True])
+    base = np.r_[-1.0, -1.0, np.full(10, -1.0), np.full(10, -1.0)]
+    base[[2, 12]] = 1.0  # one positive instance each
+    r1 = base.copy()
+    r1[[3, 4, 13]] = 1.0  # 3 changes from r0's labels
+    r2 = r1.copy()
+    r2[5] = 1.0  # 1 change
+    r3 = r2.copy()  # none
+    rounds = [base, r1, r2, r3]
+    for tol, expected in [(0.0, 4), (0.05, 3), (0.1, 3), (0.15, 2), (0.99, 1)]:
+        fit, calls = _scripted_fit(rounds, 22)
+        n_iter, _ = _mi_alternation(fit, offsets, inst_bag, pos, None, 50, tol)
+        # 20 guessed labels: tol 0.05 allows 1 change, 0.1 allows 2, 0.15 allows 3.
+        assert n_iter == expected == len(calls), tol
+        # The negative bag's instances are never guessed, whatever the decision values.
+        assert not any(c[:2].any() for c in calls)
+
+
+def test_MI_alternation_stops_when_at_most_tol_of_the_witnesses_change():
+    from mil.svm._mi_svm import _MI_alternation
+
+    # Four positive bags of 3 instances and a negative bag: 4 witnesses.
+    offsets = np.array([0, 3, 6, 9, 12, 15])
+    inst_bag = np.repeat(np.arange(5), 3)
+    pos = np.array([True, True, True, True, False])
+
+    def at(witnesses):
+        f = np.zeros(15)
+        f[witnesses] = 1.0
+        return f
+
+    rounds = [at([0, 3, 6, 9]), at([1, 4, 6, 9]), at([1, 5, 6, 9]), at([1, 5, 6, 9])]  # 2, 1, 0 changes
+    for tol, expected in [(0.0, 4), (0.25, 3), (0.5, 2)]:
+        fit, calls = _scripted_fit(rounds, 15)
+        n_iter, witness = _MI_alternation(fit, offsets, inst_bag, pos, None, 50, tol)
+        assert n_iter == expected == len(calls), tol
+        # The witnesses returned are those the last SVM was fitted on.
+        np.testing.assert_array_equal(witness, np.flatnonzero(rounds[expected - 2]))
+
+
+@pytest.mark.parametrize("cls", [miSVMClassifier, MISVMClassifier])
+def test_default_tol_is_the_exact_rule_below_a_thousand_guessed_labels(cls):
+    # 1e-3 of fewer than 1,000 guessed labels rounds down to no change: the same model as tol=0.
+    X, y, _ = witness_bags(seed=3, n_bags=60)
+    kw = dict(C=[1.0, 10.0], gamma=[0.5, 2.0], cv=2, random_state=0)
+    for kernel in ("linear", "rbf"):
+        a = cls(kernel=kernel, **kw).fit(X, y)
+        b = cls(kernel=kernel, tol=0.0, **kw).fit(X, y)
+        assert a.n_iter_ == b.n_iter_
+        np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
