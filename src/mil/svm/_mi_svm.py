@@ -42,6 +42,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from mil._tuning import CONSTRAINTS, SCORING_CONSTRAINT, TunedClassifierMixin, positive_grid, quiet_fit
 from mil._scaling import absolute_unit, apply_scaling, fit_scaling, median_sq_distance
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
+from mil.svm._squared_hinge import MAX_NEWTON_FEATURES, SquaredHingeSVM
 from mil.utils._docstrings import fill_doc
 from mil.utils._segments import bag_argmax, bag_rows
 
@@ -160,10 +161,14 @@ class _Alternation:
         # descent took 10x longer to converge at C >= 1 on Musk1).
         return LinearSVC(C=self.C, loss="squared_hinge", dual="auto", max_iter=10000, random_state=self.seeds.model)
 
-    def _fit_svm(self, Z, t, w, precomputed=False):
+    def _fit_svm(self, Z, t, w, precomputed=False, start=None):
         if np.unique(t).shape[0] < 2:
             raise ValueError("the instance labels hold one class; mi-SVM / MI-SVM need positive "
                              "and negative bags")
+        if not precomputed and Z.shape[1] <= MAX_NEWTON_FEATURES:
+            # The same problem as LinearSVC's, solved to its minimiser and started from the
+            # alternation's previous SVM (a few labels changed): a few BLAS passes a refit.
+            return SquaredHingeSVM(self.C).fit(Z, t, w, start=start)
         # The alternation stops by its own rule; a solver stopped at its limit still gives labels.
         return quiet_fit(self._svm(precomputed), Z, t, sample_weight=w)
 
@@ -195,8 +200,10 @@ class _Alternation:
 
     def _feature_solver(self, Z, n):
         """fit(rows, t, w): an SVM on the points `Z[rows]` (all when None); the n instances' decision values."""
+        self.svm_ = None
+
         def fit(rows, t, w):
-            self.svm_ = self._fit_svm(Z if rows is None else Z[rows], t, w)
+            self.svm_ = self._fit_svm(Z if rows is None else Z[rows], t, w, start=self.svm_)
             return self.svm_.decision_function(Z[:n])
         return fit, {}
 
