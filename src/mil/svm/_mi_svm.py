@@ -1,17 +1,20 @@
 """mi-SVM and MI-SVM (Andrews, Tsochantaridis and Hofmann, NIPS 2002).
 
 Both alternate between a support vector machine on instances and a guess of
-the instance labels the bag labels allow, around scikit-learn's
-``LinearSVC`` (liblinear; memory linear in the instances) or ``SVC``:
+the instance labels the bag labels allow, around a linear squared-hinge SVM
+(``mil.svm._squared_hinge``: liblinear's problem solved by a finite Newton
+method; scikit-learn's ``LinearSVC`` beyond 1,024 features; memory linear in
+the instances) or scikit-learn's ``SVC``:
 
 - mi-SVM: every instance of a positive bag starts positive; after each fit,
   those instances take the sign of the decision value, and a positive bag
   left without a positive instance gets its highest-scoring one back. The
-  instances of negative bags stay negative. Stops when no label changes.
+  instances of negative bags stay negative. Stops when no label changes
+  (up to ``tol``).
 - MI-SVM: each positive bag is represented by one witness, first its mean
   instance, then its highest-scoring instance; the SVM is fitted on the
   witnesses and every instance of the negative bags. Stops when no witness
-  changes.
+  changes (up to ``tol``).
 
 A bag's score is the largest decision value of its instances (positive
 above 0, or above a cut fitted on out-of-fold bag scores with
@@ -25,8 +28,9 @@ draws on, computed once per ``fit``; every inner fold takes its rows and
 columns from them, each bandwidth's kernel matrix is formed once and serves
 every ``C`` and every alternation of an ``SVC(kernel="precomputed")``; new
 bags are scored against the stored support instances. Beyond
-``max_exact``, Nystroem features (Williams and Seeger, NIPS 2001) with
-``LinearSVC``, so memory stays linear in the instances. The model at a grid
+``max_exact``, Nystroem features (Williams and Seeger, NIPS 2001) with the
+linear SVM, so memory stays linear in the instances; each refit of an
+alternation starts from the previous SVM. The model at a grid
 point is one alternating fit (:class:`_Alternation`).
 """
 
@@ -405,10 +409,11 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 def _params_doc(cls):
     auto = cls._auto
     return f"""    kernel : {{"linear", "rbf"}}, default="rbf"
-        "linear": liblinear (``LinearSVC``, squared hinge loss), memory
-        linear in the instances, several times faster. "rbf": the exact
-        ``SVC`` up to `max_exact` training instances, Nystroem features and
-        ``LinearSVC`` beyond.
+        "linear": a linear SVM with the squared hinge loss (liblinear's
+        problem, solved by a finite Newton method up to 1,024 features,
+        by ``LinearSVC`` beyond), memory linear in the instances, several
+        times faster. "rbf": the exact ``SVC`` up to `max_exact` training
+        instances, Nystroem features and the linear SVM beyond.
     C : float or list of float, default=(1.0, 10.0, 100.0)
         SVM regularisation; a list is tuned by the inner `cv`-fold CV over
         the training bags.
@@ -472,15 +477,17 @@ def _more_params_doc(cls):
         :func:`mil.utils.validation.positive_index`).
     random_state : int, RandomState or None, default=None
         Seeds the inner folds' shuffles and, through independent seeds
-        drawn from it, liblinear's coordinate order and the Nystroem
-        sample.
+        drawn from it, the Nystroem sample and (beyond 1,024 features)
+        liblinear's coordinate order.
 """
 
 
 _ATTRIBUTES_DOC = """    classes_ : ndarray
         The class labels.
-    svm_ : LinearSVC or SVC
-        The last instance-level SVM; for the exact RBF kernel an
+    svm_ : SquaredHingeSVM, LinearSVC or SVC
+        The last instance-level SVM: a linear one (``coef_``,
+        ``intercept_``; ``LinearSVC`` beyond 1,024 features) on the
+        features or Nystroem features; for the exact RBF kernel an
         ``SVC(kernel="precomputed")`` whose ``dual_coef_`` and
         ``intercept_`` weigh ``support_vectors_``.
     feature_map_ : Nystroem or None

@@ -71,6 +71,8 @@ class SquaredHingeSVM:
             H[np.diag_indices(d + 1)] += 1.0
             rhs = c2 * np.r_[Xs.T @ ya, (sa * ya).sum()]
             step = np.linalg.solve(H, rhs) - v
+            if not step.any():  # already the minimiser
+                break
             delta = sign * (X @ step[:d] + step[d])
             t = self._line_search(v, step, out, delta, s)
             v = v + t * step
