@@ -36,7 +36,9 @@ def _readme_rows():
 
 
 def _close(quoted, value):
-    return abs(float(quoted) - value) <= 0.051
+    # The quote is rounded to 0.1 (0.05 either way), and a mean recomputed from the README's
+    # rounded cells can be 0.05 off the mean of the unrounded ones.
+    return abs(float(quoted) - value) <= 0.101
 
 
 def test_the_readme_table_has_every_quoted_row():

@@ -159,7 +159,7 @@ DEPRECATED_NAMES = {"MI-svm": "mi-svm-bag"}
 #:   the user's data gains nothing from its multi-instance model there.
 #: Left out: emd-svm (82.0 / 89.7, the best single AUC) at about 6 times MInD's CPU time per fold on
 #: the 200-bag file (4 times on Musk1), and it needs POT; the others below 80 accuracy (mi-svm-bag
-#: 79.7 / 87.3, mi-svm 76.7 / 86.1);
+#: 79.7 / 87.3, mi-svm 76.8 / 86.2);
 #: recommended (the soft vote of mind, emd-svm and blrt): it needs POT and costs its members' sum.
 DEFAULT_JOB = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb")
 
