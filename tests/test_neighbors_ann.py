@@ -87,6 +87,39 @@ def test_ef_search_widens_the_search():
     assert np.mean(np.all(wide == exact, axis=1)) >= 0.99
 
 
+def test_lists_of_large_bags_are_not_grown_to_certify(monkeypatch):
+    # Bags of a hundred instances and more in many dimensions: a graph's lists certify nothing, so
+    # a bag is settled as soon as they name enough other bags, here from the first lists (the
+    # citers' C + 2 instances, the citer cover's 9 training bags + 2). Grown to certify, they
+    # reached 192 instances.
+    from mil.datasets import make_foundation_bags
+    from mil.neighbors import _search
+
+    d = make_foundation_bags(12, n_features=256, bag_sizes=(100, 200), random_state=0)
+    train, test = d.bags[np.arange(9)], d.bags[np.arange(9, 12)]
+    lengths = []
+    query = _search._HNSWLayout.query
+    monkeypatch.setattr(_search._HNSWLayout, "query", lambda self, Yq, k: lengths.append(k) or query(self, Yq, k))
+    ann = CitationKNNClassifier(algorithm="hnsw").fit(train, d.target[:9])
+    proba = ann.predict_proba(test)
+    assert set(lengths) == {ann.citers + 2, 9 + 2}
+    exact = CitationKNNClassifier(algorithm="brute").fit(train, d.target[:9])
+    np.testing.assert_array_equal(proba, exact.predict_proba(test))
+
+
+def test_lists_that_name_too_few_bags_grow():
+    # Every bag a tight cluster far from the others: an instance's first lists hold only its own
+    # bag's instances (left out), so they must grow until the other bags appear.
+    rng = np.random.default_rng(0)
+    centres = 100.0 * rng.standard_normal((12, 8))
+    X = np.repeat(centres, 30, axis=0) + 0.01 * rng.standard_normal((360, 8))
+    bags, y = Bags(X, np.arange(0, 361, 30)), np.arange(12) % 2
+    ann = CitationKNNClassifier(algorithm="hnsw").fit(bags, y)
+    exact = CitationKNNClassifier(algorithm="brute").fit(bags, y)
+    np.testing.assert_allclose(ann.citer_threshold_, exact.citer_threshold_, rtol=1e-9, atol=0)
+    np.testing.assert_array_equal(ann.predict_proba(bags), exact.predict_proba(bags))
+
+
 def test_errors():
     # The metric, sparse and precomputed errors are shared with the trees (test_neighbors_search.py).
     X, y = make_toy_bags(n_bags=20, random_state=7)

@@ -42,11 +42,14 @@ entries per thread at a time.
 Approximate lists (``algorithm="hnsw"``). The same search over a faiss
 HNSW graph of the training instances (Malkov and Yashunin 2020) instead of
 a tree: the k-nearest lists come from a graph search that may miss some of
-the true nearest instances, and the search proceeds as if they were exact
-(the bounds R then certify nothing). The distances it decides with are
-still the exact ones of the pairs listed (:func:`pair_distances`), so a
-decision differs from the exact search's only where the graph missed the
-closest pair of a bag that matters. The graph has no radius query: the
+the true nearest instances, so the bounds R certify nothing and are not
+used: a bag is settled as soon as its lists name enough other bags (the C
+nearest, or the k nearest with the tie group of the k-th), each at the
+smallest listed distance, and k doubles only for the instances of a bag
+whose lists name too few. The distances it decides with are still the exact
+ones of the pairs listed (:func:`pair_distances`), so a decision differs
+from the exact search's only where the graph, or a list of C + 2 (k + 2)
+instances, missed the closest pair of a bag that matters. The graph has no radius query: the
 citers of a query bag are looked for among its ``CITER_COVER`` nearest
 training bags (a training bag b cites Q when ``d(b, Q) <= r_b``; b is then
 rarely far down Q's own ranking). Memory: the rotated instances in
@@ -468,7 +471,8 @@ class BagTreeIndex:
         while todo.size:
             new_keys, new_vals = self._lists(batch, rows, todo, k[todo], inst_bag, own, lower)
             keys, vals = _min_per_key(np.r_[keys, new_keys], np.r_[vals, new_vals])
-            R = np.minimum.reduceat(lower, first)
+            # A graph's lists certify nothing: every bag listed is taken at its listed distance.
+            R = np.full(nb, np.inf) if self.approximate else np.minimum.reduceat(lower, first)
             qb, tb = (keys // n).astype(np.intp), (keys % n).astype(np.intp)
             order = np.lexsort((tb, vals, qb))
             qb, tb, v = qb[order], tb[order], vals[order]
@@ -477,8 +481,10 @@ class BagTreeIndex:
             active &= ~done
             keep = active[qb]
             keys, vals = qb[keep].astype(np.int64) * n + tb[keep], v[keep]
-            t = target[inst_bag]
-            grow = active[inst_bag] & (k < N) & ((lower < t) if strict else (lower <= t))
+            grow = active[inst_bag] & (k < N)
+            if not self.approximate:
+                t = target[inst_bag]
+                grow &= (lower < t) if strict else (lower <= t)
             todo = np.flatnonzero(grow)
             k[todo] = np.minimum(N, 2 * k[todo])
         return out
