@@ -6,7 +6,7 @@ from sklearn.linear_model import LogisticRegression
 
 from mil import Bags
 from mil.base import InstanceOutputMixin, split_by_bag
-from mil.embedding import MILESClassifier, MInDClassifier
+from mil.embedding import MILESClassifier, MInDClassifier, SlicedWassersteinClassifier, miFVClassifier
 from mil.ensemble import GDBTMIClassifier, MIRandomForestClassifier
 from mil.neighbors import BagKNNClassifier, CitationKNNClassifier
 from mil.rules import RipperMIClassifier
@@ -149,3 +149,20 @@ def test_a_score_only_learner():
 def test_split_by_bag_checks_the_length():
     with pytest.raises(ValueError, match="values has 3 rows but the bags hold 4"):
         split_by_bag(np.zeros(3), np.array([0, 2, 4]))
+
+
+@pytest.mark.parametrize("make", LEARNERS[5:] + [lambda: miFVClassifier(random_state=0),
+                                                 lambda: SlicedWassersteinClassifier(random_state=0)],
+                         ids=IDS[5:] + ["mi-fv", "swe"])
+def test_instances_scored_in_blocks_as_at_once(make, monkeypatch):
+    # The generic instance outputs score the one-instance bags a block at a time (memory); the
+    # blocks change nothing.
+    import mil.base
+
+    X, y = _bags(40)
+    clf = make().fit(X, y)
+    whole = [getattr(clf, m)(X) for m in ("instance_scores", "predict_instances")]
+    monkeypatch.setattr(mil.base, "SINGLETON_BLOCK", 7)
+    blocked = [getattr(clf, m)(X) for m in ("instance_scores", "predict_instances")]
+    np.testing.assert_allclose(blocked[0], whole[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(blocked[1], whole[1])

@@ -30,6 +30,10 @@ from mil.utils.validation import (bag_sample_weight, check_bag_targets, check_ba
 __all__ = ["BaseBagClassifier", "BaseBagRegressor", "InstanceOutputMixin", "InstancePredictionMixin",
            "keep_params", "split_by_bag"]
 
+#: Instances scored at a time as bags of their own by the generic instance outputs (bounds the
+#: memory of a learner's representation of them: a bag encoding holds thousands of values).
+SINGLETON_BLOCK = 2048
+
 
 def keep_params(estimator, arguments):
     """Store each constructor argument as the attribute of the same name.
@@ -460,8 +464,22 @@ class InstancePredictionMixin:
         offsets = np.arange(bags.n_instances + 1, dtype=np.intp)
         return Bags._trusted(bags.instances, offsets, None, names)
 
+    def _per_singleton(self, method, bags):
+        """`method` on every instance of validated `bags` as a bag of its own, ``SINGLETON_BLOCK`` at a time.
+
+        A bag's output does not depend on the bags beside it, so blocks only
+        bound the memory of the learner's own representation of the
+        singleton bags (a bag encoding of thousands of values each).
+        """
+        singletons = self._singletons(bags)
+        n = singletons.n_bags
+        if n <= SINGLETON_BLOCK:
+            return method(singletons)
+        return np.concatenate([method(singletons[np.arange(a, min(a + SINGLETON_BLOCK, n))])
+                               for a in range(0, n, SINGLETON_BLOCK)])
+
     def _predict_instances(self, bags):
-        return self.predict(self._singletons(bags))
+        return self._per_singleton(self.predict, bags)
 
     def _instance_output(self, X, method, per_bag):
         bags = self._validate_predict(X)
@@ -530,12 +548,12 @@ class InstanceOutputMixin(InstancePredictionMixin):
     """
 
     def _instance_proba(self, bags):
-        proba = self.predict_proba(self._singletons(bags))
+        proba = self._per_singleton(self.predict_proba, bags)
         return proba[:, 1] if proba.shape[1] == 2 else proba
 
     def _instance_scores(self, bags):
         if hasattr(self, "decision_function"):
-            return self.decision_function(self._singletons(bags))
+            return self._per_singleton(self.decision_function, bags)
         p = self._instance_proba(bags)
         return log_odds(p) if p.ndim == 1 else np.log(np.clip(p, 1e-12, 1 - 1e-12))
 
