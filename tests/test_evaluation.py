@@ -97,3 +97,28 @@ def test_evaluate_scores_a_regressor_by_rmse_mae_and_r2():
         assert rmse == pytest.approx(np.sqrt(np.mean((y[test] - pred) ** 2))) == pytest.approx(prior)
         assert mae == pytest.approx(np.mean(np.abs(y[test] - pred)))
         assert r2 == pytest.approx(1 - np.sum((y[test] - pred) ** 2) / np.sum((y[test] - y[test].mean()) ** 2))
+
+
+def test_a_fold_predicts_probabilities_once_for_the_auc_and_the_log_loss(random_bags):
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    from mil.tree import C45MIClassifier
+
+    class Counted(C45MIClassifier):
+        calls = 0
+
+        def predict_proba(self, X):
+            type(self).calls += 1
+            return super().predict_proba(X)
+
+    X = random_bags(5, n_bags=30, n_features=3)
+    y = np.arange(30) % 2
+    for bag, label in zip(X, y):
+        bag[0, 0] += 4.0 * label
+    splits = fold_indices(y, folds=3, seed=1)
+    res = evaluate(Counted(), X, y, splits, positive_class=1)
+    assert Counted.calls == 3
+    for k, (train, test) in enumerate(splits):  # the scores are those of that one call
+        proba = C45MIClassifier().fit([X[i] for i in train], y[train]).predict_proba([X[i] for i in test])
+        assert res["auc"][k] == pytest.approx(roc_auc_score(y[test], proba[:, 1]))
+        assert res["log_loss"][k] == pytest.approx(log_loss(y[test], proba, labels=[0, 1]))
