@@ -3,22 +3,33 @@
 ``mil evaluate`` prints, before a job starts, an estimate of its time. The
 estimate comes from ``src/mil/_cost_model.json``, which this script writes:
 for each learner, the CPU seconds of one fold (fit on 90 % of the bags,
-predict the other 10 %) as a power law in the number of instances and of
-features, ``t = a * n_instances**p * (n_features / 32)**q``, fitted by least
-squares in log space to measured folds.
+predict and score the other 10 %, as a fold of ``mil evaluate``) as a power
+law in the number of instances and of features,
+``t = a * n_instances**p * (n_features / 32)**q``, fitted by least squares in
+log space to measured folds.
 
 The bags are synthetic (seeded): 10 to 30 instances per bag (20 on average),
 standard normal features, half the bags positive with 10 % of their
 instances (at least one) shifted by 1.5 on the first four features. Sizes
 from about 4,000 to 1,000,000 instances at 32 features, and 8 and 128
 features at about 32,000 instances. A learner whose fold takes longer than
-``--budget`` seconds is not measured at the larger sizes (its model then
-extrapolates: the command line marks it as growing faster than linearly).
+``--budget`` seconds is not measured at the larger sizes, nor is a size at which
+its fold is predicted to take longer than ``--max-fold`` seconds (a power law
+through its two largest measured folds, or from one fold the square of the
+instances for a learner that compares every pair of instances and 1.2 for the
+others, the features counted linearly); its model then extrapolates.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_cost_model.py measure \\
         --out /tmp/costs.jsonl
     python benchmarks/bench_cost_model.py fit /tmp/costs.jsonl --write src/mil/_cost_model.json
     python benchmarks/bench_cost_model.py check /tmp/costs.jsonl   # measured / estimated at every size
+    OMP_NUM_THREADS=1 python benchmarks/bench_cost_model.py verify --out /tmp/verify.jsonl
+    python benchmarks/bench_cost_model.py check /tmp/verify.jsonl
+
+``verify`` runs ``mil evaluate`` (10-fold CV, one learner, one thread) on
+fresh bags of the same recipe (seed 1) at 4,000 to 1,000,000 instances and
+records the fold times it reports; ``check`` compares them with the shipped
+model's estimates (the per-fold value the command line prints, times 10).
 
 Each measured line holds the learner, the size, the CPU and wall seconds and
 the machine's load average when the fold ran.
@@ -35,7 +46,8 @@ import numpy as np
 #: The learners measured by default: the default job, the scalable alternatives the command
 #: line names, and the usual baselines.
 LEARNERS = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb", "simplemi-rf", "mi-vlad", "mi-fv",
-            "nystroem-nsk", "swe-svm", "c45-mi", "emd-svm", "nsk-svm", "citation-knn", "bag-knn", "mi-svm-bag")
+            "nystroem-nsk", "swe-svm", "c45-mi", "emd-svm", "nsk-svm", "citation-knn", "bag-knn", "mi-svm-bag",
+            "mi-svm")
 #: (instances, features) of the measured sizes.
 SIZES = ((4_000, 32), (32_000, 32), (250_000, 32), (1_000_000, 32), (32_000, 8), (32_000, 128))
 
@@ -56,32 +68,72 @@ def make_bags(n_instances, n_features, seed=0):
     return Bags(X, offsets), y
 
 
+_WARM = set()
+
+
 def _fold(name, bags, y, seed=0):
+    """CPU and wall seconds of one fold of learner `name` (fit on 90 % of the bags, predict the rest).
+
+    As a fold of ``mil evaluate``: ``fit``, ``predict`` and ``predict_proba``
+    (else ``decision_function``).
+
+    A learner's first fold in the process is preceded by an untimed fit on
+    100 bags: imports and first-call costs are paid once per job, not per
+    fold (``mil evaluate`` reports the mean fold).
+    """
     from mil._learners import make_learner
 
+    if name not in _WARM:
+        small, y_small = make_bags(2000, bags.n_features, seed=2)
+        make_learner(name, seed=0).fit(small, y_small).predict(small)
+        _WARM.add(name)
     rng = np.random.default_rng(seed)
     test = rng.permutation(len(y))[: max(len(y) // 10, 2)]
     train = np.setdiff1d(np.arange(len(y)), test)
     est = make_learner(name, seed=0)
     c0, w0 = time.process_time(), time.perf_counter()
     est.fit(bags[train], y[train])
-    est.predict(bags[test])
+    test_bags = bags[test]
+    est.predict(test_bags)  # and the scores for the AUC, as mil evaluate's folds
+    est.predict_proba(test_bags) if hasattr(est, "predict_proba") else est.decision_function(test_bags)
     return time.process_time() - c0, time.perf_counter() - w0
+
+
+def predicted_seconds(name, records, n_instances, n_features):
+    """A learner's fold at this size, extrapolated from its measured `records` (None: none measured)."""
+    from mil._costs import PAIRWISE
+
+    rows = sorted((r for r in records if r["learner"] == name), key=lambda r: r["n_instances"])
+    if not rows:
+        return None
+    same = [r for r in rows if r["n_features"] == n_features] or rows
+    last = same[-1]
+    if len({r["n_instances"] for r in same}) >= 2:
+        prev = next(r for r in reversed(same) if r["n_instances"] < last["n_instances"])
+        p = np.log(max(last["cpu_s"], 1e-3) / max(prev["cpu_s"], 1e-3)) / np.log(last["n_instances"] / prev["n_instances"])
+        p = max(p, 1.0)
+    else:
+        p = 2.0 if name in PAIRWISE else 1.2
+    return last["cpu_s"] * (n_instances / last["n_instances"]) ** p * n_features / last["n_features"]
 
 
 def measure(args):
     learners = args.learners or LEARNERS
     sizes = SIZES if not args.sizes else [tuple(int(v) for v in item.split("x")) for item in args.sizes]
-    done = set()
+    records = []
     if os.path.exists(args.out):
-        with open(args.out) as fh:
-            done = {(r["learner"], r["n_instances"], r["n_features"]) for r in map(json.loads, fh)}
+        records = _read(args.out)
+    done = {(r["learner"], r["n_instances"], r["n_features"]) for r in records}
     too_slow = set()
     for n, d in sorted(sizes, key=lambda s: s[0] * s[1]):
         bags, y = make_bags(n, d)
         for name in learners:
             key = (name, bags.n_instances, d)
             if key in done or name in too_slow:
+                continue
+            guess = predicted_seconds(name, records, bags.n_instances, d)
+            if guess is not None and guess > args.max_fold:
+                print(f"{name} at {n} x {d}: skipped, about {guess:.0f} s predicted", file=sys.stderr, flush=True)
                 continue
             load = os.getloadavg()[0]
             try:
@@ -92,6 +144,7 @@ def measure(args):
                 continue
             record = {"learner": name, "n_bags": int(bags.n_bags), "n_instances": int(bags.n_instances),
                       "n_features": d, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "load": round(load, 2)}
+            records.append(record)
             with open(args.out, "a") as fh:
                 fh.write(json.dumps(record) + "\n")
             print(json.dumps(record), flush=True)
@@ -114,8 +167,8 @@ def fit(records):
         n = np.array([r["n_instances"] for r in rows], dtype=float)
         d = np.array([r["n_features"] for r in rows], dtype=float) / 32.0
         t = np.maximum(np.array([r["cpu_s"] for r in rows]), 1e-3)
-        if len(set(n)) < 2:
-            continue
+        if len({r["n_instances"] for r in rows if r["n_features"] == 32}) < 2:
+            continue  # the growth in the instances needs two sizes at the same features
         varies_d = len(set(d)) > 1
         A = np.column_stack([np.ones_like(n), np.log(n)] + ([np.log(d)] if varies_d else []))
         coef, *_ = np.linalg.lstsq(A, np.log(t), rcond=None)
@@ -130,6 +183,63 @@ def fit(records):
     return out
 
 
+def _write_parquet(path, bags, y):
+    import pandas as pd
+
+    X = np.asarray(bags.instances)
+    bag = np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))
+    table = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    table.insert(0, "label", y[bag])
+    table.insert(0, "bag", bag)
+    table.to_parquet(path)
+
+
+def verify(args):
+    """``mil evaluate`` on fresh bags (seed 1) at each size: the fold times it reports, for ``check``.
+
+    One process per learner and size, one thread, 10-fold CV. A record's
+    ``cpu_s`` is the mean over the folds of the fit and predict times
+    ``mil`` reports (what the estimate models); ``process_cpu_s`` is the
+    whole process's CPU time (reading the file and starting Python
+    included). ``check`` then compares them with the shipped model.
+    """
+    import re
+    import resource
+    import subprocess
+
+    from mil._costs import fold_seconds
+
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    os.makedirs(args.data_dir, exist_ok=True)
+    row = re.compile(r"^(\S+)\s+.*?\s([0-9.]+)\s+([0-9.]+)\s*$")
+    for item in args.sizes:
+        n, d = (int(v) for v in item.split("x"))
+        path = os.path.join(args.data_dir, f"bags-{n}x{d}.parquet")
+        bags, y = make_bags(n, d, seed=1)
+        if not os.path.exists(path):
+            _write_parquet(path, bags, y)
+        for name in args.learners:
+            guess = 10 * fold_seconds(name, bags.n_instances, d)
+            if guess > args.max_job:
+                print(f"{name} at {bags.n_instances} x {d}: skipped (estimate {guess:.0f} s)", flush=True)
+                continue
+            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out = subprocess.run([sys.executable, "-m", "mil", "evaluate", "--dataset", path, "--model", name,
+                                  "--jobs", "1"], capture_output=True, text=True, env=env)
+            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            folds = [m for m in map(row.match, out.stdout.splitlines()) if m and m.group(1) == name]
+            if out.returncode or not folds:
+                print(f"{name} at {bags.n_instances} x {d}: failed\n{out.stderr[-2000:]}", flush=True)
+                continue
+            record = {"learner": name, "n_bags": int(bags.n_bags), "n_instances": int(bags.n_instances),
+                      "n_features": d, "cpu_s": round((float(folds[0].group(2)) + float(folds[0].group(3))) / 1000, 3),
+                      "process_cpu_s": round(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime, 2),
+                      "load": round(os.getloadavg()[0], 2)}
+            with open(args.out, "a") as fh:
+                fh.write(json.dumps(record) + "\n")
+            print(json.dumps(record), flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -137,15 +247,26 @@ def main(argv=None):
     m.add_argument("--out", required=True)
     m.add_argument("--learners", nargs="+")
     m.add_argument("--budget", type=float, default=150.0, help="seconds of a fold above which larger sizes are skipped")
+    m.add_argument("--max-fold", type=float, default=600.0,
+                   help="seconds of a fold predicted from the smaller sizes above which a size is skipped")
     m.add_argument("--sizes", nargs="+", metavar="NxD", help="instances x features to measure (default: SIZES)")
     f = sub.add_parser("fit")
     f.add_argument("measurements")
     f.add_argument("--write")
     c = sub.add_parser("check", help="measured / estimated CPU seconds at every measured size")
     c.add_argument("measurements", help="a measurements file, or the shipped model (its measurements)")
+    v = sub.add_parser("verify", help="mil evaluate's printed estimate against its measured folds, on fresh bags")
+    v.add_argument("--out", required=True)
+    v.add_argument("--learners", nargs="+", default=list(LEARNERS))
+    v.add_argument("--sizes", nargs="+", default=[f"{n}x{d}" for n, d in SIZES if d == 32], metavar="NxD")
+    v.add_argument("--data-dir", default="cost-bags", help="where the Parquet files of the bags are written")
+    v.add_argument("--max-job", type=float, default=300.0,
+                   help="skip a run whose 10 folds the shipped model estimates above these seconds")
     args = parser.parse_args(argv)
     if args.command == "measure":
         return measure(args)
+    if args.command == "verify":
+        return verify(args)
     records = _read(args.measurements)
     if args.command == "fit":
         model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q",
@@ -164,6 +285,9 @@ def main(argv=None):
     print(f"{'learner':<16}{'instances':>10}{'features':>9}{'measured':>10}{'estimate':>10}{'ratio':>7}")
     for r in records:
         est = fold_seconds(r["learner"], r["n_instances"], r["n_features"])
+        if est is None:
+            print(f"{r['learner']:<16}{r['n_instances']:>10}{r['n_features']:>9}{r['cpu_s']:>10.2f}  no estimate")
+            continue
         print(f"{r['learner']:<16}{r['n_instances']:>10}{r['n_features']:>9}{r['cpu_s']:>10.2f}{est:>10.2f}"
               f"{r['cpu_s'] / est:>7.2f}")
     return 0

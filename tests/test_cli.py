@@ -110,13 +110,17 @@ def test_default_job_is_the_curated_set_and_all_runs_every_learner(tmp_path, mon
     assert capsys.readouterr().err == ""
 
 
-def test_estimate_names_the_learners_that_dominate():
+def test_estimate_names_the_learners_that_dominate(monkeypatch):
+    from mil import _costs
     from mil.cli._evaluate import estimate_note as _estimate_note
     from mil.cli._reading import load as _load
 
+    # mi-svm at 20 s a fold on Musk2's size, c45-mi at its shipped cost (well under a second)
+    monkeypatch.setitem(_costs.COST_MODEL, "mi-svm", {"a": 20.0 / 6598, "p": 1.0, "q": 0.0, "spread": 1.2,
+                                                      "max_measured_instances": 10_000})
     data = _load(build_parser().parse_args(["evaluate", "--dataset", "musk2"]))
     note = _estimate_note(["c45-mi", "mi-svm"], data, 10, None)
-    assert "mostly mi-svm (" in note and "c45-mi (" not in note
+    assert "mostly mi-svm (3 min 20 s)" in note and "c45-mi (" not in note
 
 
 def test_a_warning_names_its_learner_once(tmp_path, monkeypatch, capsys):
@@ -1084,7 +1088,7 @@ def test_pairwise_learners_grow_as_the_square_beyond_the_reference_sets():
     n, d = 147_176, 768  # the training bags of make_foundation_bags(200)
     assert costs.fold_seconds("recommended", n, d) == pytest.approx(
         sum(costs.fold_seconds(m, n, d) for m in costs.RECOMMENDED_MEMBERS))
-    assert costs.growth("recommended") == 2.0
+    assert costs.growth("recommended") == max(costs.growth(m) for m in costs.RECOMMENDED_MEMBERS) >= 2.0
     # On foundation-model shaped bags every pairwise learner is named, with what grows linearly.
     for name in ("mind", "nsk-svm", "emd-svm", "citation-knn", "recommended"):
         assert "grow" in costs.scaling_warning(name, n, d), name
