@@ -1070,6 +1070,29 @@ def test_the_cost_model_range_and_the_quadratic_warning(monkeypatch):
     assert costs.scaling_warning("blrt", 10 ** 7, 32) is None
 
 
+def test_a_cached_learner_pays_for_its_pairs_once_per_worker(monkeypatch):
+    import mil._costs as costs
+    from mil.svm._kernels import EMD_CACHE_SIZE
+
+    monkeypatch.setitem(costs.COST_MODEL, "emd-svm", {"a": 1.0, "p": 0.0, "q": 0.0, "spread": 1.5,
+                                                     "max_measured_instances": 10 ** 6})
+    monkeypatch.setitem(costs.CACHED_PAIRS, "emd-svm", 0.1)
+    full = costs.estimate_seconds(["emd-svm"], 4000, 32, 10)[0]
+    assert full == pytest.approx(10.0)  # no bag count: every fold in full
+    assert costs.estimate_seconds(["emd-svm"], 4000, 32, 10, n_bags=200)[0] == pytest.approx(1 + 9 * 0.1)
+    # two workers: each computes the pairs once, then 4 cheap folds
+    assert costs.estimate_seconds(["emd-svm"], 4000, 32, 10, workers=2, n_bags=200)[0] == pytest.approx(1 + 4 * 0.1)
+    # pairs beyond the cache: every fold in full
+    too_many = int((2 * EMD_CACHE_SIZE) ** 0.5) + 2
+    assert costs.estimate_seconds(["emd-svm"], 4000, 32, 10, n_bags=too_many)[0] == pytest.approx(10.0)
+    low, high = (costs.estimate_seconds(["emd-svm"], 4000, 32, 10, bound=b, n_bags=200)[0] for b in ("low", "high"))
+    assert low == pytest.approx(1.9 / 1.5) and high == pytest.approx(1.9 * 1.5)
+    # the vote holds it: its estimate is its members' jobs
+    vote = costs.estimate_seconds(["recommended"], 4000, 32, 10, n_bags=200)[0]
+    assert vote == pytest.approx(sum(costs.estimate_seconds([m], 4000, 32, 10, n_bags=200)[0]
+                                     for m in costs.RECOMMENDED_MEMBERS))
+
+
 def test_pairwise_learners_grow_as_the_square_beyond_the_reference_sets():
     import mil._costs as costs
 

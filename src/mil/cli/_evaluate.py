@@ -213,9 +213,10 @@ def estimate_note(names, data, n_fits, jobs):
     """
     workers = max(min(effective_n_jobs(jobs), n_fits), 1)
     n, d = data.bags.n_instances, data.bags.n_features
-    total, per = estimate_seconds(names, n, d, n_fits, workers)
-    low = estimate_seconds(names, n, d, n_fits, workers, bound="low")[0]
-    high = estimate_seconds(names, n, d, n_fits, workers, bound="high")[0]
+    m = len(data.y)
+    total, per = estimate_seconds(names, n, d, n_fits, workers, n_bags=m)
+    low = estimate_seconds(names, n, d, n_fits, workers, bound="low", n_bags=m)[0]
+    high = estimate_seconds(names, n, d, n_fits, workers, bound="high", n_bags=m)[0]
     costly = sorted(((t, name) for name, t in per.items() if t is not None and t >= 0.25 * total and t >= 60),
                     reverse=True)
     why = [f"mostly {', '.join(f'{name} ({format_duration(t)})' for t, name in costly)}"] if costly else []
