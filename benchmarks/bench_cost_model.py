@@ -199,11 +199,10 @@ def verify(args):
 
     One process per learner and size, one thread, 10-fold CV. A record's
     ``cpu_s`` is the mean over the folds of the fit and predict times
-    ``mil`` reports (what the estimate models); ``process_cpu_s`` is the
+    ``mil evaluate --json`` reports (what the estimate models); ``process_cpu_s`` is the
     whole process's CPU time (reading the file and starting Python
     included). ``check`` then compares them with the shipped model.
     """
-    import re
     import resource
     import subprocess
 
@@ -211,7 +210,6 @@ def verify(args):
 
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     os.makedirs(args.data_dir, exist_ok=True)
-    row = re.compile(r"^(\S+)\s+.*?\s([0-9.]+)\s+([0-9.]+)\s*$")
     for item in args.sizes:
         n, d = (int(v) for v in item.split("x"))
         path = os.path.join(args.data_dir, f"bags-{n}x{d}.parquet")
@@ -225,14 +223,14 @@ def verify(args):
                 continue
             c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             out = subprocess.run([sys.executable, "-m", "mil", "evaluate", "--dataset", path, "--model", name,
-                                  "--jobs", "1"], capture_output=True, text=True, env=env)
+                                  "--jobs", "1", "--json"], capture_output=True, text=True, env=env)
             c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            folds = [m for m in map(row.match, out.stdout.splitlines()) if m and m.group(1) == name]
-            if out.returncode or not folds:
+            if out.returncode:
                 print(f"{name} at {bags.n_instances} x {d}: failed\n{out.stderr[-2000:]}", flush=True)
                 continue
+            run = json.loads(out.stdout)[0]
             record = {"learner": name, "n_bags": int(bags.n_bags), "n_instances": int(bags.n_instances),
-                      "n_features": d, "cpu_s": round((float(folds[0].group(2)) + float(folds[0].group(3))) / 1000, 3),
+                      "n_features": d, "cpu_s": round(run["fit_time_s"] + run["predict_time_s"], 3),
                       "process_cpu_s": round(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime, 2),
                       "load": round(os.getloadavg()[0], 2)}
             with open(args.out, "a") as fh:

@@ -770,16 +770,12 @@ def test_evaluate_reports_log_loss_against_the_constant_prior(capsys):
 def test_fold_log_losses_by_hand():
     from mil.evaluation import _log_losses
 
-    class Fitted:  # a fitted estimator with known probabilities
-        classes_ = np.array([0, 1])
-
-        def predict_proba(self, bags):
-            return np.array([[0.25, 0.75], [0.5, 0.5]])
-
+    proba = np.array([[0.25, 0.75], [0.5, 0.5]])  # a fitted estimator's probabilities
     y_train, y_test = np.array([0, 0, 0, 1]), np.array([1, 0])
-    loss, prior = _log_losses(Fitted(), None, y_train, y_test)
+    loss, prior = _log_losses(np.array([0, 1]), y_train, y_test, proba)
     assert loss == pytest.approx(-(np.log(0.75) + np.log(0.5)) / 2)
     assert prior == pytest.approx(-(np.log(0.25) + np.log(0.75)) / 2)
+    assert np.isnan(_log_losses(np.array([0, 1]), y_train, y_test, None)[0])  # no predict_proba
 
 
 def test_progress_plan_times_each_learner_by_its_own_fold_cost():

@@ -72,37 +72,34 @@ def fold_indices(y, folds=10, repeats=1, seed=0, fold_table=None, stratify=True)
     return out
 
 
-def _scores(est, bags, positive, proba=None):
+def _scores(est, bags, positive, proba):
     """Scores of the `positive` label for AUC (None when the estimator gives none).
 
-    `proba`: the estimator's ``predict_proba(bags)`` when already computed.
+    `proba`: the estimator's ``predict_proba(bags)`` (None without it).
     """
     classes = list(getattr(est, "classes_", ()))
     if len(classes) != 2 or positive not in classes:
         return None
-    if hasattr(est, "predict_proba"):
-        return (est.predict_proba(bags) if proba is None else proba)[:, classes.index(positive)]
+    if proba is not None:
+        return proba[:, classes.index(positive)]
     if hasattr(est, "decision_function"):  # scikit-learn's sign: > 0 favours classes_[1]
         scores = est.decision_function(bags)
         return scores if classes.index(positive) == 1 else -scores
     return None
 
 
-def _ovr_auc(est, bags, y, proba=None):
+def _ovr_auc(classes, y, proba):
     """One-vs-rest AUC for more than two classes: the mean over the classes of the fold.
 
     Each class that is in the test bags (but not alone) ranks its
-    ``predict_proba`` column against the other bags, and the binary AUCs are
-    averaged (scikit-learn's ``multi_class="ovr"``, ``average="macro"``,
-    restricted to the classes present). NaN without ``predict_proba`` or
-    with one class in the fold. `proba`: ``predict_proba(bags)`` when
-    already computed.
+    ``predict_proba`` column (`proba`) against the other bags, and the
+    binary AUCs are averaged (scikit-learn's ``multi_class="ovr"``,
+    ``average="macro"``, restricted to the classes present). NaN without
+    ``predict_proba`` (`proba` None) or with one class in the fold.
     """
-    if not hasattr(est, "predict_proba") or len(np.unique(y)) < 2:
+    if proba is None or len(np.unique(y)) < 2:
         return np.nan
-    if proba is None:
-        proba = est.predict_proba(bags)
-    aucs = [roc_auc_score(y == c, proba[:, j]) for j, c in enumerate(est.classes_)
+    aucs = [roc_auc_score(y == c, proba[:, j]) for j, c in enumerate(classes)
             if 0 < np.sum(y == c) < len(y)]
     return float(np.mean(aucs)) if aucs else np.nan
 
@@ -140,9 +137,9 @@ def _scored_fold(estimator, bags, y, train, test, callback, positive):
             two = scored is not None and len(np.unique(y[test])) == 2
             auc = float(roc_auc_score(y[test] == positive, scored)) if two else np.nan
         else:
-            auc = _ovr_auc(est, test_bags, y[test], proba)
+            auc = _ovr_auc(est.classes_, y[test], proba)
         t2 = time.perf_counter()
-        loss, prior_loss = _log_losses(est, test_bags, y[train], y[test], proba)
+        loss, prior_loss = _log_losses(est.classes_, y[train], y[test], proba)
         scores = {"accuracy": float(np.mean(pred == y[test])), "auc": auc, "log_loss": loss,
                   "prior_log_loss": prior_loss}
     extra = callback(est, train, test) if callback is not None else None
@@ -159,22 +156,19 @@ def _regression_scores(y_train, y_test, pred):
             "prior_rmse": float(np.sqrt(np.mean((y_test - np.mean(y_train)) ** 2)))}
 
 
-def _log_losses(est, test_bags, y_train, y_test, proba=None):
+def _log_losses(classes, y_train, y_test, proba):
     """Log loss of the fitted estimator and of the constant training prior on one test fold.
 
     The prior predicts every test bag with the class frequencies of the
-    training bags; a learner whose probabilities carry information beats it.
-    NaN when the estimator has no ``predict_proba``. `proba`: its
-    ``predict_proba(test_bags)`` when already computed.
+    training bags; a learner whose probabilities (`proba`, its
+    ``predict_proba`` on the test bags) carry information beats it. NaN
+    without ``predict_proba`` (`proba` None).
     """
-    classes = est.classes_
     counts = np.array([np.sum(y_train == c) for c in classes], dtype=np.float64)
     prior = np.tile(counts / counts.sum(), (len(y_test), 1))
     prior_loss = float(log_loss(y_test, prior, labels=classes))
-    if not hasattr(est, "predict_proba"):
-        return np.nan, prior_loss
     if proba is None:
-        proba = est.predict_proba(test_bags)
+        return np.nan, prior_loss
     return float(log_loss(y_test, proba, labels=classes)), prior_loss
 
 
