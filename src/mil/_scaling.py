@@ -15,7 +15,7 @@ import numpy as np
 from mil.bags import Bags
 
 __all__ = ["MAGNITUDE_EXPONENT", "MEDIAN_SAMPLE", "absolute_unit", "apply_scaling", "bandwidth_reference", "fit_scaling",
-           "median_sq_distance"]
+           "median_sq_distance", "row_blocks", "scaled_rows"]
 
 #: With no scaling method, features whose largest magnitude lies within ``2**+-MAGNITUDE_EXPONENT``
 #: are left as they are; beyond, a power of two brings them back (:func:`fit_scaling`).
@@ -23,6 +23,22 @@ MAGNITUDE_EXPONENT = 400
 
 #: Instances sampled (evenly spaced) for the median heuristic of the RBF bandwidths.
 MEDIAN_SAMPLE = 2000
+
+#: Bytes of float64 values read at a time when scaling statistics are fitted or applied: a float32
+#: instance table (a memory map, say) is never copied whole into float64.
+BLOCK_BYTES = 2**27
+
+
+def row_blocks(n_rows, n_features):
+    """``(start, stop)`` of consecutive row blocks of about :data:`BLOCK_BYTES` in float64 (one block when empty)."""
+    step = max(1, BLOCK_BYTES // (8 * max(int(n_features), 1)))
+    return [(i, min(i + step, n_rows)) for i in range(0, n_rows, step)] or [(0, 0)]
+
+
+def scaled_rows(rows, offset, scale):
+    """``(x - offset) / scale`` of some dense instance rows, in float64 (the rows as float64 when offset is None)."""
+    rows = np.asarray(rows, dtype=np.float64)
+    return rows if offset is None else (rows - offset) / scale
 
 
 def fit_scaling(instances, method, *, rescale_extremes=False):
@@ -63,6 +79,7 @@ def fit_scaling(instances, method, *, rescale_extremes=False):
 def apply_scaling(bags, offset, scale):
     """``(x - offset) / scale`` for every instance of `bags`, as a new Bags (`bags` when offset is None).
 
+    Dense instances come out in float64, whatever their dtype (read a block of rows at a time).
     Sparse bags have offset 0 (:func:`fit_scaling` with "maxabs") and stay sparse.
     """
     if offset is None:
@@ -72,7 +89,11 @@ def apply_scaling(bags, offset, scale):
 
         scaled = (bags.instances @ sp.diags(1.0 / scale)).tocsr()
         return Bags._trusted(scaled, bags.offsets, bags.ids)
-    return Bags._trusted((bags.instances - offset) / scale, bags.offsets, bags.ids)
+    X = bags.instances
+    out = np.empty(X.shape)
+    for i, j in row_blocks(*X.shape):  # a float32 table is read a block at a time, never copied whole
+        out[i:j] = scaled_rows(X[i:j], offset, scale)
+    return Bags._trusted(out, bags.offsets, bags.ids)
 
 
 def absolute_unit(estimator, power):
@@ -114,7 +135,7 @@ def _method_scaling(instances, method):
         return np.zeros(instances.shape[1]), np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
     if method == "maxabs":
         offset = np.zeros(instances.shape[1])
-        scale = np.nanmax(np.abs(instances), axis=0)
+        scale = _feature_reduce(instances, np.fmax, np.abs)
     elif method == "standard":
         # Mean and standard deviation of x / max|x|, scaled back: the square
         # inside the variance overflows above ~1e154 and underflows below
@@ -122,12 +143,12 @@ def _method_scaling(instances, method):
         # extreme magnitudes; on values in [-1, 1] it does neither, so a
         # rescaling of the data only rescales offset and scale.
         big = _feature_maxabs(instances)
-        unit = instances / big
-        offset = np.nanmean(unit, axis=0) * big
-        scale = np.nanstd(unit, axis=0) * big
+        mean = _nan_mean(instances, big)
+        offset = mean * big
+        scale = np.sqrt(_nan_mean(instances, big, mean)) * big
     else:
-        offset = np.nanmin(instances, axis=0)
-        top = np.nanmax(instances, axis=0)
+        offset = _feature_reduce(instances, np.fmin)
+        top = _feature_reduce(instances, np.fmax)
         with np.errstate(over="ignore", invalid="ignore"):
             scale = top - offset
         # max - min overflows for ranges beyond ~1.8e308: halve both first.
@@ -140,9 +161,14 @@ def _method_scaling(instances, method):
 
 def _magnitude_scaling(instances):
     """The power-of-two rescaling of :func:`fit_scaling` with ``rescale_extremes`` (None, None if not needed)."""
-    values = instances.data if not isinstance(instances, np.ndarray) else instances
-    finite = np.abs(values[np.isfinite(values)]) if values.size else np.zeros(0)
-    top = float(finite.max()) if finite.size else 0.0
+    if isinstance(instances, np.ndarray):
+        with np.errstate(all="ignore"):
+            tops = _feature_reduce(instances, np.fmax, _finite_abs)  # NaN: no finite value
+        top = float(np.fmax.reduce(tops)) if tops.size else 0.0
+        top = 0.0 if np.isnan(top) else top
+    else:
+        finite = np.abs(instances.data[np.isfinite(instances.data)])
+        top = float(finite.max()) if finite.size else 0.0
     if top == 0.0 or 2.0 ** -MAGNITUDE_EXPONENT <= top <= 2.0 ** MAGNITUDE_EXPONENT:
         return None, None
     exponent = int(np.frexp(top)[1])  # top in [2**(exponent - 1), 2**exponent)
@@ -151,12 +177,47 @@ def _magnitude_scaling(instances):
     return np.zeros(instances.shape[1]), np.full(instances.shape[1], np.ldexp(1.0, exponent))
 
 
+def _feature_reduce(instances, reduce, transform=None):
+    """Per feature, ``reduce`` (np.fmax or np.fmin: NaN ignored, NaN where a feature has no other
+    value) over the rows of a dense table, optionally of ``transform(rows)``, a block at a time."""
+    out = np.full(instances.shape[1], np.nan)
+    for i, j in row_blocks(*instances.shape):
+        rows = np.asarray(instances[i:j], dtype=np.float64)
+        rows = rows if transform is None else transform(rows)
+        if rows.shape[0]:
+            reduce(out, reduce.reduce(rows, axis=0), out=out)
+    return out
+
+
+def _nan_mean(instances, unit, centre=None):
+    """Per feature, the mean of ``x / unit`` over the rows where x is not NaN (`centre` given: the
+    mean of ``(x / unit - centre)**2``, the variance), as numpy's nanmean and nanvar compute it,
+    summed a block of rows at a time."""
+    total = np.zeros(instances.shape[1])
+    count = np.zeros(instances.shape[1])
+    for i, j in row_blocks(*instances.shape):
+        rows = np.asarray(instances[i:j], dtype=np.float64) / unit
+        missing = np.isnan(rows)
+        if centre is not None:
+            rows -= centre
+            rows *= rows
+        rows[missing] = 0.0
+        total += rows.sum(axis=0)
+        count += rows.shape[0] - missing.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / count
+
+
+def _finite_abs(rows):
+    """|x|, NaN where x is not finite."""
+    a = np.abs(rows)
+    return np.where(np.isfinite(a), a, np.nan)
+
+
 def _feature_maxabs(instances):
     """Per-feature largest finite absolute value (1 where there is none, or it is 0)."""
-    a = np.abs(instances)
-    a = np.where(np.isfinite(a), a, np.nan)
     with np.errstate(all="ignore"):
-        big = np.nanmax(a, axis=0) if a.shape[0] else np.ones(a.shape[1])
+        big = _feature_reduce(instances, np.fmax, _finite_abs)
     return np.where(np.isfinite(big) & (big > 0), big, 1.0)
 
 
@@ -168,11 +229,12 @@ def bandwidth_reference(d, how):
     return ref if ref > 0 else 1.0
 
 
-def median_sq_distance(instances, how="median"):
-    """Median (or mean) squared distance between (at most MEDIAN_SAMPLE evenly spaced) instances."""
+def median_sq_distance(instances, how="median", offset=None, scale=None):
+    """Median (or mean) squared distance between (at most MEDIAN_SAMPLE evenly spaced) instances,
+    scaled by `offset` and `scale` when given (:func:`scaled_rows`)."""
     from scipy.spatial.distance import pdist
 
     n = instances.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, MEDIAN_SAMPLE)).astype(np.intp))
-    d = pdist(instances[idx], "sqeuclidean")
+    d = pdist(scaled_rows(instances[idx], offset, scale), "sqeuclidean")
     return bandwidth_reference(d[d > 0], how)

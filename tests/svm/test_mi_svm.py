@@ -76,6 +76,58 @@ def test_three_classes_refused():
         miSVMClassifier().fit(X, np.arange(len(y)) % 3)
 
 
+def _float32_witness_bags():
+    from mil import Bags
+
+    X, y, _ = witness_bags(seed=3, n_bags=60)
+    bags = Bags.from_list(X)
+    return Bags(bags.instances.astype(np.float32), bags.offsets), y
+
+
+@pytest.mark.parametrize("cls", [miSVMClassifier, MISVMClassifier])
+@pytest.mark.parametrize("blocks", [False, True])
+def test_float32_bags_on_the_nystroem_path_are_read_as_they_are(cls, blocks, monkeypatch):
+    # The Nystroem path scales and maps float32 instances in float64 a block of rows at a time:
+    # no float64 copy of the table, and the model of its float64 copy (bit for bit in one block).
+    import mil._scaling as scaling
+    from mil import Bags
+
+    bags32, y = _float32_witness_bags()
+    bags64 = Bags(bags32.instances.astype(np.float64), bags32.offsets)
+    if blocks:
+        monkeypatch.setattr(scaling, "BLOCK_BYTES", 8 * 3 * 17)  # blocks of 17 rows
+    seen = []
+    original = scaling.scaled_rows
+    monkeypatch.setattr("mil.svm._mi_svm.scaled_rows",
+                        lambda rows, *a: seen.append(rows.shape[0]) or original(rows, *a))
+    params = dict(max_exact=0, n_components=12, C=(1.0, 10.0), random_state=0)
+    a = cls(**params).fit(bags32, y)
+    assert max(seen) == (17 if blocks else bags32.n_instances)
+    b = cls(**params).fit(bags64, y)
+    assert (a.C_, a.gamma_) == (b.C_, b.gamma_)
+    if blocks:
+        np.testing.assert_allclose(a.decision_function(bags32), b.decision_function(bags64), rtol=0, atol=1e-9)
+    else:
+        np.testing.assert_array_equal(a.decision_function(bags32), b.decision_function(bags64))
+        np.testing.assert_array_equal(a.instance_scores(bags32), b.instance_scores(bags64))
+
+
+def test_nystroem_map_is_the_one_fitted_on_the_whole_scaled_table():
+    from sklearn.kernel_approximation import Nystroem
+
+    from mil._scaling import fit_scaling
+    from mil.svm._mi_svm import _nystroem_features
+
+    X = np.random.default_rng(0).normal(size=(500, 7)).astype(np.float32) * 3 + 1
+    offset, scale = fit_scaling(X, "standard")
+    whole = (X.astype(np.float64) - offset) / scale
+    reference = Nystroem(gamma=0.2, n_components=30, random_state=5).fit(whole)
+    feature_map, features = _nystroem_features(X, offset, scale, 0.2, 30, 5)
+    np.testing.assert_array_equal(feature_map.component_indices_, reference.component_indices_)
+    np.testing.assert_array_equal(feature_map.components_, reference.components_)
+    np.testing.assert_array_equal(features, reference.transform(whole))
+
+
 def test_linear_memory_is_linear_in_instances():
     # 2 * 10^4 instances in 2000 bags: the instance-level LinearSVC never forms an n x n matrix.
     rng = np.random.default_rng(0)

@@ -42,9 +42,11 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_random_state
 
 from mil._tuning import CONSTRAINTS, SCORING_CONSTRAINT, TunedClassifierMixin, positive_grid, quiet_fit
-from mil._scaling import absolute_unit, apply_scaling, fit_scaling, median_sq_distance
+from mil._scaling import absolute_unit, apply_scaling, fit_scaling, median_sq_distance, row_blocks, scaled_rows
+from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.svm._squared_hinge import MAX_NEWTON_FEATURES, SquaredHingeSVM
 from mil.utils._docstrings import fill_doc
@@ -79,6 +81,43 @@ def _sq_distances(points):
     np.maximum(D2, 0.0, out=D2)
     np.fill_diagonal(D2, 0.0)
     return D2
+
+
+def _float64(bags):
+    """Dense bags with float64 instances (float32 ones copied)."""
+    if bags.is_sparse or bags.instances.dtype == np.float64:
+        return bags
+    return Bags._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)
+
+
+def _mapped_rows(feature_map, instances, offset, scale):
+    """``feature_map.transform`` of the instances scaled by (offset, scale), in float64, read a
+    block of rows at a time (a float32 table is never copied whole)."""
+    out = np.empty((instances.shape[0], feature_map.n_components))
+    for i, j in row_blocks(*instances.shape):
+        out[i:j] = feature_map.transform(scaled_rows(instances[i:j], offset, scale))
+    return out
+
+
+def _nystroem_features(instances, offset, scale, gamma, n_components, seed):
+    """The Nystroem map of the RBF kernel on the scaled instances, and their features.
+
+    The map ``Nystroem(gamma, n_components, random_state=seed).fit`` would
+    fit on the whole scaled table, without that table: Nystroem draws its
+    landmarks as the first rows of ``permutation(n)`` of its random state and
+    takes them in that order from its input, so it is given the landmarks,
+    scaled in float64, in the order its own draw on that many rows returns
+    them to. ``component_indices_`` then names the instances.
+    """
+    n = instances.shape[0]
+    k = min(n_components, n)
+    landmarks = check_random_state(seed).permutation(n)[:k]
+    given = np.empty((k, instances.shape[1]))
+    given[check_random_state(seed).permutation(k)] = scaled_rows(instances[np.sort(landmarks)], offset,
+                                                                  scale)[np.argsort(np.argsort(landmarks))]
+    feature_map = Nystroem(gamma=gamma, n_components=k, random_state=seed).fit(given)
+    feature_map.component_indices_ = landmarks
+    return feature_map, _mapped_rows(feature_map, instances, offset, scale)
 
 
 def _points(Z, offsets, pos, bag_means):
@@ -200,7 +239,9 @@ class _Alternation:
         return self
 
     def _features(self, instances):
-        return instances if self.feature_map_ is None else self.feature_map_.transform(instances)
+        if self.feature_map_ is None:
+            return np.asarray(instances, dtype=np.float64)
+        return _mapped_rows(self.feature_map_, instances, None, None)
 
     def _feature_solver(self, Z, n):
         """fit(rows, t, w): an SVM on the points `Z[rows]` (all when None); the n instances' decision values."""
@@ -251,6 +292,7 @@ class _Alternation:
         """The decision values of (scaled) instances."""
         if self.support_vectors_ is None:
             return self.svm_.decision_function(self._features(instances))
+        instances = np.asarray(instances, dtype=np.float64)
         # exact RBF: K(instances, support instances) @ dual coefficients, in row blocks
         sv = self.support_vectors_
         dual, b = self.svm_.dual_coef_[0], self.svm_.intercept_[0]
@@ -299,6 +341,11 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         value = getattr(self, name)
         return self._auto[name] if isinstance(value, str) and value == "auto" else value
 
+    def _accepts_float32(self):
+        # float32 bags are read as they are (the Nystroem path scales and maps them in float64 a
+        # block at a time), so a memory map of float32 features is not copied whole into float64.
+        return True
+
     def _exact(self, n_instances):
         return self.kernel == "rbf" and n_instances <= self.max_exact
 
@@ -312,13 +359,19 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
     def _represent(self, bags, target, seeds):
         Cs, rel = positive_grid(self.C, "C"), positive_grid(self._setting("gamma"), "gamma")
         self.offset_, self.scale_ = fit_scaling(bags.instances, self._setting("scale"))
-        bags = apply_scaling(bags, self.offset_, self.scale_)
+        nystroem = self.kernel == "rbf" and not self._exact(bags.instances.shape[0])
+        # The Nystroem path reads the instances as given (a float32 memory map stays one) and
+        # scales them in float64 a block at a time; the others hold the scaled instances.
+        scaling = (self.offset_, self.scale_) if nystroem else (None, None)
+        if not nystroem:
+            bags = _float64(apply_scaling(bags, self.offset_, self.scale_))
         # The gamma grid is relative to the median squared distance between the training
         # instances, once per fit (every fold and the refit use the same bandwidths).
         if self.kernel != "rbf":
             rows = [{"gamma": None}]
         else:
-            ref = median_sq_distance(bags.instances) if self.gamma_scale == "median" else absolute_unit(self, 2)
+            ref = (median_sq_distance(bags.instances, offset=scaling[0], scale=scaling[1])
+                   if self.gamma_scale == "median" else absolute_unit(self, 2))
             rows = [{"gamma": float(g) / ref} for g in rel]
         # The exact RBF kernel: squared distances between the fit's points (its instances;
         # MI-SVM: and its positive bags' means) once, for every inner fold, bandwidth and C
@@ -327,7 +380,7 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         if self._exact(bags.instances.shape[0]):
             D2 = _sq_distances(_points(bags.instances, bags.offsets, target == 1, self._bag_means))
         return Bunch(bags=bags, D2=D2, pos=target == 1, rows=rows, cols=[{"C": float(c)} for c in Cs],
-                     seed=seeds.features)
+                     seed=seeds.features, scaling=scaling)
 
     def _point_rows(self, offsets, pos, tr):
         """Indices of the points of the bags `tr` (a fit on bags[tr]) among the points of all bags."""
@@ -345,7 +398,8 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         if rep.D2 is not None:
             D2 = rep.D2 if train.shape[0] == rep.bags.n_bags else _take2(
                 rep.D2, self._point_rows(rep.bags.offsets, rep.pos, train))
-        return Bunch(bags=sub, D2=D2, test=rep.bags[test], single=len(rep.rows) == 1, seed=rep.seed)
+        return Bunch(bags=sub, D2=D2, test=rep.bags[test], single=len(rep.rows) == 1, seed=rep.seed,
+                     scaling=rep.scaling)
 
     def _design(self, fold, row):
         K = feature_map = features = None
@@ -353,10 +407,8 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
             # (in the distances' place when there is one bandwidth)
             K = _rbf_from_sq(fold.D2, row["gamma"], out=fold.D2 if fold.single else None)
         elif self.kernel == "rbf":  # Nystroem features, once per bandwidth for every C
-            n = fold.bags.instances.shape[0]
-            feature_map = Nystroem(gamma=row["gamma"], n_components=min(self.n_components, n),
-                                   random_state=fold.seed).fit(fold.bags.instances)
-            features = feature_map.transform(fold.bags.instances)
+            feature_map, features = _nystroem_features(fold.bags.instances, *fold.scaling, row["gamma"],
+                                                       self.n_components, fold.seed)
         return Bunch(bags=fold.bags, K=K, gamma=row["gamma"], feature_map=feature_map, features=features), fold.test
 
     def _release(self, rep, fold):
