@@ -161,3 +161,28 @@ def test_missing_values(backend):
         b[0, :] = np.nan
     est = BagRandomTreesClassifier(n_estimators=10, random_state=0).fit(X, y)
     assert np.isfinite(est.predict_proba(X)).all()
+
+
+@pytest.mark.parametrize("blocks", [False, True])
+def test_float32_bags_are_read_as_they_are(blocks, monkeypatch):
+    # The share table is filled from float32 instances a block of rows at a time: the forest is
+    # the one grown on their float64 copy, bit for bit, and no float64 copy of the bags is made.
+    import mil._scaling as scaling
+    from mil import Bags
+    from mil.tree import _bag_ratio
+
+    X, y = make_toy_bags(n_bags=40, random_state=3)
+    bags = Bags.from_list(X)
+    bags32 = Bags(bags.instances.astype(np.float32), bags.offsets)
+    bags64 = Bags(bags32.instances.astype(np.float64), bags32.offsets)
+    if blocks:
+        monkeypatch.setattr(scaling, "BLOCK_BYTES", 8 * bags.n_features * 9)  # blocks of 9 rows
+    seen = []
+    original = _bag_ratio.share_table
+    monkeypatch.setattr("mil.ensemble._blrt.share_table", lambda b: seen.append(b.instances.dtype) or original(b))
+    a = BagRandomTreesClassifier(n_estimators=10, random_state=0).fit(bags32, y)
+    b = BagRandomTreesClassifier(n_estimators=10, random_state=0).fit(bags64, y)
+    assert seen == [np.float32, np.float64]
+    np.testing.assert_array_equal(a.predict_proba(bags32), b.predict_proba(bags64))
+    table = original(bags32)
+    np.testing.assert_array_equal(table.XT, bags64.instances.T)

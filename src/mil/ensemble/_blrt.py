@@ -65,6 +65,11 @@ register("blrt references", """    T. Komarek and P. Somol, "Multiple instance l
 class BagRatioGrowthMixin:
     """The growing of a BLRT forest, for the classifier and the regressor (not for direct use)."""
 
+    def _accepts_float32(self):
+        # float32 bags are read as they are: the trees' feature-major float64 table is filled a
+        # block at a time (:func:`mil.tree._bag_ratio.share_table`), without a float64 copy first.
+        return True
+
     def _grow_trees(self, grow_tree, bags, weight, y, *targets):
         """Grow the trees on their samples; set ``estimators_``, the importances and the out-of-bag attributes.
 

@@ -19,6 +19,7 @@ and scores a candidate by one pass over their instances (the compiled kernel
 import numpy as np
 
 from mil._core import kernel
+from mil._scaling import row_blocks
 from mil.tree._export import boosting_tree_printout, class_tree_printout, render
 
 __all__ = ["BagRatioTree", "bag_table", "grow_bag_ratio_regression_tree", "grow_bag_ratio_tree", "share_table"]
@@ -243,6 +244,13 @@ def bag_table(bags):
 
 
 def share_table(bags):
-    """The compiled kernel's share table of validated bags, read by :func:`grow_bag_ratio_tree`."""
-    instances, offsets = bag_table(bags)
-    return kernel("_bag_shares").ShareTable(instances.T, offsets)
+    """The compiled kernel's share table of validated bags, read by :func:`grow_bag_ratio_tree`.
+
+    The feature-major float64 table is filled a block of rows at a time, so
+    float32 bags (a memory map) are not first copied whole into float64.
+    """
+    X = bags.instances
+    XT = np.empty((X.shape[1], X.shape[0]))
+    for i, j in row_blocks(*X.shape):
+        XT[:, i:j] = X[i:j].T
+    return kernel("_bag_shares").ShareTable(XT, np.ascontiguousarray(bags.offsets, dtype=np.intp))
