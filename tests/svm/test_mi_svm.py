@@ -112,6 +112,27 @@ def test_float32_bags_on_the_nystroem_path_are_read_as_they_are(cls, blocks, mon
         np.testing.assert_array_equal(a.instance_scores(bags32), b.instance_scores(bags64))
 
 
+@pytest.mark.parametrize("cls", [miSVMClassifier, MISVMClassifier])
+@pytest.mark.parametrize("kernel, max_exact", [("rbf", 0), ("rbf", 3000), ("linear", 0)])
+def test_the_model_scales_every_bag_it_reads(cls, kernel, max_exact):
+    # The fit's scaling reaches every bag the model reads (the inner folds' held-out bags, new
+    # bags, instance scores): the model on raw bags is the model on bags scaled beforehand.
+    from mil import Bags
+    from mil._scaling import fit_scaling
+
+    X, y = _float32_witness_bags()
+    X = Bags(X.instances * np.float32(7) + np.float32(3), X.offsets)
+    offset, scale = fit_scaling(X.instances, "standard")
+    pre = Bags((X.instances.astype(np.float64) - offset) / scale, X.offsets)
+    params = dict(kernel=kernel, max_exact=max_exact, n_components=12, C=(1.0, 10.0), threshold="cv",
+                  random_state=0)
+    a = cls(scale="standard", **params).fit(X, y)
+    b = cls(scale=None, **params).fit(pre, y)
+    assert (a.C_, a.gamma_, a.threshold_) == (b.C_, b.gamma_, b.threshold_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(pre))
+    np.testing.assert_array_equal(a.instance_scores(X), b.instance_scores(pre))
+
+
 def test_nystroem_map_is_the_one_fitted_on_the_whole_scaled_table():
     from sklearn.kernel_approximation import Nystroem
 

@@ -45,8 +45,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_random_state
 
 from mil._tuning import CONSTRAINTS, SCORING_CONSTRAINT, TunedClassifierMixin, positive_grid, quiet_fit
-from mil._scaling import absolute_unit, apply_scaling, fit_scaling, median_sq_distance, row_blocks, scaled_rows
-from mil.bags import Bags
+from mil._scaling import absolute_unit, fit_scaling, median_sq_distance, row_blocks, scaled_rows
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params
 from mil.svm._squared_hinge import MAX_NEWTON_FEATURES, SquaredHingeSVM
 from mil.utils._docstrings import fill_doc
@@ -81,13 +80,6 @@ def _sq_distances(points):
     np.maximum(D2, 0.0, out=D2)
     np.fill_diagonal(D2, 0.0)
     return D2
-
-
-def _float64(bags):
-    """Dense bags with float64 instances (float32 ones copied)."""
-    if bags.is_sparse or bags.instances.dtype == np.float64:
-        return bags
-    return Bags._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)
 
 
 def _mapped_rows(feature_map, instances, offset, scale):
@@ -181,9 +173,11 @@ class _Alternation:
     """One alternating fit of mi-SVM or MI-SVM at one (gamma, C): the model of a grid point.
 
     ``fit(A, target, sample_weight)`` reads the design ``A`` (a Bunch: the
-    scaled bags, the kernel matrix of their points for the exact RBF kernel
-    or None, the absolute gamma); ``decision_function(bags)`` gives the raw
-    bag scores (largest instance decision value).
+    bags as given, the kernel matrix of their scaled points for the exact RBF
+    kernel or else the SVM's features, the absolute gamma);
+    ``decision_function(bags)`` gives the raw bag scores (largest instance
+    decision value) of bags as given: the model scales what it reads with
+    the learner's fitted ``offset_`` and ``scale_``.
     """
 
     def __init__(self, learner, C, seeds):
@@ -195,6 +189,7 @@ class _Alternation:
         self.alternation = learner._alternation
         self.C = float(C)
         self.seeds = seeds
+        self.offset, self.scale = learner.offset_, learner.scale_
 
     def _svm(self, precomputed):
         if precomputed:
@@ -229,19 +224,20 @@ class _Alternation:
             scored = bag_rows(bags.offsets, np.flatnonzero(pos)) if self.bag_means else None
             fit_rows, last = self._precomputed_solver(K, n, scored)
         else:
-            features = bags.instances if A.features is None else A.features
-            points = _points(features, bags.offsets, pos, self.bag_means)
+            points = _points(A.features, bags.offsets, pos, self.bag_means)
             fit_rows, last = self._feature_solver(points, n)
         self.n_iter_, self.witnesses_ = self.alternation(fit_rows, bags.offsets, inst_bag, pos, w_inst,
                                                          self.max_iter, self.tol)
         if K is not None:  # the support instances (or, after one MI-SVM step, bag means) score new bags
-            self.support_vectors_ = _points(bags.instances, bags.offsets, pos, self.bag_means)[last["support"]]
+            self.support_vectors_ = _points(scaled_rows(bags.instances, self.offset, self.scale), bags.offsets, pos,
+                                            self.bag_means)[last["support"]]
         return self
 
     def _features(self, instances):
+        """The SVM's features of instances as given: scaled (linear kernel), then mapped (Nystroem)."""
         if self.feature_map_ is None:
-            return np.asarray(instances, dtype=np.float64)
-        return _mapped_rows(self.feature_map_, instances, None, None)
+            return scaled_rows(instances, self.offset, self.scale)
+        return _mapped_rows(self.feature_map_, instances, self.offset, self.scale)
 
     def _feature_solver(self, Z, n):
         """fit(rows, t, w): an SVM on the points `Z[rows]` (all when None); the n instances' decision values."""
@@ -289,15 +285,15 @@ class _Alternation:
         return fit, last
 
     def instance_decision(self, instances):
-        """The decision values of (scaled) instances."""
+        """The decision values of instances as given (the model scales them)."""
         if self.support_vectors_ is None:
             return self.svm_.decision_function(self._features(instances))
-        instances = np.asarray(instances, dtype=np.float64)
         # exact RBF: K(instances, support instances) @ dual coefficients, in row blocks
         sv = self.support_vectors_
         dual, b = self.svm_.dual_coef_[0], self.svm_.intercept_[0]
         step = max(1, (1 << 21) // max(sv.shape[0], 1))  # blocks of about 16 MB
-        return np.concatenate([rbf_kernel(instances[i:i + step], sv, gamma=self.gamma_) @ dual + b
+        return np.concatenate([rbf_kernel(scaled_rows(instances[i:i + step], self.offset, self.scale), sv,
+                                          gamma=self.gamma_) @ dual + b
                                for i in range(0, instances.shape[0], step)] or [np.zeros(0)])
 
     def decision_function(self, bags):
@@ -358,13 +354,10 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 
     def _represent(self, bags, target, seeds):
         Cs, rel = positive_grid(self.C, "C"), positive_grid(self._setting("gamma"), "gamma")
+        # The bags stay as given (a float32 memory map stays one): the model scales what it reads,
+        # in float64 (the Nystroem path a block of rows at a time).
         self.offset_, self.scale_ = fit_scaling(bags.instances, self._setting("scale"))
-        nystroem = self.kernel == "rbf" and not self._exact(bags.instances.shape[0])
-        # The Nystroem path reads the instances as given (a float32 memory map stays one) and
-        # scales them in float64 a block at a time; the others hold the scaled instances.
-        scaling = (self.offset_, self.scale_) if nystroem else (None, None)
-        if not nystroem:
-            bags = _float64(apply_scaling(bags, self.offset_, self.scale_))
+        scaling = (self.offset_, self.scale_)
         # The gamma grid is relative to the median squared distance between the training
         # instances, once per fit (every fold and the refit use the same bandwidths).
         if self.kernel != "rbf":
@@ -378,7 +371,8 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         # (about 2 x 8 x n^2 bytes with an inner fold's kernel, up to 3 x).
         D2 = None
         if self._exact(bags.instances.shape[0]):
-            D2 = _sq_distances(_points(bags.instances, bags.offsets, target == 1, self._bag_means))
+            D2 = _sq_distances(_points(scaled_rows(bags.instances, *scaling), bags.offsets, target == 1,
+                                       self._bag_means))
         return Bunch(bags=bags, D2=D2, pos=target == 1, rows=rows, cols=[{"C": float(c)} for c in Cs],
                      seed=seeds.features, scaling=scaling)
 
@@ -409,6 +403,8 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         elif self.kernel == "rbf":  # Nystroem features, once per bandwidth for every C
             feature_map, features = _nystroem_features(fold.bags.instances, *fold.scaling, row["gamma"],
                                                        self.n_components, fold.seed)
+        else:
+            features = scaled_rows(fold.bags.instances, *fold.scaling)
         return Bunch(bags=fold.bags, K=K, gamma=row["gamma"], feature_map=feature_map, features=features), fold.test
 
     def _release(self, rep, fold):
@@ -416,6 +412,10 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 
     def _model(self, row, col, seeds, inner):
         return _Alternation(self, col["C"], seeds)
+
+    def _scaled(self, X):
+        # The model scales the instances it reads (:meth:`_Alternation.instance_decision`).
+        return self._validate_predict(X)
 
     def _keep(self, rep, fold, row, col, model, selection):
         self.C_, self.gamma_ = col["C"], row["gamma"]
@@ -454,8 +454,7 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
     def _instance_scores(self, bags):
         # The instance's SVM decision value: the score of the bag that holds it alone
         # (a bag's score is the largest of its instances'), oriented towards classes_[1].
-        return self._oriented(self.model_.instance_decision(apply_scaling(bags, self.offset_, self.scale_).instances)
-                              - self.threshold_)
+        return self._oriented(self.model_.instance_decision(bags.instances) - self.threshold_)
 
 
 def _params_doc(cls):
