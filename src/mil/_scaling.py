@@ -37,8 +37,12 @@ def row_blocks(n_rows, n_features):
 
 def scaled_rows(rows, offset, scale):
     """``(x - offset) / scale`` of some dense instance rows, in float64 (the rows as float64 when offset is None)."""
-    rows = np.asarray(rows, dtype=np.float64)
-    return rows if offset is None else (rows - offset) / scale
+    if offset is None:
+        return np.asarray(rows, dtype=np.float64)
+    out = np.array(rows, dtype=np.float64)  # a copy: scaled in place
+    out -= offset
+    out /= scale
+    return out
 
 
 def fit_scaling(instances, method, *, rescale_extremes=False):

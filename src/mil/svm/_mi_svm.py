@@ -87,7 +87,8 @@ def _mapped_rows(feature_map, instances, offset, scale):
     block of rows at a time (a float32 table is never copied whole)."""
     out = np.empty((instances.shape[0], feature_map.n_components))
     for i, j in row_blocks(*instances.shape):
-        out[i:j] = feature_map.transform(scaled_rows(instances[i:j], offset, scale))
+        if j > i:
+            out[i:j] = feature_map.transform(scaled_rows(instances[i:j], offset, scale))
     return out
 
 
@@ -296,9 +297,17 @@ class _Alternation:
                                           gamma=self.gamma_) @ dual + b
                                for i in range(0, instances.shape[0], step)] or [np.zeros(0)])
 
-    def decision_function(self, bags):
-        """Raw bag scores: the largest instance decision value of each bag."""
-        return np.maximum.reduceat(self.instance_decision(bags.instances), bags.offsets[:-1])
+    def decision_function(self, X):
+        """Raw bag scores: the largest instance decision value of each bag.
+
+        `X`: bags as given, or held-out bags with their SVM features (a Bunch
+        of ``bags`` and ``features``, built by the learner's ``_design``).
+        """
+        if isinstance(X, Bunch):
+            bags, f = X.bags, self.svm_.decision_function(X.features)
+        else:
+            bags, f = X, self.instance_decision(X.instances)
+        return np.maximum.reduceat(f, bags.offsets[:-1])
 
 
 class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier):
@@ -396,16 +405,20 @@ class _AlternatingSVM(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
                      scaling=rep.scaling)
 
     def _design(self, fold, row):
-        K = feature_map = features = None
+        K = feature_map = features = held_out = None
         if fold.D2 is not None:  # one kernel matrix at a time, formed once per bandwidth
             # (in the distances' place when there is one bandwidth)
             K = _rbf_from_sq(fold.D2, row["gamma"], out=fold.D2 if fold.single else None)
         elif self.kernel == "rbf":  # Nystroem features, once per bandwidth for every C
             feature_map, features = _nystroem_features(fold.bags.instances, *fold.scaling, row["gamma"],
                                                        self.n_components, fold.seed)
+            held_out = _mapped_rows(feature_map, fold.test.instances, *fold.scaling)
         else:
             features = scaled_rows(fold.bags.instances, *fold.scaling)
-        return Bunch(bags=fold.bags, K=K, gamma=row["gamma"], feature_map=feature_map, features=features), fold.test
+            held_out = scaled_rows(fold.test.instances, *fold.scaling)
+        # The held-out bags' features once for every C.
+        test = fold.test if held_out is None else Bunch(bags=fold.test, features=held_out)
+        return Bunch(bags=fold.bags, K=K, gamma=row["gamma"], feature_map=feature_map, features=features), test
 
     def _release(self, rep, fold):
         rep.D2 = fold.D2 = None
