@@ -203,7 +203,7 @@ def test_inner_folds_slice_the_refitted_embeddings(backend):
     Xtr, Xte = [X[i] for i in train], [X[i] for i in test]
 
     miles = MILESClassifier(C=1.0, sigma=1.5, cv=1, scale=None).fit(X, y)
-    rep = miles._represent(miles._scaled(X), None, None)
+    rep = miles._represent(miles._scaled(X), None, miles._draw_seeds()[1])
     F_train, F_test = miles._design(miles._cut(rep, train, test), {"sigma": 1.5})
     emb = MILESEmbedding(sigma=1.5, scale=None).fit(Xtr)
     mean = emb.transform(Xtr).mean(axis=0)  # the SVM sees columns centred on the training bags
@@ -422,3 +422,50 @@ def test_miles_does_not_depend_on_the_order_of_the_instances(backend):
     b = MILESClassifier(random_state=0).fit(shuffled, y)
     np.testing.assert_array_equal(a.selected_concepts_, b.selected_concepts_)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("blocks", [False, True])
+def test_miles_reads_float32_bags_as_they_are(blocks, monkeypatch):
+    # With k-means concepts the fit scales the bags a block of rows at a time (never a float64 copy
+    # of the whole table besides k-means' ordered one) and measures the bags a strip at a time:
+    # the model of the bags' float64 copy, bit for bit.
+    import mil._scaling as scaling
+    from mil import Bags
+    from mil.embedding import _concepts
+
+    X, y = make_toy_bags(n_bags=30, random_state=4)
+    bags = Bags.from_list(X)
+    bags32 = Bags((bags.instances * 5 + 2).astype(np.float32), bags.offsets)
+    bags64 = Bags(bags32.instances.astype(np.float64), bags32.offsets)
+    if blocks:
+        monkeypatch.setattr(scaling, "BLOCK_BYTES", 8 * bags.n_features * 13)  # blocks of 13 rows
+    seen = []
+    original = _concepts.scaled_rows
+    monkeypatch.setattr(_concepts, "scaled_rows", lambda rows, *a: seen.append(rows.shape[0]) or original(rows, *a))
+    params = dict(n_concepts=6, Cs=(1.0, 10.0), random_state=0)
+    a = MILESClassifier(**params).fit(bags32, y)
+    b = MILESClassifier(**params).fit(bags64, y)
+    assert max(seen) == (13 if blocks else bags.n_instances)
+    np.testing.assert_array_equal(a.concepts_, b.concepts_)
+    np.testing.assert_array_equal(a.decision_function(bags32), b.decision_function(bags64))
+    if blocks:  # the scaling's sums are added block by block: the same model to rounding
+        monkeypatch.setattr(scaling, "BLOCK_BYTES", 2**27)
+        whole = MILESClassifier(**params).fit(bags64, y)
+        np.testing.assert_allclose(whole.concepts_, a.concepts_, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(whole.decision_function(bags64), a.decision_function(bags32), rtol=1e-9)
+
+
+def test_concept_minima_by_strips_are_the_single_pass(monkeypatch):
+    import mil._scaling as scaling
+    from mil import Bags
+    from mil.embedding._concepts import _minima_to_bags
+    from mil.embedding._minima import minima, one_bag
+
+    X, _ = make_toy_bags(n_bags=25, random_state=9)
+    bags = Bags.from_list(X)
+    points = np.random.default_rng(0).normal(size=(7, bags.n_features))
+    centre = bags.instances.mean(axis=0)
+    expected = minima(one_bag(points), bags, centre=centre)
+    for rows in (1, 5, 40, bags.n_instances):
+        monkeypatch.setattr(scaling, "BLOCK_BYTES", 8 * bags.n_features * rows)
+        np.testing.assert_array_equal(_minima_to_bags(points, bags, None, None, centre, None), expected)

@@ -19,13 +19,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
-from mil._scaling import absolute_unit, apply_scaling, fit_scaling
+from mil._scaling import absolute_unit, apply_scaling, fit_scaling, float64_bags, scaled_mean
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, split_by_bag
-from mil.embedding._concepts import concepts_for, kmeans_centres
+from mil.embedding._concepts import concept_minima
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features,
                                    miles_features, minima, one_bag, subset)
-from mil.embedding._vectors import column_scaling, lexicographic_order, sq_dists
+from mil.embedding._vectors import column_scaling, sq_dists
 from mil.utils._docstrings import fill_doc
 
 __all__ = ["MILESClassifier", "MInDClassifier"]
@@ -189,24 +189,15 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 
     # -- the tuning engine's hooks ------------------------------------------------------
     def _represent(self, bags, target, seeds):
+        # The bags as given (a float32 memory map stays one), scaled a block of rows at a time.
         self.offset_, self.scale_ = fit_scaling(bags.instances, self.scale, rescale_extremes=True)
-        bags = apply_scaling(bags, self.offset_, self.scale_)
-        self.center_ = bags.instances.mean(axis=0)
-        n_centres = concepts_for(self.n_concepts, bags.instances.shape[0])
-        if n_centres is None:
-            # Every instance a concept, in lexicographic order: liblinear's coordinate descent
-            # visits the columns in a seeded order, so the model must not depend on the order
-            # in which the bags and their instances came.
-            order = lexicographic_order(bags.instances)
-            self.concepts_ = bags.instances[order]
-            M = minima(bags, centre=self.center_, n_jobs=self.n_jobs)[order]
-            own = np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))[order]
-            self.n_concepts_ = None
-        else:
-            self.concepts_ = kmeans_centres(bags.instances, n_centres, seeds.concepts)
-            M = minima(one_bag(self.concepts_), bags, centre=self.center_, n_jobs=self.n_jobs)
-            own = None
-            self.n_concepts_ = int(self.concepts_.shape[0])
+        self.center_ = scaled_mean(bags.instances, self.offset_, self.scale_)
+        # Every instance a concept (in lexicographic order: liblinear's coordinate descent visits
+        # the columns in a seeded order, so the model must not depend on the order in which the
+        # bags and their instances came), or k-means centres.
+        self.concepts_, self.n_concepts_, M, own = concept_minima(
+            bags, self.n_concepts, center=self.center_, seed=seeds.concepts, n_jobs=self.n_jobs,
+            offset=self.offset_, scale=self.scale_)
         sigma_median = median_sigma(M, own)
         if self.sigma is not None:
             rows = [{"sigma": float(self.sigma) * np.sqrt(absolute_unit(self, 2))}]
@@ -256,7 +247,15 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
         self.selected_concepts_ = np.flatnonzero(np.any(self.coef_ != 0, axis=0))
         self.n_iter_ = int(np.max(model.n_iter_))
 
+    def _accepts_float32(self):
+        # float32 bags are read as they are: the fit scales them a block of rows at a time
+        # (:func:`mil.embedding._concepts.concept_minima`), so a memory map is not copied whole.
+        return True
+
     # -- prediction ----------------------------------------------------------------
+    def _scaled(self, X):
+        return float64_bags(super()._scaled(X))
+
     def _selected_minima(self, bags):
         """M of the selected concepts (rows) against the bags (columns)."""
         sel = self.selected_concepts_

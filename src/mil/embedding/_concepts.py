@@ -11,6 +11,8 @@ instances; the callers draw its seed and the prototypes' from
 import numpy as np
 from sklearn.utils.validation import check_random_state
 
+from mil._scaling import apply_scaling, float64_bags, row_blocks, scaled_rows
+from mil.bags import Bags
 from mil.embedding._minima import minima, one_bag
 from mil.embedding._vectors import lexicographic_order
 
@@ -28,25 +30,29 @@ def concepts_for(n_concepts, n_instances):
     return n_concepts
 
 
-def concept_minima(bags, n_concepts, *, center, seed, n_jobs=None):
-    """MILES's concepts and its one distance pass, for the embedding.
+def concept_minima(bags, n_concepts, *, center, seed, n_jobs=None, offset=None, scale=None):
+    """MILES's concepts and its one distance pass.
 
     Parameters
     ----------
     bags : Bags
-        The scaled training bags.
+        The training bags, scaled by `offset` and `scale` when given
+        (:func:`mil._scaling.scaled_rows`). With k-means centres the bags are
+        read a block of rows at a time: float32 bags (a memory map) are never
+        copied whole into float64 besides the ordered table k-means reads.
     n_concepts : "auto", int or None
         See :func:`concepts_for`.
     center : ndarray of shape (n_features,)
-        The training instances' mean (the distance kernel's centring).
+        The scaled training instances' mean (the distance kernel's centring).
     seed : int
         k-means' seed.
     n_jobs : int or None
+    offset, scale : ndarray of shape (n_features,) or None
 
     Returns
     -------
     concepts : ndarray of shape (n_concepts, n_features)
-        The training instances in lexicographic order, or k-means centres of them.
+        The scaled training instances in lexicographic order, or k-means centres of them.
     n_centres : int or None
         The number of centres (None: every instance is a concept).
     M : ndarray of shape (n_concepts, n_bags)
@@ -56,13 +62,38 @@ def concept_minima(bags, n_concepts, *, center, seed, n_jobs=None):
     """
     n_centres = concepts_for(n_concepts, bags.instances.shape[0])
     if n_centres is None:
+        bags = float64_bags(apply_scaling(bags, offset, scale))
         # In lexicographic order: a model on the embedding (liblinear's coordinate descent
         # visits its columns in a seeded order) does not depend on the instances' order.
         order = lexicographic_order(bags.instances)
         M = minima(bags, centre=center, n_jobs=n_jobs)[order]
         return bags.instances[order], None, M, np.repeat(np.arange(bags.n_bags), np.diff(bags.offsets))[order]
-    concepts = kmeans_centres(bags.instances, n_centres, seed)
-    return concepts, int(concepts.shape[0]), minima(one_bag(concepts), bags, centre=center, n_jobs=n_jobs), None
+    # The rows as given sort as the scaled rows do (the scaling increases in every feature; a
+    # rounding tie of two scaled values is broken by the values given), order-free either way.
+    X = bags.instances
+    order = lexicographic_order(X)
+    ordered = np.empty(X.shape)
+    for i, j in row_blocks(*X.shape):
+        ordered[i:j] = scaled_rows(X[order[i:j]], offset, scale)
+    concepts = kmeans_centres(ordered, n_centres, seed, ordered=True)
+    del ordered
+    return concepts, int(concepts.shape[0]), _minima_to_bags(concepts, bags, offset, scale, center, n_jobs), None
+
+
+def _minima_to_bags(points, bags, offset, scale, center, n_jobs):
+    """M of the points (rows) against the scaled bags, a strip of bags of about a block of rows
+    (:func:`mil._scaling.row_blocks`) at a time: each bag's column is the one a single pass gives."""
+    M = np.empty((points.shape[0], bags.n_bags))
+    off = bags.offsets
+    step = row_blocks(*bags.instances.shape)[0][1] or 1  # rows a strip
+    b0, rows = 0, one_bag(points)
+    while b0 < bags.n_bags:
+        # at least one bag a strip, then whole bags while the strip holds at most `step` rows
+        b1 = max(b0 + 1, int(np.searchsorted(off, off[b0] + step, side="right")) - 1)
+        strip = Bags._trusted(scaled_rows(bags.instances[off[b0]:off[b1]], offset, scale), off[b0:b1 + 1] - off[b0])
+        M[:, b0:b1] = minima(rows, strip, centre=center, n_jobs=n_jobs)
+        b0 = b1
+    return M
 
 
 def prototype_indices(n_bags, n_prototypes, seed):
