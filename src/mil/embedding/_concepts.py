@@ -82,7 +82,8 @@ def concept_minima(bags, n_concepts, *, center, seed, n_jobs=None, offset=None, 
 
 def _minima_to_bags(points, bags, offset, scale, center, n_jobs):
     """M of the points (rows) against the scaled bags, a strip of bags of about a block of rows
-    (:func:`mil._scaling.row_blocks`) at a time: each bag's column is the one a single pass gives."""
+    (:func:`mil._scaling.row_blocks`) at a time: each bag's column is the one a single pass of the
+    compiled kernel gives (the NumPy twin's to rounding)."""
     M = np.empty((points.shape[0], bags.n_bags))
     off = bags.offsets
     step = row_blocks(*bags.instances.shape)[0][1] or 1  # rows a strip
