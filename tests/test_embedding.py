@@ -460,7 +460,7 @@ def test_concept_minima_by_strips_are_the_single_pass(backend, monkeypatch):
     # span the whole pass: to rounding.
     import mil._scaling as scaling
     from mil import Bags
-    from mil.embedding._concepts import _minima_to_bags
+    from mil.embedding._concepts import minima_to_bags
     from mil.embedding._minima import minima, one_bag
 
     X, _ = make_toy_bags(n_bags=25, random_state=9)
@@ -470,7 +470,7 @@ def test_concept_minima_by_strips_are_the_single_pass(backend, monkeypatch):
     expected = minima(one_bag(points), bags, centre=centre)
     for rows in (1, 5, 40, bags.n_instances):
         monkeypatch.setattr(scaling, "BLOCK_BYTES", 8 * bags.n_features * rows)
-        got = _minima_to_bags(points, bags, None, None, centre, None)
+        got = minima_to_bags(points, bags, None, None, centre, None)
         if backend == "compiled":
             np.testing.assert_array_equal(got, expected)
         else:

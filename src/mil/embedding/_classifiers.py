@@ -22,9 +22,9 @@ from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
 from mil._scaling import absolute_unit, apply_scaling, fit_scaling, float64_bags, scaled_mean
 from mil.bags import Bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, split_by_bag
-from mil.embedding._concepts import concept_minima
+from mil.embedding._concepts import concept_minima, minima_to_bags
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features,
-                                   miles_features, minima, one_bag, subset)
+                                   miles_features, minima, subset)
 from mil.embedding._vectors import column_scaling, sq_dists
 from mil.utils._docstrings import fill_doc
 
@@ -254,14 +254,15 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
 
     # -- prediction ----------------------------------------------------------------
     def _scaled(self, X):
-        return float64_bags(super()._scaled(X))
+        # The bags as given: the distances to the concepts scale them a strip at a time.
+        return self._validate_predict(X)
 
     def _selected_minima(self, bags):
-        """M of the selected concepts (rows) against the bags (columns)."""
+        """M of the selected concepts (rows) against the bags as given (columns)."""
         sel = self.selected_concepts_
         if sel.size == 0:
             return np.zeros((0, bags.n_bags))
-        return minima(one_bag(self.concepts_[sel]), bags, centre=self.center_, n_jobs=self.n_jobs)
+        return minima_to_bags(self.concepts_[sel], bags, self.offset_, self.scale_, self.center_, self.n_jobs)
 
     def _decision(self, bags):
         F = miles_features(self._selected_minima(bags), self.sigma_)
@@ -298,7 +299,7 @@ class MILESClassifier(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifi
             the positive class; more: one column per class.
         """
         check_is_fitted(self, "classes_")
-        bags = self._scaled(X)
+        bags = float64_bags(apply_scaling(self._validate_predict(X), self.offset_, self.scale_))
         sel = self.selected_concepts_
         n_out = 1 if self.coef_.shape[0] == 1 else self.coef_.shape[0]
         if sel.size == 0:

@@ -77,10 +77,10 @@ def concept_minima(bags, n_concepts, *, center, seed, n_jobs=None, offset=None, 
         ordered[i:j] = scaled_rows(X[order[i:j]], offset, scale)
     concepts = kmeans_centres(ordered, n_centres, seed, ordered=True)
     del ordered
-    return concepts, int(concepts.shape[0]), _minima_to_bags(concepts, bags, offset, scale, center, n_jobs), None
+    return concepts, int(concepts.shape[0]), minima_to_bags(concepts, bags, offset, scale, center, n_jobs), None
 
 
-def _minima_to_bags(points, bags, offset, scale, center, n_jobs):
+def minima_to_bags(points, bags, offset, scale, center, n_jobs):
     """M of the points (rows) against the scaled bags, a strip of bags of about a block of rows
     (:func:`mil._scaling.row_blocks`) at a time: each bag's column is the one a single pass of the
     compiled kernel gives (the NumPy twin's to rounding)."""
