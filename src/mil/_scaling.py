@@ -15,7 +15,7 @@ import numpy as np
 from mil.bags import Bags
 
 __all__ = ["MAGNITUDE_EXPONENT", "MEDIAN_SAMPLE", "absolute_unit", "apply_scaling", "bandwidth_reference", "fit_scaling",
-           "float64_bags", "median_sq_distance", "row_blocks", "scaled_mean", "scaled_rows"]
+           "median_sq_distance", "row_blocks", "scaled_mean", "scaled_rows"]
 
 #: With no scaling method, features whose largest magnitude lies within ``2**+-MAGNITUDE_EXPONENT``
 #: are left as they are; beyond, a power of two brings them back (:func:`fit_scaling`).
@@ -86,13 +86,6 @@ def scaled_mean(instances, offset, scale):
     for i, j in row_blocks(*instances.shape):
         total += scaled_rows(instances[i:j], offset, scale).sum(axis=0)
     return total / instances.shape[0]
-
-
-def float64_bags(bags):
-    """Dense bags with float64 instances (float32 ones copied); sparse bags as they are."""
-    if bags.is_sparse or bags.instances.dtype == np.float64:
-        return bags
-    return Bags._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)
 
 
 def apply_scaling(bags, offset, scale):

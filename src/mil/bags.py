@@ -129,9 +129,7 @@ class Bags:
                 raise ValueError("X is a Bags with no bags; at least one bag is needed")
             check_layout(bags, "X")
             check_bag_values(bags, "X", allow_nan=False)
-            if bags.is_sparse or bags.instances.dtype == np.float64:
-                return bags
-            return cls._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)
+            return float64_bags(bags)
         return cls._trusted(*stack_bags(bags, allow_nan=False, accept_sparse=True))
 
     # -- shape ---------------------------------------------------------------
@@ -310,3 +308,10 @@ def _check_feature_names(names, n_features):
     if names.shape != (n_features,):
         raise ValueError(f"feature_names has {names.shape[0]} names; the bags have {n_features} features")
     return names
+
+
+def float64_bags(bags):
+    """Dense bags with float64 instances (float32 ones copied); sparse or float64 bags as they are."""
+    if bags.is_sparse or bags.instances.dtype == np.float64:
+        return bags
+    return Bags._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)

@@ -19,8 +19,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mil._tuning import CONSTRAINTS, TunedClassifierMixin, positive_grid
-from mil._scaling import absolute_unit, apply_scaling, fit_scaling, float64_bags, scaled_mean
-from mil.bags import Bags
+from mil._scaling import absolute_unit, apply_scaling, fit_scaling, scaled_mean
+from mil.bags import Bags, float64_bags
 from mil.base import BaseBagClassifier, InstanceOutputMixin, keep_params, split_by_bag
 from mil.embedding._concepts import concept_minima, minima_to_bags
 from mil.embedding._minima import (DISSIMILARITIES, bag_dissimilarities, median_sigma, miles_block_features,

@@ -11,8 +11,8 @@ instances; the callers draw its seed and the prototypes' from
 import numpy as np
 from sklearn.utils.validation import check_random_state
 
-from mil._scaling import apply_scaling, float64_bags, row_blocks, scaled_rows
-from mil.bags import Bags
+from mil._scaling import apply_scaling, row_blocks, scaled_rows
+from mil.bags import Bags, float64_bags
 from mil.embedding._minima import minima, one_bag
 from mil.embedding._vectors import lexicographic_order
 

@@ -14,7 +14,7 @@ from sklearn.exceptions import DataConversionWarning
 
 from mil._bag_arrays import (NUMERIC_KINDS, bag_name, check_bag_values, check_finite, check_instances, check_layout,
                              check_offsets, group_rows, id_name, is_sparse, shown, sparse_error, stack_bags)
-from mil.bags import Bags
+from mil.bags import Bags, float64_bags
 
 __all__ = [
     "check_bags",
@@ -94,8 +94,8 @@ def check_bags(X, *, n_features=None, allow_nan=False, estimator=None, name="X",
         if defer_values:
             return _checked_n_features(bags, n_features, estimator, name)
         check_bag_values(bags, name, allow_nan)
-        if not bags.is_sparse and bags.instances.dtype != np.float64 and not accept_float32:
-            bags = Bags._trusted(bags.instances.astype(np.float64), bags.offsets, bags.ids)
+        if not accept_float32:
+            bags = float64_bags(bags)
     else:
         bags = Bags._trusted(*stack_bags(X, allow_nan, name, accept_sparse, estimator))
     return _checked_n_features(bags, n_features, estimator, name)
