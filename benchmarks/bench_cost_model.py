@@ -96,7 +96,7 @@ def _fold(name, bags, y, seed=0):
     test_bags = bags[test]
     est.predict(test_bags)  # and the scores for the AUC, as mil evaluate's folds
     est.predict_proba(test_bags) if hasattr(est, "predict_proba") else est.decision_function(test_bags)
-    return time.process_time() - c0, time.perf_counter() - w0
+    return time.process_time() - c0, time.perf_counter() - w0, getattr(est, "algorithm_", None)
 
 
 def predicted_seconds(name, records, n_instances, n_features):
@@ -137,13 +137,15 @@ def measure(args):
                 continue
             load = os.getloadavg()[0]
             try:
-                cpu, wall = _fold(name, bags, y)
+                cpu, wall, search = _fold(name, bags, y)
             except (ValueError, MemoryError) as exc:
                 print(f"{name} at {n} x {d}: {exc}", file=sys.stderr)
                 too_slow.add(name)
                 continue
             record = {"learner": name, "n_bags": int(bags.n_bags), "n_instances": int(bags.n_instances),
                       "n_features": d, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "load": round(load, 2)}
+            if search == "hnsw":  # the neighbour learners' approximate search: its own law (mil._costs)
+                record["search"] = search
             records.append(record)
             with open(args.out, "a") as fh:
                 fh.write(json.dumps(record) + "\n")
@@ -160,27 +162,40 @@ def _read(path):
 
 
 def fit(records):
-    """Per learner: ``{"a", "p", "q", "spread", "sizes"}`` (log-space least squares)."""
+    """Per learner: ``{"a", "p", "q", "spread", "max_measured_instances"}`` (log-space least squares).
+
+    A neighbour learner's folds that searched the approximate graph (records
+    with ``"search": "hnsw"``) get a law of their own under ``"graph"``.
+    """
     out = {}
     for name in sorted({r["learner"] for r in records}):
-        rows = [r for r in records if r["learner"] == name]
-        n = np.array([r["n_instances"] for r in rows], dtype=float)
-        d = np.array([r["n_features"] for r in rows], dtype=float) / 32.0
-        t = np.maximum(np.array([r["cpu_s"] for r in rows]), 1e-3)
-        if len({r["n_instances"] for r in rows if r["n_features"] == 32}) < 2:
-            continue  # the growth in the instances needs two sizes at the same features
-        varies_d = len(set(d)) > 1
-        A = np.column_stack([np.ones_like(n), np.log(n)] + ([np.log(d)] if varies_d else []))
-        coef, *_ = np.linalg.lstsq(A, np.log(t), rcond=None)
-        log_a, p = coef[0], coef[1]
-        q = coef[2] if varies_d else 1.0
-        p, q = float(np.clip(p, 0.3, 3.0)), float(np.clip(q, 0.0, 2.0))
-        log_a = float(np.mean(np.log(t) - p * np.log(n) - q * np.log(d)))
-        ratio = t / np.exp(log_a + p * np.log(n) + q * np.log(d))
-        out[name] = {"a": float(np.exp(log_a)), "p": round(p, 3), "q": round(q, 3),
-                     "spread": round(float(max(ratio.max(), 1 / ratio.min())), 2),
-                     "max_measured_instances": int(n.max())}
+        law = _power_law([r for r in records if r["learner"] == name and "search" not in r])
+        if law is None:
+            continue
+        graph = _power_law([r for r in records if r["learner"] == name and r.get("search") == "hnsw"])
+        if graph is not None:
+            law["graph"] = graph
+        out[name] = law
     return out
+
+
+def _power_law(rows):
+    """``{"a", "p", "q", "spread", "max_measured_instances"}`` through `rows` (None: too few sizes)."""
+    if len({r["n_instances"] for r in rows if r["n_features"] == 32}) < 2:
+        return None  # the growth in the instances needs two sizes at the same features
+    n = np.array([r["n_instances"] for r in rows], dtype=float)
+    d = np.array([r["n_features"] for r in rows], dtype=float) / 32.0
+    t = np.maximum(np.array([r["cpu_s"] for r in rows]), 1e-3)
+    varies_d = len(set(d)) > 1
+    A = np.column_stack([np.ones_like(n), np.log(n)] + ([np.log(d)] if varies_d else []))
+    coef, *_ = np.linalg.lstsq(A, np.log(t), rcond=None)
+    p = coef[1]
+    q = coef[2] if varies_d else 1.0
+    p, q = float(np.clip(p, 0.3, 3.0)), float(np.clip(q, 0.0, 2.0))
+    log_a = float(np.mean(np.log(t) - p * np.log(n) - q * np.log(d)))
+    ratio = t / np.exp(log_a + p * np.log(n) + q * np.log(d))
+    return {"a": float(np.exp(log_a)), "p": round(p, 3), "q": round(q, 3),
+            "spread": round(float(max(ratio.max(), 1 / ratio.min())), 2), "max_measured_instances": int(n.max())}
 
 
 def _write_parquet(path, bags, y):
@@ -270,19 +285,23 @@ def main(argv=None):
         model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q",
                  "command": "python benchmarks/bench_cost_model.py measure; python benchmarks/bench_cost_model.py fit",
                  "learners": fit(records),
-                 "measurements": [{k: r[k] for k in ("learner", "n_instances", "n_features", "cpu_s", "load")}
-                                  for r in records]}
+                 "measurements": [{k: r[k] for k in ("learner", "n_instances", "n_features", "cpu_s", "load", "search")
+                                   if k in r} for r in records]}
         text = json.dumps(model, indent=1, sort_keys=True)
         if args.write:
             with open(args.write, "w") as fh:
                 fh.write(text + "\n")
         print(text)
         return 0
-    from mil._costs import estimate_seconds, fold_seconds
+    from mil._costs import COST_MODEL, estimate_seconds, fold_seconds
 
     print(f"{'learner':<16}{'instances':>10}{'features':>9}{'measured':>10}{'estimate':>10}{'ratio':>7}")
     for r in records:
         est = fold_seconds(r["learner"], r["n_instances"], r["n_features"])
+        law = COST_MODEL.get(r["learner"], {})
+        if "process_cpu_s" not in r and "graph" in law:  # a measured fold: the law of the search it ran
+            law = law["graph"] if r.get("search") == "hnsw" else law
+            est = law["a"] * r["n_instances"] ** law["p"] * (r["n_features"] / 32) ** law["q"]
         if est is not None and "process_cpu_s" in r:  # a fold of a verified 10-fold job: the job's mean
             est = estimate_seconds([r["learner"]], r["n_instances"], r["n_features"], 10, n_bags=r["n_bags"])[0] / 10
         if est is None:

@@ -35,7 +35,7 @@ bags; ``--agreement A B`` then prints how often two runs (two variants of a
 learner, e.g. an exact and an approximate neighbour search) agree:
 
     python benchmarks/bench_foundation.py --scores knn --variant "citation-knn algorithm=hnsw" ...
-    python benchmarks/bench_foundation.py --scores knn --agreement citation-knn "citation-knn algorithm=hnsw"
+    python benchmarks/bench_foundation.py --scores knn --agreement "citation-knn algorithm=brute" citation-knn
 """
 
 import argparse

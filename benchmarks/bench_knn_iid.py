@@ -5,9 +5,10 @@ Data: ``gaussian_bags`` of ``bench_knn_scale.py`` (seeded): ``n`` training and
 dimensions (intrinsic dimension 16), random labels. Citation-KNN at its
 defaults (references 2, citers 4, standardised features, minimal Hausdorff
 distance) fits the ``n`` bags and predicts the held-out ones, with
-``algorithm="auto"`` (which chooses the bag distance matrix, "brute", here:
-a sample of KD-tree queries inspects nearly every training instance) and,
-up to ``--tree-max`` bags, ``algorithm="kd_tree"``. Each run is a
+``algorithm="brute"`` (the bag distance matrix: exact, and what "auto"
+chooses here below 100,000 training instances, a sample of KD-tree queries
+inspecting nearly every training instance) and, up to ``--tree-max`` bags,
+``algorithm="kd_tree"``. Each run is a
 subprocess of one thread with a CPU-time limit (``--max-cpu`` seconds,
 ``RLIMIT_CPU``): a run that reaches it is reported as "> limit", not
 extrapolated. Printed per run: fit and predict CPU seconds (the steadier
@@ -20,12 +21,12 @@ identical (both are exact).
 search over a faiss HNSW graph; needs faiss-cpu) with each ``ef_search``,
 and prints the fraction of held-out bags whose predicted label agrees with
 the exact search's, and whose probabilities are identical. The exact
-predictions at a size come from the ``"auto"`` run, or from ``--exact
+predictions at a size come from the ``"brute"`` run, or from ``--exact
 PATH`` (``{n}`` in it stands for the size) when that file exists: at
 64,000 bags the exact run needs well over an hour of CPU, so it can run
 once (``--exact PATH --max-cpu 100000``, without ``--hnsw``: the run's
 probabilities are saved there) and be compared later. ``--exact-max``:
-the largest size at which ``"auto"`` runs when no file is there.
+the largest size at which ``"brute"`` runs when no file is there.
 ``--seed``: the data's seed (0, the default, for the documented runs;
 ``algorithm="hnsw"``'s settings were chosen on seed 1).
 
@@ -108,9 +109,9 @@ def main():
     parser.add_argument("--hnsw", type=int, nargs="*", default=[], metavar="EF",
                         help="also run algorithm='hnsw' with each of these ef_search")
     parser.add_argument("--exact", metavar="PATH",
-                        help="exact probabilities (.npy; '{n}' for the size): read if there, else written by 'auto'")
+                        help="exact probabilities (.npy; '{n}' for the size): read if there, else written by 'brute'")
     parser.add_argument("--exact-max", type=int, default=None,
-                        help="largest size at which 'auto' runs when --exact has no file (default: every size)")
+                        help="largest size at which 'brute' runs when --exact has no file (default: every size)")
     parser.add_argument("--seed", type=int, default=0, help="the data's seed (0 for the documented runs)")
     parser.add_argument("--child-json", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -126,10 +127,10 @@ def main():
         exact_path = args.exact.replace("{n}", str(n)) if args.exact else None
         runs = []
         if exact_path and os.path.exists(exact_path):
-            done["auto"] = np.load(exact_path)
+            done["brute"] = np.load(exact_path)
             print(f"{n:6d} bags: exact probabilities read from {exact_path}", flush=True)
         elif args.exact_max is None or n <= args.exact_max:
-            runs.append(("auto", None))
+            runs.append(("brute", None))
         if n <= args.tree_max:
             runs.append(("kd_tree", None))
         runs += [("hnsw", ef) for ef in args.hnsw]
@@ -146,22 +147,22 @@ def main():
                       if name in previous else "")
             previous[name] = (n, total)
             done[name] = np.load(f"{tmp}_{name}.npy")
-            if name == "auto" and exact_path:
+            if name == "brute" and exact_path:
                 np.save(exact_path, done[name])
             print(f"{n:6d} bags ({r['n_instances']:,} instances), {label} "
                   f"(used {r['algorithm_']!r}): fit {r['fit_cpu']:.1f} s CPU / {r['fit_wall']:.1f} s wall, "
                   f"predict {n // 10} bags {r['predict_cpu']:.1f} / {r['predict_wall']:.1f} s, "
                   f"total {total:.1f} s CPU{growth}; peak RSS {r['peak_mb']:.0f} MB", flush=True)
-        if "auto" in done and "kd_tree" in done:
-            print(f"{n:6d} bags: 'auto' and 'kd_tree' probabilities identical: "
-                  f"{bool(np.array_equal(done['auto'], done['kd_tree']))}", flush=True)
+        if "brute" in done and "kd_tree" in done:
+            print(f"{n:6d} bags: 'brute' and 'kd_tree' probabilities identical: "
+                  f"{bool(np.array_equal(done['brute'], done['kd_tree']))}", flush=True)
         for ef in args.hnsw:
-            if "auto" in done and f"hnsw{ef}" in done:
-                exact, ann = done["auto"], done[f"hnsw{ef}"]
+            if "brute" in done and f"hnsw{ef}" in done:
+                exact, ann = done["brute"], done[f"hnsw{ef}"]
                 print(f"{n:6d} bags: 'hnsw' (ef_search={ef}) against the exact search: predicted labels agree on "
                       f"{np.mean(ann.argmax(1) == exact.argmax(1)):.2%} of the {exact.shape[0]} held-out bags, "
                       f"probabilities identical on {np.mean(np.all(ann == exact, axis=1)):.2%}", flush=True)
-        for name in ["auto", "kd_tree"] + [f"hnsw{ef}" for ef in args.hnsw]:
+        for name in ["brute", "kd_tree"] + [f"hnsw{ef}" for ef in args.hnsw]:
             if os.path.exists(f"{tmp}_{name}.npy"):
                 os.remove(f"{tmp}_{name}.npy")
 

@@ -1066,6 +1066,28 @@ def test_the_cost_model_range_and_the_quadratic_warning(monkeypatch):
     assert costs.scaling_warning("blrt", 10 ** 7, 32) is None
 
 
+@pytest.mark.parametrize("name", ["citation-knn", "bag-knn"])
+def test_the_neighbour_learners_cost_the_graph_search_where_auto_chooses_it(monkeypatch, name):
+    import mil._costs as costs
+    from mil.neighbors._base import AUTO_GRAPH_MIN_INSTANCES
+
+    exact = {"a": 1e-8, "p": 2.0, "q": 0.5, "spread": 1.3, "max_measured_instances": 250_000}
+    graph = {"a": 1e-4, "p": 1.2, "q": 1.0, "spread": 1.6, "max_measured_instances": 1_000_000}
+    monkeypatch.setitem(costs.COST_MODEL, name, {**exact, "graph": graph})
+    monkeypatch.setattr(costs, "graph_available", lambda: True)
+    large = int(AUTO_GRAPH_MIN_INSTANCES / costs.TRAIN_SHARE) + 1  # a fold trains on more than the threshold
+    assert costs.fold_seconds(name, large, 64) == pytest.approx(1e-4 * large ** 1.2 * 2)
+    assert costs.fold_range(name, large, 64)[1] == pytest.approx(1e-4 * large ** 1.2 * 2 * 1.6)
+    assert costs.growth(name, large) == 1.2 and costs.scaling_warning(name, large, 768) is None
+    small = large - 2  # below it: the exact search
+    assert costs.fold_seconds(name, small, 64) == pytest.approx(1e-8 * small ** 2 * 2 ** 0.5)
+    assert costs.growth(name, small) == 2.0
+    # Without faiss, "auto" stays exact at every size, and so does the estimate.
+    monkeypatch.setattr(costs, "graph_available", lambda: False)
+    assert costs.fold_seconds(name, large, 64) == pytest.approx(1e-8 * large ** 2 * 2 ** 0.5)
+    assert "power 2.0" in costs.scaling_warning(name, large, 768)
+
+
 def test_a_cached_learner_pays_for_its_pairs_once_per_worker(monkeypatch):
     import mil._costs as costs
     from mil.svm._kernels import EMD_CACHE_SIZE
@@ -1089,8 +1111,10 @@ def test_a_cached_learner_pays_for_its_pairs_once_per_worker(monkeypatch):
                                      for m in costs.RECOMMENDED_MEMBERS))
 
 
-def test_pairwise_learners_grow_as_the_square_beyond_the_reference_sets():
+def test_pairwise_learners_grow_as_the_square_beyond_the_reference_sets(monkeypatch):
     import mil._costs as costs
+
+    monkeypatch.setattr(costs, "graph_available", lambda: False)  # the neighbour learners' exact search
 
     n3, d3 = costs.REFERENCES["musk2"][1:3]
     for name in sorted(costs.PAIRWISE - set(costs.COST_MODEL)):

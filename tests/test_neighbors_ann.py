@@ -8,6 +8,7 @@ import pytest
 
 from mil import Bags
 from mil.neighbors import BagKNNClassifier, BagKNNRegressor, CitationKNNClassifier, CitationKNNRegressor
+from mil.neighbors import _base as neighbors_base
 from mil.utils.estimator_checks import check_bag_classifier, make_toy_bags
 
 faiss = pytest.importorskip("faiss")
@@ -135,11 +136,37 @@ def test_missing_faiss_names_the_extra(monkeypatch):
     CitationKNNClassifier(algorithm="kd_tree").fit(X, y)  # the exact searches do not need it
 
 
-def test_auto_never_chooses_the_graph():
+def test_auto_keeps_the_exact_search_below_the_graph_threshold():
     bags, y, _ = _iid_bags(3000, size=10, n_features=30, seed=8)  # many dimensions, 30,000 instances
     est = CitationKNNClassifier()
     est._validate_params()
     assert est._choose_algorithm(bags)[0] == "brute"
+
+
+@pytest.mark.parametrize("cls", [CitationKNNClassifier, BagKNNClassifier, CitationKNNRegressor, BagKNNRegressor])
+@pytest.mark.parametrize("n_features", [30, 100])  # the tree tried and refused; too many features to try it
+def test_auto_chooses_the_graph_where_the_exact_search_is_a_pass_over_every_pair(monkeypatch, cls, n_features):
+    monkeypatch.setattr(neighbors_base, "AUTO_MIN_INSTANCES", 2_000)
+    monkeypatch.setattr(neighbors_base, "AUTO_GRAPH_MIN_INSTANCES", 2_000)
+    bags, y, t = _iid_bags(300, size=10, n_features=n_features, seed=8)
+    target = t if cls in (CitationKNNRegressor, BagKNNRegressor) else y
+    auto = cls().fit(bags, target)
+    graph = cls(algorithm="hnsw").fit(bags, target)
+    assert auto.algorithm_ == "hnsw"
+    np.testing.assert_array_equal(auto.predict(bags[:40]), graph.predict(bags[:40]))
+    # Below the threshold, and without faiss, the exact search.
+    monkeypatch.setattr(neighbors_base, "AUTO_GRAPH_MIN_INSTANCES", 3_001)
+    assert cls().fit(bags, target).algorithm_ == "brute"
+    monkeypatch.setattr(neighbors_base, "AUTO_GRAPH_MIN_INSTANCES", 2_000)
+    monkeypatch.setitem(sys.modules, "faiss", None)  # import faiss then raises ImportError
+    assert cls().fit(bags, target).algorithm_ == "brute"
+
+
+def test_auto_prefers_the_exact_tree_where_it_serves(monkeypatch):
+    monkeypatch.setattr(neighbors_base, "AUTO_MIN_INSTANCES", 2_000)
+    monkeypatch.setattr(neighbors_base, "AUTO_GRAPH_MIN_INSTANCES", 2_000)
+    bags, y, _ = _iid_bags(300, size=10, n_features=2, seed=8)  # two dimensions: the KD-tree prunes
+    assert CitationKNNClassifier().fit(bags, y).algorithm_ == "kd_tree"
 
 
 @pytest.mark.parametrize("cls", [BagKNNClassifier, CitationKNNClassifier])

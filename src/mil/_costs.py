@@ -27,6 +27,8 @@ import math
 import os
 
 from mil.ensemble._recommended import RECOMMENDED_MEMBERS
+from mil.neighbors._base import AUTO_GRAPH_MIN_INSTANCES
+from mil.neighbors._search import graph_available
 from mil.svm._kernels import EMD_CACHE_SIZE
 
 __all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "CACHED_PAIRS", "PAIRWISE",
@@ -117,8 +119,31 @@ def _load_model():
         return json.load(fh).get("learners", {})
 
 
-#: The fitted cost model: name -> {"a", "p", "q", "spread", "max_measured_instances"}.
+#: The fitted cost model: name -> {"a", "p", "q", "spread", "max_measured_instances"}; a
+#: neighbour learner also has "graph", the same for its approximate graph search (below).
 COST_MODEL = _load_model()
+
+#: Share of the instances a fold trains on (10-fold cross-validation), for the neighbour
+#: learners' choice of search.
+TRAIN_SHARE = 0.9
+
+
+def _law(name, n_instances):
+    """The cost model's entry for `name` at this size (None: never measured).
+
+    A neighbour learner's ``algorithm="auto"`` searches the approximate graph
+    from ``AUTO_GRAPH_MIN_INSTANCES`` training instances, when faiss is
+    installed, where the exact search would compare nearly every pair: the
+    model, like its measurements (independent normal features), assumes the
+    latter, and the graph's cost has a law of its own.
+    """
+    model = COST_MODEL.get(name)
+    if model is None:
+        return None
+    graph = model.get("graph")
+    if graph is not None and TRAIN_SHARE * n_instances >= AUTO_GRAPH_MIN_INSTANCES and graph_available():
+        return graph
+    return model
 
 #: Exponents of the instances above which a learner is said to grow faster than linearly.
 QUADRATIC = 1.6
@@ -178,7 +203,7 @@ def fold_seconds(name, n_instances, n_features):
     """
     if name == "recommended" and name not in COST_MODEL:
         return _vote_of(fold_seconds, sum, n_instances, n_features)
-    model = COST_MODEL.get(name)
+    model = _law(name, n_instances)
     if model is None:
         return reference_fold_seconds(name, n_instances, n_features)
     return model["a"] * max(n_instances, 1) ** model["p"] * (max(n_features, 1) / 32) ** model["q"]
@@ -198,24 +223,25 @@ def fold_range(name, n_instances, n_features):
     if t is None:
         return None
     if name in COST_MODEL:
-        model = COST_MODEL[name]
+        model = _law(name, n_instances)
         factor = max(model["spread"], 1.5) * max(n_instances / model["max_measured_instances"], 1.0) ** 0.25
     else:
         factor = 3.0
     return t / factor, t * factor
 
 
-def growth(name):
+def growth(name, n_instances=0):
     """The exponent of the instances in the learner's cost on large data (None: never measured).
 
-    The cost model's; else, for a learner of :data:`PAIRWISE` (or the vote
-    that holds them), at least 2; else the exponent between the two
+    The cost model's (at `n_instances`, for the neighbour learners, whose
+    search depends on the size); else, for a learner of :data:`PAIRWISE` (or
+    the vote that holds them), at least 2; else the exponent between the two
     reference sets of the same features.
     """
     if name in COST_MODEL:
-        return COST_MODEL[name]["p"]
+        return _law(name, n_instances)["p"]
     if name == "recommended":
-        return _vote_of(growth, max)
+        return _vote_of(growth, max, n_instances)
     if name not in FOLD_SECONDS:
         return None
     _, (n2, _, t2), (n3, _, t3) = [(ref[1], ref[2], t) for ref, t in zip(REFERENCES.values(), FOLD_SECONDS[name])]
@@ -230,7 +256,7 @@ def scaling_warning(name, n_instances, n_features, seconds=60.0):
     least :data:`QUADRATIC` and one fold is estimated above `seconds`; the
     warning names the scalable alternatives (:data:`SCALABLE`).
     """
-    p, t = growth(name), fold_seconds(name, n_instances, n_features)
+    p, t = growth(name, n_instances), fold_seconds(name, n_instances, n_features)
     if p is None or t is None or p < QUADRATIC or t < seconds:
         return None
     others = SCALABLE.get(name)

@@ -21,8 +21,9 @@ Two ways to find the neighbours (``algorithm``): the bag distance matrix
 (blocked BLAS kernels, in strips of bounded memory), or, for the minimal
 distance, a search among the training instances in a KD-tree or ball tree
 (:mod:`mil.neighbors._search`); both give the same decisions. The same
-search over an HNSW graph ("hnsw", faiss) is approximate: it is never
-chosen by "auto".
+search over an HNSW graph ("hnsw", faiss) is approximate: "auto" chooses
+it only where the exact search would be a pass over every pair of many
+training instances.
 """
 
 from numbers import Integral, Real
@@ -36,11 +37,12 @@ from mil._distance_engine import all_from_bags
 from mil._scaling import apply_scaling, fit_scaling
 from mil.bags import Bags
 from mil.distances import adapted_from, integrated_from
-from mil.neighbors._search import ANN, TREES, BagTreeIndex
+from mil.neighbors._search import ANN, TREES, BagTreeIndex, graph_available
 from mil.neighbors._ties import DISTANCE_RTOL, rank_dense
 from mil.utils._docstrings import register
 
-__all__ = ["AUTO_MAX_FEATURES", "AUTO_MAX_FRACTION", "AUTO_MIN_INSTANCES", "BAG_DISTANCE_DOC", "MATRIX_BYTES",
+__all__ = ["AUTO_GRAPH_MIN_INSTANCES", "AUTO_MAX_FEATURES", "AUTO_MAX_FRACTION", "AUTO_MIN_INSTANCES",
+           "BAG_DISTANCE_DOC", "MATRIX_BYTES",
            "NEIGHBOUR_SEARCH_DOC", "BagNeighborsMixin", "CitersMixin", "Found", "NearestBagsMixin"]
 
 #: Largest bag distance matrix the full-matrix path holds at once (bytes): Citation-KNN's
@@ -52,6 +54,11 @@ MATRIX_BYTES = 256 * 2**20
 AUTO_MIN_INSTANCES = 20_000
 AUTO_MAX_FEATURES = 64
 AUTO_MAX_FRACTION = 1 / 16
+#: Where the tree would not serve (more features, or a sample of its searches reaching more of
+#: the instances), ``algorithm="auto"`` searches the approximate HNSW graph from this many
+#: training instances when faiss is installed: an exact search there is a pass over every pair
+#: of instances (tens of seconds of CPU from 100,000 instances of 16 features, minutes of 768).
+AUTO_GRAPH_MIN_INSTANCES = 100_000
 
 
 def _kth_by_strips(bags, kind, C, n_jobs):
@@ -111,15 +118,18 @@ NEIGHBOUR_SEARCH_DOC = register("neighbour search", """    algorithm : {"auto", 
         ``AUTO_MIN_INSTANCES`` (20,000) training instances and at most
         ``AUTO_MAX_FEATURES`` (64) features, if a sample of its searches
         computes distances to at most ``AUTO_MAX_FRACTION`` (1/16) of the
-        training instances; "brute" otherwise (see
-        :doc:`/user_guide/neighbors`). "hnsw" (``metric="minimal"``, dense
-        bags, and faiss: ``pip install "scikit-mil[ann]"``): the same search
-        over an approximate HNSW graph of the training instances, for many
-        bags of instances with many intrinsic dimensions, where the exact
-        searches compare nearly every pair; predictions may differ from the
-        exact ones (measured: on 1 % of the bags with instances of 16
-        independent features, on 12 % with 768-feature instances whose
-        distances are close to one another); never chosen by "auto".
+        training instances; where the tree would not serve, "hnsw" from
+        ``AUTO_GRAPH_MIN_INSTANCES`` (100,000) training instances if faiss
+        is installed; "brute" otherwise (see :doc:`/user_guide/neighbors`;
+        ``algorithm_`` tells which was used; pass "brute" for exact
+        answers at any size). "hnsw" (``metric="minimal"``, dense bags, and
+        faiss: ``pip install "scikit-mil[ann]"``): the same search over an
+        approximate HNSW graph of the training instances, for many bags of
+        instances with many intrinsic dimensions, where the exact searches
+        compare nearly every pair; predictions may differ from the exact
+        ones (measured: on 1 % of the bags with instances of 16 independent
+        features, on 12 % with 768-feature instances whose distances are
+        close to one another).
     ef_search : int, default=16
         Breadth of the HNSW graph searches (``algorithm="hnsw"`` only;
         faiss's efSearch): larger finds more of the true nearest instances
@@ -325,12 +335,16 @@ class BagNeighborsMixin:
                 "use algorithm='auto' or 'brute'")
         if self.algorithm != "auto":
             return self.algorithm, BagTreeIndex(bags, self.algorithm, ef_search=self.ef_search)
-        if bags.n_instances < AUTO_MIN_INSTANCES or bags.n_features > AUTO_MAX_FEATURES:
+        if bags.n_instances < AUTO_MIN_INSTANCES:
             return "brute", None
-        index = BagTreeIndex(bags, "kd_tree")
-        if index.inspected_fraction() > AUTO_MAX_FRACTION:
-            return "brute", None  # high intrinsic dimension: the tree would compare nearly every pair
-        return "kd_tree", index
+        if bags.n_features <= AUTO_MAX_FEATURES:
+            index = BagTreeIndex(bags, "kd_tree")
+            if index.inspected_fraction() <= AUTO_MAX_FRACTION:
+                return "kd_tree", index
+        # Many intrinsic dimensions: a tree would compare nearly every pair, as the matrix does.
+        if bags.n_instances >= AUTO_GRAPH_MIN_INSTANCES and graph_available():
+            return "hnsw", BagTreeIndex(bags, "hnsw", ef_search=self.ef_search)
+        return "brute", None
 
     def _fit_kinds(self):
         """The train-vs-train base matrices fit needs: alpha's choice, and the citer thresholds."""

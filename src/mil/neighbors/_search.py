@@ -68,7 +68,7 @@ from mil._bag_arrays import concat_ranges
 from mil._distance_exact import power_of_two_exponent, scaled_by
 from mil.neighbors._ties import DISTANCE_RTOL, group_starts, rank_rows
 
-__all__ = ["ANN", "BagTreeIndex", "EF_SEARCH", "TREES", "pair_distances"]
+__all__ = ["ANN", "BagTreeIndex", "EF_SEARCH", "TREES", "graph_available", "pair_distances"]
 
 TREES = {"kd_tree": KDTree, "ball_tree": BallTree}
 #: Approximate searches: neighbour lists from a graph, not a certificate.
@@ -147,6 +147,15 @@ def _faiss():
             "algorithm='hnsw' needs faiss (the faiss-cpu package): pip install 'scikit-mil[ann]' "
             f"(or pip install faiss-cpu); importing it failed: {exc}") from exc
     return faiss
+
+
+def graph_available():
+    """Whether faiss imports, so that ``algorithm="hnsw"`` can run."""
+    try:
+        _faiss()
+    except ImportError:
+        return False
+    return True
 
 
 class _OneThread:
