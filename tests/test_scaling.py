@@ -52,13 +52,18 @@ def test_blocks_and_float32_give_the_same_scaling(method, monkeypatch):
         np.testing.assert_array_equal(blocks[1], whole[1])
 
 
-def test_the_magnitude_rule_reads_blocks():
+def test_the_magnitude_rule_reads_blocks(monkeypatch):
     X = _table()
     X[np.isnan(X)] = 0.0
     big, small = X * 1e300, X * 1e-300
     for table in (big, small):
         whole = scaling.fit_scaling(table, None, rescale_extremes=True)
         assert whole[0] is not None
+        with monkeypatch.context() as m:
+            m.setattr(scaling, "BLOCK_BYTES", 8 * 6 * 7)  # blocks of 7 rows: maxima, the same in any blocks
+            blocked = scaling.fit_scaling(table, None, rescale_extremes=True)
+        np.testing.assert_array_equal(blocked[0], whole[0])
+        np.testing.assert_array_equal(blocked[1], whole[1])
     X[0, 0] = np.inf  # not finite: ignored by the rule
     assert scaling.fit_scaling(X, None, rescale_extremes=True) == (None, None)
 
