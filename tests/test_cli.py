@@ -1088,6 +1088,15 @@ def test_the_neighbour_learners_cost_the_graph_search_where_auto_chooses_it(monk
     assert "power 2.0" in costs.scaling_warning(name, large, 768)
 
 
+def test_the_shipped_model_has_the_graph_search_of_the_neighbour_learners():
+    import mil._costs as costs
+
+    for name in ("citation-knn", "bag-knn"):
+        graph = costs.COST_MODEL[name]["graph"]
+        assert graph["p"] < costs.QUADRATIC <= costs.COST_MODEL[name]["p"], name
+        assert graph["max_measured_instances"] > 900_000  # measured up to about a million instances
+
+
 def test_a_cached_learner_pays_for_its_pairs_once_per_worker(monkeypatch):
     import mil._costs as costs
     from mil.svm._kernels import EMD_CACHE_SIZE
