@@ -133,9 +133,9 @@ def _law(name, n_instances):
 
     A neighbour learner's ``algorithm="auto"`` searches the approximate graph
     from ``AUTO_GRAPH_MIN_INSTANCES`` training instances, when faiss is
-    installed, where the exact search would compare nearly every pair: the
-    model, like its measurements (independent normal features), assumes the
-    latter, and the graph's cost has a law of its own.
+    installed and the exact search would compare nearly every pair of
+    instances. The estimate assumes the latter, as its measurements do
+    (independent normal features), and takes the graph's own law there.
     """
     model = COST_MODEL.get(name)
     if model is None:
@@ -144,6 +144,7 @@ def _law(name, n_instances):
     if graph is not None and TRAIN_SHARE * n_instances >= AUTO_GRAPH_MIN_INSTANCES and graph_available():
         return graph
     return model
+
 
 #: Exponents of the instances above which a learner is said to grow faster than linearly.
 QUADRATIC = 1.6
