@@ -131,8 +131,8 @@ NEIGHBOUR_SEARCH_DOC = register("neighbour search", """    algorithm : {"auto", 
         features, on 12 % with 768-feature instances whose distances are
         close to one another).
     ef_search : int, default=16
-        Breadth of the HNSW graph searches (``algorithm="hnsw"`` only;
-        faiss's efSearch): larger finds more of the true nearest instances
+        Breadth of the HNSW graph searches (``algorithm="hnsw"``, or "auto"
+        when it takes the graph; faiss's efSearch): larger finds more of the true nearest instances
         (predictions closer to the exact ones), at about proportional cost.
         A small graph (a few hundred instances) gives the exact neighbours at any
         breadth, so there it has no effect.
