@@ -293,15 +293,14 @@ def main(argv=None):
                 fh.write(text + "\n")
         print(text)
         return 0
-    from mil._costs import COST_MODEL, estimate_seconds, fold_seconds
+    from mil._costs import COST_MODEL, estimate_seconds, fold_seconds, law_seconds
 
     print(f"{'learner':<16}{'instances':>10}{'features':>9}{'measured':>10}{'estimate':>10}{'ratio':>7}")
     for r in records:
         est = fold_seconds(r["learner"], r["n_instances"], r["n_features"])
         law = COST_MODEL.get(r["learner"], {})
         if "process_cpu_s" not in r and "graph" in law:  # a measured fold: the law of the search it ran
-            law = law["graph"] if r.get("search") == "hnsw" else law
-            est = law["a"] * r["n_instances"] ** law["p"] * (r["n_features"] / 32) ** law["q"]
+            est = law_seconds(law["graph"] if r.get("search") == "hnsw" else law, r["n_instances"], r["n_features"])
         if est is not None and "process_cpu_s" in r:  # a fold of a verified 10-fold job: the job's mean
             est = estimate_seconds([r["learner"]], r["n_instances"], r["n_features"], 10, n_bags=r["n_bags"])[0] / 10
         if est is None:

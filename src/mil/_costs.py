@@ -32,8 +32,8 @@ from mil.neighbors._search import graph_available
 from mil.svm._kernels import EMD_CACHE_SIZE
 
 __all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "CACHED_PAIRS", "PAIRWISE",
-           "SCALABLE", "cost_class", "estimate_seconds", "fold_range", "fold_seconds", "growth", "reference_fold_seconds",
-           "scaling_warning"]
+           "SCALABLE", "cost_class", "estimate_seconds", "fold_range", "fold_seconds", "growth", "law_seconds",
+           "reference_fold_seconds", "scaling_warning"]
 
 #: The reference data sets: name -> (bags, instances, features, description, short name).
 REFERENCES = {
@@ -207,7 +207,12 @@ def fold_seconds(name, n_instances, n_features):
     model = _law(name, n_instances)
     if model is None:
         return reference_fold_seconds(name, n_instances, n_features)
-    return model["a"] * max(n_instances, 1) ** model["p"] * (max(n_features, 1) / 32) ** model["q"]
+    return law_seconds(model, n_instances, n_features)
+
+
+def law_seconds(law, n_instances, n_features):
+    """``a * n_instances**p * (n_features / 32)**q``: one fold's CPU seconds under a law of the model."""
+    return law["a"] * max(n_instances, 1) ** law["p"] * (max(n_features, 1) / 32) ** law["q"]
 
 
 def fold_range(name, n_instances, n_features):
