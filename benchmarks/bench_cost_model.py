@@ -6,9 +6,14 @@ for each learner, the CPU seconds of one fold (fit on 90 % of the bags,
 predict and score the other 10 %, as a fold of ``mil evaluate``) as a power
 law in the number of instances and of features,
 ``t = a * n_instances**p * (n_features / 32)**q``, fitted by least squares in
-log space to measured folds.
+log space to measured folds of bags of 20 instances on average, times
+``(n_instances / n_bags / 20)**r`` for other mean bag sizes, ``r`` fitted at
+each feature count where folds of larger bags were measured (sizes
+``NxDxM``, ``M`` instances a bag on average) and interpolated between them in
+the logarithm of the features (``mil._costs.bag_exponent``).
 
-The bags are synthetic (seeded): 10 to 30 instances per bag (20 on average),
+The bags are synthetic (seeded): 10 to 30 instances per bag (20 on average;
+``M / 2`` to ``3 M / 2`` for a size ``NxDxM``),
 standard normal features, half the bags positive with 10 % of their
 instances (at least one) shifted by 1.5 on the first four features. Sizes
 from about 4,000 to 1,000,000 instances at 32 features, and 8, 128 and 768
@@ -21,7 +26,9 @@ others, the features counted linearly); its model then extrapolates.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_cost_model.py measure \\
         --out /tmp/costs.jsonl
-    python benchmarks/bench_cost_model.py fit /tmp/costs.jsonl --write src/mil/_cost_model.json
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cost_model.py measure \\
+        --out /tmp/bags.jsonl --sizes 32000x32x200 32000x768x200 150000x768x1000
+    python benchmarks/bench_cost_model.py fit /tmp/costs.jsonl /tmp/bags.jsonl --write src/mil/_cost_model.json
     python benchmarks/bench_cost_model.py check /tmp/costs.jsonl   # measured / estimated at every size
     OMP_NUM_THREADS=1 python benchmarks/bench_cost_model.py verify --out /tmp/verify.jsonl
     python benchmarks/bench_cost_model.py check /tmp/verify.jsonl
@@ -30,6 +37,8 @@ others, the features counted linearly); its model then extrapolates.
 fresh bags of the same recipe (seed 1) at 4,000 to 1,000,000 instances and
 records the fold times it reports; ``check`` compares them with the shipped
 model's estimate of that job (what the command line prints), divided by 10.
+With ``--one-fold`` it times one fold of the ten (for sizes where ten folds
+would take hours).
 
 Each measured line holds the learner, the size, the CPU and wall seconds and
 the machine's load average when the fold ran.
@@ -52,11 +61,11 @@ LEARNERS = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb", "simplem
 SIZES = ((4_000, 32), (32_000, 32), (250_000, 32), (1_000_000, 32), (32_000, 8), (32_000, 128), (32_000, 768))
 
 
-def make_bags(n_instances, n_features, seed=0):
-    """Synthetic bags of about `n_instances` instances (see the module docstring)."""
+def make_bags(n_instances, n_features, seed=0, bag_size=20):
+    """Synthetic bags of about `n_instances` instances, `bag_size` a bag on average (see the module docstring)."""
     rng = np.random.default_rng(seed)
-    n_bags = max(n_instances // 20, 20)
-    sizes = rng.integers(10, 31, size=n_bags)
+    n_bags = max(n_instances // bag_size, 20)
+    sizes = rng.integers(bag_size // 2, bag_size + bag_size // 2 + 1, size=n_bags)
     y = rng.permutation(np.arange(n_bags) % 2)
     X = rng.standard_normal((int(sizes.sum()), n_features)).astype(np.float32)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -103,7 +112,7 @@ def predicted_seconds(name, records, n_instances, n_features):
     """A learner's fold at this size, extrapolated from its measured `records` (None: none measured)."""
     from mil._costs import PAIRWISE
 
-    rows = sorted((r for r in records if r["learner"] == name), key=lambda r: r["n_instances"])
+    rows = sorted((r for r in records if r["learner"] == name and _reference_sized(r)), key=lambda r: r["n_instances"])
     if not rows:
         return None
     same = [r for r in rows if r["n_features"] == n_features] or rows
@@ -117,21 +126,32 @@ def predicted_seconds(name, records, n_instances, n_features):
     return last["cpu_s"] * (n_instances / last["n_instances"]) ** p * n_features / last["n_features"]
 
 
+def _size(item):
+    """``NxD`` or ``NxDxM`` (M instances a bag on average, 20 when absent) as three ints."""
+    values = tuple(int(v) for v in item.split("x"))
+    return values if len(values) == 3 else (*values, 20)
+
+
+def bag_size(record):
+    """A record's mean instances a bag (20, the campaign's, for a record without its bag count)."""
+    return record["n_instances"] / record["n_bags"] if record.get("n_bags") else 20.0
+
+
 def measure(args):
     learners = args.learners or LEARNERS
-    sizes = SIZES if not args.sizes else [tuple(int(v) for v in item.split("x")) for item in args.sizes]
+    sizes = [(n, d, 20) for n, d in SIZES] if not args.sizes else [_size(item) for item in args.sizes]
     records = []
     if os.path.exists(args.out):
         records = _read(args.out)
-    done = {(r["learner"], r["n_instances"], r["n_features"]) for r in records}
+    done = {(r["learner"], r["n_instances"], r["n_features"], r.get("n_bags")) for r in records}
     too_slow = set()
-    for n, d in sorted(sizes, key=lambda s: s[0] * s[1]):
-        bags, y = make_bags(n, d)
+    for n, d, m in sorted(sizes, key=lambda s: (s[0] * s[1], s[2])):
+        bags, y = make_bags(n, d, bag_size=m)
         for name in learners:
-            key = (name, bags.n_instances, d)
+            key = (name, bags.n_instances, d, bags.n_bags)
             if key in done or name in too_slow:
                 continue
-            guess = predicted_seconds(name, records, bags.n_instances, d)
+            guess = predicted_seconds(name, records, bags.n_instances, d) if m == 20 else None
             if guess is not None and guess > args.max_fold:
                 print(f"{name} at {n} x {d}: skipped, about {guess:.0f} s predicted", file=sys.stderr, flush=True)
                 continue
@@ -164,19 +184,53 @@ def _read(path):
 def fit(records):
     """Per learner: ``{"a", "p", "q", "spread", "max_measured_instances"}`` (log-space least squares).
 
-    A neighbour learner's folds that searched the approximate graph (records
+    ``a, p, q`` are fitted to the folds of bags of 20 instances on average;
+    folds of larger bags add ``"bag_rate"`` (:func:`_with_bag_rates`). A
+    neighbour learner's folds that searched the approximate graph (records
     with ``"search": "hnsw"``) get a law of their own under ``"graph"``.
     """
     out = {}
     for name in sorted({r["learner"] for r in records}):
-        law = _power_law([r for r in records if r["learner"] == name and "search" not in r])
+        exact = [r for r in records if r["learner"] == name and "search" not in r]
+        law = _with_bag_rates(_power_law([r for r in exact if _reference_sized(r)]), exact)
         if law is None:
             continue
-        graph = _power_law([r for r in records if r["learner"] == name and r.get("search") == "hnsw"])
-        if graph is not None:
-            law["graph"] = graph
+        graph = [r for r in records if r["learner"] == name and r.get("search") == "hnsw"]
+        graph_law = _with_bag_rates(_power_law([r for r in graph if _reference_sized(r)]), graph)
+        if graph_law is not None:
+            law["graph"] = graph_law
         out[name] = law
     return out
+
+
+def _reference_sized(record):
+    """Whether a record's bags hold 20 instances on average (the campaign's main bags)."""
+    return abs(bag_size(record) - 20) < 2
+
+
+def _with_bag_rates(law, rows):
+    """`law` with ``"bag_rate"``: ``[features, r]`` for each feature count of `rows` of larger bags.
+
+    ``r`` is the least-squares slope through the origin of ``log(t / law)``
+    against ``log(bag_size / 20)`` over those folds (``a, p, q`` kept); the
+    spread then covers every row. `law` unchanged without such rows.
+    """
+    from mil._costs import law_seconds
+
+    other = [r for r in rows if not _reference_sized(r)]
+    if law is None or not other:
+        return law
+    rates = []
+    for d in sorted({r["n_features"] for r in other}):
+        x = np.array([np.log(bag_size(r) / 20) for r in other if r["n_features"] == d])
+        y = np.array([np.log(max(r["cpu_s"], 1e-3) / law_seconds(law, r["n_instances"], d))
+                      for r in other if r["n_features"] == d])
+        rates.append([d, round(float(np.clip(x @ y / (x @ x), -3.0, 3.0)), 3)])
+    law = dict(law, bag_rate=rates)
+    ratio = np.array([max(r["cpu_s"], 1e-3) / law_seconds(law, r["n_instances"], r["n_features"], r.get("n_bags"))
+                      for r in rows])
+    law["spread"] = round(float(max(law["spread"], ratio.max(), 1 / ratio.min())), 2)
+    return law
 
 
 def _power_law(rows):
@@ -209,12 +263,30 @@ def _write_parquet(path, bags, y):
     table.to_parquet(path)
 
 
+def _one_fold_file(data_dir, n_bags):
+    """A folds file of two folds: fold 1 one tenth of the bags (seeded), fold 0 the rest.
+
+    Fold 1 is a fold of a 10-fold CV (fit on 90 % of the bags, predict 10 %),
+    the one ``verify --one-fold`` times; fold 0 (fit on 10 %) runs first, not
+    timed, so that imports and first calls are paid outside the timed fold.
+    """
+    fold = np.zeros(n_bags, dtype=int)
+    fold[np.random.default_rng(0).permutation(n_bags)[: max(n_bags // 10, 2)]] = 1
+    path = os.path.join(data_dir, f"one-fold-{n_bags}.txt")
+    with open(path, "w") as fh:
+        fh.write("bag,fold\n" + "".join(f"{b},{f}\n" for b, f in enumerate(fold)))
+    return path
+
+
 def verify(args):
     """``mil evaluate`` on fresh bags (seed 1) at each size: the fold times it reports, for ``check``.
 
     One process per learner and size, one thread, 10-fold CV. A record's
     ``cpu_s`` is the mean over the folds of the fit and predict times
-    ``mil evaluate --json`` reports (what the estimate models); ``process_cpu_s`` is the
+    ``mil evaluate --json`` reports (what the estimate models); with ``--one-fold``,
+    the job runs a folds file of one tenth of the bags and the rest, and
+    ``cpu_s`` is the second fold's (a fold of a 10-fold CV; ``folds_timed``
+    1). ``process_cpu_s`` is the
     whole process's CPU time (reading the file and starting Python
     included). ``check`` then compares them with the shipped model.
     """
@@ -226,28 +298,30 @@ def verify(args):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     os.makedirs(args.data_dir, exist_ok=True)
     for item in args.sizes:
-        n, d = (int(v) for v in item.split("x"))
-        path = os.path.join(args.data_dir, f"bags-{n}x{d}.parquet")
-        bags, y = make_bags(n, d, seed=1)
+        n, d, m = _size(item)
+        path = os.path.join(args.data_dir, f"bags-{n}x{d}.parquet" if m == 20 else f"bags-{n}x{d}x{m}.parquet")
+        bags, y = make_bags(n, d, seed=1, bag_size=m)
         if not os.path.exists(path):
             _write_parquet(path, bags, y)
         for name in args.learners:
-            guess = 10 * fold_seconds(name, bags.n_instances, d)
+            guess = (1 if args.one_fold else 10) * fold_seconds(name, bags.n_instances, d, bags.n_bags)
             if guess > args.max_job:
                 print(f"{name} at {bags.n_instances} x {d}: skipped (estimate {guess:.0f} s)", flush=True)
                 continue
+            folds = ["--folds", _one_fold_file(args.data_dir, bags.n_bags)] if args.one_fold else []
             c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             out = subprocess.run([sys.executable, "-m", "mil", "evaluate", "--dataset", path, "--model", name,
-                                  "--jobs", "1", "--json"], capture_output=True, text=True, env=env)
+                                  "--jobs", "1", "--json", *folds], capture_output=True, text=True, env=env)
             c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             if out.returncode:
                 print(f"{name} at {bags.n_instances} x {d}: failed\n{out.stderr[-2000:]}", flush=True)
                 continue
             run = json.loads(out.stdout)[0]
+            timed = run["per_fold"][1] if args.one_fold else run
             record = {"learner": name, "n_bags": int(bags.n_bags), "n_instances": int(bags.n_instances),
-                      "n_features": d, "cpu_s": round(run["fit_time_s"] + run["predict_time_s"], 3),
+                      "n_features": d, "cpu_s": round(timed["fit_time_s"] + timed["predict_time_s"], 3),
                       "process_cpu_s": round(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime, 2),
-                      "load": round(os.getloadavg()[0], 2)}
+                      "load": round(os.getloadavg()[0], 2), **({"folds_timed": 1} if args.one_fold else {})}
             with open(args.out, "a") as fh:
                 fh.write(json.dumps(record) + "\n")
             print(json.dumps(record), flush=True)
@@ -262,31 +336,37 @@ def main(argv=None):
     m.add_argument("--budget", type=float, default=150.0, help="seconds of a fold above which larger sizes are skipped")
     m.add_argument("--max-fold", type=float, default=600.0,
                    help="seconds of a fold predicted from the smaller sizes above which a size is skipped")
-    m.add_argument("--sizes", nargs="+", metavar="NxD", help="instances x features to measure (default: SIZES)")
+    m.add_argument("--sizes", nargs="+", metavar="NxD[xM]",
+                   help="instances x features (x instances a bag on average, 20 when absent) to measure "
+                        "(default: SIZES)")
     f = sub.add_parser("fit")
-    f.add_argument("measurements")
+    f.add_argument("measurements", nargs="+", help="measurements files, or the shipped model (its measurements)")
     f.add_argument("--write")
     c = sub.add_parser("check", help="measured / estimated CPU seconds at every measured size")
-    c.add_argument("measurements", help="a measurements file, or the shipped model (its measurements)")
+    c.add_argument("measurements", nargs="+", help="measurements files, or the shipped model (its measurements)")
     v = sub.add_parser("verify", help="mil evaluate's printed estimate against its measured folds, on fresh bags")
     v.add_argument("--out", required=True)
     v.add_argument("--learners", nargs="+", default=list(LEARNERS))
-    v.add_argument("--sizes", nargs="+", default=[f"{n}x{d}" for n, d in SIZES if d == 32], metavar="NxD")
+    v.add_argument("--sizes", nargs="+", default=[f"{n}x{d}" for n, d in SIZES if d == 32], metavar="NxD[xM]")
     v.add_argument("--data-dir", default="cost-bags", help="where the Parquet files of the bags are written")
     v.add_argument("--max-job", type=float, default=300.0,
-                   help="skip a run whose 10 folds the shipped model estimates above these seconds")
+                   help="skip a run whose timed folds the shipped model estimates above these seconds")
+    v.add_argument("--one-fold", action="store_true",
+                   help="time one fold of the ten (fit on 90 %% of the bags, predict the rest): a folds file of "
+                        "that fold and, run first and not timed, a fold of the other bags")
     args = parser.parse_args(argv)
     if args.command == "measure":
         return measure(args)
     if args.command == "verify":
         return verify(args)
-    records = _read(args.measurements)
+    records = [r for path in args.measurements for r in _read(path)]
     if args.command == "fit":
-        model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q",
+        model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q * (n_instances / n_bags / 20)**r",
                  "command": "python benchmarks/bench_cost_model.py measure; python benchmarks/bench_cost_model.py fit",
                  "learners": fit(records),
-                 "measurements": [{k: r[k] for k in ("learner", "n_instances", "n_features", "cpu_s", "load", "search")
-                                   if k in r} for r in records]}
+                 "measurements": [{k: r[k] for k in ("learner", "n_instances", "n_bags", "n_features", "cpu_s", "load",
+                                                     "search") if k in r and (k != "n_bags" or not _reference_sized(r))}
+                                  for r in records]}
         text = json.dumps(model, indent=1, sort_keys=True)
         if args.write:
             with open(args.write, "w") as fh:
@@ -295,19 +375,17 @@ def main(argv=None):
         return 0
     from mil._costs import COST_MODEL, estimate_seconds, fold_seconds, law_seconds
 
-    print(f"{'learner':<16}{'instances':>10}{'features':>9}{'measured':>10}{'estimate':>10}{'ratio':>7}")
+    print(f"{'learner':<16}{'instances':>10}{'features':>9}{'a bag':>6}{'measured':>10}{'estimate':>10}{'ratio':>7}")
     for r in records:
-        est = fold_seconds(r["learner"], r["n_instances"], r["n_features"])
+        n, d, bags = r["n_instances"], r["n_features"], r.get("n_bags")
+        est = fold_seconds(r["learner"], n, d, bags)
         law = COST_MODEL.get(r["learner"], {})
         if "process_cpu_s" not in r and "graph" in law:  # a measured fold: the law of the search it ran
-            est = law_seconds(law["graph"] if r.get("search") == "hnsw" else law, r["n_instances"], r["n_features"])
+            est = law_seconds(law["graph"] if r.get("search") == "hnsw" else law, n, d, bags)
         if est is not None and "process_cpu_s" in r:  # a fold of a verified 10-fold job: the job's mean
-            est = estimate_seconds([r["learner"]], r["n_instances"], r["n_features"], 10, n_bags=r["n_bags"])[0] / 10
-        if est is None:
-            print(f"{r['learner']:<16}{r['n_instances']:>10}{r['n_features']:>9}{r['cpu_s']:>10.2f}  no estimate")
-            continue
-        print(f"{r['learner']:<16}{r['n_instances']:>10}{r['n_features']:>9}{r['cpu_s']:>10.2f}{est:>10.2f}"
-              f"{r['cpu_s'] / est:>7.2f}")
+            est = estimate_seconds([r["learner"]], n, d, 10, n_bags=bags)[0] / 10
+        head = f"{r['learner']:<16}{n:>10}{d:>9}{bag_size(r):>6.0f}{r['cpu_s']:>10.2f}"
+        print(head + ("  no estimate" if est is None else f"{est:>10.2f}{r['cpu_s'] / est:>7.2f}"))
     return 0
 
 

@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -426,6 +427,8 @@ def test_json_has_per_fold_scores_and_auc_says_why_it_is_missing(tmp_path, capsy
     assert [f["fold"] for f in record["per_fold"]] == [0, 1, 2]
     assert record["per_fold"][0]["auc"] is None and record["per_fold"][1]["auc"] is None
     assert record["per_fold"][2]["auc"] is not None
+    for key in ("fit_time_s", "predict_time_s"):  # each fold's times; the record has their mean
+        assert np.isclose(np.mean([f[key] for f in record["per_fold"]]), record[key])
     assert record["auc_note"].startswith("2 of 3 test folds hold bags of a single class")
     assert main(["evaluate", "--dataset", path, "--model", "c45-mi", "--folds", str(folds), "--quiet"]) == 0
     assert "AUC c45-mi: 2 of 3 test folds hold bags of a single class" in capsys.readouterr().out
@@ -1064,6 +1067,75 @@ def test_the_cost_model_range_and_the_quadratic_warning(monkeypatch):
     # A learner of the model that grows linearly is never warned about.
     monkeypatch.setitem(costs.COST_MODEL, "blrt", {**model, "p": 1.0, "a": 1e-3})
     assert costs.scaling_warning("blrt", 10 ** 7, 32) is None
+
+
+def test_the_cost_model_scales_by_the_mean_bag_size_at_the_features_it_was_measured(monkeypatch):
+    import mil._costs as costs
+
+    law = {"a": 1e-6, "p": 1.0, "q": 1.0, "spread": 1.5, "max_measured_instances": 10 ** 6,
+           "bag_rate": [[32, -1.0], [768, 0.5]]}
+    assert costs.bag_exponent(law, 32) == -1.0 and costs.bag_exponent(law, 768) == 0.5
+    assert costs.bag_exponent(law, 8) == -1.0 and costs.bag_exponent(law, 4096) == 0.5  # the nearest beyond them
+    assert costs.bag_exponent(law, (32 * 768) ** 0.5) == pytest.approx(-0.25)  # halfway in log features
+    assert costs.bag_exponent({"a": 1.0, "p": 1.0, "q": 1.0}, 768) == 0.0
+    base = 1e-6 * 200_000 * 1  # 200,000 instances x 32 features
+    assert costs.law_seconds(law, 200_000, 32) == pytest.approx(base)  # no bag count: bags of 20
+    assert costs.law_seconds(law, 200_000, 32, n_bags=10_000) == pytest.approx(base)  # 20 a bag
+    assert costs.law_seconds(law, 200_000, 32, n_bags=1_000) == pytest.approx(base / 10)  # 200 a bag: 10**-1
+    assert costs.law_seconds(law, 200_000, 768, n_bags=200) == pytest.approx(base * 24 * 50 ** 0.5)
+    monkeypatch.setitem(costs.COST_MODEL, "blrt", law)
+    assert costs.fold_seconds("blrt", 200_000, 32, 1_000) == pytest.approx(base / 10)
+    assert costs.fold_range("blrt", 200_000, 32, 1_000)[1] == pytest.approx(base / 10 * 1.5)
+    assert costs.estimate_seconds(["blrt"], 200_000, 32, 10, n_bags=1_000)[0] == pytest.approx(base)
+
+
+def test_the_cost_benchmark_fits_the_bag_rates_of_a_known_law():
+    # benchmarks/bench_cost_model.py's fit on folds made from a known law: it recovers the law.
+    import importlib.util
+    from pathlib import Path
+
+    import mil._costs as costs
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_cost_model.py"
+    spec = importlib.util.spec_from_file_location("bench_cost_model", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    law = {"a": 2e-6, "p": 1.2, "q": 0.8, "bag_rate": [[32, -0.5], [768, 0.3]]}
+    sizes = [(4_000, 32, 20), (32_000, 32, 20), (250_000, 32, 20), (32_000, 8, 20), (32_000, 128, 20),
+             (32_000, 768, 20), (32_000, 32, 200), (32_000, 768, 200), (150_000, 768, 1000)]
+    records = [{"learner": "blrt", "n_instances": n, "n_features": d, "n_bags": n // m,
+                "cpu_s": costs.law_seconds(law, n, d, n // m)} for n, d, m in sizes]
+    fitted = bench.fit(records)["blrt"]
+    assert fitted["p"] == pytest.approx(1.2, abs=1e-3) and fitted["q"] == pytest.approx(0.8, abs=1e-3)
+    assert fitted["a"] == pytest.approx(2e-6, rel=1e-2)
+    assert fitted["bag_rate"] == [[32, pytest.approx(-0.5, abs=1e-3)], [768, pytest.approx(0.3, abs=1e-3)]]
+    assert fitted["spread"] == pytest.approx(1.0, abs=0.01)
+    # Records without a bag count are bags of 20: no bag rate.
+    plain = [{k: v for k, v in r.items() if k != "n_bags"} for r in records[:6]]
+    assert "bag_rate" not in bench.fit(plain)["blrt"]
+
+
+def test_the_shipped_model_has_bag_rates_at_32_and_768_features():
+    import mil._costs as costs
+    from mil._learners import LEARNERS
+
+    for name, law in costs.COST_MODEL.items():
+        if LEARNERS[name].task == "regression":
+            assert "bag_rate" not in law, name  # measured on bags of 20 only
+            continue
+        assert [d for d, _ in law["bag_rate"]] == [32, 768], name
+        if "graph" in law:  # the graph search: measured on bags of 1,000 at 768 features
+            assert [d for d, _ in law["graph"]["bag_rate"]] == [768], name
+    # Each fold measured on larger bags is within its law's spread of the law (the ranges mil prints).
+    path = os.path.join(os.path.dirname(costs.__file__), "_cost_model.json")
+    with open(path, encoding="utf-8") as fh:
+        measured = [r for r in json.load(fh)["measurements"] if "n_bags" in r]
+    assert {round(r["n_instances"] / r["n_bags"], -1) for r in measured} == {200, 1020}
+    for r in measured:
+        law = costs.COST_MODEL[r["learner"]]
+        law = law["graph"] if r.get("search") == "hnsw" else law
+        ratio = r["cpu_s"] / costs.law_seconds(law, r["n_instances"], r["n_features"], r["n_bags"])
+        assert 0.99 / law["spread"] <= ratio <= law["spread"] * 1.01, r  # spreads are rounded to 0.01
 
 
 @pytest.mark.parametrize("name", ["citation-knn", "bag-knn"])

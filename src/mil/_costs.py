@@ -10,7 +10,10 @@ job starts, an estimate of its time as a range. Two measurements:
 - the cost model shipped as ``_cost_model.json``: for the learners measured
   at sizes from about 4,000 instances up (``benchmarks/bench_cost_model.py``), a
   power law ``a * n_instances**p * (n_features / 32)**q`` fitted to their
-  fold times, with the spread of the measurements around it.
+  fold times on bags of 20 instances on average, times
+  ``(instances_per_bag / 20)**r`` with ``r`` measured at 32 and at 768
+  features (bags of 200 and 1,000 instances) and interpolated between them,
+  with the spread of the measurements around it.
 
 A learner in the cost model is estimated by it; the others from the three
 reference points (see :func:`reference_fold_seconds`). Both are CPU seconds
@@ -32,8 +35,8 @@ from mil.neighbors._search import graph_available
 from mil.svm._kernels import EMD_CACHE_SIZE
 
 __all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "CACHED_PAIRS", "PAIRWISE",
-           "SCALABLE", "cost_class", "estimate_seconds", "fold_range", "fold_seconds", "growth", "law_seconds",
-           "reference_fold_seconds", "scaling_warning"]
+           "REFERENCE_BAG_SIZE", "SCALABLE", "bag_exponent", "cost_class", "estimate_seconds", "fold_range",
+           "fold_seconds", "growth", "law_seconds", "reference_fold_seconds", "scaling_warning"]
 
 #: The reference data sets: name -> (bags, instances, features, description, short name).
 REFERENCES = {
@@ -183,7 +186,7 @@ def _vote_of(estimate, combine, *args):
     return None if None in values else combine(values)
 
 
-def fold_seconds(name, n_instances, n_features):
+def fold_seconds(name, n_instances, n_features, n_bags=None):
     """Estimated CPU seconds of one CV fold of learner `name` on data of this size.
 
     The cost model (:data:`COST_MODEL`) where the learner was measured at
@@ -196,6 +199,8 @@ def fold_seconds(name, n_instances, n_features):
         A registry name.
     n_instances, n_features : int
         Size of the data (all its bags).
+    n_bags : int, default=None
+        Bags of the data; None: bags of :data:`REFERENCE_BAG_SIZE` instances.
 
     Returns
     -------
@@ -203,19 +208,52 @@ def fold_seconds(name, n_instances, n_features):
         None for a learner that was never measured.
     """
     if name == "recommended" and name not in COST_MODEL:
-        return _vote_of(fold_seconds, sum, n_instances, n_features)
+        return _vote_of(fold_seconds, sum, n_instances, n_features, n_bags)
     model = _law(name, n_instances)
     if model is None:
         return reference_fold_seconds(name, n_instances, n_features)
-    return law_seconds(model, n_instances, n_features)
+    return law_seconds(model, n_instances, n_features, n_bags)
 
 
-def law_seconds(law, n_instances, n_features):
-    """``a * n_instances**p * (n_features / 32)**q``: one fold's CPU seconds under a law of the model."""
-    return law["a"] * max(n_instances, 1) ** law["p"] * (max(n_features, 1) / 32) ** law["q"]
+#: Mean instances a bag of the cost model's main measurements: its bag-size term is 1 there.
+REFERENCE_BAG_SIZE = 20
 
 
-def fold_range(name, n_instances, n_features):
+def bag_exponent(law, n_features):
+    """The exponent ``r`` of the mean bag size in a law of the model, at these features.
+
+    A law's ``"bag_rate"`` lists ``[features, r]`` pairs, each fitted to
+    folds of larger bags at those features; between them ``r`` is
+    interpolated in the logarithm of the features, beyond them the nearest
+    is kept. 0 for a law without them.
+    """
+    points = law.get("bag_rate")
+    if not points:
+        return 0.0
+    x = math.log(max(n_features, 1))
+    logs = [(math.log(d), r) for d, r in points]
+    if x <= logs[0][0]:
+        return logs[0][1]
+    for (x0, r0), (x1, r1) in zip(logs, logs[1:]):
+        if x <= x1:
+            return r0 + (r1 - r0) * (x - x0) / (x1 - x0)
+    return logs[-1][1]
+
+
+def law_seconds(law, n_instances, n_features, n_bags=None):
+    """One fold's CPU seconds under a law of the model.
+
+    ``a * n_instances**p * (n_features / 32)**q * (m / 20)**r`` with ``m``
+    the mean instances a bag (``n_instances / n_bags``; the last factor is 1
+    when `n_bags` is None) and ``r`` from :func:`bag_exponent`.
+    """
+    t = law["a"] * max(n_instances, 1) ** law["p"] * (max(n_features, 1) / 32) ** law["q"]
+    if n_bags:
+        t *= (max(n_instances, 1) / n_bags / REFERENCE_BAG_SIZE) ** bag_exponent(law, n_features)
+    return t
+
+
+def fold_range(name, n_instances, n_features, n_bags=None):
     """``(low, high)`` CPU seconds of one fold: the estimate divided and multiplied by its spread.
 
     The spread is the largest ratio between a measured fold and the cost
@@ -225,7 +263,7 @@ def fold_range(name, n_instances, n_features):
     three reference points only gets a factor of 3. None for a learner never
     measured.
     """
-    t = fold_seconds(name, n_instances, n_features)
+    t = fold_seconds(name, n_instances, n_features, n_bags)
     if t is None:
         return None
     if name in COST_MODEL:
@@ -255,14 +293,14 @@ def growth(name, n_instances=0):
     return max(p, 2.0) if name in PAIRWISE else p
 
 
-def scaling_warning(name, n_instances, n_features, seconds=60.0):
+def scaling_warning(name, n_instances, n_features, seconds=60.0, n_bags=None):
     """A warning for a learner whose cost grows quadratically and whose fold would take long here.
 
     Returns None unless the learner's exponent of the instances is at
     least :data:`QUADRATIC` and one fold is estimated above `seconds`; the
     warning names the scalable alternatives (:data:`SCALABLE`).
     """
-    p, t = growth(name, n_instances), fold_seconds(name, n_instances, n_features)
+    p, t = growth(name, n_instances), fold_seconds(name, n_instances, n_features, n_bags)
     if p is None or t is None or p < QUADRATIC or t < seconds:
         return None
     others = SCALABLE.get(name)
@@ -325,9 +363,11 @@ def estimate_seconds(names, n_instances, n_features, n_fits, workers=1, bound=No
     bound : {None, "low", "high"}, default=None
         The estimate, or the low or high end of its range (:func:`fold_range`).
     n_bags : int, default=None
-        Bags of the data: a learner of :data:`CACHED_PAIRS` whose every pair
-        of bags fits its cache pays for the pairs once per worker (its other
-        folds cost :data:`CACHED_PAIRS` of a fold). None: every fold in full.
+        Bags of the data: their mean size enters the cost model
+        (:func:`law_seconds`), and a learner of :data:`CACHED_PAIRS` whose
+        every pair of bags fits its cache pays for the pairs once per worker
+        (its other folds cost :data:`CACHED_PAIRS` of a fold). None: bags of
+        :data:`REFERENCE_BAG_SIZE` instances, every fold in full.
 
     Returns
     -------
@@ -348,9 +388,9 @@ def _job_seconds(name, n_instances, n_features, folds, bound, n_bags):
     if name == "recommended" and name not in COST_MODEL:
         return _vote_of(_job_seconds, sum, n_instances, n_features, folds, bound, n_bags)
     if bound is None:
-        t = fold_seconds(name, n_instances, n_features)
+        t = fold_seconds(name, n_instances, n_features, n_bags)
     else:
-        span = fold_range(name, n_instances, n_features)
+        span = fold_range(name, n_instances, n_features, n_bags)
         t = None if span is None else span[0 if bound == "low" else 1]
     if t is None:
         return None

@@ -149,7 +149,8 @@ def _per_fold(res, splits, n_folds, keys):
         return float(x) if np.isfinite(x) else None
 
     return [{"repeat": i // n_folds, "fold": i % n_folds, "n_test": int(len(test)),
-             **{key: value(res[key][i]) for key in keys}, "fit_time_s": float(res["fit_time"][i])}
+             **{key: value(res[key][i]) for key in keys}, "fit_time_s": float(res["fit_time"][i]),
+             "predict_time_s": float(res["predict_time"][i])}
             for i, (_, test) in enumerate(splits)]
 
 
@@ -229,7 +230,7 @@ def estimate_note(names, data, n_fits, jobs):
             f"{format_duration(max(low, 1.0))} to {format_duration(max(high, 1.0))}")
     lines = [f"mil: {len(names)} learner{'s' if len(names) > 1 else ''} x {n_fits} folds on "
              f"{len(data.y)} bags ({n} instances x {d} features): {span} ({'; '.join(why)})"]
-    lines += [f"mil: warning: {text}" for text in (scaling_warning(name, n, d) for name in names) if text]
+    lines += [f"mil: warning: {text}" for text in (scaling_warning(name, n, d, n_bags=m) for name in names) if text]
     return "\n".join(lines)
 
 
