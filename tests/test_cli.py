@@ -1124,8 +1124,8 @@ def test_the_shipped_model_has_bag_rates_at_32_and_768_features():
             assert "bag_rate" not in law, name  # measured on bags of 20 only
             continue
         assert [d for d, _ in law["bag_rate"]] == [32, 768], name
-        if "graph" in law:  # the graph search: measured on bags of 1,000 at 768 features
-            assert [d for d, _ in law["graph"]["bag_rate"]] == [768], name
+        if "graph" in law:  # the neighbour learners' graph search
+            assert [d for d, _ in law["graph"]["bag_rate"]] == [32, 768], name
     # Each fold measured on larger bags is within its law's spread of the law (the ranges mil prints).
     path = os.path.join(os.path.dirname(costs.__file__), "_cost_model.json")
     with open(path, encoding="utf-8") as fh:
