@@ -52,6 +52,8 @@ import time
 
 import numpy as np
 
+from mil._costs import REFERENCE_BAG_SIZE
+
 #: The learners measured by default: the default job, the scalable alternatives the command
 #: line names, and the usual baselines.
 LEARNERS = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb", "simplemi-rf", "mi-vlad", "mi-fv",
@@ -61,7 +63,7 @@ LEARNERS = ("mind", "blrt", "gdbt-bag-ratio", "miles", "miwrapper-hgb", "simplem
 SIZES = ((4_000, 32), (32_000, 32), (250_000, 32), (1_000_000, 32), (32_000, 8), (32_000, 128), (32_000, 768))
 
 
-def make_bags(n_instances, n_features, seed=0, bag_size=20):
+def make_bags(n_instances, n_features, seed=0, bag_size=REFERENCE_BAG_SIZE):
     """Synthetic bags of about `n_instances` instances, `bag_size` a bag on average (see the module docstring)."""
     rng = np.random.default_rng(seed)
     n_bags = max(n_instances // bag_size, 20)
@@ -129,17 +131,17 @@ def predicted_seconds(name, records, n_instances, n_features):
 def _size(item):
     """``NxD`` or ``NxDxM`` (M instances a bag on average, 20 when absent) as three ints."""
     values = tuple(int(v) for v in item.split("x"))
-    return values if len(values) == 3 else (*values, 20)
+    return values if len(values) == 3 else (*values, REFERENCE_BAG_SIZE)
 
 
 def bag_size(record):
     """A record's mean instances a bag (20, the campaign's, for a record without its bag count)."""
-    return record["n_instances"] / record["n_bags"] if record.get("n_bags") else 20.0
+    return record["n_instances"] / record["n_bags"] if record.get("n_bags") else float(REFERENCE_BAG_SIZE)
 
 
 def measure(args):
     learners = args.learners or LEARNERS
-    sizes = [(n, d, 20) for n, d in SIZES] if not args.sizes else [_size(item) for item in args.sizes]
+    sizes = [(n, d, REFERENCE_BAG_SIZE) for n, d in SIZES] if not args.sizes else [_size(item) for item in args.sizes]
     records = []
     if os.path.exists(args.out):
         records = _read(args.out)
@@ -151,7 +153,7 @@ def measure(args):
             key = (name, bags.n_instances, d, bags.n_bags)
             if key in done or name in too_slow:
                 continue
-            guess = predicted_seconds(name, records, bags.n_instances, d) if m == 20 else None
+            guess = predicted_seconds(name, records, bags.n_instances, d) if m == REFERENCE_BAG_SIZE else None
             if guess is not None and guess > args.max_fold:
                 print(f"{name} at {n} x {d}: skipped, about {guess:.0f} s predicted", file=sys.stderr, flush=True)
                 continue
@@ -205,7 +207,7 @@ def fit(records):
 
 def _reference_sized(record):
     """Whether a record's bags hold 20 instances on average (the campaign's main bags)."""
-    return abs(bag_size(record) - 20) < 2
+    return abs(bag_size(record) - REFERENCE_BAG_SIZE) < 2
 
 
 def _with_bag_rates(law, rows):
@@ -222,7 +224,7 @@ def _with_bag_rates(law, rows):
         return law
     rates = []
     for d in sorted({r["n_features"] for r in other}):
-        x = np.array([np.log(bag_size(r) / 20) for r in other if r["n_features"] == d])
+        x = np.array([np.log(bag_size(r) / REFERENCE_BAG_SIZE) for r in other if r["n_features"] == d])
         y = np.array([np.log(max(r["cpu_s"], 1e-3) / law_seconds(law, r["n_instances"], d))
                       for r in other if r["n_features"] == d])
         rates.append([d, round(float(np.clip(x @ y / (x @ x), -3.0, 3.0)), 3)])
@@ -299,7 +301,7 @@ def verify(args):
     os.makedirs(args.data_dir, exist_ok=True)
     for item in args.sizes:
         n, d, m = _size(item)
-        path = os.path.join(args.data_dir, f"bags-{n}x{d}.parquet" if m == 20 else f"bags-{n}x{d}x{m}.parquet")
+        path = os.path.join(args.data_dir, f"bags-{n}x{d}.parquet" if m == REFERENCE_BAG_SIZE else f"bags-{n}x{d}x{m}.parquet")
         bags, y = make_bags(n, d, seed=1, bag_size=m)
         if not os.path.exists(path):
             _write_parquet(path, bags, y)

@@ -29,6 +29,8 @@ import json
 import math
 import os
 
+import numpy as np
+
 from mil.ensemble._recommended import RECOMMENDED_MEMBERS
 from mil.neighbors._base import AUTO_GRAPH_MIN_INSTANCES
 from mil.neighbors._search import graph_available
@@ -230,14 +232,8 @@ def bag_exponent(law, n_features):
     points = law.get("bag_rate")
     if not points:
         return 0.0
-    x = math.log(max(n_features, 1))
-    logs = [(math.log(d), r) for d, r in points]
-    if x <= logs[0][0]:
-        return logs[0][1]
-    for (x0, r0), (x1, r1) in zip(logs, logs[1:]):
-        if x <= x1:
-            return r0 + (r1 - r0) * (x - x0) / (x1 - x0)
-    return logs[-1][1]
+    features, rates = zip(*points)
+    return float(np.interp(math.log(max(n_features, 1)), np.log(features), rates))
 
 
 def law_seconds(law, n_instances, n_features, n_bags=None):
