@@ -28,7 +28,9 @@ others, the features counted linearly); its model then extrapolates.
         --out /tmp/costs.jsonl
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cost_model.py measure \\
         --out /tmp/bags.jsonl --sizes 32000x32x200 32000x768x200 150000x768x1000
-    python benchmarks/bench_cost_model.py fit /tmp/costs.jsonl /tmp/bags.jsonl --write src/mil/_cost_model.json
+    python benchmarks/bench_cost_model.py memory --out /tmp/memory.jsonl
+    python benchmarks/bench_cost_model.py fit /tmp/costs.jsonl /tmp/bags.jsonl /tmp/memory.jsonl \
+        --write src/mil/_cost_model.json
     python benchmarks/bench_cost_model.py check /tmp/costs.jsonl   # measured / estimated at every size
     OMP_NUM_THREADS=1 python benchmarks/bench_cost_model.py verify --out /tmp/verify.jsonl
     python benchmarks/bench_cost_model.py check /tmp/verify.jsonl
@@ -42,6 +44,15 @@ would take hours).
 
 Each measured line holds the learner, the size, the CPU and wall seconds and
 the machine's load average when the fold ran.
+
+``memory`` runs one fold of each learner in a process of its own on 1,000,
+2,000, 4,000 and 8,000 bags of 4 instances x 8 features (Linux: it samples the
+process's anonymous memory, ``RssAnon``, every 5 ms) and records the peak
+growth during the fold. With so little data, what grows is what a learner
+holds per pair of training bags; ``fit`` ships, for each learner whose growth
+goes as the square of the bags, that peak in ``n_train_bags x n_train_bags``
+float64 matrices (``mil._costs.pair_memory_bytes``): the command line warns
+before a job whose matrices would fill more than half of the machine's memory.
 """
 
 import argparse
@@ -176,11 +187,113 @@ def measure(args):
                 too_slow.add(name)
 
 
+#: The bags of the memory measurement: few instances a bag and few features, so that what grows
+#: with the bags is what a learner holds per pair of them (kernel, distance and dissimilarity
+#: matrices), not the data.
+MEMORY_BAGS = (1000, 2000, 4000, 8000)
+MEMORY_BAG_SIZE = 4
+MEMORY_FEATURES = 8
+#: Growth of a fold's peak memory, as a power of the training bags between the two largest
+#: counts measured, from which a learner is taken to hold matrices over pairs of bags.
+MEMORY_SQUARE = 1.5
+
+
+def _anon_bytes():
+    """This process's anonymous resident memory (Linux's ``RssAnon``): what it has allocated."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("/proc/self/status has no RssAnon line; the memory measurement reads Linux's")
+
+
+def memory_fold(name, n_bags):
+    """The largest growth in bytes of this process's anonymous memory during one fold of `name`.
+
+    Sampled every 5 ms from after a warm-up fit (``_fold``'s) to the end of
+    the fold's predictions, on `n_bags` bags of :data:`MEMORY_BAG_SIZE`
+    instances on average and :data:`MEMORY_FEATURES` features.
+    """
+    import threading
+
+    bags, y = make_bags(n_bags * MEMORY_BAG_SIZE, MEMORY_FEATURES, bag_size=MEMORY_BAG_SIZE)
+    small, y_small = make_bags(400, MEMORY_FEATURES, seed=2, bag_size=MEMORY_BAG_SIZE)
+    _fold(name, small, y_small)  # imports, first calls and the warm-up fit
+    state = {"base": _anon_bytes(), "peak": 0, "run": True}
+
+    def sample():
+        while state["run"]:
+            state["peak"] = max(state["peak"], _anon_bytes())
+            time.sleep(0.005)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        cpu, _, _ = _fold(name, bags, y)
+    finally:
+        state["run"] = False
+        sampler.join()
+    state["peak"] = max(state["peak"], _anon_bytes())
+    return {"learner": name, "n_bags": int(bags.n_bags), "n_instances": int(bags.n_instances),
+            "n_features": MEMORY_FEATURES, "n_train_bags": int(bags.n_bags - max(bags.n_bags // 10, 2)),
+            "anon_peak_mb": round((state["peak"] - state["base"]) / 2**20, 1), "fold_cpu_s": round(cpu, 2)}
+
+
+def memory(args):
+    """One process per learner and bag count: :func:`memory_fold`'s record, appended to ``--out``."""
+    import subprocess
+
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    for name in args.learners:
+        for n_bags in args.bags:
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "memory-fold", name, str(n_bags)],
+                                 capture_output=True, text=True, env=env)
+            if out.returncode:
+                print(f"{name} at {n_bags} bags: failed\n{out.stderr[-2000:]}", flush=True)
+                break
+            record = json.loads(out.stdout.strip().splitlines()[-1])
+            with open(args.out, "a") as fh:
+                fh.write(json.dumps(record) + "\n")
+            print(json.dumps(record), flush=True)
+
+
 def _read(path):
+    """The records of a measurements file, or of the shipped model (its time and memory measurements)."""
     with open(path) as fh:
         if path.endswith(".json"):
-            return json.load(fh)["measurements"]
+            model = json.load(fh)
+            return model["measurements"] + model.get("memory_measurements", [])
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def _is_memory(record):
+    return "anon_peak_mb" in record
+
+
+def fit_memory(records):
+    """Per learner whose fold's memory grew as the square of the bags: ``{"pair_matrices", "max_measured_bags"}``.
+
+    The growth of a fold's peak memory (:func:`memory_fold`) from the
+    second largest to the largest bag count measured must go as the training
+    bags to a power of at least :data:`MEMORY_SQUARE` and reach 64 MB at the
+    largest; ``pair_matrices`` is then that largest growth in ``n_train_bags
+    x n_train_bags`` float64 matrices (what grows more slowly is counted in
+    it, so the estimate errs high). The largest counts decide: a learner may
+    grow as the square of the bags at small sizes and not beyond (a search
+    whose blocks stop growing; MILES, whose concepts become k-means centres
+    above 10,000 training instances).
+    """
+    latest = {(r["learner"], r["n_bags"]): r for r in records}  # a count measured again: the last record
+    out = {}
+    for name in sorted({r["learner"] for r in records}):
+        rows = sorted((r for (learner, _), r in latest.items() if learner == name), key=lambda r: r["n_train_bags"])
+        if len(rows) < 2:
+            continue
+        (n1, g1), (n2, g2) = [(r["n_train_bags"], max(r["anon_peak_mb"], 1.0)) for r in rows[-2:]]
+        if g2 < 64 or np.log(g2 / g1) / np.log(n2 / n1) < MEMORY_SQUARE:
+            continue
+        out[name] = {"pair_matrices": round(g2 * 2**20 / (8.0 * n2 ** 2), 2), "max_measured_bags": int(rows[-1]["n_bags"])}
+    return out
 
 
 def fit(records):
@@ -357,27 +470,52 @@ def main(argv=None):
     v.add_argument("--one-fold", action="store_true",
                    help="time one fold of the ten (fit on 90 %% of the bags, predict the rest): a folds file of "
                         "that fold and, run first and not timed, a fold of the other bags")
+    mem = sub.add_parser("memory", help="peak memory of one fold at several bag counts (one process each)")
+    mem.add_argument("--out", required=True)
+    mem.add_argument("--learners", nargs="+", default=list(LEARNERS))
+    mem.add_argument("--bags", nargs="+", type=int, default=list(MEMORY_BAGS))
+    one = sub.add_parser("memory-fold")  # the child process of ``memory``
+    one.add_argument("learner")
+    one.add_argument("n_bags", type=int)
     args = parser.parse_args(argv)
+    if args.command == "memory":
+        return memory(args)
+    if args.command == "memory-fold":
+        print(json.dumps(memory_fold(args.learner, args.n_bags)))
+        return 0
     if args.command == "measure":
         return measure(args)
     if args.command == "verify":
         return verify(args)
     records = [r for path in args.measurements for r in _read(path)]
+    memory_records = list({(r["learner"], r["n_bags"]): r for r in records if _is_memory(r)}.values())
+    records = [r for r in records if not _is_memory(r)]
     if args.command == "fit":
         model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q * (n_instances / n_bags / 20)**r",
-                 "command": "python benchmarks/bench_cost_model.py measure; python benchmarks/bench_cost_model.py fit",
+                 "memory_model": "peak bytes of a fold's pairs of bags = pair_matrices * 8 * n_train_bags**2",
+                 "command": "python benchmarks/bench_cost_model.py measure; python benchmarks/bench_cost_model.py memory; "
+                            "python benchmarks/bench_cost_model.py fit",
                  "learners": fit(records),
+                 "memory": fit_memory(memory_records),
                  "measurements": [{k: r[k] for k in ("learner", "n_instances", "n_bags", "n_features", "cpu_s", "load",
                                                      "search") if k in r and (k != "n_bags" or not _reference_sized(r))}
-                                  for r in records]}
+                                  for r in records],
+                 "memory_measurements": memory_records}
         text = json.dumps(model, indent=1, sort_keys=True)
         if args.write:
             with open(args.write, "w") as fh:
                 fh.write(text + "\n")
         print(text)
         return 0
-    from mil._costs import COST_MODEL, estimate_seconds, fold_seconds, law_seconds
+    from mil._costs import COST_MODEL, estimate_seconds, fold_seconds, law_seconds, pair_memory_bytes
 
+    if memory_records:
+        print(f"{'learner':<24}{'bags':>6}{'train':>7}{'peak MB':>9}{'pairs MB':>10}{'ratio':>7}")
+        for r in memory_records:
+            est = pair_memory_bytes(r["learner"], r["n_train_bags"])
+            head = f"{r['learner']:<24}{r['n_bags']:>6}{r['n_train_bags']:>7}{r['anon_peak_mb']:>9.1f}"
+            print(head + ("  no pair matrices" if est is None else
+                          f"{est / 2**20:>10.1f}{r['anon_peak_mb'] / (est / 2**20):>7.2f}"))
     print(f"{'learner':<16}{'instances':>10}{'features':>9}{'a bag':>6}{'measured':>10}{'estimate':>10}{'ratio':>7}")
     for r in records:
         n, d, bags = r["n_instances"], r["n_features"], r.get("n_bags")

@@ -120,7 +120,8 @@ def test_estimate_names_the_learners_that_dominate(monkeypatch):
     monkeypatch.setitem(_costs.COST_MODEL, "mi-svm", {"a": 20.0 / 6598, "p": 1.0, "q": 0.0, "spread": 1.2,
                                                       "max_measured_instances": 10_000})
     data = _load(build_parser().parse_args(["evaluate", "--dataset", "musk2"]))
-    note = _estimate_note(["c45-mi", "mi-svm"], data, 10, None)
+    splits = [(np.arange(len(data.y) - 10), np.arange(len(data.y) - 10, len(data.y)))] * 10
+    note = _estimate_note(["c45-mi", "mi-svm"], data, splits, None)
     assert "mostly mi-svm (3 min 20 s)" in note and "c45-mi (" not in note
 
 
@@ -1136,6 +1137,101 @@ def test_the_shipped_model_has_bag_rates_at_32_and_768_features():
         law = law["graph"] if r.get("search") == "hnsw" else law
         ratio = r["cpu_s"] / costs.law_seconds(law, r["n_instances"], r["n_features"], r["n_bags"])
         assert 0.99 / law["spread"] <= ratio <= law["spread"] * 1.01, r  # spreads are rounded to 0.01
+
+
+def _cost_benchmark():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_cost_model.py"
+    spec = importlib.util.spec_from_file_location("bench_cost_model", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_memory_warning_counts_the_pair_matrices_of_the_folds_run_at_once(monkeypatch):
+    import mil._costs as costs
+    from mil.ensemble._recommended import RECOMMENDED_MEMBERS
+
+    monkeypatch.setitem(costs.PAIR_MEMORY, "swe-svm", {"pair_matrices": 2.0, "max_measured_bags": 4000})
+    assert costs.pair_memory_bytes("swe-svm", 1000) == 2.0 * 8 * 1000 ** 2  # 16 MB
+    assert costs.pair_memory_bytes("blrt", 1000) is None  # no matrices over pairs of bags
+    # Below half of the memory: nothing; above half: the share; above all of it: said so.
+    assert costs.memory_warning("swe-svm", 1000, physical=40e6) is None
+    text = costs.memory_warning("swe-svm", 1000, physical=30e6)
+    assert text.startswith("swe-svm holds matrices over every pair of its 1000 training bags: about 15 MB of this machine's 29 MB;")
+    assert "more than" not in text and text.endswith("; mi-vlad needs no such matrices")
+    text = costs.memory_warning("swe-svm", 1000, workers=2, physical=30e6)
+    assert "about 31 MB (2 folds at once), more than this machine's 29 MB of memory;" in text
+    # Memory unknown: from 8 GiB.
+    assert costs.memory_warning("swe-svm", 20_000, physical=0) is None  # 6.4 GB
+    assert "about 18 GB (3 folds at once);" in costs.memory_warning("swe-svm", 20_000, workers=3, physical=0)
+    # The neighbour learners hold none where "auto" takes the graph search.
+    monkeypatch.setitem(costs.PAIR_MEMORY, "citation-knn", {"pair_matrices": 2.0, "max_measured_bags": 4000})
+    monkeypatch.setattr(costs, "graph_available", lambda: True)
+    assert costs.pair_memory_bytes("citation-knn", 45_000, n_instances=1_000_000) is None
+    assert costs.pair_memory_bytes("citation-knn", 45_000, n_instances=90_000) == 2.0 * 8 * 45_000 ** 2
+    assert costs.pair_memory_bytes("citation-knn", 45_000) == 2.0 * 8 * 45_000 ** 2
+    monkeypatch.setattr(costs, "graph_available", lambda: False)
+    assert costs.pair_memory_bytes("citation-knn", 45_000, n_instances=1_000_000) == 2.0 * 8 * 45_000 ** 2
+    # The vote fits its members one after the other: the largest member's.
+    for member in RECOMMENDED_MEMBERS:
+        monkeypatch.setitem(costs.PAIR_MEMORY, member, {"pair_matrices": 1.0 + len(member), "max_measured_bags": 4000})
+    monkeypatch.delitem(costs.PAIR_MEMORY, "recommended", raising=False)
+    most = max(1.0 + len(m) for m in RECOMMENDED_MEMBERS)
+    assert costs.pair_memory_bytes("recommended", 10) == most * 8 * 100
+
+
+def test_the_estimate_warns_before_a_job_whose_pair_matrices_fill_the_memory(monkeypatch):
+    import mil._costs as costs
+    from mil.cli._evaluate import estimate_note as _estimate_note
+    from mil.cli._reading import load as _load
+
+    data = _load(build_parser().parse_args(["evaluate", "--dataset", "musk1"]))
+    splits = [(np.arange(82), np.arange(82, 92))] * 10
+    monkeypatch.setitem(costs.PAIR_MEMORY, "swe-svm", {"pair_matrices": 5.0, "max_measured_bags": 4000})
+    monkeypatch.setattr(costs, "physical_memory_bytes", lambda: 2 * 5.0 * 8 * 82 ** 2 - 1)
+    note = _estimate_note(["swe-svm", "blrt"], data, splits, 1)
+    assert "mil: warning: swe-svm holds matrices over every pair of its 82 training bags" in note
+    assert "blrt holds" not in note
+    monkeypatch.setattr(costs, "physical_memory_bytes", lambda: 2 * 5.0 * 8 * 82 ** 2 + 1)
+    assert "holds matrices" not in _estimate_note(["swe-svm", "blrt"], data, splits, 1)
+
+
+def test_the_cost_benchmark_counts_the_pair_matrices_only_where_memory_grows_as_the_square():
+    bench = _cost_benchmark()
+
+    def record(name, n_bags, mb):
+        return {"learner": name, "n_bags": n_bags, "n_train_bags": n_bags - n_bags // 10, "anon_peak_mb": mb}
+
+    square = [record("swe-svm", n, 30 + 3.0 * 8 * (n - n // 10) ** 2 / 2**20) for n in (1000, 2000, 4000)]
+    linear = [record("blrt", n, 0.05 * n) for n in (1000, 2000, 4000)]  # 200 MB at 4,000 bags, linear
+    small = [record("c45-mi", n, 1e-5 * n * n) for n in (1000, 2000, 4000)]  # square, but 160 MB at most...
+    small[-1]["anon_peak_mb"] = 60.0  # ... and under 64 MB at the largest: noise
+    # square up to a size where it changes its method (MILES's k-means concepts): judged on the largest
+    switched = [record("miles", n, mb) for n, mb in ((1000, 140.0), (2000, 500.0), (4000, 150.0))]
+    # square at small sizes, then blocks that stop growing: judged on the two largest counts
+    capped = [record("citation-knn", n, mb) for n, mb in ((1000, 15.0), (2000, 78.0), (4000, 197.0), (8000, 300.0))]
+    fitted = bench.fit_memory(square + linear + small + switched + capped)
+    assert list(fitted) == ["swe-svm"]
+    assert fitted["swe-svm"]["max_measured_bags"] == 4000
+    # the peak at the largest count in matrices of 3,600 x 3,600: 3 and the fixed 30 MB (errs high)
+    assert fitted["swe-svm"]["pair_matrices"] == pytest.approx(3.0 + 30 * 2**20 / (8 * 3600 ** 2), abs=0.01)
+
+
+def test_the_shipped_model_holds_the_pair_matrices_of_the_learners_that_compare_every_pair_of_bags():
+    import mil._costs as costs
+
+    path = os.path.join(os.path.dirname(costs.__file__), "_cost_model.json")
+    with open(path, encoding="utf-8") as fh:
+        shipped = json.load(fh)
+    assert _cost_benchmark().fit_memory(shipped["memory_measurements"]) == shipped["memory"] == costs.PAIR_MEMORY
+    # the bag-kernel SVMs, MInD and the sliced-Wasserstein SVM hold n x n matrices; the bag encoders do not
+    assert {"nsk-svm", "migraph-svm", "mind", "swe-svm"} <= set(costs.PAIR_MEMORY)
+    assert not {"mi-vlad", "mi-fv", "nystroem-nsk", "blrt", "miles"} & set(costs.PAIR_MEMORY)
+    for entry in costs.PAIR_MEMORY.values():
+        assert entry["pair_matrices"] >= 0.5 and entry["max_measured_bags"] >= 2000
 
 
 @pytest.mark.parametrize("name", ["citation-knn", "bag-knn"])

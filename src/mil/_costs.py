@@ -13,7 +13,10 @@ job starts, an estimate of its time as a range. Two measurements:
   fold times on bags of 20 instances on average, times
   ``(instances_per_bag / 20)**r`` with ``r`` measured at 32 and at 768
   features (bags of 200 and 1,000 instances) and interpolated between them,
-  with the spread of the measurements around it.
+  with the spread of the measurements around it; and, for the learners whose
+  memory grows with the square of the bags (kernel, distance and
+  dissimilarity matrices over every pair of training bags), how many such
+  float64 matrices a fold holds at its peak (:func:`pair_memory_bytes`).
 
 A learner in the cost model is estimated by it; the others from the three
 reference points (see :func:`reference_fold_seconds`). Both are CPU seconds
@@ -37,8 +40,9 @@ from mil.neighbors._search import graph_available
 from mil.svm._kernels import EMD_CACHE_SIZE
 
 __all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "CACHED_PAIRS", "PAIRWISE",
-           "REFERENCE_BAG_SIZE", "SCALABLE", "bag_exponent", "cost_class", "estimate_seconds", "fold_range",
-           "fold_seconds", "growth", "law_seconds", "reference_fold_seconds", "scaling_warning"]
+           "GRAPH_SEARCH", "PAIR_MEMORY", "REFERENCE_BAG_SIZE", "SCALABLE", "bag_exponent", "cost_class", "estimate_seconds", "fold_range",
+           "fold_seconds", "growth", "law_seconds", "memory_warning", "pair_memory_bytes", "physical_memory_bytes",
+           "reference_fold_seconds", "scaling_warning"]
 
 #: The reference data sets: name -> (bags, instances, features, description, short name).
 REFERENCES = {
@@ -116,21 +120,38 @@ def cost_class(name):
     return tuple(_class_of_seconds(10 * s) for s in FOLD_SECONDS[name][:len(CLASS_REFERENCES)])
 
 
-def _load_model():
+def _load_model(part):
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_cost_model.json")
     if not os.path.exists(path):
         return {}
     with open(path, encoding="utf-8") as fh:
-        return json.load(fh).get("learners", {})
+        return json.load(fh).get(part, {})
 
 
 #: The fitted cost model: name -> {"a", "p", "q", "spread", "max_measured_instances"}; a
 #: neighbour learner also has "graph", the same for its approximate graph search (below).
-COST_MODEL = _load_model()
+COST_MODEL = _load_model("learners")
+
+#: The learners whose peak memory in a fold grew as the square of the bags when measured:
+#: name -> {"pair_matrices", "max_measured_bags"}, the peak growth of the process's memory
+#: during the fold at the largest bag count measured, in n_train_bags x n_train_bags float64
+#: matrices (``benchmarks/bench_cost_model.py memory``: one fold on 1,000, 2,000 and 4,000
+#: bags of 4 instances x 8 features).
+PAIR_MEMORY = _load_model("memory")
 
 #: Share of the instances a fold trains on (10-fold cross-validation), for the neighbour
 #: learners' choice of search.
 TRAIN_SHARE = 0.9
+
+
+#: The learners whose ``algorithm="auto"`` may take the approximate graph search: the neighbour
+#: learners on the minimal Hausdorff distance.
+GRAPH_SEARCH = frozenset({"citation-knn", "bag-knn"})
+
+
+def _searches_graph(n_instances):
+    """Whether a neighbour learner's ``algorithm="auto"`` takes the graph search on a fold of these data."""
+    return TRAIN_SHARE * n_instances >= AUTO_GRAPH_MIN_INSTANCES and graph_available()
 
 
 def _law(name, n_instances):
@@ -146,7 +167,7 @@ def _law(name, n_instances):
     if model is None:
         return None
     graph = model.get("graph")
-    if graph is not None and TRAIN_SHARE * n_instances >= AUTO_GRAPH_MIN_INSTANCES and graph_available():
+    if graph is not None and _searches_graph(n_instances):
         return graph
     return model
 
@@ -303,6 +324,86 @@ def scaling_warning(name, n_instances, n_features, seconds=60.0, n_bags=None):
     instead = f"; {' or '.join(others)} grow{'s' if len(others) == 1 else ''} linearly" if others else ""
     return (f"{name}'s cost grows as the instances to the power {p:.1f}: about {_duration(t)} a fold on "
             f"{n_instances} instances{instead}")
+
+
+def pair_memory_bytes(name, n_train_bags, n_instances=None):
+    """Bytes a fold of `name` holds for the pairs of its training bags at its peak.
+
+    ``pair_matrices * 8 * n_train_bags**2`` (:data:`PAIR_MEMORY`): the
+    learner's kernel, distance or dissimilarity matrices over every pair of
+    training bags and their copies. The recommended vote fits its members one
+    after the other: the largest of theirs. The learners of
+    :data:`GRAPH_SEARCH` hold none where they search the approximate graph
+    (see :func:`fold_seconds`).
+
+    Parameters
+    ----------
+    name : str
+        A registry name.
+    n_train_bags : int
+        Bags a fold trains on.
+    n_instances : int, default=None
+        Instances of the data (None: the exact search of :data:`GRAPH_SEARCH`).
+
+    Returns
+    -------
+    bytes : float or None
+        None for a learner whose memory was not seen to grow with the pairs of bags.
+    """
+    entry = PAIR_MEMORY.get(name)
+    if entry is None:
+        if name == "recommended":
+            values = [pair_memory_bytes(member, n_train_bags, n_instances) for member in RECOMMENDED_MEMBERS]
+            values = [v for v in values if v is not None]
+            return max(values) if values else None
+        return None
+    if n_instances is not None and name in GRAPH_SEARCH and _searches_graph(n_instances):
+        return None
+    return entry["pair_matrices"] * 8.0 * float(n_train_bags) ** 2
+
+
+def physical_memory_bytes():
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def memory_warning(name, n_train_bags, workers=1, physical=None, n_instances=None):
+    """A warning for a learner whose matrices over pairs of bags would fill much of the memory.
+
+    Returns None unless :func:`pair_memory_bytes` times the folds run at once
+    exceeds half of `physical` (this machine's memory,
+    :func:`physical_memory_bytes`, when None), or 8 GiB where the memory is
+    unknown; the warning names the scalable alternatives (:data:`SCALABLE`).
+    `n_instances` as for :func:`pair_memory_bytes`.
+    """
+    need = pair_memory_bytes(name, n_train_bags, n_instances)
+    if need is None:
+        return None
+    need *= max(workers, 1)
+    physical = physical_memory_bytes() if physical is None else physical
+    if need < (8 * 2**30 if not physical else physical / 2):
+        return None
+    at_once = f" ({workers} folds at once)" if workers > 1 else ""
+    if not physical:
+        versus = ""
+    elif need > physical:
+        versus = f", more than this machine's {_gigabytes(physical)} of memory"
+    else:
+        versus = f" of this machine's {_gigabytes(physical)}"
+    others = SCALABLE.get(name)
+    instead = f"; {' or '.join(others)} need{'s' if len(others) == 1 else ''} no such matrices" if others else ""
+    return (f"{name} holds matrices over every pair of its {n_train_bags} training bags: about "
+            f"{_gigabytes(need)}{at_once}{versus}{instead}")
+
+
+def _gigabytes(n_bytes):
+    gb = n_bytes / 2**30
+    if gb < 1:
+        return f"{n_bytes / 2**20:.0f} MB"
+    return f"{gb:.1f} GB" if gb < 10 else f"{gb:,.0f} GB"
 
 
 def _duration(seconds):

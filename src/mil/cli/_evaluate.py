@@ -14,7 +14,7 @@ import sys
 import numpy as np
 from joblib import effective_n_jobs
 
-from mil._costs import estimate_seconds, scaling_warning
+from mil._costs import estimate_seconds, memory_warning, scaling_warning
 from mil._learners import DEFAULT_JOB, DEFAULT_REGRESSION_JOB, LEARNERS, available_learners, make_learner, resolve_learner
 from mil._progress import Progress, format_duration
 from mil.cli._common import CLIError, check_jobs, thread_budget
@@ -204,14 +204,17 @@ def learner_names(model, task="classification"):
     return names
 
 
-def estimate_note(names, data, n_fits, jobs):
+def estimate_note(names, data, splits, jobs):
     """Lines before a job starts: its estimated time as a range, what dominates it, and warnings.
 
     The first line gives the range (:func:`mil._costs.fold_range` summed over
-    the learners and folds) and the learners that dominate it; one warning
-    follows for each learner whose cost grows quadratically and would take
-    long at this size, naming the scalable alternatives.
+    the learners and the folds of `splits`) and the learners that dominate
+    it; one warning follows for each learner whose cost grows quadratically
+    and would take long at this size, and one for each whose matrices over
+    pairs of training bags would fill much of the machine's memory
+    (:func:`mil._costs.memory_warning`), naming the scalable alternatives.
     """
+    n_fits = len(splits)
     workers = max(min(effective_n_jobs(jobs), n_fits), 1)
     n, d = data.bags.n_instances, data.bags.n_features
     m = len(data.y)
@@ -230,7 +233,10 @@ def estimate_note(names, data, n_fits, jobs):
             f"{format_duration(max(low, 1.0))} to {format_duration(max(high, 1.0))}")
     lines = [f"mil: {len(names)} learner{'s' if len(names) > 1 else ''} x {n_fits} folds on "
              f"{len(data.y)} bags ({n} instances x {d} features): {span} ({'; '.join(why)})"]
-    lines += [f"mil: warning: {text}" for text in (scaling_warning(name, n, d, n_bags=m) for name in names) if text]
+    n_train = max(len(train) for train, _ in splits)
+    warnings = [scaling_warning(name, n, d, n_bags=m) for name in names]
+    warnings += [memory_warning(name, n_train, workers, n_instances=n) for name in names]
+    lines += [f"mil: warning: {text}" for text in warnings if text]
     return "\n".join(lines)
 
 
@@ -324,7 +330,7 @@ def cmd_evaluate(args):
     if note:
         print(note, file=sys.stderr)
     if not args.quiet:
-        print(estimate_note(names, data, len(splits), args.jobs), file=sys.stderr)
+        print(estimate_note(names, data, splits, args.jobs), file=sys.stderr)
     quiet = args.quiet or args.json or args.csv
     with Progress(len(names) * len(splits), enabled=False if quiet else None,
                   pending="time left known after one fold of each learner") as bar, \
