@@ -278,3 +278,32 @@ def test_landmarks_need_the_nsk(kernel):
     X, y = make_toy_bags(n_bags=12, random_state=0)
     with pytest.raises(ValueError, match="n_landmarks .* needs kernel='nsk'"):
         BagKernelSVC(kernel, n_landmarks=5, C=1.0, gamma=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("normalize", ["cosine", "weights", "none"])
+def test_normalisation_a_strip_at_a_time_is_the_whole_stack_at_once(normalize):
+    # Strips of rows (several, the last one short) give exactly the broadcast result.
+    from mil.svm._kernels import _NORMALIZE_ROWS, normalize_kernels
+
+    rng = np.random.default_rng(0)
+    n_x, n_y = 2 * _NORMALIZE_ROWS + 37, 150
+    K = rng.random((3, n_x, n_y)) + 0.1
+    dx, dy = rng.random((3, n_x)) + 0.5, rng.random((3, n_y)) + 0.5
+    wx, wy = rng.random(n_x) + 1.0, rng.random(n_y) + 1.0
+    expected = {"cosine": K / np.sqrt(dx[:, :, None] * dy[:, None, :]),
+                "weights": K / (wx[:, None] * wy[None, :])[None], "none": K.copy()}[normalize]
+    got = normalize_kernels(K.copy(), dx, dy, normalize, wx, wy)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("kernel", ["minimal", "emd"])
+def test_distance_kernels_filled_in_place_are_exp_of_minus_gamma_d_to_the_p(kernel):
+    if kernel == "emd":
+        pytest.importorskip("ot")
+    bags, _ = make_toy_bags(n_bags=24, random_state=3)
+    est = BagKernelSVC(kernel=kernel, p=(1.0, 2.0))
+    K, rows = est._distance_kernels(bags, np.array([0.5, 1.0, 2.0]), (1.0, 2.0))
+    D = est._distances(bags, None)
+    assert K.shape == (6, 24, 24) and [r["_k"] for r in rows] == list(range(6))
+    for r in rows:
+        np.testing.assert_array_equal(K[r["_k"]], np.exp(-r["gamma"] * D ** r["p"]))

@@ -236,15 +236,17 @@ class BagKernelSVC(InstanceOutputMixin, TunedClassifierMixin, BaseBagClassifier)
         """Distance kernels of every (p, gamma), p-major, from one distance matrix, and their rows."""
         D = self._distances(bags, None)
         off = ~np.eye(D.shape[0], dtype=bool)
-        kernels, rows = [], []
+        kernels = np.empty((len(ps) * len(rel_gammas),) + D.shape)  # filled in place: no second copy
+        rows = []
         for p in ps:
             Dp = D ** p
             ref = absolute_unit(self, p) if self.gamma_scale == "absolute" else bandwidth_reference(
                 Dp[off], self.gamma_scale)
             for g in rel_gammas / ref:
-                rows.append({"p": float(p), "gamma": float(g), "_k": len(kernels)})
-                kernels.append(np.exp(-g * Dp))
-        return np.array(kernels), rows
+                out = kernels[len(rows)]
+                rows.append({"p": float(p), "gamma": float(g), "_k": len(rows)})
+                np.exp(np.multiply(Dp, -g, out=out), out=out)
+        return kernels, rows
 
     # -- the tuning engine's hooks ------------------------------------------------------
     def _represent(self, bags, target, seeds):

@@ -322,12 +322,22 @@ def _recompute_symmetric(K, Xs, offsets, w, rows, g, n_jobs):
         K[:, rest[:, None], rows[None, :]] = R.transpose(0, 2, 1)
 
 
+#: Rows of a kernel normalised at a time: the divisor is built for a strip of rows, not for the
+#: whole stack of kernels (which would double the memory of a fit).
+_NORMALIZE_ROWS = 512
+
+
 def normalize_kernels(K, diag_x, diag_y, normalize, wsum_x=None, wsum_y=None):
-    """Apply the normalisation in place ("cosine", "weights" or "none")."""
-    if normalize == "cosine":
-        K /= np.sqrt(diag_x[:, :, None] * diag_y[:, None, :])
-    elif normalize == "weights":
-        K /= (wsum_x[:, None] * wsum_y[None, :])[None]
+    """Apply the normalisation in place ("cosine", "weights" or "none"), a strip of rows at a time."""
+    if normalize not in ("cosine", "weights"):
+        return K
+    for k in range(K.shape[0]):
+        for r0 in range(0, K.shape[1], _NORMALIZE_ROWS):
+            r1 = r0 + _NORMALIZE_ROWS
+            if normalize == "cosine":
+                K[k, r0:r1] /= np.sqrt(diag_x[k, r0:r1, None] * diag_y[k, None, :])
+            else:
+                K[k, r0:r1] /= wsum_x[r0:r1, None] * wsum_y[None, :]
     return K
 
 
