@@ -1167,14 +1167,6 @@ def test_the_memory_warning_counts_the_pair_matrices_of_the_folds_run_at_once(mo
     # Memory unknown: from 8 GiB.
     assert costs.memory_warning("swe-svm", 20_000, physical=0) is None  # 6.4 GB
     assert "about 18 GB (3 folds at once);" in costs.memory_warning("swe-svm", 20_000, workers=3, physical=0)
-    # The neighbour learners hold none where "auto" takes the graph search.
-    monkeypatch.setitem(costs.PAIR_MEMORY, "citation-knn", {"pair_matrices": 2.0, "max_measured_bags": 4000})
-    monkeypatch.setattr(costs, "graph_available", lambda: True)
-    assert costs.pair_memory_bytes("citation-knn", 45_000, n_instances=1_000_000) is None
-    assert costs.pair_memory_bytes("citation-knn", 45_000, n_instances=90_000) == 2.0 * 8 * 45_000 ** 2
-    assert costs.pair_memory_bytes("citation-knn", 45_000) == 2.0 * 8 * 45_000 ** 2
-    monkeypatch.setattr(costs, "graph_available", lambda: False)
-    assert costs.pair_memory_bytes("citation-knn", 45_000, n_instances=1_000_000) == 2.0 * 8 * 45_000 ** 2
     # The vote fits its members one after the other: the largest member's.
     for member in RECOMMENDED_MEMBERS:
         monkeypatch.setitem(costs.PAIR_MEMORY, member, {"pair_matrices": 1.0 + len(member), "max_measured_bags": 4000})
@@ -1227,9 +1219,10 @@ def test_the_shipped_model_holds_the_pair_matrices_of_the_learners_that_compare_
     with open(path, encoding="utf-8") as fh:
         shipped = json.load(fh)
     assert _cost_benchmark().fit_memory(shipped["memory_measurements"]) == shipped["memory"] == costs.PAIR_MEMORY
-    # the bag-kernel SVMs, MInD and the sliced-Wasserstein SVM hold n x n matrices; the bag encoders do not
-    assert {"nsk-svm", "migraph-svm", "mind", "swe-svm"} <= set(costs.PAIR_MEMORY)
-    assert not {"mi-vlad", "mi-fv", "nystroem-nsk", "blrt", "miles"} & set(costs.PAIR_MEMORY)
+    # the bag-kernel SVMs, MInD and the sliced-Wasserstein SVM hold n x n matrices; the bag encoders do
+    # not, nor the neighbour classifiers' blocked search on the minimal distance
+    assert {"nsk-svm", "migraph-svm", "emd-svm", "mind", "swe-svm"} <= set(costs.PAIR_MEMORY)
+    assert not {"mi-vlad", "mi-fv", "nystroem-nsk", "blrt", "miles", "citation-knn", "bag-knn"} & set(costs.PAIR_MEMORY)
     for entry in costs.PAIR_MEMORY.values():
         assert entry["pair_matrices"] >= 0.5 and entry["max_measured_bags"] >= 2000
 

@@ -40,7 +40,7 @@ from mil.neighbors._search import graph_available
 from mil.svm._kernels import EMD_CACHE_SIZE
 
 __all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "CACHED_PAIRS", "PAIRWISE",
-           "GRAPH_SEARCH", "PAIR_MEMORY", "REFERENCE_BAG_SIZE", "SCALABLE", "bag_exponent", "cost_class", "estimate_seconds", "fold_range",
+           "PAIR_MEMORY", "REFERENCE_BAG_SIZE", "SCALABLE", "bag_exponent", "cost_class", "estimate_seconds", "fold_range",
            "fold_seconds", "growth", "law_seconds", "memory_warning", "pair_memory_bytes", "physical_memory_bytes",
            "reference_fold_seconds", "scaling_warning"]
 
@@ -144,16 +144,6 @@ PAIR_MEMORY = _load_model("memory")
 TRAIN_SHARE = 0.9
 
 
-#: The learners whose ``algorithm="auto"`` may take the approximate graph search: the neighbour
-#: learners on the minimal Hausdorff distance.
-GRAPH_SEARCH = frozenset({"citation-knn", "bag-knn"})
-
-
-def _searches_graph(n_instances):
-    """Whether a neighbour learner's ``algorithm="auto"`` takes the graph search on a fold of these data."""
-    return TRAIN_SHARE * n_instances >= AUTO_GRAPH_MIN_INSTANCES and graph_available()
-
-
 def _law(name, n_instances):
     """The cost model's entry for `name` at this size (None: never measured).
 
@@ -167,7 +157,7 @@ def _law(name, n_instances):
     if model is None:
         return None
     graph = model.get("graph")
-    if graph is not None and _searches_graph(n_instances):
+    if graph is not None and TRAIN_SHARE * n_instances >= AUTO_GRAPH_MIN_INSTANCES and graph_available():
         return graph
     return model
 
@@ -326,15 +316,13 @@ def scaling_warning(name, n_instances, n_features, seconds=60.0, n_bags=None):
             f"{n_instances} instances{instead}")
 
 
-def pair_memory_bytes(name, n_train_bags, n_instances=None):
+def pair_memory_bytes(name, n_train_bags):
     """Bytes a fold of `name` holds for the pairs of its training bags at its peak.
 
     ``pair_matrices * 8 * n_train_bags**2`` (:data:`PAIR_MEMORY`): the
     learner's kernel, distance or dissimilarity matrices over every pair of
     training bags and their copies. The recommended vote fits its members one
-    after the other: the largest of theirs. The learners of
-    :data:`GRAPH_SEARCH` hold none where they search the approximate graph
-    (see :func:`fold_seconds`).
+    after the other: the largest of theirs.
 
     Parameters
     ----------
@@ -342,8 +330,6 @@ def pair_memory_bytes(name, n_train_bags, n_instances=None):
         A registry name.
     n_train_bags : int
         Bags a fold trains on.
-    n_instances : int, default=None
-        Instances of the data (None: the exact search of :data:`GRAPH_SEARCH`).
 
     Returns
     -------
@@ -353,11 +339,9 @@ def pair_memory_bytes(name, n_train_bags, n_instances=None):
     entry = PAIR_MEMORY.get(name)
     if entry is None:
         if name == "recommended":
-            values = [pair_memory_bytes(member, n_train_bags, n_instances) for member in RECOMMENDED_MEMBERS]
+            values = [pair_memory_bytes(member, n_train_bags) for member in RECOMMENDED_MEMBERS]
             values = [v for v in values if v is not None]
             return max(values) if values else None
-        return None
-    if n_instances is not None and name in GRAPH_SEARCH and _searches_graph(n_instances):
         return None
     return entry["pair_matrices"] * 8.0 * float(n_train_bags) ** 2
 
@@ -370,16 +354,15 @@ def physical_memory_bytes():
         return None
 
 
-def memory_warning(name, n_train_bags, workers=1, physical=None, n_instances=None):
+def memory_warning(name, n_train_bags, workers=1, physical=None):
     """A warning for a learner whose matrices over pairs of bags would fill much of the memory.
 
     Returns None unless :func:`pair_memory_bytes` times the folds run at once
     exceeds half of `physical` (this machine's memory,
     :func:`physical_memory_bytes`, when None), or 8 GiB where the memory is
     unknown; the warning names the scalable alternatives (:data:`SCALABLE`).
-    `n_instances` as for :func:`pair_memory_bytes`.
     """
-    need = pair_memory_bytes(name, n_train_bags, n_instances)
+    need = pair_memory_bytes(name, n_train_bags)
     if need is None:
         return None
     need *= max(workers, 1)

@@ -235,7 +235,7 @@ def estimate_note(names, data, splits, jobs):
              f"{len(data.y)} bags ({n} instances x {d} features): {span} ({'; '.join(why)})"]
     n_train = max(len(train) for train, _ in splits)
     warnings = [scaling_warning(name, n, d, n_bags=m) for name in names]
-    warnings += [memory_warning(name, n_train, workers, n_instances=n) for name in names]
+    warnings += [memory_warning(name, n_train, workers) for name in names]
     lines += [f"mil: warning: {text}" for text in warnings if text]
     return "\n".join(lines)
 
