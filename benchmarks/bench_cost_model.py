@@ -29,6 +29,7 @@ others, the features counted linearly); its model then extrapolates.
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cost_model.py measure \\
         --out /tmp/bags.jsonl --sizes 32000x32x200 32000x768x200 150000x768x1000
     python benchmarks/bench_cost_model.py memory --out /tmp/memory.jsonl
+    python benchmarks/bench_cost_model.py memory --out /tmp/memory.jsonl --learners emd-svm --bags 1000 2000 4000
     python benchmarks/bench_cost_model.py fit /tmp/costs.jsonl /tmp/bags.jsonl /tmp/memory.jsonl \
         --write src/mil/_cost_model.json
     python benchmarks/bench_cost_model.py check /tmp/costs.jsonl   # measured / estimated at every size
@@ -240,11 +241,21 @@ def memory_fold(name, n_bags):
 
 
 def memory(args):
-    """One process per learner and bag count: :func:`memory_fold`'s record, appended to ``--out``."""
+    """One process per learner and bag count: :func:`memory_fold`'s record, appended to ``--out``.
+
+    By default every registered classifier but the recommended vote (it fits
+    its members one after the other: ``mil._costs.pair_memory_bytes`` takes
+    the largest of theirs) and the EMD kernel SVM (a fold on 8,000 bags would
+    take hours: give it ``--bags 1000 2000 4000``).
+    """
     import subprocess
 
+    from mil._learners import available_learners
+
+    learners = args.learners or [name for name in available_learners("classification")
+                                 if name not in ("recommended", "emd-svm")]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    for name in args.learners:
+    for name in learners:
         for n_bags in args.bags:
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "memory-fold", name, str(n_bags)],
                                  capture_output=True, text=True, env=env)
@@ -278,7 +289,7 @@ def fit_memory(records):
     bags to a power of at least :data:`MEMORY_SQUARE` and reach 64 MB at the
     largest; ``pair_matrices`` is then that largest growth in ``n_train_bags
     x n_train_bags`` float64 matrices (what grows more slowly is counted in
-    it, so the estimate errs high). The largest counts decide: a learner may
+    it, so beyond that count the estimate errs high). The largest counts decide: a learner may
     grow as the square of the bags at small sizes and not beyond (a search
     whose blocks stop growing; MILES, whose concepts become k-means centres
     above 10,000 training instances).
@@ -292,7 +303,8 @@ def fit_memory(records):
         (n1, g1), (n2, g2) = [(r["n_train_bags"], max(r["anon_peak_mb"], 1.0)) for r in rows[-2:]]
         if g2 < 64 or np.log(g2 / g1) / np.log(n2 / n1) < MEMORY_SQUARE:
             continue
-        out[name] = {"pair_matrices": round(g2 * 2**20 / (8.0 * n2 ** 2), 2), "max_measured_bags": int(rows[-1]["n_bags"])}
+        out[name] = {"pair_matrices": round(g2 * 2**20 / (8.0 * n2 ** 2), 2),
+                     "max_measured_bags": int(rows[-1]["n_bags"])}
     return out
 
 
@@ -472,7 +484,7 @@ def main(argv=None):
                         "that fold and, run first and not timed, a fold of the other bags")
     mem = sub.add_parser("memory", help="peak memory of one fold at several bag counts (one process each)")
     mem.add_argument("--out", required=True)
-    mem.add_argument("--learners", nargs="+", default=list(LEARNERS))
+    mem.add_argument("--learners", nargs="+", help="default: every classifier but the vote and the EMD kernel SVM")
     mem.add_argument("--bags", nargs="+", type=int, default=list(MEMORY_BAGS))
     one = sub.add_parser("memory-fold")  # the child process of ``memory``
     one.add_argument("learner")
@@ -493,7 +505,8 @@ def main(argv=None):
     if args.command == "fit":
         model = {"model": "cpu_s = a * n_instances**p * (n_features / 32)**q * (n_instances / n_bags / 20)**r",
                  "memory_model": "peak bytes of a fold's pairs of bags = pair_matrices * 8 * n_train_bags**2",
-                 "command": "python benchmarks/bench_cost_model.py measure; python benchmarks/bench_cost_model.py memory; "
+                 "command": "python benchmarks/bench_cost_model.py measure; "
+                            "python benchmarks/bench_cost_model.py memory; "
                             "python benchmarks/bench_cost_model.py fit",
                  "learners": fit(records),
                  "memory": fit_memory(memory_records),

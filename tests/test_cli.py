@@ -1160,7 +1160,8 @@ def test_the_memory_warning_counts_the_pair_matrices_of_the_folds_run_at_once(mo
     # Below half of the memory: nothing; above half: the share; above all of it: said so.
     assert costs.memory_warning("swe-svm", 1000, physical=40e6) is None
     text = costs.memory_warning("swe-svm", 1000, physical=30e6)
-    assert text.startswith("swe-svm holds matrices over every pair of its 1000 training bags: about 15 MB of this machine's 29 MB;")
+    assert text.startswith("swe-svm holds matrices over every pair of its 1000 training bags: "
+                           "about 15 MB of this machine's 29 MB;")
     assert "more than" not in text and text.endswith("; mi-vlad needs no such matrices")
     text = costs.memory_warning("swe-svm", 1000, workers=2, physical=30e6)
     assert "about 31 MB (2 folds at once), more than this machine's 29 MB of memory;" in text

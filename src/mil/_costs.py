@@ -40,9 +40,9 @@ from mil.neighbors._search import graph_available
 from mil.svm._kernels import EMD_CACHE_SIZE
 
 __all__ = ["REFERENCES", "CLASS_REFERENCES", "FOLD_SECONDS", "COST_CLASSES", "COST_MODEL", "CACHED_PAIRS", "PAIRWISE",
-           "PAIR_MEMORY", "REFERENCE_BAG_SIZE", "SCALABLE", "bag_exponent", "cost_class", "estimate_seconds", "fold_range",
-           "fold_seconds", "growth", "law_seconds", "memory_warning", "pair_memory_bytes", "physical_memory_bytes",
-           "reference_fold_seconds", "scaling_warning"]
+           "PAIR_MEMORY", "REFERENCE_BAG_SIZE", "SCALABLE", "bag_exponent", "cost_class", "estimate_seconds",
+           "fold_range", "fold_seconds", "growth", "law_seconds", "memory_warning", "pair_memory_bytes",
+           "physical_memory_bytes", "reference_fold_seconds", "scaling_warning"]
 
 #: The reference data sets: name -> (bags, instances, features, description, short name).
 REFERENCES = {
@@ -135,8 +135,8 @@ COST_MODEL = _load_model("learners")
 #: The learners whose peak memory in a fold grew as the square of the bags when measured:
 #: name -> {"pair_matrices", "max_measured_bags"}, the peak growth of the process's memory
 #: during the fold at the largest bag count measured, in n_train_bags x n_train_bags float64
-#: matrices (``benchmarks/bench_cost_model.py memory``: one fold on 1,000, 2,000 and 4,000
-#: bags of 4 instances x 8 features).
+#: matrices (``benchmarks/bench_cost_model.py memory``: one fold on 1,000 to 8,000 bags of 4
+#: instances x 8 features).
 PAIR_MEMORY = _load_model("memory")
 
 #: Share of the instances a fold trains on (10-fold cross-validation), for the neighbour
