@@ -1,5 +1,6 @@
-"""Shared helpers of the benchmark scripts: the shipped data, log loss, --param parsing, CPU timing."""
+"""Shared helpers of the benchmark scripts: the shipped data, log loss, --param parsing, CPU timing, peak memory."""
 
+import threading
 import time
 
 import numpy as np
@@ -87,3 +88,37 @@ def cpu_time(func, repeat):
         func()
         best = min(best, time.process_time() - t0)
     return best
+
+
+class AnonymousPeak(threading.Thread):
+    """Samples the process's anonymous resident memory (Linux RssAnon), keeps the peak.
+
+    Pages of the memmapped files count in the resident set while they sit in
+    the page cache, so ru_maxrss would report the files, not what the
+    process allocates; RssAnon leaves them out.
+    """
+
+    def __init__(self, interval=0.02):
+        super().__init__(daemon=True)
+        self.interval, self.peak_mb, self._done = interval, 0.0, threading.Event()
+
+    @staticmethod
+    def now_mb():
+        try:
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith("RssAnon:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return float("nan")
+
+    def run(self):
+        while not self._done.is_set():
+            self.peak_mb = max(self.peak_mb, self.now_mb())
+            time.sleep(self.interval)
+
+    def stop(self):
+        self._done.set()
+        self.join()
+        return self.peak_mb

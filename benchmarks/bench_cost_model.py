@@ -199,45 +199,31 @@ MEMORY_FEATURES = 8
 MEMORY_SQUARE = 1.5
 
 
-def _anon_bytes():
-    """This process's anonymous resident memory (Linux's ``RssAnon``): what it has allocated."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("RssAnon:"):
-                return int(line.split()[1]) * 1024
-    raise OSError("/proc/self/status has no RssAnon line; the memory measurement reads Linux's")
-
-
 def memory_fold(name, n_bags):
     """The largest growth in bytes of this process's anonymous memory during one fold of `name`.
 
-    Sampled every 5 ms from after a warm-up fit (``_fold``'s) to the end of
-    the fold's predictions, on `n_bags` bags of :data:`MEMORY_BAG_SIZE`
-    instances on average and :data:`MEMORY_FEATURES` features.
+    Sampled every 5 ms (Linux's ``RssAnon``: ``_data.AnonymousPeak``) from
+    after a warm-up fit (``_fold``'s) to the end of the fold's predictions,
+    on `n_bags` bags of :data:`MEMORY_BAG_SIZE` instances on average and
+    :data:`MEMORY_FEATURES` features.
     """
-    import threading
+    from _data import AnonymousPeak  # benchmarks/ is on sys.path when run as a script
 
     bags, y = make_bags(n_bags * MEMORY_BAG_SIZE, MEMORY_FEATURES, bag_size=MEMORY_BAG_SIZE)
     small, y_small = make_bags(400, MEMORY_FEATURES, seed=2, bag_size=MEMORY_BAG_SIZE)
     _fold(name, small, y_small)  # imports, first calls and the warm-up fit
-    state = {"base": _anon_bytes(), "peak": 0, "run": True}
-
-    def sample():
-        while state["run"]:
-            state["peak"] = max(state["peak"], _anon_bytes())
-            time.sleep(0.005)
-
-    sampler = threading.Thread(target=sample, daemon=True)
+    base = AnonymousPeak.now_mb()
+    if base != base:  # nan: no RssAnon to read
+        raise OSError("/proc/self/status has no RssAnon line; the memory measurement reads Linux's")
+    sampler = AnonymousPeak(interval=0.005)
     sampler.start()
     try:
         cpu, _, _ = _fold(name, bags, y)
     finally:
-        state["run"] = False
-        sampler.join()
-    state["peak"] = max(state["peak"], _anon_bytes())
+        peak = max(sampler.stop(), AnonymousPeak.now_mb())
     return {"learner": name, "n_bags": int(bags.n_bags), "n_instances": int(bags.n_instances),
             "n_features": MEMORY_FEATURES, "n_train_bags": int(bags.n_bags - max(bags.n_bags // 10, 2)),
-            "anon_peak_mb": round((state["peak"] - state["base"]) / 2**20, 1), "fold_cpu_s": round(cpu, 2)}
+            "anon_peak_mb": round(peak - base, 1), "fold_cpu_s": round(cpu, 2)}
 
 
 def memory(args):

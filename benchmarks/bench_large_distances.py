@@ -17,53 +17,21 @@ import argparse
 import os
 import resource
 import tempfile
-import threading
 import time
 
 import numpy as np
 
 from mil import Bags
-from mil.distances import STRIP_BYTES, hausdorff_all
+from mil._distance_engine import STRIP_BYTES
+from mil.distances import hausdorff_all
+
+from _data import AnonymousPeak  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def peak_rss_mb():
     # ru_maxrss is in kilobytes on Linux (bytes on macOS).
     scale = 1 / 1024 if os.uname().sysname == "Linux" else 1 / 2**20
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
-
-
-class AnonymousPeak(threading.Thread):
-    """Samples the process's anonymous resident memory (Linux RssAnon), keeps the peak.
-
-    Pages of the memmapped files count in the resident set while they sit in
-    the page cache, so ru_maxrss would report the files, not what the
-    process allocates; RssAnon leaves them out.
-    """
-
-    def __init__(self, interval=0.02):
-        super().__init__(daemon=True)
-        self.interval, self.peak_mb, self._done = interval, 0.0, threading.Event()
-
-    @staticmethod
-    def now_mb():
-        try:
-            with open("/proc/self/status") as f:
-                for line in f:
-                    if line.startswith("RssAnon:"):
-                        return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return float("nan")
-
-    def run(self):
-        while not self._done.is_set():
-            self.peak_mb = max(self.peak_mb, self.now_mb())
-            time.sleep(self.interval)
-
-    def stop(self):
-        self._done.set()
-        self.join()
-        return self.peak_mb
 
 
 def main():

@@ -1092,15 +1092,9 @@ def test_the_cost_model_scales_by_the_mean_bag_size_at_the_features_it_was_measu
 
 def test_the_cost_benchmark_fits_the_bag_rates_of_a_known_law():
     # benchmarks/bench_cost_model.py's fit on folds made from a known law: it recovers the law.
-    import importlib.util
-    from pathlib import Path
-
     import mil._costs as costs
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_cost_model.py"
-    spec = importlib.util.spec_from_file_location("bench_cost_model", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _cost_benchmark()
     law = {"a": 2e-6, "p": 1.2, "q": 0.8, "bag_rate": [[32, -0.5], [768, 0.3]]}
     sizes = [(4_000, 32, 20), (32_000, 32, 20), (250_000, 32, 20), (32_000, 8, 20), (32_000, 128, 20),
              (32_000, 768, 20), (32_000, 32, 200), (32_000, 768, 200), (150_000, 768, 1000)]
